@@ -1,0 +1,130 @@
+"""Per-workflow parameters. Each workflow owns its class here."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from core.settings.sections import DOC
+
+
+class ExtractionSettings(BaseModel):
+    """Concept extraction (spec 002)."""
+
+    model_config = DOC
+
+    language: str = "es"
+    """Language of the concept notes (ISO 639-1). The spec's system writes Spanish."""
+    top_k: int = Field(50, ge=1, le=500)
+    """How many existing concepts hybrid search hands to duplicate detection."""
+    concurrency: int = Field(4, ge=1, le=64)
+    """How many per-candidate model calls (duplicates, relations) run at once."""
+    queries_per_relation: int = Field(2, ge=1, le=5)
+    """Search queries generated per relation type per novel concept."""
+    max_critique_iterations: int = Field(3, ge=0, le=10)
+    """Self-critique / refinement rounds before the human review."""
+    max_review_rounds: int = Field(8, ge=1, le=50)
+    """Hard limit on human feedback rounds; reaching it aborts the run."""
+    recursion_limit: int = Field(200, ge=10)
+    """LangGraph recursion limit for one run."""
+
+
+class NormalizationSettings(BaseModel):
+    """Concept normalization (spec 000)."""
+
+    model_config = DOC
+
+    max_iterations: int = Field(8, ge=1, le=50)
+    """Stop after this many generator/evaluator iterations."""
+    min_new_merges: int = Field(3, ge=1)
+    """Convergence: stop when fewer new unique merges than this appear..."""
+    patience: int = Field(2, ge=1)
+    """...for this many consecutive iterations."""
+    recursion_limit: int = Field(100, ge=10)
+    """LangGraph recursion limit for one run."""
+
+
+class LessonSettings(BaseModel):
+    """Lesson generation and self-review (spec 001)."""
+
+    model_config = DOC
+
+    language: str = "es"
+    """Default lesson language when the topic note does not say."""
+    min_section_words: int = Field(50, ge=1)
+    """Sections shorter than this are flagged to the judge."""
+    max_self_fixes: int = Field(1, ge=0, le=5)
+    """How many self-fix rounds the self-reviewer may apply."""
+    max_regenerations: int = Field(1, ge=0, le=5)
+    """How many full regenerations the router may request."""
+    judge_confidence_accept: float = Field(0.8, ge=0, le=1)
+    """A single judge whose confidence reaches this is accepted without a second judge."""
+    judge_disagreement: float = Field(0.1, ge=0, le=1)
+    """Two judges differing by more than this call a third as tie-break."""
+    accept_threshold: float = Field(0.7, ge=0, le=1)
+    """Judged score at or above this accepts the lesson."""
+    fix_threshold: float = Field(0.5, ge=0, le=1)
+    """Between this and accept: a targeted fix; below: regenerate or escalate."""
+    recursion_limit: int = Field(100, ge=10)
+    """LangGraph recursion limit for one run."""
+
+
+class RubricSettings(BaseModel):
+    """Rubric evaluation of any note (spec 003)."""
+
+    model_config = DOC
+
+    max_rounds: int = Field(5, ge=1, le=20)
+    """How many evaluate/revise rounds a note may go through."""
+    timeout_s: float = Field(60.0, gt=0)
+    """Timeout of one evaluation model call, in seconds."""
+    passing_threshold: float = Field(0.7, ge=0, le=1)
+    """Default overall passing threshold when a criteria file does not set one."""
+    recursion_limit: int = Field(60, ge=10)
+    """LangGraph recursion limit for one run."""
+
+
+class LearnerProfile(BaseModel):
+    """Who is being tutored."""
+
+    model_config = DOC
+
+    name: str = "Learner"
+    """How the tutor addresses the learner."""
+    grade: str = "adult"
+    """Grade or level (e.g. `8`, `university`, `adult`)."""
+    preferred_style: str = "examples first"
+    """Preferred teaching style."""
+    language: str = "en"
+    """Language of the tutoring conversation."""
+    interests: list[str] = Field(default_factory=list)
+    """Interests the tutor may use for examples."""
+
+
+class TutorSettings(BaseModel):
+    """Tutoring (spec 004)."""
+
+    model_config = DOC
+
+    max_replans: int = Field(3, ge=0, le=10)
+    """How many times the plan may be rebuilt in one session."""
+    learner: LearnerProfile = Field(default_factory=LearnerProfile)
+    """The learner profile (editable in the TUI)."""
+    recursion_limit: int = Field(50, ge=10)
+    """LangGraph recursion limit for one turn."""
+
+
+class FlowsSettings(BaseModel):
+    """Parameters of each workflow."""
+
+    model_config = DOC
+
+    extraction: ExtractionSettings = Field(default_factory=ExtractionSettings)
+    """Concept extraction."""
+    normalization: NormalizationSettings = Field(default_factory=NormalizationSettings)
+    """Concept normalization."""
+    lesson: LessonSettings = Field(default_factory=LessonSettings)
+    """Lesson generation and review."""
+    rubric: RubricSettings = Field(default_factory=RubricSettings)
+    """Rubric evaluation."""
+    tutor: TutorSettings = Field(default_factory=TutorSettings)
+    """Tutoring."""

@@ -1,0 +1,93 @@
+"""Finding, merging and validating settings files, with errors a person can act on."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from platformdirs import user_config_dir
+from pydantic import ValidationError
+
+from core.settings.model import Settings
+
+REPO_DEFAULTS = Path(__file__).resolve().parents[2] / "settings.toml"
+
+
+class SettingsError(Exception):
+    """An invalid settings file or value; its message names the file, the key and the problem."""
+
+
+def user_settings_path(explicit: Path | str | None = None) -> Path:
+    """The user's settings file: `--settings`, else NOEMA_SETTINGS, else the XDG config dir."""
+    if explicit:
+        return Path(explicit).expanduser()
+    env = os.environ.get("NOEMA_SETTINGS")
+    if env:
+        return Path(env).expanduser()
+    return Path(user_config_dir("noema", appauthor=False)) / "settings.toml"
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path}: not valid TOML: {exc}") from exc
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot be read: {exc.strerror}") from exc
+
+
+def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """A new dict with `override` merged into `base`, nested tables merged key by key."""
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _has_key(data: dict[str, Any], loc: tuple[Any, ...]) -> bool:
+    node: Any = data
+    for part in loc:
+        if not isinstance(node, dict) or part not in node:
+            return False
+        node = node[part]
+    return True
+
+
+def _describe(exc: ValidationError, layers: list[tuple[str, dict[str, Any]]]) -> str:
+    lines = []
+    for error in exc.errors():
+        loc = tuple(part for part in error["loc"] if part != "__root__")
+        key = ".".join(str(part) for part in loc) or "(settings)"
+        origin = next((name for name, data in reversed(layers) if _has_key(data, loc)), None)
+        if origin is None:
+            origin = "environment (NOEMA_*)" if loc else layers[-1][0]
+        lines.append(f"{origin}: {key}: {error['msg']}")
+    return "\n".join(lines)
+
+
+def load_settings(path: Path | str | None = None, *, use_repo_defaults: bool = True) -> Settings:
+    """Load settings from the documented defaults, the user's file and the environment.
+
+    Raises SettingsError (never a traceback for the user) when anything is invalid.
+    """
+    layers: list[tuple[str, dict[str, Any]]] = []
+    if use_repo_defaults and REPO_DEFAULTS.is_file():
+        layers.append((str(REPO_DEFAULTS), _read_toml(REPO_DEFAULTS)))
+    user_file = user_settings_path(path)
+    if user_file.is_file():
+        layers.append((str(user_file), _read_toml(user_file)))
+    elif path is not None:
+        raise SettingsError(f"{user_file}: settings file not found")
+    merged: dict[str, Any] = {}
+    for _, data in layers:
+        merged = deep_merge(merged, data)
+    try:
+        return Settings(**merged)
+    except ValidationError as exc:
+        raise SettingsError(_describe(exc, layers or [("settings", {})])) from exc

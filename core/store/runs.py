@@ -1,0 +1,119 @@
+"""The runs table: one row per workflow run (thread_id = run id)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from core.store.db import Store
+
+RunStatus = Literal["queued", "running", "awaiting_review", "done", "failed", "cancelled"]
+ACTIVE_STATUSES: tuple[RunStatus, ...] = ("queued", "running", "awaiting_review")
+
+
+def now_iso() -> str:
+    """The current UTC time as ISO 8601."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One run as the store records it."""
+
+    id: str
+    flow: str
+    target: str
+    status: RunStatus
+    input: dict[str, Any]
+    error: str | None
+    created_at: str
+    updated_at: str
+
+
+def _record(row: Any) -> RunRecord:
+    return RunRecord(
+        id=row["id"],
+        flow=row["flow"],
+        target=row["target"],
+        status=row["status"],
+        input=json.loads(row["input_json"]),
+        error=row["error"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+    )
+
+
+class RunsRepo:
+    """Create, update and list runs."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def create(
+        self, flow: str, input: dict[str, Any], *, target: str = "", status: RunStatus = "queued"
+    ) -> RunRecord:
+        """A new run row; its id is the LangGraph thread id."""
+        run_id = uuid.uuid4().hex
+        stamp = now_iso()
+        self.store.execute(
+            "INSERT INTO runs (id, flow, target, status, input_json, created_at, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (run_id, flow, target, status, json.dumps(input, default=str), stamp, stamp),
+        )
+        return self.get(run_id)
+
+    def enqueue_once(self, flow: str, input: dict[str, Any], *, target: str) -> RunRecord | None:
+        """Queue a run unless an active run of the same flow and target exists; None then."""
+        with self.store.transaction():
+            placeholders = ",".join("?" for _ in ACTIVE_STATUSES)
+            existing = self.store.query_one(
+                f"SELECT id FROM runs WHERE flow=? AND target=? AND status IN ({placeholders})",
+                (flow, target, *ACTIVE_STATUSES),
+            )
+            if existing is not None:
+                return None
+            return self.create(flow, input, target=target)
+
+    def get(self, run_id: str) -> RunRecord:
+        """The run with this id (KeyError when there is none)."""
+        row = self.store.query_one("SELECT * FROM runs WHERE id=?", (run_id,))
+        if row is None:
+            raise KeyError(f"no run {run_id}")
+        return _record(row)
+
+    def find(self, prefix: str) -> RunRecord:
+        """The run whose id starts with `prefix` (as the CLI accepts short ids)."""
+        rows = self.store.query("SELECT * FROM runs WHERE id LIKE ? LIMIT 2", (prefix + "%",))
+        if len(rows) != 1:
+            raise KeyError(f"no run {prefix}" if not rows else f"run id {prefix} is ambiguous")
+        return _record(rows[0])
+
+    def set_status(self, run_id: str, status: RunStatus, *, error: str | None = None) -> None:
+        """Move a run to a status, keeping (or clearing) its error."""
+        self.store.execute(
+            "UPDATE runs SET status=?, error=?, updated_at=? WHERE id=?",
+            (status, error, now_iso(), run_id),
+        )
+
+    def list(self, status: RunStatus | None = None, flow: str | None = None) -> list[RunRecord]:
+        """Runs, newest first, optionally filtered."""
+        clauses, params = [], []
+        if status is not None:
+            clauses.append("status=?")
+            params.append(status)
+        if flow is not None:
+            clauses.append("flow=?")
+            params.append(flow)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        rows = self.store.query(f"SELECT * FROM runs {where} ORDER BY updated_at DESC", params)
+        return [_record(row) for row in rows]
+
+    def recover_interrupted(self) -> int:
+        """Runs left 'running' by a dead process go back to 'queued'; returns how many."""
+        cursor = self.store.execute(
+            "UPDATE runs SET status='queued', updated_at=? WHERE status='running'", (now_iso(),)
+        )
+        return cursor.rowcount
