@@ -1,0 +1,106 @@
+"""What the model answers for an evaluation, and the bounded schema it answers under.
+
+The model returns a score, a rationale and concrete issues per criterion, plus strengths,
+weaknesses, suggestions and a short feedback. It never returns the overall score or the
+verdict: those are computed by `scoring`.
+
+The schema is built per rubric: `criteria` is an object with exactly one required property
+per criterion id (rationale first, so the model reasons before it scores), so a
+grammar-constrained model can neither skip a criterion, repeat one, nor invent an id. Every
+string and list is bounded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from core.evaluation.loader import EvaluationCriteria
+from local_llm.schema import JsonSchema, bounded_schema
+
+MAX_RATIONALE = 400
+MAX_ISSUES = 4
+MAX_ISSUE_TEXT = 200
+MAX_WHERE = 120
+MAX_LIST_ITEMS = 5
+MAX_ITEM_TEXT = 240
+MAX_FEEDBACK = 800
+
+
+class IssueAnswer(BaseModel):
+    """One problem the model found."""
+
+    what: str = Field(max_length=MAX_ISSUE_TEXT)
+    """What is wrong."""
+    where: str = Field(default="", max_length=MAX_WHERE)
+    """Where: a heading, a short quoted phrase, or an item id."""
+
+
+class CriterionAnswer(BaseModel):
+    """The model's judgement on one criterion."""
+
+    rationale: str = Field(max_length=MAX_RATIONALE)
+    """Why this score, referring to the scoring guidelines."""
+    issues: list[IssueAnswer] = Field(default_factory=list, max_length=MAX_ISSUES)
+    """Concrete problems for this criterion (empty when none)."""
+    score: float = Field(ge=0, le=1)
+    """Score between 0 and 1."""
+
+
+class EvaluationAnswer(BaseModel):
+    """The model's whole answer."""
+
+    criteria: dict[str, CriterionAnswer]
+    """One entry per criterion id of the rubric."""
+    strengths: list[str] = Field(default_factory=list, max_length=MAX_LIST_ITEMS)
+    """What the content does well."""
+    weaknesses: list[str] = Field(default_factory=list, max_length=MAX_LIST_ITEMS)
+    """Areas for improvement."""
+    suggestions: list[str] = Field(default_factory=list, max_length=MAX_LIST_ITEMS)
+    """Specific, actionable improvements."""
+    feedback: str = Field(default="", max_length=MAX_FEEDBACK)
+    """Overall assessment in two or three sentences."""
+
+
+def answer_schema(criteria: EvaluationCriteria) -> JsonSchema:
+    """The bounded JSON schema of `EvaluationAnswer` for this rubric."""
+    item_schema = bounded_schema(
+        CriterionAnswer,
+        max_length={"rationale": MAX_RATIONALE, "what": MAX_ISSUE_TEXT, "where": MAX_WHERE},
+        max_items={"issues": MAX_ISSUES},
+    )
+    schema = bounded_schema(
+        EvaluationAnswer,
+        max_length={
+            "strengths": MAX_ITEM_TEXT,
+            "weaknesses": MAX_ITEM_TEXT,
+            "suggestions": MAX_ITEM_TEXT,
+            "feedback": MAX_FEEDBACK,
+        },
+        max_items={
+            "strengths": MAX_LIST_ITEMS,
+            "weaknesses": MAX_LIST_ITEMS,
+            "suggestions": MAX_LIST_ITEMS,
+        },
+    )
+    schema["properties"]["criteria"] = {
+        "type": "object",
+        "properties": {cid: item_schema for cid in criteria.ids},
+        "required": list(criteria.ids),
+        "additionalProperties": False,
+    }
+    return schema
+
+
+def answer_problems(answer: EvaluationAnswer, criteria: EvaluationCriteria) -> list[str]:
+    """Ways the answer does not fit the rubric (a model that ignored the schema)."""
+    ids = set(criteria.ids)
+    problems = [f"missing criterion {cid!r}" for cid in criteria.ids if cid not in answer.criteria]
+    problems += [f"unknown criterion {cid!r}" for cid in answer.criteria if cid not in ids]
+    return problems
+
+
+def raw_answer(answer: EvaluationAnswer) -> dict[str, Any]:
+    """The answer as plain data, kept as `raw_response` for debugging."""
+    return answer.model_dump(mode="json")

@@ -1,0 +1,288 @@
+"""The evaluation nodes (spec 003, 4.1): prepare, judge, and the human review.
+
+`create_evaluation_node(options)` returns three async LangGraph nodes. They are separate
+because a node that calls `interrupt()` re-runs from its start when resumed: the model call
+lives in `judge`, the interrupt alone in `review`, so resuming never calls the model again.
+
+    prepare  input validation, criteria check, status `evaluating`        (steps 1-3)
+    judge    prompt, model call with timeout, scoring, status
+             `awaiting_review` (or the automatic verdict without a human)  (steps 4-8)
+    review   interrupt() with the review metadata, then the human's action (spec 4.2)
+
+`core.evaluation.graph.add_evaluation` wires them into a graph. Every failure becomes status
+`error` plus an entry in `errors` and a plain message; nothing raises out of a node except
+LangGraph's own interrupt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from langgraph.config import get_stream_writer
+from langgraph.runtime import Runtime
+
+from core.evaluation.answer import EvaluationAnswer, answer_problems, answer_schema, raw_answer
+from core.evaluation.loader import CriteriaError, LoadedCriteria, load_criteria
+from core.evaluation.options import DEFAULT_THRESHOLD, EvaluationNodeOptions
+from core.evaluation.prompts import build_messages, human_readable
+from core.evaluation.result import CriterionResult, EvaluationResult, Issue
+from core.evaluation.review import make_review_node, review_metadata
+from core.evaluation.scoring import ScoringError, score_criteria
+from local_llm.errors import ContextBudgetError, LLMError, StructuredOutputError
+
+
+class EvaluationFailure(Exception):
+    """A failure the node reports as status `error`: `kind` for errors, `message` for people."""
+
+    def __init__(self, kind: str, message: str, detail: str = ""):
+        super().__init__(message)
+        self.kind, self.message, self.detail = kind, message, detail
+
+
+@dataclass(frozen=True)
+class EvaluationNodes:
+    """The three nodes of one evaluation (see the module docstring)."""
+
+    prepare: Any
+    judge: Any
+    review: Any
+    options: EvaluationNodeOptions
+
+
+def progress(**data: Any) -> None:
+    """Report progress on the custom stream; a no-op outside a streaming run."""
+    with contextlib.suppress(RuntimeError, KeyError, LookupError):
+        get_stream_writer()(data)
+
+
+def error_update(options: EvaluationNodeOptions, failure: EvaluationFailure) -> dict[str, Any]:
+    """The state update of a failed evaluation (spec 6)."""
+    label = human_readable(options.content_type)
+    detail = f" ({failure.detail})" if failure.detail else ""
+    return {
+        options.status_field: "error",
+        "is_interrupted": False,
+        "errors": [f"{options.content_type} evaluation: {failure.kind}: {failure.message}{detail}"],
+        "messages": [f"{label} evaluation failed: {failure.message}"],
+    }
+
+
+def extract_content(options: EvaluationNodeOptions, state: Mapping[str, Any]) -> Any:
+    """Step 1: the content, or `EvaluationFailure` when it is missing or malformed."""
+    try:
+        content = options.content_extractor(state)
+    except Exception as exc:  # a broken extractor is a malformed state, not a crash
+        raise EvaluationFailure(
+            "input", "the content could not be read from the state", repr(exc)
+        ) from exc
+    if content is None or (isinstance(content, str | list | dict | tuple) and not content):
+        raise EvaluationFailure("input", f"there is no {options.content_type} to evaluate")
+    if isinstance(content, str) and not content.strip():
+        raise EvaluationFailure("input", f"the {options.content_type} is empty")
+    if not isinstance(content, str | list | dict | tuple | int | float):
+        raise EvaluationFailure(
+            "input", "the content has an unsupported type", type(content).__name__
+        )
+    return content
+
+
+def criteria_for(options: EvaluationNodeOptions) -> LoadedCriteria:
+    """Step 3: the rubric (default criteria with a warning when the file is missing)."""
+    try:
+        return load_criteria(options.criteria_ref, options.content_type, options.criteria_dirs)
+    except CriteriaError as exc:
+        raise EvaluationFailure(
+            "criteria", f"the criteria file {exc.path.name} is invalid", "; ".join(exc.problems)
+        ) from exc
+
+
+def make_prepare_node(options: EvaluationNodeOptions):
+    """Steps 1-3: validate input and criteria, set status `evaluating`."""
+
+    async def prepare(state: Mapping[str, Any]) -> dict[str, Any]:
+        try:
+            extract_content(options, state)
+            loaded = criteria_for(options)
+        except EvaluationFailure as failure:
+            return error_update(options, failure)
+        progress(stage="evaluating", content_type=options.content_type, criteria=loaded.criteria.id)
+        return {
+            options.status_field: "evaluating",
+            "is_interrupted": False,
+            "interrupt_metadata": None,
+            "messages": list(loaded.warnings),
+        }
+
+    return prepare
+
+
+async def ask_model(
+    options: EvaluationNodeOptions,
+    runtime: Runtime,
+    loaded: LoadedCriteria,
+    state: Mapping[str, Any],
+) -> EvaluationAnswer:
+    """Steps 4-5: build the prompt and call the model under the timeout."""
+    llm = getattr(getattr(runtime, "context", None), "llm", None)
+    if llm is None:
+        raise EvaluationFailure("configuration", "no model client in the run context")
+    context = options.context_extractor(state) if options.context_extractor else ""
+    messages = build_messages(
+        loaded.criteria,
+        extract_content(options, state),
+        options.content_type,
+        options.evaluation_prompt,
+        context,
+    )
+    call = llm.structured(
+        messages,
+        EvaluationAnswer,
+        role=options.model_role,
+        json_schema=answer_schema(loaded.criteria),
+        timeout_s=options.timeout_s,
+    )
+    try:
+        return await asyncio.wait_for(call, options.timeout_s)
+    except TimeoutError as exc:
+        raise EvaluationFailure(
+            "timeout", f"the model did not answer within {options.timeout_s:g} s"
+        ) from exc
+    except StructuredOutputError as exc:
+        detail = f"{exc.attempts} attempts; last: {'; '.join(exc.errors[-1:])}; raw: {exc.raw_text[:300]!r}"
+        raise EvaluationFailure(
+            "parse", "the model's answer could not be understood", detail
+        ) from exc
+    except ContextBudgetError as exc:
+        raise EvaluationFailure(
+            "context", "the content is too long for the model", str(exc)
+        ) from exc
+    except LLMError as exc:
+        raise EvaluationFailure(
+            "model", "the model could not be reached or refused", f"{type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def build_result(
+    options: EvaluationNodeOptions, loaded: LoadedCriteria, answer: EvaluationAnswer
+) -> EvaluationResult:
+    """Step 6: check the answer against the rubric and score it in code."""
+    problems = answer_problems(answer, loaded.criteria)
+    if problems:
+        raise EvaluationFailure(
+            "validation", "the model's answer does not match the rubric", "; ".join(problems)
+        )
+    criteria = loaded.criteria
+    threshold = next(
+        t
+        for t in (options.passing_threshold, criteria.passing_threshold, DEFAULT_THRESHOLD)
+        if t is not None
+    )
+    scores = {cid: answer.criteria[cid].score for cid in criteria.ids}
+    try:
+        verdict = score_criteria(criteria, scores, threshold)
+    except ScoringError as exc:
+        raise EvaluationFailure("scoring", "the scores could not be combined", str(exc)) from exc
+    details = [
+        CriterionResult(
+            id=c.id,
+            name=c.name,
+            score=scores[c.id],
+            weight=c.weight,
+            passing_threshold=c.passing_threshold,
+            is_critical=c.is_critical,
+            passed=verdict.criterion_passed[c.id],
+            rationale=answer.criteria[c.id].rationale,
+            issues=[Issue(what=i.what, where=i.where) for i in answer.criteria[c.id].issues],
+        )
+        for c in criteria.criteria
+    ]
+    return EvaluationResult(
+        passed=verdict.passed,
+        evaluator="ai",
+        overall_score=verdict.overall,
+        scores=scores,
+        strengths=answer.strengths,
+        weaknesses=answer.weaknesses,
+        suggestions=answer.suggestions,
+        feedback=answer.feedback,
+        raw_response=raw_answer(answer),
+        criteria=details,
+        criteria_id=criteria.id,
+        criteria_version=criteria.version,
+        passing_threshold=threshold,
+        failed_critical=verdict.failed_critical,
+    )
+
+
+def apply_validator(
+    options: EvaluationNodeOptions, result: EvaluationResult, state: Mapping[str, Any]
+) -> None:
+    """The custom validator's problems (or its crash) fail the evaluation."""
+    if options.custom_validator is None:
+        return
+    try:
+        problems = options.custom_validator(result, state) or []
+    except Exception as exc:
+        raise EvaluationFailure("validation", "the custom validator failed", repr(exc)) from exc
+    if problems:
+        raise EvaluationFailure("validation", "the result failed validation", "; ".join(problems))
+
+
+def success_update(
+    options: EvaluationNodeOptions, result: EvaluationResult, state: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Step 7: the result, the status, the interrupt flag and metadata, a message."""
+    label = human_readable(options.content_type)
+    update: dict[str, Any] = {options.result_field: result.model_dump(mode="json")}
+    if options.human_review:
+        update[options.status_field] = "awaiting_review"
+        update["is_interrupted"] = True
+        update["interrupt_metadata"] = review_metadata(options, result, state)
+        update["messages"] = [f"{label} evaluation {result.summary()}; waiting for your review."]
+    else:
+        update[options.status_field] = "approved" if result.passed else "revision_requested"
+        update["is_interrupted"] = False
+        update["interrupt_metadata"] = None
+        update["messages"] = [f"{label} evaluation {result.summary()}."]
+    return update
+
+
+def make_judge_node(options: EvaluationNodeOptions):
+    """Steps 4-8: prompt, model, scoring, validation, state update."""
+
+    async def judge(state: Mapping[str, Any], runtime: Runtime) -> dict[str, Any]:
+        try:
+            loaded = criteria_for(options)
+            progress(stage="asking_model", content_type=options.content_type)
+            answer = await ask_model(options, runtime, loaded, state)
+            result = build_result(options, loaded, answer)
+            apply_validator(options, result, state)
+        except EvaluationFailure as failure:
+            return error_update(options, failure)
+        except Exception as exc:  # the last guard: report, never crash the run
+            return error_update(
+                options, EvaluationFailure("internal", "an unexpected error occurred", repr(exc))
+            )
+        progress(
+            stage="scored",
+            content_type=options.content_type,
+            overall=result.overall_score,
+            passed=result.passed,
+        )
+        return success_update(options, result, state)
+
+    return judge
+
+
+def create_evaluation_node(options: EvaluationNodeOptions) -> EvaluationNodes:
+    """The factory of spec 3.1: the nodes of one evaluation, ready for `add_evaluation`."""
+    return EvaluationNodes(
+        prepare=make_prepare_node(options),
+        judge=make_judge_node(options),
+        review=make_review_node(options),
+        options=options,
+    )

@@ -1,0 +1,124 @@
+"""The human review of an evaluation (spec 003, 4.2 and 5.2).
+
+The review node calls `interrupt()` first and does everything else after it, so the work
+it does on resume happens once. The resume value is a `ReviewDecision` (or a dict of one):
+
+    {"action": "approve"}
+    {"action": "revise", "feedback": "say more about X"}
+    {"action": "edit", "content": "<the human's version>"}
+
+An unreadable decision leaves the status at `awaiting_review` with a message, and the
+router sends the graph back to the review, which asks again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from langgraph.types import interrupt
+from pydantic import BaseModel, ValidationError, model_validator
+
+from core.evaluation.options import EvaluationNodeOptions
+from core.evaluation.prompts import human_readable
+from core.evaluation.result import EvaluationResult
+
+
+class ReviewDecision(BaseModel):
+    """What the human decided about an evaluation."""
+
+    action: Literal["approve", "revise", "edit"]
+    """approve: accept; revise: send back to the generator; edit: replace with `content`."""
+    feedback: str = ""
+    """Free text for the generator (revise) or the record (approve, edit)."""
+    content: Any = None
+    """The human's version of the content (edit only)."""
+
+    @model_validator(mode="after")
+    def _edit_has_content(self) -> ReviewDecision:
+        if self.action == "edit" and (self.content is None or self.content == ""):
+            raise ValueError("an edit needs the edited content")
+        return self
+
+
+def review_metadata(
+    options: EvaluationNodeOptions, result: EvaluationResult, state: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The interrupt metadata of spec 4.2 (plus any extras the flow adds)."""
+    label = human_readable(options.content_type)
+    metadata: dict[str, Any] = {
+        "type": "evaluation_review",
+        "content_type": options.content_type,
+        "evaluation": result.model_dump(mode="json"),
+        "actions": options.actions,
+        "title": f"{label} Evaluation Review",
+        "description": f"Review the evaluation of the {label.lower()}.",
+    }
+    if options.payload_extras is not None:
+        metadata.update(options.payload_extras(state))
+    return metadata
+
+
+def parse_decision(value: Any, options: EvaluationNodeOptions) -> ReviewDecision:
+    """The resume value as a decision; a bare action string is accepted too."""
+    if isinstance(value, str):
+        value = {"action": value}
+    decision = value if isinstance(value, ReviewDecision) else ReviewDecision.model_validate(value)
+    if decision.action not in options.actions:
+        raise ValueError(
+            f"action {decision.action!r} is not offered here; choose one of {options.actions}"
+        )
+    return decision
+
+
+def decision_update(
+    options: EvaluationNodeOptions, decision: ReviewDecision, state: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The state transition for the human's action."""
+    label = human_readable(options.content_type)
+    update: dict[str, Any] = {"is_interrupted": False, "interrupt_metadata": None}
+    if options.decision_field:
+        update[options.decision_field] = decision.model_dump(mode="json")
+    if decision.action == "approve":
+        update[options.status_field] = "approved"
+        update["messages"] = [f"{label} approved."]
+    elif decision.action == "revise":
+        update[options.status_field] = "revision_requested"
+        note = f" Feedback: {decision.feedback}" if decision.feedback else ""
+        update["messages"] = [f"{label} sent back for revision.{note}"]
+    else:
+        if options.apply_edit is not None:
+            update.update(options.apply_edit(state, decision.content))
+        else:
+            update[str(options.content_field)] = decision.content
+        update[options.status_field] = "edited"
+        for dependent in options.dependents:
+            update[dependent] = "stale"
+        stale = f" Marked stale: {', '.join(options.dependents)}." if options.dependents else ""
+        update["messages"] = [f"{label} replaced by your edit.{stale}"]
+    return update
+
+
+def make_review_node(options: EvaluationNodeOptions):
+    """The review node: interrupt with the metadata, then apply the decision."""
+
+    async def review(state: Mapping[str, Any]) -> dict[str, Any]:
+        metadata = state.get("interrupt_metadata")
+        if not metadata:
+            result = EvaluationResult.model_validate(state[options.result_field])
+            metadata = review_metadata(options, result, state)
+        value = interrupt(metadata)
+        try:
+            decision = parse_decision(value, options)
+            return decision_update(options, decision, state)
+        except (ValidationError, ValueError, TypeError) as exc:
+            reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+            return {
+                options.status_field: "awaiting_review",
+                "errors": [f"{options.content_type} review: invalid decision {value!r}: {reason}"],
+                "messages": [
+                    f"That review answer was not understood ({reason}); please choose again."
+                ],
+            }
+
+    return review
