@@ -1,0 +1,107 @@
+"""Backend over the official Ollama client: JSON schema as `format`, `num_ctx` always set.
+
+Ollama's default context (2048 or 4096 tokens, depending on the version) silently cuts longer
+prompts, so every request sets `num_ctx = context_budget + max_tokens` explicitly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
+
+from local_llm.backends.base import Completion, JsonSchema, Message, PullProgress
+from local_llm.config import ModelConfig
+
+ClientFactory = Callable[[str | None, float], Any]
+_PREFIXES = ("ollama_chat/", "ollama/")
+
+
+def ollama_model_name(model: str) -> str:
+    """Accept litellm-style names (`ollama_chat/llama3.2`) as well as bare Ollama names."""
+    for prefix in _PREFIXES:
+        if model.startswith(prefix):
+            return model[len(prefix) :]
+    return model
+
+
+def _default_factory(host: str | None, timeout_s: float) -> Any:
+    import ollama
+
+    return ollama.AsyncClient(host=host, timeout=timeout_s)
+
+
+class OllamaBackend:
+    """Chat, streaming, embeddings, model listing and pulling through `ollama.AsyncClient`."""
+
+    def __init__(self, client_factory: ClientFactory | None = None):
+        self._factory = client_factory or _default_factory
+        self._clients: dict[tuple[str | None, float], Any] = {}
+
+    def client(self, config: ModelConfig) -> Any:
+        """One AsyncClient per (host, timeout), reused across calls."""
+        key = (config.base_url, config.timeout_s)
+        if key not in self._clients:
+            self._clients[key] = self._factory(config.base_url, config.timeout_s)
+        return self._clients[key]
+
+    @staticmethod
+    def options(config: ModelConfig) -> dict[str, Any]:
+        """Sampling options; num_ctx covers the whole prompt budget plus the answer."""
+        return {
+            "num_ctx": config.context_window,
+            "temperature": config.temperature,
+            "num_predict": config.max_tokens,
+        }
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        json_schema: JsonSchema | None,
+        config: ModelConfig,
+        schema_name: str = "answer",
+    ) -> Completion:
+        response = await self.client(config).chat(
+            model=ollama_model_name(config.model),
+            messages=[dict(m) for m in messages],
+            format=json_schema,
+            options=self.options(config),
+            stream=False,
+        )
+        return Completion(
+            text=response.message.content or "",
+            prompt_tokens=response.prompt_eval_count,
+            completion_tokens=response.eval_count,
+            finish_reason="length" if response.done_reason == "length" else "stop",
+        )
+
+    async def stream(
+        self, messages: Sequence[Message], *, config: ModelConfig
+    ) -> AsyncIterator[str]:
+        parts = await self.client(config).chat(
+            model=ollama_model_name(config.model),
+            messages=[dict(m) for m in messages],
+            options=self.options(config),
+            stream=True,
+        )
+        async for part in parts:
+            if part.message.content:
+                yield part.message.content
+
+    async def embed(self, texts: Sequence[str], *, config: ModelConfig) -> list[list[float]]:
+        response = await self.client(config).embed(
+            model=ollama_model_name(config.model),
+            input=list(texts),
+            options={"num_ctx": config.context_window},
+        )
+        return [list(vector) for vector in response.embeddings]
+
+    async def list_models(self, config: ModelConfig) -> list[str]:
+        """Names of the models installed on the Ollama server (`ollama list`)."""
+        response = await self.client(config).list()
+        return sorted(m.model for m in response.models if m.model)
+
+    async def pull(self, name: str, config: ModelConfig) -> AsyncIterator[PullProgress]:
+        """Download a model, yielding progress steps (status, completed and total bytes)."""
+        async for step in await self.client(config).pull(ollama_model_name(name), stream=True):
+            yield PullProgress(status=step.status or "", completed=step.completed, total=step.total)

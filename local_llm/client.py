@@ -1,0 +1,315 @@
+"""The one model client: structured answers, streaming text, embeddings, all traced.
+
+Roles (`default`, `judge`, `embedding`, ...) map to `ModelConfig`s; a role that is not
+configured falls back to `default`. The backend is chosen per role from its provider unless
+one backend is injected for all roles (tests inject `local_llm.testing.ScriptedBackend`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from local_llm.answers import InvalidAnswer, parse_answer, reask_messages
+from local_llm.backends import Backend, backend_for
+from local_llm.backends.base import Completion
+from local_llm.config import ModelConfig
+from local_llm.errors import ContextBudgetError, LLMError, StructuredOutputError
+from local_llm.retry import with_transient_retry
+from local_llm.schema import JsonSchema, bounded_schema, schema_name
+from local_llm.tokens import MESSAGE_OVERHEAD, count_messages, count_text
+from local_llm.trace import CallTrace, Kind, Outcome, TraceSink, emit
+
+M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
+CallContext = Callable[[], Mapping[str, str]]
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Call:
+    """Who is calling (for traces and budget errors) and with which config."""
+
+    role: str
+    config: ModelConfig
+    kind: Kind
+    flow: str
+    node: str
+    run_id: str
+    sink: TraceSink | None
+
+    def trace(
+        self, outcome: Outcome, *, started: float, prompt: int, completion: int = 0,
+        detail: str = "", attempt: int = 1, ended: float | None = None,
+    ) -> None:  # fmt: skip
+        emit(
+            self.sink,
+            CallTrace(
+                flow=self.flow, node=self.node, role=self.role, model=self.config.model,
+                kind=self.kind, prompt_tokens=prompt, completion_tokens=completion,
+                latency_ms=((ended or time.perf_counter()) - started) * 1000, outcome=outcome,
+                detail=detail[:500], run_id=self.run_id, attempt=attempt,
+            ),
+        )  # fmt: skip
+
+
+@dataclass
+class _Answer:
+    """A completion with when its request started and the prompt tokens counted for it."""
+
+    completion: Completion
+    started: float
+    counted: int
+    ended: float = 0.0
+
+    def trace(self, call: _Call, outcome: Outcome, detail: str, attempt: int) -> None:
+        """Trace with the server's real usage when it reported one, else the local counts."""
+        done = self.completion
+        prompt = done.prompt_tokens if done.prompt_tokens is not None else self.counted
+        completion = (
+            done.completion_tokens if done.completion_tokens is not None else count_text(done.text)
+        )
+        call.trace(
+            outcome, started=self.started, prompt=prompt, completion=completion,
+            detail=detail, attempt=attempt, ended=self.ended,
+        )  # fmt: skip
+
+
+class LLMClient:
+    """Structured output with re-asks, streaming and embeddings over per-role models."""
+
+    def __init__(
+        self,
+        roles: Mapping[str, ModelConfig],
+        *,
+        trace_sink: TraceSink | None = None,
+        backend: Backend | None = None,
+        call_context: CallContext | None = None,
+    ):
+        """`call_context()` may return flow/node/run_id for calls that do not pass them
+        (core reads them from LangGraph's config); explicit arguments win."""
+        if not roles:
+            raise ValueError("LLMClient needs at least one role (e.g. 'default')")
+        self._roles = dict(roles)
+        self._backend = backend
+        self._backends: dict[str, Backend] = {}
+        self.trace_sink = trace_sink
+        self._call_context = call_context
+
+    @property
+    def roles(self) -> dict[str, ModelConfig]:
+        return dict(self._roles)
+
+    def config(self, role: str = "default") -> ModelConfig:
+        """The config of a role, falling back to `default`."""
+        found = self._roles.get(role) or self._roles.get("default")
+        if found is None:
+            raise KeyError(f"no model configured for role {role!r} and no 'default' role")
+        return found
+
+    def backend(self, role: str = "default") -> Backend:
+        """The backend serving a role (one per provider, created on first use)."""
+        if self._backend is not None:
+            return self._backend
+        provider = self.config(role).provider
+        if provider not in self._backends:
+            self._backends[provider] = backend_for(self.config(role))
+        return self._backends[provider]
+
+    def budget(self, role: str = "default") -> int:
+        """The prompt token budget of a role."""
+        return self.config(role).context_budget
+
+    def count_tokens(self, messages: Sequence[Mapping[str, Any]], role: str = "default") -> int:
+        """Prompt tokens as counted before sending (a conservative local estimate)."""
+        return count_messages(messages)
+
+    async def structured(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        schema: type[M],
+        *,
+        role: str = "default",
+        json_schema: JsonSchema | None = None,
+        max_tokens: int | None = None,
+        timeout_s: float | None = None,
+        flow: str = "",
+        node: str = "",
+    ) -> M:
+        """A validated instance of `schema`; invalid answers are re-asked with the error.
+
+        `json_schema` (from `local_llm.schema.bounded_schema`) is sent to the model and the
+        answer must satisfy it as well as the pydantic model; without it the model's own
+        cleaned schema is sent and pydantic alone validates.
+        """
+        call = self._call(
+            role, "structured", flow, node, max_tokens=max_tokens, timeout_s=timeout_s
+        )
+        wire = json_schema if json_schema is not None else bounded_schema(schema)
+        base = [dict(m) for m in messages]
+        prompt, raw, errors = base, "", []
+        for attempt in range(1, call.config.retries + 2):
+            answer = await self._complete(call, prompt, wire, schema_name(schema), attempt)
+            raw = answer.completion.text
+            try:
+                value = parse_answer(answer.completion, schema, json_schema)
+            except InvalidAnswer as exc:
+                errors.append(str(exc))
+                answer.trace(call, "invalid", str(exc), attempt)
+                prompt = reask_messages(base, raw, str(exc))
+                continue
+            answer.trace(call, "ok", "", attempt)
+            return value
+        raise StructuredOutputError(
+            f"{schema.__name__}: no valid answer from {call.config.model} after "
+            f"{len(errors)} attempts; last problem: {errors[-1]}",
+            raw_text=raw,
+            errors=errors,
+            attempts=len(errors),
+        )
+
+    async def stream(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        role: str = "default",
+        max_tokens: int | None = None,
+        flow: str = "",
+        node: str = "",
+    ) -> AsyncIterator[str]:
+        """Text pieces as the model writes them. Opening the stream is retried when transient."""
+        call = self._call(role, "stream", flow, node, max_tokens=max_tokens)
+        prompt = [dict(m) for m in messages]
+        counted = self._check_budget(call, prompt)
+        started, pieces, outcome, detail = time.perf_counter(), [], "error", ""
+        try:
+            iterator, first = await self._request(call, partial(self._open, call, prompt))
+            while first is not None:
+                pieces.append(first)
+                yield first
+                first = await anext(iterator, None)
+            outcome = "ok"
+        except GeneratorExit:
+            outcome, detail = "ok", "closed early by the caller"
+            raise
+        except Exception as exc:
+            detail = f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            text = "".join(pieces)
+            call.trace(
+                outcome, started=started, prompt=counted, completion=count_text(text), detail=detail
+            )  # type: ignore[arg-type]
+
+    async def embed(
+        self,
+        texts: Sequence[str],
+        *,
+        role: str = "embedding",
+        flow: str = "",
+        node: str = "",
+    ) -> list[list[float]]:
+        """One vector per text, requested in batches of the role's `embed_batch_size`."""
+        call = self._call(role, "embed", flow, node)
+        items = list(texts)
+        counts = [count_text(t) + MESSAGE_OVERHEAD for t in items]
+        for count in counts:
+            self._check_tokens(call, count)
+        vectors: list[list[float]] = []
+        size = call.config.embed_batch_size
+        for start in range(0, len(items), size):
+            batch, tokens = items[start : start + size], sum(counts[start : start + size])
+            started = time.perf_counter()
+            try:
+                got = await self._request(
+                    call, partial(self.backend(call.role).embed, batch, config=call.config)
+                )
+                if len(got) != len(batch):
+                    raise LLMError(
+                        f"embedding backend returned {len(got)} vectors for {len(batch)} texts"
+                    )
+            except Exception as exc:
+                call.trace(
+                    "error", started=started, prompt=tokens, detail=f"{type(exc).__name__}: {exc}"
+                )
+                raise
+            call.trace("ok", started=started, prompt=tokens)
+            vectors.extend(got)
+        return vectors
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _call(self, role: str, kind: Kind, flow: str, node: str, **overrides: Any) -> _Call:
+        context: Mapping[str, str] = {}
+        if self._call_context is not None:
+            try:
+                context = self._call_context() or {}
+            except Exception:  # noqa: BLE001 - outside a graph there is simply no context
+                context = {}
+        return _Call(
+            role=role,
+            config=self.config(role).replace(**overrides),
+            kind=kind,
+            flow=flow or context.get("flow", ""),
+            node=node or context.get("node", ""),
+            run_id=context.get("run_id", ""),
+            sink=self.trace_sink,
+        )
+
+    def _check_budget(self, call: _Call, prompt: Sequence[Mapping[str, Any]]) -> int:
+        tokens = count_messages(prompt)
+        self._check_tokens(call, tokens)
+        return tokens
+
+    def _check_tokens(self, call: _Call, tokens: int) -> None:
+        budget = call.config.context_budget
+        if tokens > budget:
+            error = ContextBudgetError(
+                flow=call.flow, node=call.node, role=call.role, tokens=tokens, budget=budget
+            )
+            call.trace("budget", started=time.perf_counter(), prompt=tokens, detail=str(error))
+            raise error
+
+    async def _request(self, call: _Call, request: Callable[[], Awaitable[T]]) -> T:
+        """One backend request under the role's timeout, transient failures retried."""
+
+        async def bounded() -> T:
+            async with asyncio.timeout(call.config.timeout_s):
+                return await request()
+
+        return await with_transient_retry(
+            bounded,
+            retries=call.config.transient_retries,
+            backoff_s=call.config.backoff_s,
+            what=f"{call.kind} call to {call.config.model} ({call.role})",
+        )
+
+    async def _complete(
+        self, call: _Call, prompt: list[dict[str, Any]], wire: JsonSchema, name: str, attempt: int
+    ) -> _Answer:
+        counted = self._check_budget(call, prompt)
+        started = time.perf_counter()
+        backend = self.backend(call.role)
+        request = partial(
+            backend.complete, prompt, json_schema=wire, config=call.config, schema_name=name
+        )
+        try:
+            completion = await self._request(call, request)
+        except Exception as exc:
+            detail = f"{type(exc).__name__}: {exc}"
+            call.trace("error", started=started, prompt=counted, detail=detail, attempt=attempt)
+            raise
+        return _Answer(completion, started, counted, time.perf_counter())
+
+    async def _open(
+        self, call: _Call, prompt: list[dict[str, Any]]
+    ) -> tuple[AsyncIterator[str], str | None]:
+        iterator = aiter(self.backend(call.role).stream(prompt, config=call.config))
+        return iterator, await anext(iterator, None)

@@ -1,0 +1,200 @@
+"""A scripted backend for unit tests: canned answers, token accounting, a log of every call.
+
+    backend = ScriptedBackend([{"ids": ["q1"]}, Answer(ids=["q2"]), ConnectionError("down")])
+    client = LLMClient({"default": ModelConfig(model="scripted")}, backend=backend)
+    # or: client = scripted_client([...]); client.backend() is the ScriptedBackend
+
+A response is a str (sent as is), a dict / list (sent as JSON), a pydantic model (its JSON),
+a `Completion` (to script usage or `finish_reason="length"`), or an exception (instance or
+class) to raise. Instead of a list, pass a callable `(messages, json_schema) -> response` to
+answer from the prompt. Embeddings are deterministic feature-hashed bags of words, so equal
+texts get equal vectors and texts sharing words are close in cosine similarity.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import math
+import re
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from local_llm.backends.base import Completion, JsonSchema, Message, PullProgress
+from local_llm.client import LLMClient
+from local_llm.config import ModelConfig
+from local_llm.tokens import count_messages, count_text
+from local_llm.trace import CallTrace
+
+Response = str | dict | list | BaseModel | Completion | BaseException | type[BaseException]
+Responder = Callable[[list[dict[str, Any]], JsonSchema | None], Response]
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass
+class ScriptedCall:
+    """One request the backend received."""
+
+    kind: str
+    """`complete`, `stream` or `embed`."""
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    json_schema: JsonSchema | None = None
+    config: ModelConfig | None = None
+    texts: list[str] = field(default_factory=list)
+
+    @property
+    def last_user(self) -> str:
+        """Content of the last user message (handy in assertions)."""
+        users = [m for m in self.messages if m.get("role") == "user"]
+        return str(users[-1].get("content", "")) if users else ""
+
+
+class ScriptedBackend:
+    """A `Backend` that answers from a script. Raises AssertionError when the script runs out."""
+
+    def __init__(
+        self,
+        responses: Iterable[Response] | Responder = (),
+        *,
+        latency_s: float = 0.0,
+        stream_chunk: int = 8,
+        embedding_dim: int = 64,
+        models: Sequence[str] = ("scripted",),
+    ):
+        self._responder = responses if callable(responses) else None
+        self._queue: list[Response] = [] if callable(responses) else list(responses)
+        self.latency_s = latency_s
+        self.stream_chunk = stream_chunk
+        self.embedding_dim = embedding_dim
+        self.models = list(models)
+        self.calls: list[ScriptedCall] = []
+
+    # -- script control ---------------------------------------------------------------
+
+    def add(self, *responses: Response) -> ScriptedBackend:
+        """Append responses to the script."""
+        self._queue.extend(responses)
+        return self
+
+    @property
+    def remaining(self) -> int:
+        """Responses not consumed yet (0 for a callable script)."""
+        return len(self._queue)
+
+    def calls_of(self, kind: str) -> list[ScriptedCall]:
+        return [c for c in self.calls if c.kind == kind]
+
+    # -- Backend protocol ---------------------------------------------------------------
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        json_schema: JsonSchema | None,
+        config: ModelConfig,
+        schema_name: str = "answer",
+    ) -> Completion:
+        msgs = [dict(m) for m in messages]
+        self.calls.append(ScriptedCall("complete", msgs, json_schema, config))
+        await self._wait()
+        response = self._next(msgs, json_schema)
+        if isinstance(response, Completion):
+            return response
+        text = to_text(response)
+        return Completion(
+            text=text,
+            prompt_tokens=count_messages(msgs),
+            completion_tokens=count_text(text),
+            finish_reason="stop",
+        )
+
+    async def stream(
+        self, messages: Sequence[Message], *, config: ModelConfig
+    ) -> AsyncIterator[str]:
+        msgs = [dict(m) for m in messages]
+        self.calls.append(ScriptedCall("stream", msgs, None, config))
+        await self._wait()
+        response = self._next(msgs, None)
+        text = response.text if isinstance(response, Completion) else to_text(response)
+        for start in range(0, len(text), max(1, self.stream_chunk)):
+            yield text[start : start + self.stream_chunk]
+            await asyncio.sleep(0)
+
+    async def embed(self, texts: Sequence[str], *, config: ModelConfig) -> list[list[float]]:
+        self.calls.append(ScriptedCall("embed", config=config, texts=list(texts)))
+        await self._wait()
+        return [hashed_embedding(t, self.embedding_dim) for t in texts]
+
+    async def list_models(self, config: ModelConfig | None = None) -> list[str]:
+        return list(self.models)
+
+    async def pull(
+        self, name: str, config: ModelConfig | None = None
+    ) -> AsyncIterator[PullProgress]:
+        for done in (0, 50, 100):
+            yield PullProgress(
+                status="pulling" if done < 100 else "success", completed=done, total=100
+            )
+        self.models.append(name)
+
+    # -- internals ----------------------------------------------------------------------
+
+    async def _wait(self) -> None:
+        await asyncio.sleep(self.latency_s) if self.latency_s else await asyncio.sleep(0)
+
+    def _next(self, messages: list[dict[str, Any]], json_schema: JsonSchema | None) -> Response:
+        if self._responder is not None:
+            response = self._responder(messages, json_schema)
+        elif self._queue:
+            response = self._queue.pop(0)
+        else:
+            raise AssertionError(
+                f"ScriptedBackend ran out of responses after {len(self.calls) - 1} calls; "
+                f"last prompt: {messages[-1:]!r}"
+            )
+        if isinstance(response, BaseException) or (
+            isinstance(response, type) and issubclass(response, BaseException)
+        ):
+            raise response
+        return response
+
+
+def to_text(response: Response) -> str:
+    """The wire text of a scripted response."""
+    if isinstance(response, str):
+        return response
+    if isinstance(response, BaseModel):
+        return response.model_dump_json()
+    if isinstance(response, Completion):
+        return response.text
+    return json.dumps(response, ensure_ascii=False)
+
+
+def hashed_embedding(text: str, dim: int = 64) -> list[float]:
+    """A unit vector from hashing the lower-cased words of `text` into `dim` buckets."""
+    vector = [0.0] * dim
+    for word in _WORD.findall(text.lower()) or [text]:
+        digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
+        bucket = int.from_bytes(digest[:4], "little") % dim
+        vector[bucket] += 1.0 if digest[4] & 1 else -1.0
+    norm = math.sqrt(sum(v * v for v in vector)) or 1.0
+    return [v / norm for v in vector]
+
+
+def scripted_client(
+    responses: Iterable[Response] | Responder = (),
+    *,
+    trace_sink: Callable[[CallTrace], None] | None = None,
+    roles: Sequence[str] = ("default", "judge", "judge_secondary", "embedding"),
+    config: ModelConfig | None = None,
+    **backend_options: Any,
+) -> LLMClient:
+    """An LLMClient whose every role answers from one ScriptedBackend (`client.backend()`)."""
+    base = config or ModelConfig(model="scripted", retries=2, transient_retries=2, backoff_s=0.0)
+    configs: Mapping[str, ModelConfig] = {role: base for role in roles}
+    backend = ScriptedBackend(responses, **backend_options)
+    return LLMClient(configs, trace_sink=trace_sink, backend=backend)
