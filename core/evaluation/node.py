@@ -27,7 +27,7 @@ from langgraph.runtime import Runtime
 
 from core.evaluation.answer import EvaluationAnswer, answer_problems, answer_schema, raw_answer
 from core.evaluation.loader import CriteriaError, LoadedCriteria, load_criteria
-from core.evaluation.options import DEFAULT_THRESHOLD, EvaluationNodeOptions
+from core.evaluation.options import EvaluationNodeOptions
 from core.evaluation.prompts import build_messages, human_readable
 from core.evaluation.result import CriterionResult, EvaluationResult, Issue
 from core.evaluation.review import make_review_node, review_metadata
@@ -100,11 +100,25 @@ def criteria_for(options: EvaluationNodeOptions) -> LoadedCriteria:
         ) from exc
 
 
-def make_prepare_node(options: EvaluationNodeOptions):
+def run_options(
+    base: EvaluationNodeOptions, state: Mapping[str, Any], runtime: Any
+) -> EvaluationNodeOptions:
+    """The options for this run (`configure` applied); a failing `configure` is an input error."""
+    try:
+        return base.for_run(state, runtime)
+    except Exception as exc:
+        raise EvaluationFailure(
+            "configuration", "the evaluation could not be configured for this run", repr(exc)
+        ) from exc
+
+
+def make_prepare_node(base: EvaluationNodeOptions):
     """Steps 1-3: validate input and criteria, set status `evaluating`."""
 
-    async def prepare(state: Mapping[str, Any]) -> dict[str, Any]:
+    async def prepare(state: Mapping[str, Any], runtime: Runtime) -> dict[str, Any]:
+        options = base
         try:
+            options = run_options(base, state, runtime)
             extract_content(options, state)
             loaded = criteria_for(options)
         except EvaluationFailure as failure:
@@ -178,7 +192,7 @@ def build_result(
     criteria = loaded.criteria
     threshold = next(
         t
-        for t in (options.passing_threshold, criteria.passing_threshold, DEFAULT_THRESHOLD)
+        for t in (options.passing_threshold, criteria.passing_threshold, options.default_threshold)
         if t is not None
     )
     scores = {cid: answer.criteria[cid].score for cid in criteria.ids}
@@ -251,11 +265,13 @@ def success_update(
     return update
 
 
-def make_judge_node(options: EvaluationNodeOptions):
+def make_judge_node(base: EvaluationNodeOptions):
     """Steps 4-8: prompt, model, scoring, validation, state update."""
 
     async def judge(state: Mapping[str, Any], runtime: Runtime) -> dict[str, Any]:
+        options = base
         try:
+            options = run_options(base, state, runtime)
             loaded = criteria_for(options)
             progress(stage="asking_model", content_type=options.content_type)
             answer = await ask_model(options, runtime, loaded, state)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -83,6 +84,11 @@ class EvaluationNodeOptions:
     """Directories searched for criteria files before the shipped ones."""
     payload_extras: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
     """Extra data for the review interrupt payload (e.g. the note path)."""
+    default_threshold: float = DEFAULT_THRESHOLD
+    """Overall threshold when neither `passing_threshold` nor the criteria file sets one."""
+    configure: Callable[[Mapping[str, Any], Any], dict[str, Any]] | None = None
+    """Per-run option overrides from the state and the LangGraph runtime, e.g. a criteria
+    file chosen by the user or a timeout from settings: `(state, runtime) -> {field: value}`."""
 
     def __post_init__(self) -> None:
         if self.passing_threshold is not None and not 0 <= self.passing_threshold <= 1:
@@ -91,6 +97,14 @@ class EvaluationNodeOptions:
             raise ValueError("timeout_s must be positive")
         if not self.result_field or not self.status_field:
             raise ValueError("result_field and status_field are required")
+
+    def for_run(self, state: Mapping[str, Any], runtime: Any) -> EvaluationNodeOptions:
+        """These options with the run's overrides applied (itself without `configure`)."""
+        if self.configure is None:
+            return self
+        changes = dict(self.configure(state, runtime) or {})
+        changes.pop("configure", None)
+        return dataclasses.replace(self, **changes)
 
     @property
     def criteria_ref(self) -> str | Path:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 from pydantic import BaseModel, ValidationError, model_validator
 
@@ -99,10 +100,11 @@ def decision_update(
     return update
 
 
-def make_review_node(options: EvaluationNodeOptions):
+def make_review_node(base: EvaluationNodeOptions):
     """The review node: interrupt with the metadata, then apply the decision."""
 
-    async def review(state: Mapping[str, Any]) -> dict[str, Any]:
+    async def review(state: Mapping[str, Any], runtime: Runtime) -> dict[str, Any]:
+        options = base.for_run(state, runtime)
         metadata = state.get("interrupt_metadata")
         if not metadata:
             result = EvaluationResult.model_validate(state[options.result_field])

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from langgraph.types import Command
 
-from core.evaluation import EvaluationResult
+from core.evaluation import EvaluationResult, load_criteria
 from tests.evaluation.conftest import answer, build, options, uniform
 
 
@@ -265,3 +265,36 @@ async def test_progress_is_streamed(harness) -> None:
         async for chunk in app.astream({}, h.config, context=h.context, stream_mode="custom")
     ]
     assert stages == ["evaluating", "asking_model", "scored"]
+
+
+async def test_configure_applies_per_run_options(harness) -> None:
+    lesson_ids = load_criteria("lesson").criteria.ids
+    h = harness([answer(dict.fromkeys(lesson_ids, 0.65))])
+
+    def configure(state, runtime):
+        assert runtime.context is h.context
+        return {"criteria_path": "lesson", "default_threshold": 0.6}
+
+    app = build(options(configure=configure))
+    await h.run(app, {})
+    result = (await app.aget_state(h.config)).values["draft_evaluation"]
+    assert result["criteria_id"] == "lesson" and result["passing_threshold"] == 0.7  # the file's
+    h2 = harness([])
+    app2 = build(options(configure=lambda s, r: {"no_such_option": 1}))
+    await h2.run(app2, {})
+    state = (await app2.aget_state(h2.config)).values
+    assert state["draft_status"] == "error" and "configuration" in state["errors"][0]
+
+
+async def test_default_threshold_applies_when_the_file_sets_none(harness, tmp_path: Path) -> None:
+    from core.evaluation import BUILTIN_DIR
+
+    data = json.loads((BUILTIN_DIR / "default.json").read_text())
+    del data["passing_threshold"]
+    path = tmp_path / "open.json"
+    path.write_text(json.dumps(data))
+    h = harness([uniform(0.65)])
+    app = build(options(criteria_path=path, default_threshold=0.6))
+    await h.run(app, {})
+    result = (await app.aget_state(h.config)).values["draft_evaluation"]
+    assert result["passing_threshold"] == 0.6 and result["passed"] is True
