@@ -1,0 +1,238 @@
+"""The one writer: every change noema makes to the vault goes through here.
+
+- Paths are resolved and must stay inside the vault (no `..`, absolute paths, backslash
+  tricks or symlinks that lead out).
+- Writes are atomic: a temp file in the same folder, fsync, `os.replace`.
+- A file whose content hash changed since noema read it is never overwritten (ConflictError).
+- Nothing is deleted: a removed note moves to the archive folder.
+- Every path written is reported to `on_write` so the watcher can ignore noema's own writes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
+
+from vault.frontmatter_edit import set_fields
+from vault.layout import VaultLayout
+from vault.note import Note, content_hash, parse_note
+
+
+class VaultWriteError(Exception):
+    """A write the writer refuses."""
+
+
+class PathEscapeError(VaultWriteError):
+    """The path would leave the vault."""
+
+
+class ConflictError(VaultWriteError):
+    """The file changed on disk since it was read (the user edited it meanwhile)."""
+
+
+_UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f\x7f]')
+_RESERVED = {
+    "con",
+    "prn",
+    "aux",
+    "nul",
+    *(f"com{i}" for i in range(10)),
+    *(f"lpt{i}" for i in range(10)),
+}
+MAX_NAME = 120
+
+
+def safe_filename(title: str) -> str:
+    """A file name (without `.md`) that is safe on every OS and in Obsidian links."""
+    name = unicodedata.normalize("NFC", title)
+    name = _UNSAFE.sub(" ", name)
+    name = " ".join(name.split()).strip(" .")
+    if len(name) > MAX_NAME:
+        name = name[:MAX_NAME].rstrip(" .")
+    if not name or name.lower() in _RESERVED:
+        name = f"Untitled {name}".strip()
+    return name
+
+
+class VaultWriter:
+    """Writes into one vault. `on_write(rel_path, new_hash)` is told of every write."""
+
+    def __init__(
+        self,
+        root: Path,
+        layout: VaultLayout | None = None,
+        on_write: Callable[[str, str], None] | None = None,
+    ) -> None:
+        self.root = Path(root).resolve()
+        self.layout = layout or VaultLayout()
+        self.on_write = on_write
+
+    # -- paths ---------------------------------------------------------------------------
+
+    def resolve(self, rel: str | Path) -> Path:
+        """The absolute path of a vault-relative path; PathEscapeError if it leaves the vault."""
+        raw = str(rel)
+        if not raw or "\x00" in raw:
+            raise PathEscapeError(f"invalid path {raw!r}")
+        if "\\" in raw or raw.startswith("/") or re.match(r"^[A-Za-z]:", raw) or os.path.isabs(raw):
+            raise PathEscapeError(f"{raw!r} is not a vault-relative POSIX path")
+        parts = PurePosixPath(raw).parts
+        if any(part in ("..", ".") for part in parts) or raw.startswith("~"):
+            raise PathEscapeError(f"{raw!r} leaves the vault")
+        full = (self.root / raw).resolve()
+        if full != self.root and self.root not in full.parents:
+            raise PathEscapeError(f"{raw!r} resolves outside the vault (symlink?)")
+        return full
+
+    def rel(self, full: Path) -> str:
+        return full.relative_to(self.root).as_posix()
+
+    def unique_path(self, folder: str, title: str) -> str:
+        """`folder/<safe title>.md`, with ` 2`, ` 3`... appended if the name is taken."""
+        base = safe_filename(title)
+        folder = folder.strip("/")
+        taken = self._names_in(folder)
+        candidate, n = base, 1
+        while candidate.lower() + ".md" in taken:
+            n += 1
+            candidate = f"{base} {n}"
+        rel = f"{folder}/{candidate}.md" if folder else f"{candidate}.md"
+        self.resolve(rel)
+        return rel
+
+    def _names_in(self, folder: str) -> set[str]:
+        directory = self.resolve(folder) if folder else self.root
+        try:
+            return {name.lower() for name in os.listdir(directory)}
+        except FileNotFoundError:
+            return set()
+
+    # -- reading -------------------------------------------------------------------------
+
+    def read(self, rel: str) -> Note:
+        """Read a note for editing; its hash is what a later write is checked against."""
+        return parse_note(rel, self.resolve(rel).read_bytes())
+
+    def current_hash(self, rel: str) -> str | None:
+        full = self.resolve(rel)
+        try:
+            return content_hash(full.read_bytes())
+        except FileNotFoundError:
+            return None
+
+    # -- writing -------------------------------------------------------------------------
+
+    def create(self, rel: str, text: str) -> str:
+        """Write a new note; VaultWriteError if the file already exists. Returns its hash."""
+        if self.resolve(rel).exists():
+            raise VaultWriteError(f"{rel} already exists")
+        return self._write(rel, text.encode("utf-8"), expected=None, must_be_new=True)
+
+    def write(self, rel: str, text: str, *, expected_hash: str | None) -> str:
+        """Replace a note's text. `expected_hash` is the hash read earlier (None = new file)."""
+        return self._write(rel, text.encode("utf-8"), expected=expected_hash, must_be_new=False)
+
+    def _write(self, rel: str, data: bytes, *, expected: str | None, must_be_new: bool) -> str:
+        full = self.resolve(rel)
+        current = self.current_hash(rel)
+        if current != expected and not (must_be_new and current is None):
+            if current is None:
+                raise ConflictError(f"{rel} was deleted or moved since it was read")
+            if expected is None:
+                raise ConflictError(f"{rel} already exists; not overwriting it")
+            raise ConflictError(f"{rel} changed on disk since it was read; not overwriting it")
+        full.parent.mkdir(parents=True, exist_ok=True)
+        self.resolve(rel)  # a folder created above must not be a symlink out
+        new_hash = content_hash(data)
+        if self.on_write is not None:
+            self.on_write(rel, new_hash)
+        fd, tmp = tempfile.mkstemp(prefix=".noema-", suffix=".tmp", dir=full.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            if full.exists():
+                os.chmod(tmp, full.stat().st_mode & 0o7777)
+            os.replace(tmp, full)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+        _fsync_dir(full.parent)
+        return new_hash
+
+    def set_frontmatter(self, rel: str, fields: dict[str, object], *, expected_hash: str) -> str:
+        """Set frontmatter fields in place; every other byte of the note stays as it was."""
+        note = self.read(rel)
+        if note.hash != expected_hash:
+            raise ConflictError(f"{rel} changed on disk since it was read; not overwriting it")
+        return self.write(rel, set_fields(note.text, fields), expected_hash=expected_hash)
+
+    def insert_at(self, rel: str, inserts: dict[int, str], *, expected_hash: str) -> str:
+        """Insert strings at text offsets (e.g. ` ^id` at a quote's line end); nothing else moves."""
+        note = self.read(rel)
+        if note.hash != expected_hash:
+            raise ConflictError(f"{rel} changed on disk since it was read; not overwriting it")
+        text = note.text
+        for offset in sorted(inserts, reverse=True):
+            if not 0 <= offset <= len(text):
+                raise VaultWriteError(f"offset {offset} is outside {rel}")
+            text = text[:offset] + inserts[offset] + text[offset:]
+        return self.write(rel, text, expected_hash=expected_hash)
+
+    def move(self, rel: str, new_rel: str, *, expected_hash: str | None = None) -> str:
+        """Rename a note (e.g. after a rename was approved); refuses to overwrite a file."""
+        full, target = self.resolve(rel), self.resolve(new_rel)
+        if expected_hash is not None and self.current_hash(rel) != expected_hash:
+            raise ConflictError(f"{rel} changed on disk since it was read; not moving it")
+        if target.exists() and target != full:
+            raise VaultWriteError(f"{new_rel} already exists")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self.resolve(new_rel)
+        if self.on_write is not None:
+            self.on_write(rel, "")
+            self.on_write(new_rel, content_hash(full.read_bytes()))
+        os.replace(full, target)
+        _fsync_dir(full.parent)
+        _fsync_dir(target.parent)
+        return new_rel
+
+    def archive(self, rel: str, *, expected_hash: str | None = None) -> str:
+        """Move a note into the archive folder (never delete). Returns its new relative path."""
+        full = self.resolve(rel)
+        if expected_hash is not None and self.current_hash(rel) != expected_hash:
+            raise ConflictError(f"{rel} changed on disk since it was read; not archiving it")
+        archive = self.layout.archive.strip("/")
+        if rel == archive or rel.startswith(archive + "/"):
+            raise VaultWriteError(f"{rel} is already archived")
+        parent = str(PurePosixPath(rel).parent)
+        folder = archive if parent == "." else f"{archive}/{parent}"
+        target = self.unique_path(folder, PurePosixPath(rel).stem)
+        target_full = self.resolve(target)
+        target_full.parent.mkdir(parents=True, exist_ok=True)
+        if self.on_write is not None:
+            data = full.read_bytes()
+            self.on_write(rel, "")
+            self.on_write(target, content_hash(data))
+        os.replace(full, target_full)
+        _fsync_dir(full.parent)
+        _fsync_dir(target_full.parent)
+        return target
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
