@@ -176,14 +176,17 @@ class LocalServer:
             return None
 
     def embedding_dim(self) -> int | None:
-        """`n_embd` of the loaded model from `/props`, if the server reports it."""
+        """`n_embd` of the loaded model as `/v1/models` reports it (None if it does not)."""
         try:
-            with _NO_PROXY.open(f"{self.url}/props", timeout=5) as response:
-                props = json.loads(response.read())
+            with _NO_PROXY.open(f"{self.url}/v1/models", timeout=5) as response:
+                listing = json.loads(response.read())
         except (OSError, ValueError):
             return None
-        meta = props.get("model_meta") or {}
-        return meta.get("n_embd")
+        for model in listing.get("data") or []:
+            size = (model.get("meta") or {}).get("n_embd")
+            if isinstance(size, int):
+                return size
+        return None
 
     def log_tail(self, lines: int = 30) -> str:
         if self.log_path is None or not self.log_path.exists():
