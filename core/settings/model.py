@@ -81,7 +81,9 @@ class Settings(BaseSettings):
         base = self.models
         override = base.roles.get(name) or base.roles.get("default") or RoleModel()
         values: dict[str, Any] = {
-            key: getattr(override, key) if getattr(override, key) is not None else getattr(base, key)
+            key: getattr(override, key)
+            if getattr(override, key) is not None
+            else getattr(base, key)
             for key in RoleModel.model_fields
         }
         return RoleModel(**values)

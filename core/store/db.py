@@ -72,7 +72,9 @@ class Store:
                 if version <= current:
                     continue
                 try:
-                    self._conn.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version={version};\nCOMMIT;")
+                    self._conn.executescript(
+                        f"BEGIN;\n{sql}\nPRAGMA user_version={version};\nCOMMIT;"
+                    )
                 except sqlite3.Error as exc:
                     self._conn.execute("ROLLBACK") if self._conn.in_transaction else None
                     raise StoreError(f"migration {name} failed: {exc}") from exc

@@ -1,0 +1,25 @@
+"""What every node receives through LangGraph's runtime context (never module globals)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from core.settings import Settings
+from core.store import Store
+
+
+@dataclass
+class FlowContext:
+    """Per-run dependencies, passed as `context=` and read in nodes as `runtime.context`."""
+
+    settings: Settings
+    """The effective settings."""
+    llm: Any
+    """The `local_llm.LLMClient` for every model call."""
+    store: Store
+    """The SQLite store."""
+    vault: Any = None
+    """The vault handle (root, layout, writer), or None for flows that do not touch the vault."""
+    run_id: str = ""
+    """The run (thread) id."""

@@ -1,0 +1,72 @@
+"""The rubric flow graph.
+
+    START -> load_note -> evaluate -> evaluate_judge -> evaluate_review
+      approve -> approve_note -> END
+      revise  -> revision_gate -> rewrite -> confirm_revision -> write_revision -> evaluate ...
+                              \\-> round_limit -> END (no rounds left)
+      edit    -> write_edit -> evaluate ... (or round_limit)
+      error   -> record_failure -> END
+
+`evaluate*` are the standard evaluation nodes (core.evaluation.add_evaluation). Interrupts:
+`evaluate_review` (approve / revise / edit, spec 4.2) and `confirm_revision` (accept / reject
+the diff).
+"""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START, StateGraph
+
+from core.context import FlowContext
+from core.evaluation import add_evaluation
+from core.flows.rubric import nodes
+from core.flows.rubric.state import RubricState
+
+FLOW_NAME = "rubric"
+
+
+def build_graph() -> StateGraph:
+    """The uncompiled rubric graph (compile it with a checkpointer)."""
+    graph = StateGraph(RubricState, context_schema=FlowContext)
+    for name, node in (
+        ("load_note", nodes.load_note),
+        ("revision_gate", nodes.revision_gate),
+        ("rewrite", nodes.rewrite),
+        ("confirm_revision", nodes.confirm_revision),
+        ("write_revision", nodes.write_revision),
+        ("write_edit", nodes.write_edit),
+        ("approve_note", nodes.approve_note),
+        ("round_limit", nodes.round_limit),
+        ("record_failure", nodes.record_failure),
+    ):
+        graph.add_node(name, node)
+    entry = add_evaluation(
+        graph,
+        "evaluate",
+        nodes.evaluation_options(),
+        on_continue="approve_note",
+        on_revise="revision_gate",
+        on_edit="write_edit",
+        on_error="record_failure",
+    )
+    review = f"{entry}_review"
+    graph.add_edge(START, "load_note")
+    graph.add_conditional_edges(
+        "load_note", nodes.route_after_load, {"evaluate": entry, "end": END}
+    )
+    graph.add_conditional_edges(
+        "revision_gate", nodes.route_revise, {"rewrite": "rewrite", "limit": "round_limit"}
+    )
+    graph.add_conditional_edges(
+        "rewrite", nodes.route_after_rewrite, {"confirm": "confirm_revision", "review": review}
+    )
+    graph.add_conditional_edges(
+        "confirm_revision",
+        nodes.route_after_confirm,
+        {"write": "write_revision", "review": review, "confirm": "confirm_revision"},
+    )
+    after_write = {"evaluate": entry, "limit": "round_limit", "end": END}
+    graph.add_conditional_edges("write_revision", nodes.route_after_write, after_write)
+    graph.add_conditional_edges("write_edit", nodes.route_after_write, after_write)
+    for last in ("approve_note", "round_limit", "record_failure"):
+        graph.add_edge(last, END)
+    return graph

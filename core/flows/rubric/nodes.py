@@ -1,0 +1,303 @@
+"""Nodes of the rubric flow besides the evaluation itself (which comes from core.evaluation).
+
+Every vault write goes through the vault writer with the hash read earlier, so a note the
+user changed meanwhile is never overwritten (the run then ends with an error message).
+Side effects (writes) live in their own nodes after the interrupts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from langgraph.runtime import Runtime
+from langgraph.types import interrupt
+
+from core.context import FlowContext
+from core.evaluation import EvaluationNodeOptions, EvaluationResult, resolve_criteria_path
+from core.evaluation.node import progress
+from core.flows.rubric.prompts import MAX_SUMMARY, RevisedNote, max_body_chars, revision_messages
+from local_llm import LLMError
+from local_llm.schema import bounded_schema
+
+State = Mapping[str, Any]
+
+
+def failure(message: str, detail: str = "") -> dict[str, Any]:
+    """End the run with status `error`, a plain message and the technical detail."""
+    return {
+        "rubric_status": "error",
+        "outcome": "failed",
+        "is_interrupted": False,
+        "errors": [f"rubric: {message}" + (f" ({detail})" if detail else "")],
+        "messages": [f"Rubric review stopped: {message}."],
+    }
+
+
+def writer_of(runtime: Runtime[FlowContext]) -> Any:
+    """The vault writer of the run, or None when no vault is configured."""
+    vault = getattr(runtime.context, "vault", None)
+    return getattr(vault, "writer", None)
+
+
+def user_criteria_dir(runtime: Runtime[FlowContext]) -> list[Any]:
+    """The user's own criteria folder (`<data dir>/criteria`), searched before shipped files."""
+    settings = getattr(runtime.context, "settings", None)
+    return [settings.data_dir / "criteria"] if settings is not None else []
+
+
+async def load_note(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Read the note and resolve the criteria; the first evaluation round begins."""
+    writer = writer_of(runtime)
+    if writer is None:
+        return failure("no vault is configured")
+    path = state.get("note_path", "")
+    try:
+        note = writer.read(path)
+    except FileNotFoundError:
+        return failure(f"the note {path} does not exist")
+    except Exception as exc:  # path outside the vault, unreadable, binary
+        return failure(f"the note {path} cannot be read", f"{type(exc).__name__}: {exc}")
+    if not note.body.strip():
+        return failure(f"the note {path} has no text to evaluate")
+    criteria = state.get("criteria") or "default"
+    criteria_path = resolve_criteria_path(criteria, user_criteria_dir(runtime))
+    return {
+        "note_title": note.title,
+        "frontmatter_text": note.text[: note.body_start],
+        "content": note.body,
+        "note_hash": note.hash,
+        "criteria_path": str(criteria_path),
+        "round": 1,
+        "max_rounds": runtime.context.settings.flows.rubric.max_rounds,
+        "messages": [f"Evaluating {path} against the {criteria} criteria."],
+    }
+
+
+def evaluation_options() -> EvaluationNodeOptions:
+    """The evaluation of the note body; criteria, timeout and threshold come per run."""
+
+    def configure(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+        rubric = runtime.context.settings.flows.rubric
+        return {
+            "criteria_path": state.get("criteria_path") or state.get("criteria") or "default",
+            "timeout_s": rubric.timeout_s,
+            "default_threshold": rubric.passing_threshold,
+        }
+
+    return EvaluationNodeOptions(
+        content_type="note",
+        content_extractor=lambda s: s.get("content"),
+        result_field="evaluation",
+        status_field="rubric_status",
+        content_field="content",
+        decision_field="decision",
+        context_extractor=lambda s: f"The note is titled {s.get('note_title', '')!r}.",
+        payload_extras=lambda s: {
+            "note_path": s.get("note_path", ""),
+            "round": s.get("round", 1),
+            "max_rounds": s.get("max_rounds", 1),
+        },
+        configure=configure,
+    )
+
+
+def unified_diff(path: str, old: str, new: str) -> str:
+    """The change as a unified diff (what the human reviews before accepting)."""
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{path}", f"b/{path}"
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def back_to_review(message: str, detail: str = "") -> dict[str, Any]:
+    """A revision that could not be produced: the human chooses again."""
+    update: dict[str, Any] = {
+        "rubric_status": "awaiting_review",
+        "proposed": "",
+        "diff": "",
+        "messages": [message],
+    }
+    if detail:
+        update["errors"] = [f"rubric revision: {detail}"]
+    return update
+
+
+async def rewrite(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """The model rewrites the body following the evaluation and the reviewer's feedback."""
+    result = EvaluationResult.model_validate(state["evaluation"])
+    body = state.get("content", "")
+    feedback = (state.get("decision") or {}).get("feedback", "")
+    schema = bounded_schema(
+        RevisedNote, max_length={"body": max_body_chars(body), "summary": MAX_SUMMARY}
+    )
+    timeout = runtime.context.settings.flows.rubric.timeout_s
+    progress(stage="revising", note=state.get("note_path", ""))
+    try:
+        call = runtime.context.llm.structured(
+            revision_messages(state.get("note_title", ""), body, result, feedback),
+            RevisedNote, role="default", json_schema=schema, timeout_s=timeout,
+        )  # fmt: skip
+        revised = await asyncio.wait_for(call, timeout)
+    except TimeoutError:
+        return back_to_review(
+            f"The revision timed out after {timeout:g} s; choose again.", "timeout"
+        )
+    except LLMError as exc:
+        return back_to_review(
+            "The model could not produce a revision; choose again.", f"{type(exc).__name__}: {exc}"
+        )
+    if revised.body.strip() == body.strip():
+        return back_to_review("The model proposed no changes; choose again.")
+    return {
+        "proposed": revised.body,
+        "proposal_summary": revised.summary,
+        "diff": unified_diff(state.get("note_path", "note.md"), body, revised.body),
+        "revision_accepted": None,
+        "messages": ["A revision is ready for your review."],
+    }
+
+
+def parse_acceptance(value: Any) -> bool | None:
+    """accept -> True, reject -> False, anything else -> None."""
+    action = value.get("action") if isinstance(value, Mapping) else value
+    return {"accept": True, "reject": False}.get(str(action).strip().lower()) if action else None
+
+
+async def confirm_revision(state: State) -> dict[str, Any]:
+    """Show the diff; the human accepts (write, evaluate again) or rejects (back to review)."""
+    title = state.get("note_title", "")
+    value = interrupt(
+        {
+            "type": "revision_review",
+            "note_path": state.get("note_path", ""),
+            "title": f"Proposed revision of {title}",
+            "description": state.get("proposal_summary") or "The model rewrote the note.",
+            "diff": state.get("diff", ""),
+            "proposed": state.get("proposed", ""),
+            "actions": ["accept", "reject"],
+        }
+    )
+    accepted = parse_acceptance(value)
+    if accepted is None:
+        return {
+            "revision_accepted": None,
+            "errors": [f"rubric revision: invalid answer {value!r}"],
+            "messages": ["Please answer accept or reject."],
+        }
+    if not accepted:
+        return {
+            **back_to_review("Revision discarded; the evaluation is back for review."),
+            "revision_accepted": False,
+        }
+    return {"revision_accepted": True}
+
+
+def write_body(state: State, runtime: Runtime[FlowContext], body: str) -> tuple[str | None, str]:
+    """Write frontmatter + body through the vault writer: (new hash, "") or (None, error)."""
+    writer = writer_of(runtime)
+    if writer is None:
+        return None, "no vault is configured"
+    try:
+        text = state.get("frontmatter_text", "") + body
+        return writer.write(state["note_path"], text, expected_hash=state["note_hash"]), ""
+    except Exception as exc:  # ConflictError, PathEscapeError, OSError
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+async def write_revision(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Write the accepted revision; the next round evaluates it."""
+    new_hash, error = write_body(state, runtime, state.get("proposed", ""))
+    if new_hash is None:
+        return failure("the revision could not be written", error)
+    return {
+        "content": state["proposed"],
+        "note_hash": new_hash,
+        "proposed": "",
+        "diff": "",
+        "round": state.get("round", 1) + 1,
+        "messages": ["Revision written to the vault; evaluating it again."],
+    }
+
+
+async def write_edit(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Write the human's edit (already in `content`); the next round evaluates it."""
+    new_hash, error = write_body(state, runtime, state.get("content", ""))
+    if new_hash is None:
+        return failure("your edit could not be written", error)
+    return {
+        "note_hash": new_hash,
+        "round": state.get("round", 1) + 1,
+        "messages": ["Your edit was written to the vault."],
+    }
+
+
+async def approve_note(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Mark the note approved in its frontmatter, with a short evaluation summary."""
+    writer = writer_of(runtime)
+    result = EvaluationResult.model_validate(state["evaluation"])
+    fields = {
+        "review_status": "approved",
+        "review_score": round(result.overall_score, 2),
+        "review_criteria": f"{result.criteria_id}@{result.criteria_version}",
+        "reviewed_at": result.timestamp,
+        "review_summary": result.summary(),
+    }
+    try:
+        new_hash = writer.set_frontmatter(
+            state["note_path"], fields, expected_hash=state["note_hash"]
+        )
+    except Exception as exc:
+        return failure("the approval could not be written", f"{type(exc).__name__}: {exc}")
+    return {
+        "note_hash": new_hash,
+        "outcome": "approved",
+        "messages": [f"{state['note_path']} marked approved."],
+    }
+
+
+async def round_limit(state: State) -> dict[str, Any]:
+    """Stop: the note went through as many rounds as settings allow."""
+    limit = state.get("max_rounds", 1)
+    return {
+        "outcome": "round_limit",
+        "messages": [
+            f"Stopped after {limit} evaluation rounds (flows.rubric.max_rounds); the note is not approved."
+        ],
+    }
+
+
+async def revision_gate(state: State) -> dict[str, Any]:
+    """Where a `revise` decision arrives; `route_revise` checks the round limit."""
+    return {}
+
+
+async def record_failure(state: State) -> dict[str, Any]:
+    """The evaluation failed (its error is already in the state): mark the run's outcome."""
+    return {"outcome": "failed"}
+
+
+def route_after_load(state: State) -> Literal["evaluate", "end"]:
+    return "end" if state.get("rubric_status") == "error" else "evaluate"
+
+
+def route_revise(state: State) -> Literal["rewrite", "limit"]:
+    """A revision starts a new round only while rounds are left."""
+    return "limit" if state.get("round", 1) >= state.get("max_rounds", 1) else "rewrite"
+
+
+def route_after_rewrite(state: State) -> Literal["confirm", "review"]:
+    return "review" if state.get("rubric_status") == "awaiting_review" else "confirm"
+
+
+def route_after_confirm(state: State) -> Literal["write", "review", "confirm"]:
+    accepted = state.get("revision_accepted")
+    return "write" if accepted is True else "review" if accepted is False else "confirm"
+
+
+def route_after_write(state: State) -> Literal["evaluate", "limit", "end"]:
+    if state.get("rubric_status") == "error":
+        return "end"
+    return "limit" if state.get("round", 1) > state.get("max_rounds", 1) else "evaluate"

@@ -1,0 +1,59 @@
+"""State of the rubric flow: which note, against which rubric, and where the review stands."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from core.evaluation import EvaluationFields, EvaluationStatus
+
+Outcome = Literal["approved", "round_limit", "failed"]
+
+
+class RubricInput(BaseModel):
+    """What a run of the rubric flow is started with."""
+
+    note_path: str = Field(min_length=1)
+    """Vault-relative path of the note to evaluate."""
+    criteria: str = Field(default="default", min_length=1)
+    """Criteria name (a file in the criteria folders) or a path to a criteria file."""
+
+
+class RubricState(EvaluationFields, total=False):
+    """The full state of one rubric run."""
+
+    note_path: str
+    """Vault-relative path of the note (input)."""
+    criteria: str
+    """Criteria name or path as the user gave it (input)."""
+    criteria_path: str
+    """The criteria file it resolved to (the default file when it did not exist)."""
+    note_title: str
+    """The note's title (file name)."""
+    frontmatter_text: str
+    """The note's text before the body (its frontmatter block), kept byte for byte."""
+    content: str
+    """The note's body: what is evaluated, revised and edited."""
+    note_hash: str
+    """Hash of the note as last read or written; every write is checked against it."""
+    rubric_status: EvaluationStatus
+    """Status of the evaluation (spec 5.2)."""
+    evaluation: dict[str, Any]
+    """The latest `EvaluationResult` (as a dict)."""
+    decision: dict[str, Any]
+    """The human's latest review decision (action, feedback, content)."""
+    round: int
+    """Evaluations done so far in this run."""
+    max_rounds: int
+    """Limit on evaluations in this run (settings.flows.rubric.max_rounds)."""
+    proposed: str
+    """The model's proposed revision of the body, waiting for acceptance."""
+    proposal_summary: str
+    """What the model says it changed."""
+    diff: str
+    """Unified diff between the current body and the proposal."""
+    revision_accepted: bool
+    """The human's answer about the latest proposal."""
+    outcome: Outcome
+    """How the run ended."""

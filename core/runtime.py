@@ -1,0 +1,239 @@
+"""The flow runtime: compiles flows with the SQLite checkpointer and runs them as typed events.
+
+`thread_id` = run id. A run that waits for a human survives a restart: its checkpoint is in
+SQLite and `resume()` continues from it without re-running finished nodes.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.errors import GraphRecursionError
+from langgraph.graph import StateGraph
+from langgraph.types import Command
+
+from core.context import FlowContext
+from core.events import Done, Failed, Interrupted, NodeFinished, NodeStarted, Progress, RunEvent
+from core.settings import Settings
+from core.store import Store
+from core.store.runs import RunRecord, RunsRepo, RunStatus
+
+STREAM_MODES = ["tasks", "custom", "updates"]
+
+
+@dataclass(frozen=True)
+class FlowSpec:
+    """How the runtime knows a workflow."""
+
+    name: str
+    """Flow name as stored on runs (`extraction`, `normalization`, ...)."""
+    build_graph: Callable[[], StateGraph]
+    """Returns the uncompiled graph (with `context_schema=FlowContext`)."""
+    make_input: Callable[[dict[str, Any]], dict[str, Any]] = dict
+    """Validates a run's input and returns the graph's initial state."""
+    recursion_limit: Callable[[Settings], int] = lambda _settings: 100
+    """The recursion limit for this flow, from settings."""
+    human_in_loop: bool = True
+    """Waits for a human: checkpoints are written synchronously (durability "sync")."""
+    title: str = ""
+    """Human-readable name."""
+
+
+ContextFactory = Callable[[str], FlowContext]
+
+
+class Runtime:
+    """Starts, streams, resumes and lists runs of the registered flows."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        flows: Mapping[str, FlowSpec],
+        context_factory: ContextFactory,
+        *,
+        checkpointer: BaseCheckpointSaver | None = None,
+        checkpoint_path: Path | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.runs = RunsRepo(store)
+        self.flows = dict(flows)
+        self._context_factory = context_factory
+        self._checkpointer = checkpointer
+        self._checkpoint_path = checkpoint_path or settings.data_dir / "checkpoints.sqlite3"
+        self._saver_cm: Any = None
+        self._compiled: dict[str, Any] = {}
+
+    async def __aenter__(self) -> Runtime:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def open(self) -> None:
+        """Create the SQLite checkpointer inside the running event loop."""
+        if self._checkpointer is None:
+            self._checkpoint_path.parent.mkdir(parents=True, exist_ok=True)
+            self._saver_cm = AsyncSqliteSaver.from_conn_string(str(self._checkpoint_path))
+            self._checkpointer = await self._saver_cm.__aenter__()
+
+    async def close(self) -> None:
+        """Close the checkpointer this runtime opened."""
+        if self._saver_cm is not None:
+            await self._saver_cm.__aexit__(None, None, None)
+            self._saver_cm = None
+            self._checkpointer = None
+            self._compiled.clear()
+
+    def graph(self, flow: str) -> Any:
+        """The compiled graph of a flow (compiled once per runtime)."""
+        if self._checkpointer is None:
+            raise RuntimeError("Runtime.open() must be awaited before running flows")
+        if flow not in self._compiled:
+            spec = self._spec(flow)
+            self._compiled[flow] = spec.build_graph().compile(checkpointer=self._checkpointer)
+        return self._compiled[flow]
+
+    def _spec(self, flow: str) -> FlowSpec:
+        try:
+            return self.flows[flow]
+        except KeyError:
+            raise KeyError(
+                f"unknown flow {flow!r}; known: {', '.join(sorted(self.flows))}"
+            ) from None
+
+    def start(self, flow: str, input: dict[str, Any], *, target: str = "") -> RunRecord:
+        """Record a new queued run (validating its input); `stream()` executes it."""
+        self._spec(flow).make_input(input)
+        return self.runs.create(flow, input, target=target)
+
+    def _config(self, run: RunRecord) -> dict[str, Any]:
+        spec = self._spec(run.flow)
+        return {
+            "configurable": {"thread_id": run.id},
+            "recursion_limit": spec.recursion_limit(self.settings),
+            "metadata": {"flow": run.flow, "run_id": run.id},
+        }
+
+    async def stream(self, run_id: str) -> AsyncIterator[RunEvent]:
+        """Execute a queued run, or continue a failed one from its last checkpoint."""
+        run = self.runs.get(run_id)
+        snapshot = await self.graph(run.flow).aget_state(self._config(run))
+        has_checkpoint = bool(snapshot.values) or bool(snapshot.next)
+        graph_input = None if has_checkpoint else self._spec(run.flow).make_input(run.input)
+        async for event in self._drive(run, graph_input):
+            yield event
+
+    async def resume(self, run_id: str, value: Any) -> AsyncIterator[RunEvent]:
+        """Answer the interrupt a run waits at and continue it from its checkpoint."""
+        run = self.runs.get(run_id)
+        if run.status != "awaiting_review":
+            raise ValueError(f"run {run_id} is {run.status}, not awaiting review")
+        async for event in self._drive(run, Command(resume=value)):
+            yield event
+
+    async def run_until_pause(
+        self, run_id: str, value: Any = None, *, resume: bool = False
+    ) -> list[RunEvent]:
+        """All events of one stretch of a run (to the next interrupt, the end or a failure)."""
+        source = self.resume(run_id, value) if resume else self.stream(run_id)
+        return [event async for event in source]
+
+    async def _drive(self, run: RunRecord, graph_input: Any) -> AsyncIterator[RunEvent]:
+        spec = self._spec(run.flow)
+        graph = self.graph(run.flow)
+        config = self._config(run)
+        self.runs.set_status(run.id, "running")
+        interrupted: Interrupted | None = None
+        try:
+            async for mode, chunk in graph.astream(
+                graph_input,
+                config,
+                context=self._context_factory(run.id),
+                stream_mode=STREAM_MODES,
+                durability="sync" if spec.human_in_loop else "async",
+            ):
+                for event in _translate(run.id, mode, chunk):
+                    if isinstance(event, Interrupted):
+                        interrupted = event
+                    yield event
+        except GraphRecursionError as exc:
+            yield self._fail(run.id, f"recursion limit reached: {exc}")
+            return
+        except Exception as exc:  # noqa: BLE001 - a node's failure becomes a failed run
+            yield self._fail(run.id, _describe_exception(exc))
+            return
+        if interrupted is not None:
+            self.runs.set_status(run.id, "awaiting_review")
+            return
+        snapshot = await graph.aget_state(config)
+        self.runs.set_status(run.id, "done")
+        yield Done(run.id, dict(snapshot.values))
+
+    def _fail(self, run_id: str, error: str) -> Failed:
+        self.runs.set_status(run_id, "failed", error=error)
+        return Failed(run_id, error)
+
+    def cancel(self, run_id: str) -> None:
+        """Abandon a run that is queued, failed or awaiting review."""
+        self.runs.set_status(run_id, "cancelled")
+
+    def list_runs(
+        self, status: RunStatus | None = None, flow: str | None = None
+    ) -> list[RunRecord]:
+        """Runs, newest first."""
+        return self.runs.list(status=status, flow=flow)
+
+    async def state(self, run_id: str) -> Any:
+        """The run's latest checkpointed state snapshot (values, next nodes, interrupts)."""
+        run = self.runs.get(run_id)
+        return await self.graph(run.flow).aget_state(self._config(run))
+
+    async def pending_interrupt(self, run_id: str) -> Interrupted | None:
+        """The interrupt a run waits at, read from its checkpoint (e.g. after a restart)."""
+        snapshot = await self.state(run_id)
+        for task in snapshot.tasks:
+            for item in task.interrupts:
+                return Interrupted(run_id, item.value, getattr(item, "id", ""))
+        return None
+
+
+def _describe_exception(exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    return f"{type(exc).__name__}: {exc}{where}"
+
+
+def _translate(run_id: str, mode: str, chunk: Any) -> list[RunEvent]:
+    if mode == "custom":
+        data = chunk if isinstance(chunk, dict) else {"value": chunk}
+        return [Progress(run_id, str(data.get("node", "")), data)]
+    if mode == "tasks":
+        return _translate_task(run_id, chunk)
+    if mode == "updates" and isinstance(chunk, dict) and "__interrupt__" in chunk:
+        return [
+            Interrupted(run_id, item.value, getattr(item, "id", ""))
+            for item in chunk["__interrupt__"]
+        ]
+    return []
+
+
+def _translate_task(run_id: str, chunk: dict[str, Any]) -> list[RunEvent]:
+    name = chunk.get("name", "")
+    if name.startswith("__"):
+        return []
+    if "input" in chunk and "result" not in chunk:
+        return [NodeStarted(run_id, name)]
+    if chunk.get("error") is not None or chunk.get("interrupts"):
+        return []
+    result = chunk.get("result")
+    update = dict(result) if isinstance(result, dict) else {}
+    return [NodeFinished(run_id, name, update)]

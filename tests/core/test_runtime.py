@@ -1,0 +1,130 @@
+"""The runtime: events, interrupt/resume, failures, recursion limits, restart survival."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from langgraph.graph import END, START, StateGraph
+
+from core.context import FlowContext
+from core.events import Done, Failed, Interrupted, NodeFinished, NodeStarted, Progress
+from core.runtime import FlowSpec, Runtime
+from core.settings import Settings
+from core.store import Store
+from tests.core.counting_flow import SPEC
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def make_runtime(tmp_path: Path, flows=None) -> Runtime:
+    settings = Settings(data={"directory": tmp_path / "data"})
+    store = Store(settings.store_path)
+    flows = flows or {"counting": SPEC}
+    return Runtime(
+        settings, store, flows, lambda run_id: FlowContext(settings, None, store, run_id=run_id)
+    )
+
+
+def counts(path: Path) -> dict[str, int]:
+    return json.loads(path.read_text())
+
+
+async def test_run_streams_typed_events_and_waits_for_review(tmp_path: Path) -> None:
+    counter = tmp_path / "counts.json"
+    async with make_runtime(tmp_path) as runtime:
+        run = runtime.start("counting", {"counter_file": str(counter)}, target="demo")
+        events = await runtime.run_until_pause(run.id)
+        kinds = [type(event) for event in events]
+        assert NodeStarted in kinds and NodeFinished in kinds and Progress in kinds
+        assert isinstance(events[-1], Interrupted)
+        assert events[-1].payload == {"type": "review", "steps": ["prepare"]}
+        progress = next(event for event in events if isinstance(event, Progress))
+        assert progress.node == "prepare" and progress.data["message"] == "preparing"
+        assert runtime.runs.get(run.id).status == "awaiting_review"
+        assert [r.id for r in runtime.list_runs(status="awaiting_review")] == [run.id]
+
+        events = await runtime.run_until_pause(run.id, {"action": "approve"}, resume=True)
+        assert isinstance(events[-1], Done)
+        assert events[-1].output["steps"] == ["prepare", "review", "commit"]
+        assert events[-1].output["answer"] == {"action": "approve"}
+    assert counts(counter) == {"prepare": 1, "review": 1, "commit": 1}
+
+
+async def test_invalid_input_is_refused_before_a_run_exists(tmp_path: Path) -> None:
+    async with make_runtime(tmp_path) as runtime:
+        with pytest.raises(ValueError, match="counter_file"):
+            runtime.start("counting", {})
+        assert runtime.list_runs() == []
+        with pytest.raises(KeyError, match="unknown flow"):
+            runtime.start("nope", {})
+
+
+async def test_resume_refused_unless_awaiting_review(tmp_path: Path) -> None:
+    async with make_runtime(tmp_path) as runtime:
+        run = runtime.start("counting", {"counter_file": str(tmp_path / "c.json")})
+        with pytest.raises(ValueError, match="not awaiting review"):
+            await runtime.run_until_pause(run.id, "x", resume=True)
+
+
+async def test_node_exception_fails_the_run_and_retry_continues_from_checkpoint(
+    tmp_path: Path,
+) -> None:
+    counter = tmp_path / "counts.json"
+    async with make_runtime(tmp_path) as runtime:
+        run = runtime.start("counting", {"counter_file": str(counter), "fail_once": True})
+        await runtime.run_until_pause(run.id)
+        events = await runtime.run_until_pause(run.id, "ok", resume=True)
+        assert isinstance(events[-1], Failed)
+        assert "disk full" in events[-1].error
+        record = runtime.runs.get(run.id)
+        assert record.status == "failed" and "disk full" in record.error
+
+        events = await runtime.run_until_pause(run.id)
+        assert isinstance(events[-1], Done)
+    # prepare and review ran once; only the failed node ran again
+    assert counts(counter) == {"prepare": 1, "review": 1, "commit": 2}
+
+
+async def test_recursion_limit_becomes_a_failed_run(tmp_path: Path) -> None:
+    def loop_graph() -> StateGraph:
+        graph = StateGraph(dict, context_schema=FlowContext)
+        graph.add_node("spin", lambda state: {"n": state.get("n", 0) + 1})
+        graph.add_edge(START, "spin")
+        graph.add_conditional_edges("spin", lambda state: "spin" if state["n"] < 1000 else END)
+        return graph
+
+    spec = FlowSpec(
+        name="loop", build_graph=loop_graph, recursion_limit=lambda s: 10, human_in_loop=False
+    )
+    async with make_runtime(tmp_path, {"loop": spec}) as runtime:
+        run = runtime.start("loop", {"n": 0})
+        events = await runtime.run_until_pause(run.id)
+        assert isinstance(events[-1], Failed)
+        assert "recursion limit" in events[-1].error
+        assert runtime.runs.get(run.id).status == "failed"
+
+
+DRIVER = Path(__file__).with_name("restart_driver.py")
+
+
+def run_process(*args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, str(DRIVER), *args], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_awaiting_run_survives_a_process_restart(tmp_path: Path) -> None:
+    counter = tmp_path / "counts.json"
+    data = str(tmp_path / "data")
+    run_id, kind = run_process(data, "start", str(counter)).split()
+    assert kind == "Interrupted"
+    assert counts(counter) == {"prepare": 1}
+    out = run_process(data, "resume", run_id)
+    assert out == 'awaiting_review ["prepare"] Done ["prepare", "review", "commit"]'
+    assert counts(counter) == {"prepare": 1, "review": 1, "commit": 1}
