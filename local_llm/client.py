@@ -23,7 +23,7 @@ from local_llm.backends.base import Completion
 from local_llm.config import ModelConfig
 from local_llm.errors import ContextBudgetError, LLMError, StructuredOutputError
 from local_llm.retry import with_transient_retry
-from local_llm.schema import JsonSchema, bounded_schema, schema_name
+from local_llm.schema import JsonSchema, default_schema, schema_name
 from local_llm.tokens import MESSAGE_OVERHEAD, count_messages, count_text
 from local_llm.trace import CallTrace, Kind, Outcome, TraceSink, emit
 
@@ -152,7 +152,7 @@ class LLMClient:
         call = self._call(
             role, "structured", flow, node, max_tokens=max_tokens, timeout_s=timeout_s
         )
-        wire = json_schema if json_schema is not None else bounded_schema(schema)
+        wire = json_schema if json_schema is not None else default_schema(schema)
         base = [dict(m) for m in messages]
         prompt, raw, errors = base, "", []
         for attempt in range(1, call.config.retries + 2):

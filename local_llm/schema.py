@@ -15,6 +15,7 @@ the enum is an error) and returns readable messages for the re-ask.
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -61,6 +62,12 @@ _SUBSCHEMA_LISTS = ("anyOf", "prefixItems")
 def schema_name(model: type[BaseModel]) -> str:
     """A response_format name the OpenAI API accepts ([a-zA-Z0-9_-], at most 64 chars)."""
     return re.sub(r"[^a-zA-Z0-9_-]", "_", model.__name__)[:64] or "answer"
+
+
+@functools.lru_cache(maxsize=256)
+def default_schema(model: type[BaseModel]) -> JsonSchema:
+    """`bounded_schema(model)` without per-call bounds, cached per model class. Do not mutate."""
+    return bounded_schema(model)
 
 
 def bounded_schema(
