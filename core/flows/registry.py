@@ -1,0 +1,19 @@
+"""Every workflow the runtime knows, and the services of the app built over them."""
+
+from __future__ import annotations
+
+from core.runtime import FlowSpec
+from core.services import Services, open_services
+from core.settings import Settings
+from local_llm import Backend
+
+
+def flows() -> dict[str, FlowSpec]:
+    """Flow name -> spec. Each flow package's graph module exposes `SPEC`; add it here."""
+    specs: list[FlowSpec] = []
+    return {spec.name: spec for spec in specs}
+
+
+def open_app(settings: Settings, *, backend: Backend | None = None) -> Services:
+    """The app's services with every registered flow (open with `async with`)."""
+    return open_services(settings, flows(), backend=backend)

@@ -1,0 +1,99 @@
+"""The composition root: settings, store, model client, vault and runtime of one process.
+
+Front ends (the TUI, the CLI, tests) open one `Services` and hand its parts to the runtime;
+flows receive them through `FlowContext`, never through globals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.context import FlowContext
+from core.ingest import layout_from_settings
+from core.models import build_client
+from core.runtime import FlowSpec, Runtime
+from core.settings import Settings
+from core.store import Store
+from local_llm import Backend, LLMClient
+from vault.index import VaultIndex
+from vault.layout import VaultLayout
+from vault.writer import VaultWriter
+
+
+@dataclass
+class VaultHandle:
+    """One vault: where it is, how it is laid out, its one writer and its index."""
+
+    root: Path
+    """The vault's root folder."""
+    layout: VaultLayout
+    """Folder names and exclusions."""
+    writer: VaultWriter
+    """The only way noema changes a file in the vault."""
+    index: VaultIndex
+    """The vault's index in the store."""
+    embed_model: str = ""
+    """Model name the concept embeddings were made with ('' when none)."""
+
+    def reindex(self, *paths: str) -> None:
+        """Bring the index up to date for files noema just wrote."""
+        self.index.index_paths(list(paths))
+
+
+def open_vault(settings: Settings, store: Store, llm: LLMClient | None) -> VaultHandle | None:
+    """The configured vault, or None when no vault path is set."""
+    if settings.vault.path is None:
+        return None
+    root = settings.vault.path.resolve()
+    layout = layout_from_settings(settings)
+    embed = None
+    embed_model = ""
+    if llm is not None and settings.models.embeddings_enabled:
+        embed = llm.embed
+        embed_model = settings.role("embedding").model or settings.models.model
+    index = VaultIndex(store, root, layout, embed=embed, embed_model=embed_model)
+    return VaultHandle(root, layout, VaultWriter(root, layout), index, embed_model)
+
+
+@dataclass
+class Services:
+    """Everything a front end needs, opened once per process."""
+
+    settings: Settings
+    store: Store
+    llm: LLMClient
+    vault: VaultHandle | None
+    runtime: Runtime
+    extras: dict[str, object] = field(default_factory=dict)
+
+    def context(self, run_id: str) -> FlowContext:
+        """The FlowContext of one run."""
+        return FlowContext(self.settings, self.llm, self.store, self.vault, run_id)
+
+    async def __aenter__(self) -> Services:
+        await self.runtime.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Close the checkpointer and the store."""
+        await self.runtime.close()
+        self.store.close()
+
+
+def open_services(
+    settings: Settings, flows: Mapping[str, FlowSpec], *, backend: Backend | None = None
+) -> Services:
+    """Open the store, the client and the vault; the runtime opens with `async with`."""
+    store = Store(settings.store_path)
+    llm = build_client(settings, store, backend)
+    vault = open_vault(settings, store, llm)
+    holder: dict[str, Services] = {}
+    runtime = Runtime(settings, store, flows, lambda run_id: holder["services"].context(run_id))
+    services = Services(settings, store, llm, vault, runtime)
+    holder["services"] = services
+    return services
