@@ -14,12 +14,15 @@ the diff).
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.graph import END, START, StateGraph
 
 from core.context import FlowContext
 from core.evaluation import add_evaluation
 from core.flows.rubric import nodes
-from core.flows.rubric.state import RubricState
+from core.flows.rubric.state import RubricInput, RubricState
+from core.runtime import FlowSpec
 
 FLOW_NAME = "rubric"
 
@@ -70,3 +73,24 @@ def build_graph() -> StateGraph:
     for last in ("approve_note", "round_limit", "record_failure"):
         graph.add_edge(last, END)
     return graph
+
+
+def make_input(data: dict[str, Any]) -> dict[str, Any]:
+    """Validate a run's input (note path, criteria) into the graph's initial state."""
+    return RubricInput.model_validate(data).model_dump()
+
+
+def flow_spec() -> FlowSpec:
+    """How the runtime knows this flow (register it in core/flows/registry.py)."""
+    return FlowSpec(
+        name=FLOW_NAME,
+        build_graph=build_graph,
+        make_input=make_input,
+        recursion_limit=lambda settings: settings.flows.rubric.recursion_limit,
+        human_in_loop=True,
+        title="Rubric evaluation",
+    )
+
+
+SPEC = flow_spec()
+"""The registered spec (core/flows/registry.py collects every flow's SPEC)."""

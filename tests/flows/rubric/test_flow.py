@@ -1,0 +1,178 @@
+"""The rubric flow compiled with InMemorySaver: approve, revise (accept / reject), edit, limits, errors."""
+
+from __future__ import annotations
+
+import json
+
+import frontmatter
+
+from core.evaluation import BUILTIN_DIR
+from tests.flows.rubric.conftest import NOTE_PATH, NOTE_TEXT, REVISED_BODY, evaluation
+
+
+async def test_approve_marks_the_note_with_a_minimal_frontmatter_edit(rubric) -> None:
+    h = rubric([evaluation(0.85)])
+    await h.start()
+    payload = await h.pending()
+    assert payload["type"] == "evaluation_review" and payload["note_path"] == NOTE_PATH
+    assert payload["round"] == 1 and payload["actions"] == ["approve", "revise", "edit"]
+    assert (await h.state())["rubric_status"] == "awaiting_review"
+    await h.resume({"action": "approve"})
+    state = await h.state()
+    assert state["rubric_status"] == "approved" and state["outcome"] == "approved"
+    text = h.note.read_text(encoding="utf-8")
+    post = frontmatter.loads(text)
+    assert post["review_status"] == "approved" and post["review_score"] == 0.85
+    assert post["review_criteria"] == "default@1.0" and "passed with 0.85" in post["review_summary"]
+    assert "custom_key: keep me  # a comment" in text and post["tags"] == ["biology"]
+    assert text.endswith(NOTE_TEXT.split("---\n", 2)[2])
+    assert h.model_calls() == 1
+
+
+async def test_revise_shows_a_diff_and_accepting_writes_and_reevaluates(rubric) -> None:
+    h = rubric(
+        [evaluation(0.4), {"body": REVISED_BODY, "summary": "added an example"}, evaluation(0.9)]
+    )
+    await h.start()
+    await h.resume({"action": "revise", "feedback": "give an example"})
+    payload = await h.pending()
+    assert payload["type"] == "revision_review" and payload["actions"] == ["accept", "reject"]
+    assert (
+        "+For example, a maple leaf." in payload["diff"]
+        and payload["description"] == "added an example"
+    )
+    assert h.note.read_text(encoding="utf-8") == NOTE_TEXT  # nothing written before acceptance
+    rewrite_prompt = h.backend.calls_of("complete")[1].last_user
+    assert "give an example" in rewrite_prompt and "add an example of a plant" in rewrite_prompt
+    await h.resume("accept")
+    payload = await h.pending()
+    assert payload["type"] == "evaluation_review" and payload["round"] == 2
+    assert payload["evaluation"]["overall_score"] == 0.9
+    assert "For example, a maple leaf." in h.note.read_text(encoding="utf-8")
+    assert "custom_key: keep me" in h.note.read_text(encoding="utf-8")
+    await h.resume("approve")
+    post = frontmatter.loads(h.note.read_text(encoding="utf-8"))
+    assert post["review_status"] == "approved" and "maple" in post.content
+    assert h.model_calls() == 3
+
+
+async def test_rejecting_a_revision_returns_to_the_review(rubric) -> None:
+    h = rubric([evaluation(0.4), {"body": REVISED_BODY, "summary": "x"}])
+    await h.start()
+    await h.resume({"action": "revise"})
+    await h.resume({"action": "maybe"})  # not understood: asked again
+    assert (await h.pending())["type"] == "revision_review"
+    await h.resume({"action": "reject"})
+    payload = await h.pending()
+    assert payload["type"] == "evaluation_review" and payload["round"] == 1
+    assert h.note.read_text(encoding="utf-8") == NOTE_TEXT and h.model_calls() == 2
+
+
+async def test_edit_writes_the_users_text_and_evaluates_again(rubric) -> None:
+    h = rubric([evaluation(0.5), evaluation(0.8)])
+    await h.start()
+    await h.resume({"action": "edit", "content": "# Photosynthesis\n\nMy own words.\n"})
+    text = h.note.read_text(encoding="utf-8")
+    assert text.startswith("---\ntags: [biology]") and text.endswith("My own words.\n")
+    payload = await h.pending()
+    assert payload["round"] == 2 and h.model_calls() == 2
+    assert "My own words." in h.backend.calls_of("complete")[1].last_user
+    state = await h.state()
+    assert state["rubric_status"] == "awaiting_review"
+
+
+async def test_round_limit_stops_revisions(rubric) -> None:
+    h = rubric([evaluation(0.4)], max_rounds=1)
+    await h.start()
+    await h.resume({"action": "revise"})
+    state = await h.state()
+    assert state["outcome"] == "round_limit" and h.model_calls() == 1
+    assert not (await h.app.aget_state(h.config)).next
+    assert h.note.read_text(encoding="utf-8") == NOTE_TEXT
+
+
+async def test_edit_at_the_round_limit_is_saved_but_not_reevaluated(rubric) -> None:
+    h = rubric([evaluation(0.4)], max_rounds=1)
+    await h.start()
+    await h.resume({"action": "edit", "content": "Edited.\n"})
+    state = await h.state()
+    assert state["outcome"] == "round_limit" and h.note.read_text(encoding="utf-8").endswith(
+        "Edited.\n"
+    )
+    assert h.model_calls() == 1
+
+
+async def test_a_note_changed_meanwhile_is_not_overwritten(rubric) -> None:
+    h = rubric([evaluation(0.9)])
+    await h.start()
+    h.note.write_text(NOTE_TEXT + "\nThe user's new line.\n", encoding="utf-8")
+    await h.resume("approve")
+    state = await h.state()
+    assert state["rubric_status"] == "error" and state["outcome"] == "failed"
+    assert "changed on disk" in state["errors"][-1]
+    assert "review_status" not in h.note.read_text(encoding="utf-8")
+
+
+async def test_missing_note_and_missing_vault_fail_cleanly(rubric) -> None:
+    h = rubric([])
+    await h.start(note="notes/Nope.md")
+    state = await h.state()
+    assert state["outcome"] == "failed" and "does not exist" in state["messages"][-1]
+    h2 = rubric([])
+    h2.context.vault = None
+    await h2.start()
+    assert "no vault" in (await h2.state())["errors"][0]
+    h3 = rubric([])
+    await h3.start(note="../outside.md")
+    assert "cannot be read" in (await h3.state())["errors"][0]
+
+
+async def test_evaluation_error_ends_the_run_as_failed(rubric) -> None:
+    h = rubric(["nonsense", "nonsense", "nonsense"])
+    await h.start()
+    state = await h.state()
+    assert state["rubric_status"] == "error" and state["outcome"] == "failed"
+    assert "parse" in state["errors"][0] and h.note.read_text(encoding="utf-8") == NOTE_TEXT
+
+
+async def test_failed_rewrite_returns_to_the_review(rubric) -> None:
+    from local_llm import ModelUnavailableError
+
+    h = rubric([evaluation(0.4), ModelUnavailableError("gone")])
+    await h.start()
+    await h.resume({"action": "revise"})
+    payload = await h.pending()
+    state = await h.state()
+    assert payload["type"] == "evaluation_review" and state["rubric_status"] == "awaiting_review"
+    assert "could not produce a revision" in state["messages"][-1]
+
+
+async def test_user_criteria_folder_and_fallback(rubric) -> None:
+    h = rubric(
+        [{**evaluation(0.9), "criteria": {"only": {"rationale": "r", "issues": [], "score": 0.9}}}]
+    )
+    folder = h.settings.data_dir / "criteria"
+    folder.mkdir(parents=True)
+    mine = json.loads((BUILTIN_DIR / "default.json").read_text())
+    mine["id"] = "mine"
+    mine["criteria"] = [{**mine["criteria"][0], "id": "only", "weight": 1.0}]
+    (folder / "mine.json").write_text(json.dumps(mine))
+    await h.start(criteria="mine")
+    assert (await h.state())["evaluation"]["criteria_id"] == "mine"
+    h2 = rubric([evaluation(0.9)])
+    await h2.start(criteria="no_such")
+    state = await h2.state()
+    assert state["evaluation"]["criteria_id"] == "default"
+    assert any("using the default criteria" in m for m in state["messages"])
+
+
+def test_flow_spec_validates_input() -> None:
+    import pytest
+    from pydantic import ValidationError
+
+    from core.flows.rubric.graph import SPEC as spec
+
+    assert spec.name == "rubric" and spec.human_in_loop
+    assert spec.make_input({"note_path": "a.md"}) == {"note_path": "a.md", "criteria": "default"}
+    with pytest.raises(ValidationError):
+        spec.make_input({"note_path": ""})
