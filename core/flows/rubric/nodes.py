@@ -8,6 +8,7 @@ Side effects (writes) live in their own nodes after the interrupts.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import difflib
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -40,6 +41,14 @@ def writer_of(runtime: Runtime[FlowContext]) -> Any:
     """The vault writer of the run, or None when no vault is configured."""
     vault = getattr(runtime.context, "vault", None)
     return getattr(vault, "writer", None)
+
+
+def reindex(runtime: Runtime[FlowContext], path: str) -> None:
+    """Tell the vault index about a note noema just wrote (when the handle has an index)."""
+    refresh = getattr(getattr(runtime.context, "vault", None), "reindex", None)
+    if callable(refresh):
+        with contextlib.suppress(Exception):  # the index can be rebuilt; never fail a write for it
+            refresh(path)
 
 
 def user_criteria_dir(runtime: Runtime[FlowContext]) -> list[Any]:
@@ -202,9 +211,11 @@ def write_body(state: State, runtime: Runtime[FlowContext], body: str) -> tuple[
         return None, "no vault is configured"
     try:
         text = state.get("frontmatter_text", "") + body
-        return writer.write(state["note_path"], text, expected_hash=state["note_hash"]), ""
+        new_hash = writer.write(state["note_path"], text, expected_hash=state["note_hash"])
     except Exception as exc:  # ConflictError, PathEscapeError, OSError
         return None, f"{type(exc).__name__}: {exc}"
+    reindex(runtime, state["note_path"])
+    return new_hash, ""
 
 
 async def write_revision(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
@@ -251,6 +262,7 @@ async def approve_note(state: State, runtime: Runtime[FlowContext]) -> dict[str,
         )
     except Exception as exc:
         return failure("the approval could not be written", f"{type(exc).__name__}: {exc}")
+    reindex(runtime, state["note_path"])
     return {
         "note_hash": new_hash,
         "outcome": "approved",

@@ -176,3 +176,13 @@ def test_flow_spec_validates_input() -> None:
     assert spec.make_input({"note_path": "a.md"}) == {"note_path": "a.md", "criteria": "default"}
     with pytest.raises(ValidationError):
         spec.make_input({"note_path": ""})
+
+
+async def test_writes_refresh_the_vault_index(rubric) -> None:
+    h = rubric([evaluation(0.5), evaluation(0.9)])
+    refreshed: list[str] = []
+    h.context.vault.reindex = lambda *paths: refreshed.extend(paths)
+    await h.start()
+    await h.resume({"action": "edit", "content": "Edited body.\n"})
+    await h.resume("approve")
+    assert refreshed == [NOTE_PATH, NOTE_PATH]
