@@ -1,0 +1,71 @@
+"""Drive one rubric run to its end from any front end without Textual (the CLI uses it).
+
+`review_note` starts a run, reports progress, and at each interrupt asks `decide(payload)`
+for the resume value; `decide` returning None leaves the run waiting for review (it can be
+resumed later, e.g. in the TUI).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from core.events import Done, Failed, Interrupted, Progress
+from core.flows.rubric.graph import FLOW_NAME
+
+Decide = Callable[[dict[str, Any]], Awaitable[Any]]
+Emit = Callable[[str], None]
+
+
+@dataclass
+class ReviewOutcome:
+    """How a driven run stopped."""
+
+    run_id: str
+    status: Literal["done", "awaiting_review", "failed"]
+    state: dict[str, Any] = field(default_factory=dict)
+    """The final state (done), or the state at the pause."""
+    error: str = ""
+    payload: dict[str, Any] | None = None
+    """The interrupt left unanswered (awaiting_review)."""
+
+
+def describe_progress(data: dict[str, Any]) -> str:
+    """A progress event as one line."""
+    stage = data.get("stage", "")
+    return {
+        "evaluating": f"evaluating against {data.get('criteria', '')}...",
+        "asking_model": "asking the model...",
+        "scored": f"scored {data.get('overall', 0):.2f}",
+        "revising": "the model is revising the note...",
+    }.get(stage, stage)
+
+
+async def review_note(
+    services: Any, note_path: str, criteria: str, decide: Decide, emit: Emit
+) -> ReviewOutcome:
+    """Run the rubric flow on a note until it ends, fails, or `decide` returns None."""
+    runtime = services.runtime
+    run = runtime.start(FLOW_NAME, {"note_path": note_path, "criteria": criteria}, target=note_path)
+    events = runtime.stream(run.id)
+    while True:
+        pause: Interrupted | None = None
+        async for event in events:
+            if isinstance(event, Progress):
+                emit(describe_progress(event.data))
+            elif isinstance(event, Interrupted):
+                pause = event
+            elif isinstance(event, Done):
+                return ReviewOutcome(run.id, "done", dict(event.output))
+            elif isinstance(event, Failed):
+                return ReviewOutcome(run.id, "failed", error=event.error)
+        if pause is None:
+            return ReviewOutcome(run.id, "failed", error="the run stopped without a result")
+        value = await decide(pause.payload)
+        if value is None:
+            snapshot = await runtime.state(run.id)
+            return ReviewOutcome(
+                run.id, "awaiting_review", dict(snapshot.values), payload=pause.payload
+            )
+        events = runtime.resume(run.id, value)
