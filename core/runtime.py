@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.errors import GraphRecursionError
 from langgraph.graph import StateGraph
 from langgraph.types import Command
 
+from core.checkpoints import open_checkpointer
 from core.context import FlowContext
 from core.events import Done, Failed, Interrupted, NodeFinished, NodeStarted, Progress, RunEvent
 from core.settings import Settings
@@ -43,6 +43,8 @@ class FlowSpec:
     """Waits for a human: checkpoints are written synchronously (durability "sync")."""
     title: str = ""
     """Human-readable name."""
+    max_concurrency: Callable[[Settings], int | None] = lambda _settings: None
+    """How many of the run's tasks (e.g. parallel `Send`s) execute at once; None: no limit."""
 
 
 ContextFactory = Callable[[str], FlowContext]
@@ -81,8 +83,7 @@ class Runtime:
     async def open(self) -> None:
         """Create the SQLite checkpointer inside the running event loop."""
         if self._checkpointer is None:
-            self._checkpoint_path.parent.mkdir(parents=True, exist_ok=True)
-            self._saver_cm = AsyncSqliteSaver.from_conn_string(str(self._checkpoint_path))
+            self._saver_cm = open_checkpointer(self._checkpoint_path)
             self._checkpointer = await self._saver_cm.__aenter__()
 
     async def close(self) -> None:
@@ -120,6 +121,7 @@ class Runtime:
         return {
             "configurable": {"thread_id": run.id},
             "recursion_limit": spec.recursion_limit(self.settings),
+            "max_concurrency": spec.max_concurrency(self.settings),
             "metadata": {"flow": run.flow, "run_id": run.id},
         }
 

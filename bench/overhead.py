@@ -1,0 +1,138 @@
+"""Per-node orchestration overhead of noema's runtime against bare LangGraph.
+
+Both run the same linear graph of NODES nodes on the same SQLite checkpointer (`core.checkpoints.open_checkpointer`:
+AsyncSqliteSaver, WAL, durability "sync"). The bare graph's nodes return at once and are streamed with plain
+`astream`. noema's graph runs through `core.runtime.Runtime` (typed events, run rows), and every
+node makes one `structured()` call to a zero-latency scripted model (validation, token count,
+a trace row in the store). The difference is what noema adds per node.
+
+    python bench/overhead.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import operator
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Annotated, Any, TypedDict
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from langgraph.graph import END, START, StateGraph  # noqa: E402
+from langgraph.runtime import Runtime as GraphRuntime  # noqa: E402
+from pydantic import BaseModel  # noqa: E402
+
+from core.checkpoints import open_checkpointer  # noqa: E402
+from core.context import FlowContext  # noqa: E402
+from core.runtime import FlowSpec  # noqa: E402
+from core.services import open_services  # noqa: E402
+from core.settings import Settings  # noqa: E402
+from local_llm.testing import ScriptedBackend  # noqa: E402
+
+NODES = 20
+REPEATS = 15
+TARGET_MS = 3.0
+TARGET_RATIO = 1.5
+
+
+class State(TypedDict, total=False):
+    steps: Annotated[list[int], operator.add]
+
+
+class Step(BaseModel):
+    step: int
+    note: str
+
+
+def bare_graph() -> StateGraph:
+    graph = StateGraph(State)
+    for index in range(NODES):
+        graph.add_node(f"n{index}", lambda state, i=index: {"steps": [i]})
+    return _chain(graph)
+
+
+def noema_graph() -> StateGraph:
+    graph = StateGraph(State, context_schema=FlowContext)
+    for index in range(NODES):
+        graph.add_node(f"n{index}", _model_node(index))
+    return _chain(graph)
+
+
+def _model_node(index: int):
+    async def node(state: State, runtime: GraphRuntime[FlowContext]) -> dict[str, Any]:
+        messages = [{"role": "user", "content": f"step {index}"}]
+        answer = await runtime.context.llm.structured(messages, Step)
+        return {"steps": [answer.step]}
+
+    return node
+
+
+def _chain(graph: StateGraph) -> StateGraph:
+    graph.add_edge(START, "n0")
+    for index in range(NODES - 1):
+        graph.add_edge(f"n{index}", f"n{index + 1}")
+    graph.add_edge(f"n{NODES - 1}", END)
+    return graph
+
+
+async def time_bare(path: Path) -> list[float]:
+    per_node = []
+    async with open_checkpointer(path) as saver:
+        app = bare_graph().compile(checkpointer=saver)
+        for repeat in range(REPEATS + 1):
+            config = {"configurable": {"thread_id": f"bare-{repeat}"}}
+            start = time.perf_counter()
+            async for _ in app.astream(
+                {"steps": []}, config, stream_mode="updates", durability="sync"
+            ):
+                pass
+            if repeat:  # the first run warms caches
+                per_node.append((time.perf_counter() - start) * 1000 / NODES)
+    return per_node
+
+
+async def time_noema(data_dir: Path) -> tuple[list[float], int]:
+    settings = Settings(data={"directory": data_dir})
+    backend = ScriptedBackend(lambda messages, schema: {"step": 1, "note": "ok"})
+    spec = FlowSpec(name="bench", build_graph=noema_graph, human_in_loop=True)
+    per_node = []
+    async with open_services(settings, {"bench": spec}, backend=backend) as services:
+        for repeat in range(REPEATS + 1):
+            run = services.runtime.start("bench", {"steps": []})
+            start = time.perf_counter()
+            events = await services.runtime.run_until_pause(run.id)
+            elapsed = time.perf_counter() - start
+            assert type(events[-1]).__name__ == "Done", events[-1]
+            if repeat:
+                per_node.append(elapsed * 1000 / NODES)
+        traces = services.store.query_one("SELECT count(*) FROM traces")[0]
+    return per_node, traces
+
+
+async def main() -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        bare = await time_bare(Path(tmp) / "bare.sqlite3")
+        noema, traces = await time_noema(Path(tmp) / "noema")
+    bare_ms = statistics.median(bare)
+    noema_ms = statistics.median(noema)
+    print(f"nodes per run: {NODES}, runs: {REPEATS} (median of per-node times)")
+    print(f"bare LangGraph + AsyncSqliteSaver : {bare_ms:.3f} ms/node")
+    print(f"noema runtime + model call + trace: {noema_ms:.3f} ms/node  ({traces} traces stored)")
+    print(f"ratio noema / bare                : {noema_ms / bare_ms:.2f}")
+    return {
+        "per_node_ms": round(noema_ms, 3),
+        "bare_per_node_ms": round(bare_ms, 3),
+        "ratio_vs_bare": round(noema_ms / bare_ms, 3),
+        "target_per_node_ms": TARGET_MS,
+        "target_ratio_vs_bare": TARGET_RATIO,
+    }
+
+
+if __name__ == "__main__":
+    figures = asyncio.run(main())
+    print(json.dumps(figures))
