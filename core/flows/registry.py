@@ -10,7 +10,9 @@ from local_llm import Backend
 
 def flows() -> dict[str, FlowSpec]:
     """Flow name -> spec. Each flow package's graph module exposes `SPEC`; add it here."""
-    specs: list[FlowSpec] = []
+    from core.flows.rubric.graph import SPEC as rubric
+
+    specs: list[FlowSpec] = [rubric]
     return {spec.name: spec for spec in specs}
 
 
