@@ -1,0 +1,192 @@
+"""`noema evaluate NOTE --criteria NAME` and `noema criteria validate|list`.
+
+`evaluate` runs the rubric flow headless: it prints the evaluation and asks approve / revise
+/ edit / later at the terminal (edit opens $EDITOR on the note's body). `--approve` approves
+the first evaluation without asking; `--no-input` prints it and leaves the run waiting for
+review (resume it in the TUI). Exit codes: 0 approved or waiting, 1 failed, 3 stopped at the
+round limit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tui.commands import CommandError, err, require_vault, settings_from
+
+EXIT_ROUND_LIMIT = 3
+CHOICES = {"a": "approve", "r": "revise", "e": "edit", "l": "later", "y": "accept", "n": "reject"}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "evaluate",
+        help="score a note against a rubric, then approve / revise / edit",
+        description=__doc__,
+    )
+    parser.add_argument(
+        "note", metavar="NOTE", help="the note (vault-relative path, or a path inside the vault)"
+    )
+    parser.add_argument(
+        "--criteria",
+        default="default",
+        metavar="NAME",
+        help="criteria name or file (default: default)",
+    )
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--approve", action="store_true", help="approve the first evaluation without asking"
+    )
+    mode.add_argument(
+        "--no-input", action="store_true", help="print the evaluation and leave the run waiting"
+    )
+    parser.set_defaults(func=run)
+
+    criteria = subparsers.add_parser("criteria", help="list or validate evaluation criteria files")
+    actions = criteria.add_subparsers(title="actions", metavar="ACTION", required=True)
+    validate = actions.add_parser(
+        "validate", help="check criteria files (all shipped ones without FILE)"
+    )
+    validate.add_argument("files", nargs="*", metavar="FILE")
+    validate.set_defaults(func=run_validate)
+    listing = actions.add_parser("list", help="names of the available criteria")
+    listing.set_defaults(func=run_list)
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    from core.evaluation import BUILTIN_DIR, validate_criteria_files
+
+    files = [Path(f) for f in args.files]
+    for path in files:
+        if not path.is_file():
+            raise CommandError(f"{path}: no such file")
+    problems = validate_criteria_files(files)
+    for problem in problems:
+        print(problem)
+    checked = len(files) or len(list(BUILTIN_DIR.glob("*.json")))
+    if problems:
+        err(f"{len(problems)} problem(s) in {checked} file(s)")
+        return 1
+    print(f"{checked} criteria file(s) valid")
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    from core.evaluation import available_criteria
+
+    settings = settings_from(args)
+    for name in available_criteria([settings.data_dir / "criteria"]):
+        print(name)
+    return 0
+
+
+def vault_relative(note: str, root: Path) -> str:
+    """A note argument as a vault-relative POSIX path."""
+    path = Path(note).expanduser()
+    if path.exists() or path.is_absolute():
+        try:
+            return path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError as exc:
+            raise CommandError(f"{note} is not inside the vault {root}") from exc
+    return Path(note).as_posix()
+
+
+def run(args: argparse.Namespace, backend: Any = None, ask: Any = None) -> int:
+    """The `evaluate` handler; `backend` and `ask` are for tests (scripted model, answers)."""
+    settings = settings_from(args)
+    require_vault(settings)
+    note = vault_relative(args.note, settings.vault.path)
+    return asyncio.run(evaluate(settings, note, args, backend, ask or input))
+
+
+async def evaluate(
+    settings: Any, note: str, args: argparse.Namespace, backend: Any, ask: Any
+) -> int:
+    from core.flows.registry import open_app
+    from core.flows.rubric.driver import review_note
+
+    services = open_app(settings, backend=backend)
+    async with services:
+        decide = Decider(services, note, args, ask)
+        outcome = await review_note(services, note, args.criteria, decide, err)
+    if outcome.status == "failed" or outcome.state.get("outcome") == "failed":
+        messages = outcome.state.get("messages") or []
+        raise CommandError(outcome.error or (messages[-1] if messages else "the evaluation failed"))
+    if outcome.status == "awaiting_review":
+        print(f"run {outcome.run_id[:8]} awaits your review (noema runs; resume in the TUI)")
+        return 0
+    for message in outcome.state.get("messages", [])[-1:]:
+        print(message)
+    return EXIT_ROUND_LIMIT if outcome.state.get("outcome") == "round_limit" else 0
+
+
+class Decider:
+    """Answers the flow's interrupts at the terminal."""
+
+    def __init__(self, services: Any, note: str, args: argparse.Namespace, ask: Any):
+        self.services, self.note, self.args, self.ask = services, note, args, ask
+
+    async def __call__(self, payload: dict[str, Any]) -> Any:
+        from core.evaluation.report import render_text
+
+        if payload.get("type") == "revision_review":
+            print(payload.get("diff") or "(no changes)")
+            return self.choose("accept the revision? [y]es / [n]o: ", ("accept", "reject"))
+        print(render_text(payload["evaluation"]))
+        print(f"round {payload.get('round', 1)} of {payload.get('max_rounds', 1)}")
+        if self.args.approve:
+            return {"action": "approve"}
+        if self.args.no_input or (self.ask is input and not sys.stdin.isatty()):
+            return None
+        while True:
+            action = self.choose(
+                "[a]pprove / [r]evise / [e]dit / [l]ater: ", ("approve", "revise", "edit", "later")
+            )
+            if action == "later":
+                return None
+            if action == "approve":
+                return {"action": "approve"}
+            if action == "revise":
+                return {
+                    "action": "revise",
+                    "feedback": self.ask("what should change? (optional): ").strip(),
+                }
+            edited = self.edit()
+            if edited is not None:
+                return {"action": "edit", "content": edited}
+
+    def choose(self, prompt: str, allowed: tuple[str, ...]) -> str:
+        while True:
+            answer = self.ask(prompt).strip().lower()
+            choice = CHOICES.get(answer[:1], answer)
+            if choice in allowed:
+                return choice
+            err(f"please answer one of: {', '.join(allowed)}")
+
+    def edit(self) -> str | None:
+        """The note's body edited in $EDITOR; None when unchanged or no editor is set."""
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        if not editor:
+            err("set $EDITOR to edit the note here, or edit it in the TUI")
+            return None
+        body = self.services.vault.writer.read(self.note).body
+        with tempfile.NamedTemporaryFile(
+            "w", suffix=".md", delete=False, encoding="utf-8"
+        ) as handle:
+            handle.write(body)
+        try:
+            subprocess.run([*shlex.split(editor), handle.name], check=False)
+            edited = Path(handle.name).read_text(encoding="utf-8")
+        finally:
+            os.unlink(handle.name)
+        if edited == body:
+            err("no changes")
+            return None
+        return edited
