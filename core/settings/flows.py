@@ -107,6 +107,14 @@ class TutorSettings(BaseModel):
 
     max_replans: int = Field(3, ge=0, le=10)
     """How many times the plan may be rebuilt in one session."""
+    pass_score: float = Field(0.7, ge=0, le=1)
+    """An answer scored at or above this counts as correct."""
+    correct_to_complete: int = Field(2, ge=1, le=10)
+    """Correct answers on a step that complete it even if the evaluator did not say so."""
+    failures_to_block: int = Field(3, ge=1, le=10)
+    """Wrong answers on one step that block it (and trigger a replan)."""
+    recent_messages: int = Field(8, ge=2, le=50)
+    """How many recent messages of the conversation the agents see."""
     learner: LearnerProfile = Field(default_factory=LearnerProfile)
     """The learner profile (editable in the TUI)."""
     recursion_limit: int = Field(50, ge=10)

@@ -1,0 +1,167 @@
+"""Tutoring sessions and mastery per concept note, in the store (migration 0006).
+
+A session row is a summary for listing (title, status, mastery); the session itself is its
+thread in the checkpointer. Mastery per concept keeps one row per (session, concept): a
+concept's mastery is that of the session that practiced it last, and `due_for_practice`
+ranks concepts so the weakest and longest-unpracticed come first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from core.flows.tutor.plan import mastery as plan_mastery
+from core.flows.tutor.plan import now_iso, progress
+
+SessionStatus = Literal["active", "completed", "needs_another_approach"]
+FORGETTING_DAYS = 14.0
+"""After this many days without practice a concept counts as fully due, whatever its mastery."""
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    """One session as listed."""
+
+    id: str
+    title: str
+    subject: str
+    topic: str
+    subtopic: str
+    concept_id: str | None
+    status: SessionStatus
+    mastery: float
+    steps_completed: int
+    steps_total: int
+    turns: int
+    summary_path: str | None
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class DueConcept:
+    """A concept note due for practice."""
+
+    concept_id: str
+    title: str
+    mastery: float
+    last_practiced: str
+    days_since: float
+    priority: float
+    """Higher is more urgent: 0.6 x (1 - mastery) + 0.4 x staleness (days / 14, capped at 1)."""
+
+
+def record_session(store: Any, session_id: str, state: Mapping[str, Any]) -> None:
+    """Insert or update the session's row from its state (called at the end of every turn)."""
+    info = state.get("topic_info") or {}
+    plan = state.get("study_plan")
+    done, total = progress(plan)
+    outcome = state.get("outcome") or ""
+    status = outcome if outcome else "active"
+    turns = sum(1 for m in state.get("conversation") or [] if m.get("role") == "student")
+    concepts = info.get("concepts") or []
+    stamp = now_iso()
+    store.execute(
+        "INSERT INTO tutor_sessions (id, title, subject, topic, subtopic, concept_id, status,"
+        " mastery, steps_completed, steps_total, turns, summary_path, created_at, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT(id) DO UPDATE SET status=excluded.status, mastery=excluded.mastery,"
+        " steps_completed=excluded.steps_completed, steps_total=excluded.steps_total,"
+        " turns=excluded.turns, summary_path=COALESCE(excluded.summary_path, summary_path),"
+        " updated_at=excluded.updated_at",
+        (
+            session_id,
+            info.get("title") or "session",
+            info.get("subject", ""),
+            info.get("topic", ""),
+            info.get("subtopic", ""),
+            concepts[0]["id"] if info.get("source") == "concept" and concepts else None,
+            status,
+            plan_mastery(plan),
+            done,
+            total,
+            turns,
+            (state.get("summary") or {}).get("note_path") or None,
+            state.get("created_at") or stamp,
+            stamp,
+        ),
+    )
+
+
+def record_mastery(store: Any, session_id: str, state: Mapping[str, Any]) -> None:
+    """The session's current mastery for each concept note it teaches."""
+    concepts = (state.get("topic_info") or {}).get("concepts") or []
+    value = plan_mastery(state.get("study_plan"))
+    stamp = now_iso()
+    store.executemany(
+        "INSERT INTO tutor_mastery (session_id, concept_id, title, mastery, practiced_at)"
+        " VALUES (?, ?, ?, ?, ?) ON CONFLICT(session_id, concept_id) DO UPDATE SET"
+        " mastery=excluded.mastery, practiced_at=excluded.practiced_at, title=excluded.title",
+        [(session_id, c["id"], c["title"], value, stamp) for c in concepts],
+    )
+
+
+def _row(row: Any) -> SessionRow:
+    return SessionRow(*tuple(row))
+
+
+def list_sessions(store: Any, limit: int = 100) -> list[SessionRow]:
+    """Sessions, most recently active first."""
+    rows = store.query(
+        "SELECT id, title, subject, topic, subtopic, concept_id, status, mastery, steps_completed,"
+        " steps_total, turns, summary_path, created_at, updated_at FROM tutor_sessions"
+        " ORDER BY updated_at DESC, created_at DESC LIMIT ?",
+        (limit,),
+    )
+    return [_row(row) for row in rows]
+
+
+def find_session(store: Any, prefix: str) -> SessionRow:
+    """The session whose id is or starts with `prefix` (KeyError if none or ambiguous)."""
+    rows = [s for s in list_sessions(store, 10_000) if s.id.startswith(prefix)]
+    if len(rows) != 1:
+        problem = "no session" if not rows else f"{len(rows)} sessions"
+        raise KeyError(f"{problem} with id {prefix!r}")
+    return rows[0]
+
+
+def _latest(store: Any) -> dict[str, tuple[str, float, str]]:
+    """concept id -> (title, mastery, practiced_at) of its most recent practice."""
+    rows = store.query(
+        "SELECT concept_id, title, mastery, practiced_at FROM tutor_mastery"
+        " ORDER BY practiced_at, rowid"
+    )
+    return {row[0]: (row[1], float(row[2]), row[3]) for row in rows}
+
+
+def concept_mastery(store: Any) -> dict[str, tuple[float, str]]:
+    """concept id -> (mastery of its latest practice, when)."""
+    return {cid: (value, when) for cid, (_, value, when) in _latest(store).items()}
+
+
+def _days_between(earlier: str, now: datetime) -> float:
+    try:
+        then = datetime.fromisoformat(earlier)
+    except ValueError:
+        return FORGETTING_DAYS
+    if then.tzinfo is None:
+        then = then.replace(tzinfo=UTC)
+    return max(0.0, (now - then).total_seconds() / 86400)
+
+
+def due_for_practice(
+    store: Any, limit: int = 5, *, now: datetime | None = None
+) -> list[DueConcept]:
+    """Practiced concepts, most due first: the weakest and longest-unpracticed."""
+    now = now or datetime.now(UTC)
+    due = []
+    for concept_id, (title, value, practiced) in _latest(store).items():
+        days = _days_between(practiced, now)
+        staleness = min(1.0, days / FORGETTING_DAYS)
+        priority = round(0.6 * (1 - float(value)) + 0.4 * staleness, 4)
+        due.append(DueConcept(concept_id, title, float(value), practiced, days, priority))
+    due.sort(key=lambda d: (-d.priority, d.last_practiced, d.title.lower()))
+    return due[:limit]
