@@ -1,0 +1,281 @@
+"""The Textual app: global bindings, the screen registry, services opened in a worker.
+
+Workflow teams plug in here with one line each:
+
+- `SCREENS["extraction"] = ("x", "Extraction", "tui.screens.extraction:ExtractionScreen")`
+  adds a screen reachable from home with a key (binding id `app.screen.extraction`), listed
+  in the footer, the help screen and the command palette. The factory is a callable
+  `factory(app) -> Screen` or a "module:attribute" string naming one (imported on first use).
+- `REVIEW_SCREENS["extraction"] = "tui.screens.extraction:review_screen"` opens a run's
+  review when Enter is pressed on it in the runs table: `factory(app, run) -> Screen`.
+
+Everything slow (model, disk, graph) runs in workers that post messages; one
+`on_worker_state_changed` handler turns any worker failure into a notification.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.message import Message
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from core.events import Done, Failed, Interrupted
+from core.services import Services
+from core.settings import Settings
+from core.store.runs import RunRecord
+from local_llm import Backend
+from tui.messages import RunsChanged, RunUpdate, ServicesReady, VaultChanged, WatcherStatus
+
+ScreenFactory = Callable[..., Screen] | str
+
+SCREENS: dict[str, tuple[str, str, ScreenFactory]] = {
+    "model": ("m", "Model", "tui.screens.model:ModelScreen"),
+}
+"""name -> (key, title, factory(app) -> Screen). Workflow screens add one line each."""
+
+REVIEW_SCREENS: dict[str, ScreenFactory] = {}
+"""flow name -> factory(app, run) -> Screen that reviews a run awaiting review."""
+
+WATCHER_FAILED = "watcher failed"
+
+
+def resolve(factory: ScreenFactory) -> Callable[..., Screen]:
+    """A factory, importing it first when given as "module:attribute"."""
+    if isinstance(factory, str):
+        module, _, attr = factory.partition(":")
+        return getattr(importlib.import_module(module), attr)
+    return factory
+
+
+class ScreensProvider(Provider):
+    """Command palette entries: every registered screen, home and help."""
+
+    def _entries(self) -> list[tuple[str, str, Callable[[], Any]]]:
+        app = self.app
+        entries = [(f"Open {title}", f"{title} screen (key {key})", lambda n=name: app.action_open_screen(n))
+                   for name, (key, title, _f) in SCREENS.items()]  # fmt: skip
+        entries.append(("Home", "Back to the home screen", app.action_home))
+        entries.append(("Help", "All active key bindings", app.action_help))
+        return entries
+
+    async def discover(self) -> Hits:
+        for title, help_text, callback in self._entries():
+            yield DiscoveryHit(title, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, callback in self._entries():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, help=help_text)
+
+
+class NoemaApp(App):
+    """noema's terminal app. `services`/`backend` may be injected (tests, demo)."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "noema"
+    COMMANDS = App.COMMANDS | {ScreensProvider}
+    BINDINGS = [
+        Binding("question_mark", "help", "Help", id="app.help"),
+        Binding("h", "home", "Home", id="app.home"),
+        Binding("q", "quit", "Quit", id="app.quit"),
+    ]
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        services: Services | None = None,
+        backend: Backend | None = None,
+        vault_label: str | None = None,
+        watch: bool = True,
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.services: Services | None = None
+        self._injected = services
+        self._backend = backend
+        self.vault_label = vault_label
+        self.watch = watch
+        self.watcher: Any = None
+        self.ingest: Any = None
+        self.recent_events: list[Any] = []
+        self.theme = settings.tui.theme
+        for name, (key, title, _factory) in SCREENS.items():
+            self._bindings.key_to_bindings.setdefault(key, []).append(
+                Binding(key, f"open_screen('{name}')", title, id=f"app.screen.{name}")
+            )
+        self.set_keymap(settings.tui.keymap)
+
+    # -- start-up and shut-down -----------------------------------------------------------
+
+    def on_mount(self) -> None:
+        from tui.screens.home import HomeScreen
+
+        self.push_screen(HomeScreen())
+        self.open_services()
+
+    @work(exclusive=True, group="services", exit_on_error=False)
+    async def open_services(self) -> None:
+        """Open the store, client, vault and runtime off the UI, then announce them."""
+        services = self._injected
+        if services is None:
+            from core.flows.registry import open_app
+
+            services = await asyncio.to_thread(open_app, self.settings, backend=self._backend)
+        await services.__aenter__()
+        services.runtime.runs.recover_interrupted()
+        self.services = services
+        self.post_message(ServicesReady())
+
+    def on_services_ready(self, _message: ServicesReady) -> None:
+        self._broadcast(ServicesReady)
+        if self.watch and self.services is not None and self.services.vault is not None:
+            self.start_watcher()
+        self.start_next_queued()
+
+    async def on_unmount(self) -> None:
+        if self.watcher is not None:
+            await asyncio.to_thread(self.watcher.stop)
+        if self.services is not None:
+            await self.services.close()
+
+    # -- the vault watcher ----------------------------------------------------------------
+
+    @work(exclusive=True, group="watcher", thread=True, exit_on_error=False)
+    def start_watcher(self) -> None:
+        """Sync, catch up and watch; the watcher thread only posts messages afterwards."""
+        from core.ingest import start_watching
+
+        services = self.services
+        assert services is not None and services.vault is not None
+        self.post_message(WatcherStatus(False, "starting"))
+        try:
+            watcher, ingest, writer = start_watching(
+                self.settings, services.store, index=services.vault.index
+            )
+        except Exception as exc:
+            self.post_message(WatcherStatus(False, f"{WATCHER_FAILED}: {exc}"))
+            raise
+        services.vault.writer = writer  # noema's own writes are not reported back as events
+        ingest.listeners.append(
+            lambda events, queued: self.post_message(VaultChanged(events, queued))
+        )
+        self.watcher, self.ingest = watcher, ingest
+        mode = "polling" if watcher.polling else "native events"
+        self.post_message(WatcherStatus(True, f"watching ({mode})"))
+        self.post_message(VaultChanged([], list(ingest.queued)))
+
+    def on_vault_changed(self, message: VaultChanged) -> None:
+        self.recent_events = (list(message.events) + self.recent_events)[:50]
+        for run in message.queued:
+            self.notify(f"queued {run.flow} of {run.target}", title="Vault watcher")
+        self._broadcast(lambda: VaultChanged(message.events, message.queued))
+        if message.queued:
+            self.start_next_queued()
+
+    def on_watcher_status(self, message: WatcherStatus) -> None:
+        self._broadcast(lambda: WatcherStatus(message.running, message.text))
+
+    # -- runs ------------------------------------------------------------------------------
+
+    def start_next_queued(self) -> None:
+        """Start the oldest queued run of a registered flow, one at a time (if enabled)."""
+        if self.services is None or not self.settings.tui.autostart_queued_runs:
+            return
+        if any(w.group == "runs" and w.state == WorkerState.RUNNING for w in self.workers):
+            return
+        flows = self.services.runtime.flows
+        queued = [r for r in self.services.runtime.list_runs(status="queued") if r.flow in flows]
+        if queued:
+            self.drive_run(queued[-1].id)
+
+    @work(exclusive=True, group="runs", exit_on_error=False)
+    async def drive_run(self, run_id: str, resume: bool = False, value: Any = None) -> None:
+        """Execute (or resume) a run to its next pause, posting each event."""
+        assert self.services is not None
+        runtime = self.services.runtime
+        self.post_message(RunsChanged())
+        events = runtime.resume(run_id, value) if resume else runtime.stream(run_id)
+        async for event in events:
+            self.post_message(RunUpdate(event))
+        self.post_message(RunsChanged())
+
+    def resume_run(self, run_id: str, value: Any) -> None:
+        """Answer a run's review (what review screens call); events arrive as RunUpdate."""
+        self.drive_run(run_id, True, value)
+
+    def on_run_update(self, message: RunUpdate) -> None:
+        event = message.event
+        short = event.run_id[:8]
+        if isinstance(event, Interrupted):
+            self.notify(f"run {short} awaits your review", title="Review")
+        elif isinstance(event, Failed):
+            self.notify(f"run {short} failed: {event.error}", severity="error", timeout=8)
+        elif isinstance(event, Done):
+            self.notify(f"run {short} is done")
+        self._broadcast(lambda: RunUpdate(event))
+
+    def on_runs_changed(self, _message: RunsChanged) -> None:
+        self._broadcast(RunsChanged)
+        self.start_next_queued()
+
+    def open_run(self, run: RunRecord) -> None:
+        """Open the review screen of a run's flow, or say why there is none."""
+        factory = REVIEW_SCREENS.get(run.flow)
+        if run.status == "awaiting_review" and factory is not None:
+            self.push_screen(resolve(factory)(self, run))
+            return
+        detail = f": {run.error}" if run.error else ""
+        if factory is None:
+            detail += f" (no review screen for {run.flow} runs yet)"
+        self.notify(f"{run.flow} run {run.id[:8]} is {run.status}{detail}", title="Run")
+
+    # -- navigation ------------------------------------------------------------------------
+
+    def action_open_screen(self, name: str) -> None:
+        """Open a registered screen (`SCREENS`)."""
+        _key, _title, factory = SCREENS[name]
+        self.push_screen(resolve(factory)(self))
+
+    def action_home(self) -> None:
+        """Back to the home screen (the bottom of the stack)."""
+        while len(self.screen_stack) > 2:
+            self.pop_screen()
+
+    def action_help(self) -> None:
+        from tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
+    # -- errors and fan-out ---------------------------------------------------------------
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Every worker failure becomes a notification, never a crash."""
+        if event.state == WorkerState.ERROR:
+            error = event.worker.error
+            self.notify(
+                f"{type(error).__name__}: {error}",
+                title=f"{event.worker.group or event.worker.name} failed",
+                severity="error",
+                timeout=10,
+            )
+            if event.worker.group == "runs":
+                self.post_message(RunsChanged())
+
+    def _broadcast(self, make: Callable[[], Message]) -> None:
+        """Post a fresh message to every screen on the stack (home keeps its tables current)."""
+        for screen in self.screen_stack:
+            if screen.is_attached:
+                screen.post_message(make())

@@ -1,0 +1,36 @@
+"""Command groups of the `noema` CLI (see tui/cli.py for how to add one)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from core.settings import Settings, load_settings
+
+
+class CommandError(Exception):
+    """A problem the user can act on: printed as one line, no traceback."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    """The effective settings for `--settings` (raises SettingsError, reported by main)."""
+    return load_settings(getattr(args, "settings", None))
+
+
+def require_vault(settings: Settings) -> None:
+    """Fail with a clear message when no vault is configured."""
+    if settings.vault.path is None:
+        raise CommandError(
+            "no vault configured: set vault.path in your settings or run `noema demo`"
+        )
+    if not settings.vault.path.is_dir():
+        raise CommandError(f"vault.path {settings.vault.path} is not a folder")
+
+
+def err(text: str) -> None:
+    """A line on stderr (progress and diagnostics; stdout stays for results)."""
+    print(text, file=sys.stderr, flush=True)

@@ -1,0 +1,146 @@
+"""`noema doctor`: one line per check, ✓ or ✗ with a reason; non-zero exit when one fails."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.settings import Settings, SettingsError
+
+OK, FAIL, SKIP = "✓", "✗", "-"
+
+
+@dataclass
+class Check:
+    """One line of the report."""
+
+    name: str
+    mark: str
+    detail: str
+
+    @property
+    def failed(self) -> bool:
+        return self.mark == FAIL
+
+    def line(self) -> str:
+        return f"{self.mark} {self.name:<18} {self.detail}"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "doctor", help="check settings, vault, data dir, store and model", description=__doc__
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=60.0, help="seconds for one model request (default 60)"
+    )
+    parser.set_defaults(func=run)
+
+
+def check_vault(settings: Settings) -> Check:
+    path = settings.vault.path
+    if path is None:
+        return Check("vault", FAIL, "vault.path is not set (run `noema demo` for a sample vault)")
+    if not path.is_dir():
+        return Check("vault", FAIL, f"{path} is not a folder")
+    notes = sum(1 for _ in path.rglob("*.md"))
+    return Check("vault", OK, f"{path} ({notes} markdown files)")
+
+
+def check_data_dir(settings: Settings) -> Check:
+    data = settings.data_dir
+    vault = settings.vault.path
+    if vault is not None and (
+        data.resolve() == vault.resolve() or vault.resolve() in data.resolve().parents
+    ):
+        return Check("data dir", FAIL, f"{data} is inside the vault")
+    try:
+        data.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=data, prefix=".doctor-"):
+            pass
+    except OSError as exc:
+        return Check("data dir", FAIL, f"{data} is not writable: {exc.strerror or exc}")
+    return Check("data dir", OK, f"{data} (writable, outside the vault)")
+
+
+def check_store(settings: Settings) -> Check:
+    from core.store import Store, StoreError, migrations
+
+    try:
+        store = Store(settings.store_path)
+    except (StoreError, OSError) as exc:
+        return Check("store", FAIL, str(exc))
+    try:
+        latest = migrations()[-1][0]
+        version = store.version
+    finally:
+        store.close()
+    if version != latest:
+        return Check("store", FAIL, f"schema version {version}, expected {latest}")
+    return Check("store", OK, f"{settings.store_path} (schema version {version})")
+
+
+async def check_models(settings: Settings, timeout_s: float) -> list[Check]:
+    from core.models import build_client
+    from tui import probe
+
+    llm = build_client(settings, None)
+    config = llm.config("default")
+    reach = await probe.reachable(llm)
+    checks = [
+        Check(
+            "model reachable", OK if reach.ok else FAIL, f"{probe.describe(config)}: {reach.detail}"
+        )
+    ]
+    if reach.ok:
+        trip = await probe.round_trip(llm, timeout_s=timeout_s)
+        checks.append(Check("structured output", OK if trip.ok else FAIL, trip.detail))
+    else:
+        checks.append(Check("structured output", FAIL, "skipped: the model is not reachable"))
+    if settings.models.embeddings_enabled:
+        emb = await probe.embedding(llm)
+        detail = f"{probe.describe(llm.config('embedding'))}: {emb.detail}"
+        checks.append(Check("embeddings", OK if emb.ok else FAIL, detail))
+    else:
+        checks.append(
+            Check(
+                "embeddings",
+                SKIP,
+                "not configured (models.embeddings_enabled = false): full-text search only",
+            )
+        )
+    return checks
+
+
+def run_checks(settings: Settings, timeout_s: float, emit: Callable[[Check], None]) -> list[Check]:
+    """Every check after settings, each reported through `emit` as soon as it is known."""
+    checks: list[Check] = []
+    for check in (check_vault(settings), check_data_dir(settings), check_store(settings)):
+        emit(check)
+        checks.append(check)
+    for check in asyncio.run(check_models(settings, timeout_s)):
+        emit(check)
+        checks.append(check)
+    return checks
+
+
+def run(args: argparse.Namespace) -> int:
+    from core.settings import load_settings, user_settings_path
+
+    source = user_settings_path(args.settings)
+    try:
+        settings = load_settings(args.settings)
+    except SettingsError as exc:
+        print(Check("settings", FAIL, str(exc).replace("\n", "; ")).line())
+        return 2
+    origin = str(source) if Path(source).is_file() else "defaults (no settings file)"
+    print(Check("settings", OK, origin).line())
+    checks = run_checks(settings, args.timeout, lambda check: print(check.line(), flush=True))
+    failed = [check.name for check in checks if check.failed]
+    if failed:
+        print(f"\n{len(failed)} check(s) failed: {', '.join(failed)}")
+        return 1
+    return 0

@@ -1,0 +1,56 @@
+"""`noema runs`: the runs table (queued, running, awaiting review, done, failed)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import get_args
+
+from core.store.runs import RunRecord, RunStatus
+
+STATUSES = get_args(RunStatus)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("runs", help="list workflow runs", description=__doc__)
+    parser.add_argument("--status", choices=STATUSES, help="only runs with this status")
+    parser.add_argument("--flow", help="only runs of this flow")
+    parser.add_argument("--limit", type=int, default=50, help="at most this many (default 50)")
+    parser.set_defaults(func=run)
+
+
+def format_runs(runs: list[RunRecord]) -> str:
+    """A plain-text table, newest first."""
+    if not runs:
+        return "no runs"
+    rows = [("ID", "STATUS", "FLOW", "TARGET", "UPDATED")]
+    for record in runs:
+        rows.append(
+            (
+                record.id[:8],
+                record.status,
+                record.flow,
+                record.target or "-",
+                record.updated_at[:19],
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = [
+        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows
+    ]
+    errors = [f"  {r.id[:8]}: {r.error}" for r in runs if r.status == "failed" and r.error]
+    return "\n".join(lines + (["", "errors:", *errors] if errors else []))
+
+
+def run(args: argparse.Namespace) -> int:
+    from core.store import Store
+    from core.store.runs import RunsRepo
+    from tui.commands import settings_from
+
+    settings = settings_from(args)
+    store = Store(settings.store_path)
+    try:
+        runs = RunsRepo(store).list(status=args.status, flow=args.flow)[: args.limit]
+    finally:
+        store.close()
+    print(format_runs(runs))
+    return 0

@@ -1,0 +1,107 @@
+"""`noema index` (sync the vault into the store) and `noema watch` (the headless watcher)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+
+from tui.commands import CommandError, err, require_vault, settings_from
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    index = subparsers.add_parser(
+        "index", help="index the vault (incremental)", description="Sync the vault into the "
+        "store: changed notes by mtime and hash, deletions, renames, changed embeddings."
+    )  # fmt: skip
+    index.set_defaults(func=run_index)
+    watch = subparsers.add_parser(
+        "watch", help="watch the vault and queue extraction runs until Ctrl-C",
+        description="Watch the vault: keep the index current and queue an extraction run for "
+        "every new or changed unprocessed source note. Stop with Ctrl-C.",
+    )  # fmt: skip
+    watch.set_defaults(func=run_watch)
+
+
+class ProgressBar:
+    """A one-line progress bar on stderr (`done/total path`), redrawn in place."""
+
+    def __init__(self, width: int = 30, stream=None) -> None:
+        self.width = width
+        self.stream = stream or sys.stderr
+        self.drawn = False
+
+    def __call__(self, done: int, total: int, path: str) -> None:
+        filled = int(self.width * done / total) if total else self.width
+        bar = "#" * filled + "-" * (self.width - filled)
+        name = path if len(path) <= 40 else "…" + path[-39:]
+        self.stream.write(f"\r[{bar}] {done}/{total} {name}".ljust(90))
+        self.stream.flush()
+        self.drawn = True
+
+    def close(self) -> None:
+        if self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def run_index(args: argparse.Namespace) -> int:
+    from core.ingest import index_vault
+    from core.models import build_client
+    from core.store import Store
+
+    settings = settings_from(args)
+    require_vault(settings)
+    store = Store(settings.store_path)
+    bar = ProgressBar()
+    try:
+        embed, embed_model = None, ""
+        if settings.models.embeddings_enabled:
+            embed = build_client(settings, store).embed
+            embed_model = settings.role("embedding").model or settings.models.model
+        result = index_vault(settings, store, bar, embed=embed, embed_model=embed_model)
+    finally:
+        bar.close()
+        store.close()
+    print(f"indexed {settings.vault.path}: {result.summary()}")
+    for warning in result.warnings:
+        print(f"  warning: {warning}")
+    return 0
+
+
+def _print_batch(events, queued) -> None:
+    for event in events:
+        moved = f" (from {event.old_path})" if event.old_path else ""
+        print(f"{event.kind:9} {event.path}{moved}", flush=True)
+    for record in queued:
+        print(f"queued    {record.flow} run {record.id[:8]} for {record.target}", flush=True)
+
+
+def run_watch(args: argparse.Namespace) -> int:
+    from core.ingest import start_watching
+    from core.store import Store
+
+    settings = settings_from(args)
+    require_vault(settings)
+    store = Store(settings.store_path)
+    try:
+        watcher, ingest, _writer = start_watching(settings, store)
+    except OSError as exc:
+        store.close()
+        raise CommandError(f"cannot watch {settings.vault.path}: {exc}") from exc
+    for record in ingest.queued:
+        print(f"queued    {record.flow} run {record.id[:8]} for {record.target}", flush=True)
+    ingest.listeners.append(_print_batch)
+    err(f"{watcher.status}; Ctrl-C to stop")
+    stop = threading.Event()
+    try:
+        while not stop.wait(0.5):
+            for problem in list(watcher.errors):
+                err(f"watcher error: {problem}")
+                watcher.errors.remove(problem)
+    except KeyboardInterrupt:
+        err("stopping the watcher")
+    finally:
+        watcher.stop()
+        store.close()
+    return 0

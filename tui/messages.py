@@ -1,0 +1,49 @@
+"""Messages the app's workers and the watcher thread post; screens react to them.
+
+Workers and threads never touch widgets: they post one of these to the app
+(`post_message` is thread-safe) and the app hands a fresh copy to every screen on the
+stack. None of them bubble, so a screen's copy never comes back to the app.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.message import Message
+
+from core.events import RunEvent
+from core.store.runs import RunRecord
+
+
+class ServicesReady(Message, bubble=False):
+    """The store, model client, vault and runtime are open (`app.services`)."""
+
+
+class VaultChanged(Message, bubble=False):
+    """A settled batch of vault events from the watcher, and the runs it queued."""
+
+    def __init__(self, events: list[Any], queued: list[RunRecord]) -> None:
+        super().__init__()
+        self.events = list(events)
+        self.queued = list(queued)
+
+
+class WatcherStatus(Message, bubble=False):
+    """The watcher started, stopped or failed; `text` says which."""
+
+    def __init__(self, running: bool, text: str) -> None:
+        super().__init__()
+        self.running = running
+        self.text = text
+
+
+class RunUpdate(Message, bubble=False):
+    """One typed event of a run the app is driving (workflow screens handle it too)."""
+
+    def __init__(self, event: RunEvent) -> None:
+        super().__init__()
+        self.event = event
+
+
+class RunsChanged(Message, bubble=False):
+    """The runs table changed (a run was queued, started, paused, finished or cancelled)."""

@@ -1,0 +1,111 @@
+"""Model health checks shared by `noema doctor`, `noema demo` and the model screen.
+
+`reachable` only opens a connection (or lists models where the backend can), so it is cheap
+enough for the home screen; `round_trip` makes one real structured-output request with a
+bounded answer, so it proves the whole path (prompt, grammar, parsing, validation).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel
+
+from local_llm import LLMClient, ModelConfig
+
+_NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+PING_MESSAGES = [
+    {"role": "system", "content": "You answer with JSON only."},
+    {"role": "user", "content": 'Reply with {"reply": "pong"}.'},
+]
+
+
+class Pong(BaseModel):
+    """The answer of the connection test; the schema allows exactly one value."""
+
+    reply: Literal["pong"]
+
+
+@dataclass
+class ProbeResult:
+    """Outcome of one check: ok or not, a one-line reason, how long it took."""
+
+    ok: bool
+    detail: str
+    latency_ms: float = 0.0
+    models: list[str] = field(default_factory=list)
+    """Installed models, when the backend can list them (Ollama)."""
+
+
+def _http_status(url: str, timeout_s: float) -> int:
+    try:
+        with _NO_PROXY.open(url, timeout=timeout_s) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as exc:
+        return int(exc.code)
+
+
+def _error(exc: BaseException) -> str:
+    reason = getattr(exc, "reason", None)
+    text = str(reason or exc) or type(exc).__name__
+    return f"{type(exc).__name__}: {text}"[:300]
+
+
+async def reachable(llm: LLMClient, role: str = "default", timeout_s: float = 3.0) -> ProbeResult:
+    """Whether the role's server answers at all (no model request is made)."""
+    config = llm.config(role)
+    backend = llm.backend(role)
+    started = time.perf_counter()
+    try:
+        if hasattr(backend, "list_models"):
+            models = await asyncio.wait_for(backend.list_models(config), timeout_s)
+            return ProbeResult(True, f"{len(models)} models installed", _ms(started), models)
+        if not config.base_url:
+            return ProbeResult(True, f"hosted provider ({config.model}); not checked")
+        status = await asyncio.to_thread(_http_status, config.base_url, timeout_s)
+    except (OSError, TimeoutError, Exception) as exc:  # noqa: BLE001 - any failure is "unreachable"
+        return ProbeResult(False, f"{config.base_url or config.model}: {_error(exc)}", _ms(started))
+    return ProbeResult(True, f"{config.base_url} answers (HTTP {status})", _ms(started))
+
+
+async def round_trip(
+    llm: LLMClient, role: str = "default", timeout_s: float | None = None
+) -> ProbeResult:
+    """One structured-output request whose schema allows only `{"reply": "pong"}`."""
+    started = time.perf_counter()
+    try:
+        answer = await llm.structured(
+            PING_MESSAGES, Pong, role=role, max_tokens=32, timeout_s=timeout_s, node="probe"
+        )
+    except Exception as exc:  # noqa: BLE001 - reported, never raised
+        return ProbeResult(False, _error(exc), _ms(started))
+    latency = _ms(started)
+    return ProbeResult(True, f"answered {answer.reply!r} in {latency:.0f} ms", latency)
+
+
+async def embedding(llm: LLMClient, role: str = "embedding") -> ProbeResult:
+    """Embed two short texts; both vectors must have the same non-zero dimension."""
+    started = time.perf_counter()
+    try:
+        vectors = await llm.embed(["spaced repetition", "retrieval practice"], role=role)
+    except Exception as exc:  # noqa: BLE001 - reported, never raised
+        return ProbeResult(False, _error(exc), _ms(started))
+    dims = {len(v) for v in vectors}
+    if len(vectors) != 2 or len(dims) != 1 or 0 in dims:
+        return ProbeResult(False, f"unexpected vectors (dimensions {sorted(dims)})", _ms(started))
+    return ProbeResult(True, f"{dims.pop()} dimensions in {_ms(started):.0f} ms", _ms(started))
+
+
+def describe(config: ModelConfig) -> str:
+    """`model @ base_url (provider)` for status lines."""
+    where = f" @ {config.base_url}" if config.base_url else ""
+    return f"{config.model}{where} ({config.provider})"
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000

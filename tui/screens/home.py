@@ -1,0 +1,228 @@
+"""The home screen: the hub. Vault, model and watcher status, and the runs table."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Label
+
+from tui.messages import RunsChanged, RunUpdate, ServicesReady, VaultChanged, WatcherStatus
+from tui.widgets import InfoPanel, RunsTable, mark
+
+ACTIVE_FIRST = {
+    "running": 0,
+    "awaiting_review": 1,
+    "queued": 2,
+    "failed": 3,
+    "done": 4,
+    "cancelled": 5,
+}
+RECENT_EVENTS = 8
+
+
+def note_counts(store: Any) -> dict[str, Any]:
+    """Counts from the index tables: notes by kind, concepts, unprocessed sources."""
+    kinds = {
+        row[0]: row[1] for row in store.query("SELECT kind, COUNT(*) FROM notes GROUP BY kind")
+    }
+    return {
+        "kinds": kinds,
+        "notes": sum(kinds.values()),
+        "concepts": store.query_one("SELECT COUNT(*) FROM concepts")[0],
+        "unprocessed": store.query_one("SELECT COUNT(*) FROM sources WHERE processed_date IS NULL")[
+            0
+        ],
+    }
+
+
+class HomeScreen(Screen):
+    """Where everything starts; other screens are one key away (see the footer or `?`)."""
+
+    BINDINGS = [
+        Binding("o", "open_run", "Open run", id="home.open_run"),
+        Binding("s", "start_run", "Start run", id="home.start_run"),
+        Binding("c", "cancel_run", "Cancel run", id="home.cancel_run"),
+        Binding("i", "index", "Index vault", id="home.index"),
+        Binding("r", "refresh", "Refresh", id="home.refresh"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        with Horizontal(id="panels"):
+            yield InfoPanel("Vault", id="vault-panel")
+            yield InfoPanel("Model", id="model-panel")
+            yield InfoPanel("Watcher", id="watcher-panel")
+        yield Label("Runs  (Enter or o: open · s: start/retry · c: cancel)", id="runs-title")
+        yield RunsTable(id="runs")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = self.vault_label
+        self.query_one(RunsTable).focus()
+        self.show_vault(None)
+        self.show_model("busy", "opening…")
+        self.show_watcher("off", "waiting for the vault" if self.app.watch else "off")
+
+    @property
+    def vault_label(self) -> str:
+        app = self.app
+        if app.vault_label:
+            return app.vault_label
+        path = app.settings.vault.path
+        return str(path) if path else "no vault configured"
+
+    # -- panels ---------------------------------------------------------------------------
+
+    def show_vault(self, counts: dict[str, Any] | None) -> None:
+        rows: list[tuple[str, Any]] = [("Vault", self.vault_label)]
+        if self.app.settings.vault.path is None:
+            rows.append(("", "run `noema demo` or set vault.path"))
+        elif counts is None:
+            rows.append(("Notes", "…"))
+        else:
+            kinds = " · ".join(f"{k} {n}" for k, n in sorted(counts["kinds"].items()))
+            rows += [
+                ("Notes", f"{counts['notes']}  ({kinds or 'none'})"),
+                ("Concepts", str(counts["concepts"])),
+                ("Unprocessed", f"{counts['unprocessed']} sources"),
+            ]
+        self.query_one("#vault-panel", InfoPanel).show_rows(rows)
+
+    def show_model(self, state: str, detail: str) -> None:
+        from tui.probe import describe
+
+        services = self.app.services
+        if services is not None:
+            model = describe(services.llm.config("default"))
+        else:
+            model = self.app.settings.role("default").model or self.app.settings.models.model
+        rows = [("Model", model), ("Status", mark(state, detail))]
+        self.query_one("#model-panel", InfoPanel).show_rows(rows)
+
+    def show_watcher(self, state: str, text: str) -> None:
+        self._watcher = (state, text)
+        events = Text()
+        for event in self.app.recent_events[:RECENT_EVENTS]:
+            events.append(f"{event.kind:<9}", style="bold").append(f"{event.path}\n")
+        rows = [
+            ("Status", mark(state, text)),
+            ("Recent", events or Text("no events yet", style="dim")),
+        ]
+        self.query_one("#watcher-panel", InfoPanel).show_rows(rows)
+
+    # -- messages from the app ------------------------------------------------------------
+
+    def on_services_ready(self, _message: ServicesReady) -> None:
+        self.refresh_all()
+
+    def on_vault_changed(self, _message: VaultChanged) -> None:
+        self.show_watcher(*self._watcher)
+        self.load_counts()
+        self.load_runs()
+
+    def on_watcher_status(self, message: WatcherStatus) -> None:
+        state = "ok" if message.running else ("fail" if "failed" in message.text else "busy")
+        self.show_watcher(state, message.text)
+
+    def on_runs_changed(self, _message: RunsChanged) -> None:
+        self.load_runs()
+
+    def on_run_update(self, message: RunUpdate) -> None:
+        if not type(message.event).__name__.startswith("Progress"):
+            self.load_runs()
+
+    # -- workers --------------------------------------------------------------------------
+
+    def refresh_all(self) -> None:
+        self.load_counts()
+        self.load_runs()
+        self.check_model()
+
+    @work(exclusive=True, group="home-counts", exit_on_error=False)
+    async def load_counts(self) -> None:
+        services = self.app.services
+        if services is None or services.vault is None:
+            return
+        self.show_vault(await asyncio.to_thread(note_counts, services.store))
+
+    @work(exclusive=True, group="home-runs", exit_on_error=False)
+    async def load_runs(self) -> None:
+        services = self.app.services
+        if services is None:
+            return
+        runs = await asyncio.to_thread(services.runtime.list_runs)
+        runs.sort(key=lambda r: ACTIVE_FIRST.get(r.status, 9))
+        self.query_one(RunsTable).show_runs(runs)
+
+    @work(exclusive=True, group="model-status", exit_on_error=False)
+    async def check_model(self) -> None:
+        from tui.probe import reachable
+
+        services = self.app.services
+        if services is None:
+            return
+        self.show_model("busy", "checking…")
+        result = await reachable(services.llm)
+        self.show_model(
+            "ok" if result.ok else "fail",
+            ("reachable: " if result.ok else "unreachable: ") + result.detail,
+        )
+
+    @work(exclusive=True, group="index", exit_on_error=False)
+    async def action_index(self) -> None:
+        """Sync the vault into the index (and embeddings, when configured)."""
+        services = self.app.services
+        if services is None or services.vault is None:
+            self.notify("no vault to index", severity="warning")
+            return
+        self.notify("indexing the vault…")
+        result = await services.vault.index.sync_async()
+        self.notify(f"indexed: {result.summary()}", title="Index")
+        self.load_counts()
+
+    # -- actions on the selected run --------------------------------------------------------
+
+    @on(DataTable.RowSelected, "#runs")
+    def _row_selected(self, _event: DataTable.RowSelected) -> None:
+        self.action_open_run()
+
+    def action_open_run(self) -> None:
+        run = self.query_one(RunsTable).selected_run
+        if run is not None:
+            self.app.open_run(run)
+
+    def action_start_run(self) -> None:
+        run = self.query_one(RunsTable).selected_run
+        services = self.app.services
+        if run is None or services is None:
+            return
+        if run.status not in ("queued", "failed"):
+            self.notify(f"run {run.id[:8]} is {run.status}; only queued or failed runs start")
+        elif run.flow not in services.runtime.flows:
+            self.notify(
+                f"the {run.flow} workflow is not installed yet; the run waits", severity="warning"
+            )
+        else:
+            self.app.drive_run(run.id)
+
+    def action_cancel_run(self) -> None:
+        run = self.query_one(RunsTable).selected_run
+        services = self.app.services
+        if run is None or services is None:
+            return
+        if run.status in ("queued", "failed", "awaiting_review"):
+            services.runtime.cancel(run.id)
+            self.notify(f"cancelled run {run.id[:8]}")
+            self.load_runs()
+        else:
+            self.notify(f"run {run.id[:8]} is {run.status} and cannot be cancelled")
+
+    def action_refresh(self) -> None:
+        self.refresh_all()

@@ -1,0 +1,33 @@
+"""Small status panels: a titled key/value panel and a status line with a state mark."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+MARKS = {"ok": ("●", "green"), "fail": ("●", "red"), "busy": ("◌", "yellow"), "off": ("○", "dim")}
+
+
+def mark(state: str, text: str) -> Text:
+    """`● text` coloured by state (ok, fail, busy, off)."""
+    symbol, style = MARKS.get(state, MARKS["off"])
+    return Text.assemble((symbol + " ", style), text)
+
+
+class InfoPanel(Static):
+    """A bordered panel of `label: value` rows; `show_rows` replaces them."""
+
+    def __init__(self, title: str, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.border_title = title
+
+    def show_rows(self, rows: Iterable[tuple[str, str | Text]]) -> None:
+        table = Table.grid(padding=(0, 1))
+        table.add_column(style="bold", no_wrap=True)
+        table.add_column()
+        for label, value in rows:
+            table.add_row(label, value)
+        self.update(table)
