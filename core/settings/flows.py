@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 from core.settings.sections import DOC
@@ -24,6 +26,13 @@ class ExtractionSettings(BaseModel):
     """Self-critique / refinement rounds before the human review."""
     max_review_rounds: int = Field(8, ge=1, le=50)
     """Hard limit on human feedback rounds; reaching it aborts the run."""
+    max_quotes_per_batch: int = Field(40, ge=1, le=1000)
+    """At most this many quotes go into one candidate-extraction call (also bounded by the
+    model's context budget); larger sources are extracted in batches and merged."""
+    pool_size: int = Field(50, ge=1, le=500)
+    """How many existing concepts relation search pools per novel concept."""
+    timeout_s: float = Field(120.0, gt=0)
+    """Timeout of the self-critique model call, in seconds."""
     recursion_limit: int = Field(200, ge=10)
     """LangGraph recursion limit for one run."""
 
@@ -39,6 +48,20 @@ class NormalizationSettings(BaseModel):
     """Convergence: stop when fewer new unique merges than this appear..."""
     patience: int = Field(2, ge=1)
     """...for this many consecutive iterations."""
+    strategy: Literal["auto", "full_list", "blocks"] = "auto"
+    """`full_list` sends every name each iteration (the spec); `blocks` sends blocks of
+    similar names (from the index's search); `auto` uses the full list when it fits the
+    context budget, else blocks."""
+    deterministic: bool = True
+    """Find case, accent, punctuation and singular/plural variants in code first (no model)."""
+    block_tokens: int = Field(1500, ge=100)
+    """Token budget of the names in one block (kept under the model's context budget)."""
+    neighbors: int = Field(5, ge=1, le=50)
+    """How many search hits per name are considered when grouping similar names."""
+    max_merges_per_call: int = Field(20, ge=1, le=200)
+    """Most merges one generator answer may hold (bounds the schema)."""
+    validation_batch: int = Field(8, ge=1, le=100)
+    """Most merges one evaluator call judges."""
     recursion_limit: int = Field(100, ge=10)
     """LangGraph recursion limit for one run."""
 

@@ -1,0 +1,1 @@
+"""Concept normalization (spec 000): merge proposals from a generator/evaluator loop."""

@@ -1,0 +1,287 @@
+"""Nodes of the normalization loop: load -> generation <-> validation -> finish (spec 000).
+
+Code decides what code can: deterministic variants, merge keys, weak filtering, the trend and
+convergence. The generator sees names (the full list, or blocks of similar names when the list
+does not fit the context budget); the evaluator sees the proposals with their definitions and
+fails closed: a batch it could not judge is not accepted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from langgraph.config import get_stream_writer
+from langgraph.runtime import Runtime
+
+from core.context import FlowContext
+from core.flows.normalization import prompts
+from core.flows.normalization.accumulate import (
+    accumulate,
+    format_weak,
+    make_merge,
+    should_stop,
+)
+from core.flows.normalization.blocks import build_blocks, index_searcher
+from core.flows.normalization.catalog import ConceptInfo, concept_names, load_concepts
+from core.flows.normalization.state import NormalizationStreamEvent, Phase
+from core.flows.normalization.variants import deterministic_merges
+from core.merges.reviews import ReviewsRepo
+
+State = Mapping[str, Any]
+ANSWER_RESERVE = 600
+"""Prompt tokens kept free beside a block's names (instructions, avoid list)."""
+
+
+def emit(node: str, phase: Phase, activity: str, state: State, **fields: Any) -> None:
+    """One progress event with the fields of spec 000's NormalizationStreamEvent."""
+    event = NormalizationStreamEvent(
+        node=node, phase=phase, agent_activity=activity, message=activity,
+        iteration=fields.pop("iteration", state.get("iteration", 0)),
+        total_merges=fields.pop("total_merges", len(state.get("all_merges", {}))),
+        weak_count=fields.pop("weak_count", len(state.get("weak_merges", {}))),
+        **fields,
+    )  # fmt: skip
+    with contextlib.suppress(RuntimeError):  # outside a graph run (a helper's unit test)
+        get_stream_writer()(event.model_dump())
+
+
+def _settings(runtime: Runtime[FlowContext]) -> Any:
+    return runtime.context.settings.flows.normalization
+
+
+def _sync_index(runtime: Runtime[FlowContext]) -> None:
+    vault = runtime.context.vault
+    index = getattr(vault, "index", None)
+    if index is not None:
+        index.sync_files()
+
+
+def _full_list_fits(runtime: Runtime[FlowContext], names: list[str], weak: State) -> bool:
+    messages = prompts.generator_messages(names, format_weak(weak.values()), len(weak))
+    llm = runtime.context.llm
+    return llm.count_tokens(messages) <= llm.budget("default")
+
+
+async def load(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Read concepts and weak merges, find deterministic variants, choose full list or blocks."""
+    await asyncio.to_thread(_sync_index, runtime)
+    store, settings = runtime.context.store, _settings(runtime)
+    concepts = load_concepts(store)
+    names = concept_names(concepts)
+    weak = ReviewsRepo(store).weak_merges()
+    found = []
+    if settings.deterministic:
+        found = [
+            make_merge(m.a_id, m.b_id, m.a_name, m.b_name, m.reason, origin="code")
+            for m in deterministic_merges(names)
+        ]
+    merged = accumulate({}, found, weak).all_merges
+    strategy = state.get("strategy") or settings.strategy
+    blocks: list[list[str]] = []
+    if strategy == "blocks" or (
+        strategy == "auto" and not _full_list_fits(runtime, [n.name for n in names], weak)
+    ):
+        budget = min(settings.block_tokens, runtime.context.llm.budget("default") - ANSWER_RESERVE)
+        searcher = index_searcher(store)
+        blocks = build_blocks(
+            concepts, names, searcher, budget=max(100, budget), neighbors=settings.neighbors
+        )
+    mode = f"{len(blocks)} blocks of similar names" if blocks else "the full list"
+    update = {
+        "concepts": [c.to_dict() for c in concepts],
+        "blocks": blocks,
+        "active_blocks": list(range(len(blocks))),
+        "iteration": 0,
+        "all_merges": merged,
+        "weak_merges": weak,
+        "deterministic_count": len(merged),
+        "messages": [
+            f"{len(concepts)} concepts, {len(names)} names; {len(merged)} variants found by"
+            f" code; the generator works on {mode}."
+        ],
+    }
+    emit("load", "generation", update["messages"][0], {**state, **update},
+         latest_merges=list(merged.values()), merges_found=len(merged))  # fmt: skip
+    return update
+
+
+def route_after_load(state: State) -> Literal["generation", "finish"]:
+    """Nothing to compare with fewer than two concepts."""
+    return "generation" if len(state.get("concepts", [])) >= 2 else "finish"
+
+
+def _calls(state: State) -> list[tuple[int, list[str]]]:
+    """(block index or -1, concept ids) of each generator call of this iteration."""
+    if not state.get("blocks"):
+        return [(-1, [c["id"] for c in state.get("concepts", [])])]
+    return [(i, state["blocks"][i]) for i in state.get("active_blocks", [])]
+
+
+async def _generate_one(
+    runtime: Runtime[FlowContext], ids: list[str], state: State
+) -> list[dict[str, Any]]:
+    """One generator call over the names of these concepts; proposals as merge dicts."""
+    wanted = set(ids)
+    concepts = [ConceptInfo(**c) for c in state["concepts"] if c["id"] in wanted]
+    names = concept_names(concepts)
+    by_name = {n.name: n.concept_id for n in names}
+    weak = [
+        w for w in state.get("weak_merges", {}).values()
+        if w["a_id"] in wanted and w["b_id"] in wanted
+    ]  # fmt: skip
+    settings = _settings(runtime)
+    answer = await runtime.context.llm.structured(
+        prompts.generator_messages(list(by_name), format_weak(weak), len(weak)),
+        prompts.MergeBatch,
+        role="default",
+        json_schema=prompts.generator_schema(list(by_name), settings.max_merges_per_call),
+    )
+    found = []
+    for item in answer.merges:
+        a, b = by_name.get(item.concept_a), by_name.get(item.concept_b)
+        if a and b and a != b:
+            found.append(make_merge(a, b, item.concept_a, item.concept_b, item.reason))
+    return found
+
+
+async def generation(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """The generator proposes merges; known weak and already accepted keys are dropped."""
+    iteration = state.get("iteration", 0) + 1
+    known = set(state.get("all_merges", {})) | set(state.get("weak_merges", {}))
+    batch: dict[str, dict[str, Any]] = {}
+    origins: dict[str, int] = {}
+    errors: list[str] = []
+    calls = _calls(state)
+    for n, (block, ids) in enumerate(calls, start=1):
+        try:
+            proposals = await _generate_one(runtime, ids, state)
+        except Exception as exc:  # noqa: BLE001 - one failed call must not end the run
+            errors.append(f"generation {iteration}.{n}: {type(exc).__name__}: {exc}")
+            continue
+        for merge in proposals:
+            if merge["key"] not in known and merge["key"] not in batch:
+                batch[merge["key"]] = merge
+                origins[merge["key"]] = block
+        where = f" (block {n} of {len(calls)})" if block >= 0 else ""
+        emit("generation", "generation",
+             f"Generator: iteration {iteration}{where}, {len(batch)} new proposals so far.",
+             state, iteration=iteration)  # fmt: skip
+    return {
+        "iteration": iteration,
+        "new_merge_batch": list(batch.values()),
+        "batch_blocks": [origins[k] for k in batch],
+        "errors": errors,
+    }
+
+
+async def _validate_chunk(
+    runtime: Runtime[FlowContext], chunk: list[dict[str, Any]], definitions: Mapping[str, str]
+) -> list[tuple[dict[str, Any], prompts.WeakMergeItem]]:
+    answer = await runtime.context.llm.structured(
+        prompts.validator_messages(chunk, definitions),
+        prompts.ValidationResult,
+        role="default",
+        json_schema=prompts.validator_schema(len(chunk)),
+    )
+    by_id = {f"m{i}": merge for i, merge in enumerate(chunk, start=1)}
+    return [(by_id[w.merge_id], w) for w in answer.weak_merges if w.merge_id in by_id]
+
+
+async def _judge(
+    runtime: Runtime[FlowContext], batch: list[dict[str, Any]], state: State
+) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], list[str]]:
+    """(accepted, new weak by key, errors). A chunk whose call fails is not accepted."""
+    definitions = {c["id"]: ConceptInfo(**c).definition() for c in state.get("concepts", [])}
+    size = _settings(runtime).validation_batch
+    accepted: list[dict[str, Any]] = []
+    weak: dict[str, dict[str, Any]] = {}
+    errors: list[str] = []
+    for start in range(0, len(batch), size):
+        chunk = batch[start : start + size]
+        try:
+            judged = await _validate_chunk(runtime, chunk, definitions)
+        except Exception as exc:  # noqa: BLE001 - fail closed
+            errors.append(
+                f"validation failed, {len(chunk)} merges not accepted: {type(exc).__name__}: {exc}"
+            )
+            continue
+        for merge, item in judged:
+            weak[merge["key"]] = {**merge, "reason": item.reason,
+                                  "explanation": item.explanation, "origin": "evaluator"}  # fmt: skip
+        accepted.extend(m for m in chunk if m["key"] not in weak)
+    return accepted, weak, errors
+
+
+def _next_active(state: State, latest: list[dict], new_weak: Mapping[str, Any]) -> list[int]:
+    """Blocks whose last answer changed something; an unchanged block would answer the same."""
+    changed = {m["key"] for m in latest} | set(new_weak)
+    batch, origins = state.get("new_merge_batch", []), state.get("batch_blocks", [])
+    return sorted(
+        {b for m, b in zip(batch, origins, strict=False) if m["key"] in changed and b >= 0}
+    )
+
+
+async def validation(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """The evaluator returns weak merges; accepted = batch minus every weak key ever seen."""
+    batch = state.get("new_merge_batch", [])
+    accepted, new_weak, errors = await _judge(runtime, batch, state) if batch else ([], {}, [])
+    if new_weak:
+        ReviewsRepo(runtime.context.store).add_weak(new_weak.values(), runtime.context.run_id)
+    weak = {**state.get("weak_merges", {}), **new_weak}
+    result = accumulate(state.get("all_merges", {}), accepted, weak)
+    trend = [*state.get("new_unique_merges_trend", []), result.new_unique]
+    activity = (
+        f"Evaluator: iteration {state.get('iteration', 0)}, {result.new_unique} new merges,"
+        f" {len(new_weak)} weak."
+    )
+    emit("validation", "validation", activity, state, merges_found=result.new_unique,
+         total_merges=len(result.all_merges), latest_merges=result.latest,
+         weak_count=len(weak), new_unique_merges_trend=trend)  # fmt: skip
+    return {
+        "all_merges": result.all_merges,
+        "weak_merges": weak,
+        "latest_merges": result.latest,
+        "new_unique_merges": result.new_unique,
+        "new_unique_merges_trend": [result.new_unique],
+        "active_blocks": _next_active(state, result.latest, new_weak),
+        "converged": converged(state, trend, runtime),
+        "errors": errors,
+        "messages": [activity],
+    }
+
+
+def converged(state: State, trend: list[int], runtime: Runtime[FlowContext]) -> bool:
+    """Stop on < min_new_merges new merges for `patience` iterations, or at max_iterations."""
+    s = _settings(runtime)
+    return should_stop(
+        trend, state.get("iteration", 0),
+        max_iterations=s.max_iterations, min_new=s.min_new_merges, patience=s.patience,
+    )  # fmt: skip
+
+
+def route_convergence(state: State) -> Literal["continue", "end"]:
+    """The evaluator's convergence verdict."""
+    return "end" if state.get("converged") else "continue"
+
+
+async def finish(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Store the review: every accepted merge as a pending item."""
+    merges = list(state.get("all_merges", {}).values())
+    review_id = ""
+    if merges:
+        review_id = runtime.context.run_id or uuid.uuid4().hex
+        ReviewsRepo(runtime.context.store).create(
+            review_id,
+            runtime.context.run_id,
+            merges,
+            list(state.get("new_unique_merges_trend", [])),
+        )
+    activity = f"Done: {len(merges)} merges to review." if merges else "Done: no merges to propose."
+    emit("finish", "complete", activity, state, requires_review=bool(merges),
+         review_id=review_id or None, latest_merges=merges, merges_found=len(merges),
+         new_unique_merges_trend=list(state.get("new_unique_merges_trend", [])))  # fmt: skip
+    return {"review_id": review_id, "messages": [activity]}

@@ -1,0 +1,78 @@
+"""State of the normalization flow (spec 000) and the progress event it streams."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, Literal, TypedDict
+
+from pydantic import BaseModel, Field
+
+Phase = Literal["generation", "validation", "complete"]
+
+
+class NormalizationInput(BaseModel):
+    """What a normalization run starts with: nothing is required."""
+
+    strategy: Literal["auto", "full_list", "blocks"] | None = None
+    """Override of settings.flows.normalization.strategy for this run."""
+
+
+class NormalizationState(TypedDict, total=False):
+    """The full state of one normalization run."""
+
+    strategy: str | None
+    """The input's strategy override."""
+    concepts: list[dict[str, Any]]
+    """Every concept (ConceptInfo as a dict), read from the index at the start."""
+    blocks: list[list[str]]
+    """Blocks of similar concept ids; empty when the full list is sent each iteration."""
+    active_blocks: list[int]
+    """Blocks to send in the next iteration (those that changed something in the last)."""
+    iteration: int
+    """Generator/evaluator iterations done (0 before the first)."""
+    new_merge_batch: list[dict[str, Any]]
+    """This iteration's proposals that are neither weak nor already accepted."""
+    batch_blocks: list[int]
+    """For each proposal of the batch, the block it came from (-1 for the full list)."""
+    all_merges: dict[str, dict[str, Any]]
+    """Every accepted merge so far, by order-insensitive key."""
+    weak_merges: dict[str, dict[str, Any]]
+    """Every weak merge ever seen (this run and earlier ones), by key: never accepted."""
+    latest_merges: list[dict[str, Any]]
+    """The new unique merges of the last iteration."""
+    new_unique_merges: int
+    """How many keys the last iteration added to `all_merges`."""
+    new_unique_merges_trend: Annotated[list[int], operator.add]
+    """`new_unique_merges` per iteration (the convergence rule reads it)."""
+    converged: bool
+    """The convergence rule says stop (set by the evaluator)."""
+    deterministic_count: int
+    """Merges found by code (case, accent, punctuation, plural) before any model call."""
+    review_id: str
+    """The stored review, once the run is complete."""
+    errors: Annotated[list[str], operator.add]
+    """What went wrong (a failed call, a fail-closed batch); the run goes on."""
+    messages: Annotated[list[str], operator.add]
+    """Activity lines, as the progress events carried them."""
+
+
+class NormalizationStreamEvent(BaseModel):
+    """The progress event of spec 000 (`NormalizationStreamEvent`) plus the weak count."""
+
+    node: str
+    phase: Phase
+    agent_activity: str
+    """What the agents are doing, in a sentence."""
+    message: str = ""
+    """Same as agent_activity (the runtime's generic progress field)."""
+    iteration: int = 0
+    merges_found: int = 0
+    """New unique merges of the latest iteration."""
+    total_merges: int = 0
+    """Accepted merges so far."""
+    latest_merges: list[dict[str, Any]] = Field(default_factory=list)
+    weak_count: int = 0
+    """Weak merges known (rejected ever)."""
+    new_unique_merges_trend: list[int] = Field(default_factory=list)
+    requires_review: bool = False
+    review_id: str | None = None

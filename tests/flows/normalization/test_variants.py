@@ -1,0 +1,75 @@
+"""Deterministic variants (case, accent, punctuation, Spanish and English plurals) and acronyms."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.flows.normalization.variants import (
+    NamedConcept,
+    acronym_candidates,
+    deterministic_merges,
+    fold,
+    variant_key,
+)
+
+SAME = [
+    ("Metacognición", "metacognicion"),
+    ("Hábitos atómicos", "Hábito atómico"),
+    ("Lecciones aprendidas", "Lección aprendida"),
+    ("Luces", "Luz"),
+    ("Clases invertidas", "Clase invertida"),
+    ("Spaced repetition", "spaced-repetitions"),
+    ("Theories of mind", "Theory of mind"),
+    ("Practices", "practice"),
+    ("Boxes", "Box"),
+    ("Processes", "Process"),
+    ("Deep Work", "deep work!"),
+    ("Ideas", "Idea"),
+]
+DIFFERENT = [
+    ("Hábito atómico", "Hábito"),
+    ("Deep Work", "Work"),
+    ("Analysis", "Analyst"),
+    ("Memoria de trabajo", "Memoria"),
+    ("Class", "Clash"),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), SAME)
+def test_variants_share_a_key(a: str, b: str) -> None:
+    assert variant_key(a) == variant_key(b)
+
+
+@pytest.mark.parametrize(("a", "b"), DIFFERENT)
+def test_different_names_keep_different_keys(a: str, b: str) -> None:
+    assert variant_key(a) != variant_key(b)
+
+
+def test_fold_strips_accents_case_and_punctuation() -> None:
+    assert fold("  Zona de desarrollo — Próximo! ") == "zona de desarrollo proximo"
+
+
+def test_deterministic_merges_pair_concepts_not_names_of_one_concept() -> None:
+    names = [
+        NamedConcept("Metacognición", "m1"),
+        NamedConcept("metacognicion", "m2"),
+        NamedConcept("Metacognicion", "m1"),  # an alias of m1: same concept, no merge
+        NamedConcept("Hábitos atómicos", "h1"),
+        NamedConcept("Hábito atómico", "h2"),
+        NamedConcept("Deep Work", "d1"),
+    ]
+    merges = deterministic_merges(names)
+    pairs = {frozenset((m.a_id, m.b_id)) for m in merges}
+    assert pairs == {frozenset({"m1", "m2"}), frozenset({"h1", "h2"})}
+    reasons = {m.a_id: m.reason for m in merges}
+    assert "accents" in reasons["m1"] and "plural" in reasons["h1"]
+
+
+def test_acronym_candidates_point_at_expansions_in_the_list() -> None:
+    names = [
+        NamedConcept("ZDP", "z"),
+        NamedConcept("Zona de desarrollo próximo", "zdp"),
+        NamedConcept("Zona de descanso", "zd"),
+        NamedConcept("SRS", "s"),  # no expansion in the list
+    ]
+    assert acronym_candidates(names) == {"z": {"zdp"}}
