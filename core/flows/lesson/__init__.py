@@ -1,0 +1,1 @@
+"""Lesson generation with self-review and cascaded judging (spec 001)."""
