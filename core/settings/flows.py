@@ -87,6 +87,22 @@ class LessonSettings(BaseModel):
     """Judged score at or above this accepts the lesson."""
     fix_threshold: float = Field(0.5, ge=0, le=1)
     """Between this and accept: a targeted fix; below: regenerate or escalate."""
+    max_judge_fixes: int = Field(1, ge=0, le=5)
+    """How many targeted fixes after a judge verdict before escalating to the user."""
+    section_count: int = Field(4, ge=1, le=12)
+    """Sections the planner outlines when the run does not say."""
+    section_max_chars: int = Field(1800, ge=200)
+    """Upper bound on one expanded section (bounded in the model's schema)."""
+    generation_max_tokens: int = Field(0, ge=0)
+    """Completion token limit of generation calls (0: the role's own limit)."""
+    related_limit: int = Field(8, ge=0)
+    """Related concepts given to the planner as source material."""
+    quote_limit: int = Field(12, ge=0)
+    """Supporting quotes given as source material."""
+    tiebreak_role: str = "judge"
+    """Model role of the third judge that breaks a tie between `judge` and `judge_secondary`."""
+    judge_timeout_s: float = Field(180.0, gt=0)
+    """Timeout of one judge call, in seconds."""
     recursion_limit: int = Field(100, ge=10)
     """LangGraph recursion limit for one run."""
 
