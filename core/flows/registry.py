@@ -10,9 +10,11 @@ from local_llm import Backend
 
 def flows() -> dict[str, FlowSpec]:
     """Flow name -> spec. Each flow package's graph module exposes `SPEC`; add it here."""
+    from core.flows.extraction.graph import SPEC as extraction
+    from core.flows.normalization.graph import SPEC as normalization
     from core.flows.rubric.graph import SPEC as rubric
 
-    specs: list[FlowSpec] = [rubric]
+    specs: list[FlowSpec] = [extraction, normalization, rubric]
     return {spec.name: spec for spec in specs}
 
 
