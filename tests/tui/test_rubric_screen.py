@@ -1,0 +1,161 @@
+"""The rubric screen inside the real app shell, with a scripted model: Pilot and snapshots."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import frontmatter
+import pytest
+
+from core.flows.rubric.graph import SPEC
+from core.services import open_services
+from core.settings import Settings
+from local_llm.testing import ScriptedBackend
+from tests.flows.rubric.conftest import NOTE_PATH, NOTE_TEXT, REVISED_BODY, evaluation
+from tui.app import NoemaApp
+from tui.screens.rubric import RubricScreen, TextModal, criterion_text
+
+
+def critical_evaluation(score: float) -> dict[str, Any]:
+    answer = evaluation(score)
+    answer["criteria"]["accuracy"]["score"] = 0.2  # critical in the default rubric
+    return answer
+
+
+def make_app(tmp_path: Path, responses: list[Any]) -> tuple[NoemaApp, Path]:
+    root = tmp_path / "vault"
+    (root / "notes").mkdir(parents=True)
+    (root / NOTE_PATH).write_text(NOTE_TEXT, encoding="utf-8")
+    settings = Settings(vault={"path": root}, data={"directory": tmp_path / "data"})
+    services = open_services(settings, {"rubric": SPEC}, backend=ScriptedBackend(responses))
+    app = NoemaApp(settings, services=services, watch=False)
+    app.animation_level = "none"
+    return app, root
+
+
+async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    waited = 0.0
+    while not condition():
+        await pilot.pause(0.05)
+        waited += 0.05
+        if waited > timeout:
+            raise AssertionError("timed out waiting for the screen")
+
+
+async def open_and_evaluate(pilot, app: NoemaApp) -> RubricScreen:
+    await wait_for(pilot, lambda: app.services is not None)
+    await pilot.press("e")
+    screen = app.screen
+    assert isinstance(screen, RubricScreen)
+    screen.query_one("#note").value = NOTE_PATH
+    await pilot.click("#evaluate")
+    await wait_for(pilot, lambda: screen.payload is not None)
+    return screen
+
+
+async def test_evaluate_then_approve(tmp_path: Path) -> None:
+    app, root = make_app(tmp_path, [critical_evaluation(0.9)])
+    async with app.run_test(size=(120, 50)) as pilot:
+        screen = await open_and_evaluate(pilot, app)
+        bars = [str(w.render()) for w in screen.query(".criterion")]
+        assert len(bars) == 4 and "★ critical" in bars[0] and "0.20 / 0.60" in bars[0]
+        assert "NOT PASSED" in str(screen.query_one("#verdict").render())
+        assert "add an example of a plant" in str(screen.query_one("#remarks").render())
+        assert screen.check_action("approve", ()) and not screen.check_action("accept", ())
+        await pilot.press("a")
+        await wait_for(
+            pilot, lambda: "marked approved" in str(screen.query_one("#outcome").render())
+        )
+        assert not screen.check_action("approve", ())
+    post = frontmatter.loads((root / NOTE_PATH).read_text(encoding="utf-8"))
+    assert post["review_status"] == "approved"
+
+
+async def test_revise_shows_the_diff_and_accept_reevaluates(tmp_path: Path) -> None:
+    responses = [
+        evaluation(0.4),
+        {"body": REVISED_BODY, "summary": "example added"},
+        evaluation(0.9),
+    ]
+    app, root = make_app(tmp_path, responses)
+    async with app.run_test(size=(120, 50)) as pilot:
+        screen = await open_and_evaluate(pilot, app)
+        await pilot.press("r")
+        assert isinstance(app.screen, TextModal)
+        app.screen.query_one("#modal-text").text = "an example please"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: (screen.payload or {}).get("type") == "revision_review")
+        assert "maple leaf" in str(screen.payload["diff"])
+        await pilot.press("y")
+        await wait_for(pilot, lambda: (screen.payload or {}).get("round") == 2)
+        assert "PASSED overall 0.90" in str(screen.query_one("#verdict").render())
+    assert "maple leaf" in (root / NOTE_PATH).read_text(encoding="utf-8")
+
+
+async def test_edit_in_the_modal_writes_and_reevaluates(tmp_path: Path) -> None:
+    app, root = make_app(tmp_path, [evaluation(0.5), evaluation(0.8)])
+    async with app.run_test(size=(120, 50)) as pilot:
+        screen = await open_and_evaluate(pilot, app)
+        await pilot.press("e")
+        modal = app.screen
+        assert (
+            isinstance(modal, TextModal)
+            and "Plants turn light" in modal.query_one("#modal-text").text
+        )
+        modal.query_one("#modal-text").text = "# Photosynthesis\n\nRewritten by me.\n"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: (screen.payload or {}).get("round") == 2)
+    assert (root / NOTE_PATH).read_text(encoding="utf-8").endswith("Rewritten by me.\n")
+
+
+async def test_review_screen_reopens_a_waiting_run(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path, [evaluation(0.8)])
+    async with app.run_test(size=(120, 50)) as pilot:
+        screen = await open_and_evaluate(pilot, app)
+        run = app.services.runtime.runs.get(screen.run_id)
+        await wait_for(
+            pilot, lambda: app.services.runtime.runs.get(screen.run_id).status == "awaiting_review"
+        )
+        app.pop_screen()
+        app.open_run(app.services.runtime.runs.get(run.id))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, RubricScreen) and app.screen.payload is not None
+        )
+        assert app.screen is not screen and app.screen.note == NOTE_PATH
+
+
+def test_criterion_text_marks_threshold_and_critical() -> None:
+    text = criterion_text(
+        {
+            "name": "Accuracy",
+            "score": 0.5,
+            "passing_threshold": 0.6,
+            "passed": False,
+            "is_critical": True,
+            "rationale": "why",
+            "issues": [{"what": "wrong", "where": "intro"}],
+        },  # fmt: skip
+        width=10,
+    ).plain
+    assert text.startswith("Accuracy" + " " * 19 + "█████░│░░░ 0.50 / 0.60  ★ critical")
+    assert "• wrong (intro)" in text
+
+
+@pytest.mark.parametrize("action", ["evaluation", "revision"])
+def test_snapshot(action: str, tmp_path: Path, snap_compare) -> None:
+    responses = [critical_evaluation(0.9), {"body": REVISED_BODY, "summary": "example added"}]
+    app, _ = make_app(tmp_path, responses)
+
+    async def run_before(pilot) -> None:
+        screen = await open_and_evaluate(pilot, app)
+        if action == "revision":
+            await pilot.press("r")
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: (screen.payload or {}).get("type") == "revision_review")
+        await pilot.pause(0.2)
+        app.clear_notifications()  # toasts name the random run id
+        await pilot.pause(0.1)
+
+    assert snap_compare(app, terminal_size=(110, 44), run_before=run_before)

@@ -1,0 +1,382 @@
+"""The rubric screen: pick a note and a rubric, watch the evaluation, then approve / revise / edit.
+
+The run is driven by the app (`app.drive_run` / `app.resume_run`, one runs worker); this
+screen reacts to the `RunUpdate` messages of its own run. Reached from home with `e`, and
+from a rubric run awaiting review in the runs table (`review_screen`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Group
+from rich.syntax import Syntax
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.suggester import SuggestFromList
+from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
+
+from core.events import Done, Failed, Interrupted
+from tui.messages import RunUpdate, ServicesReady
+from tui.widgets.progress import RunProgress
+
+STEPS = ["load_note", "evaluate", "evaluate_judge", "evaluate_review"]
+MAX_NOTES = 5000
+BAR_WIDTH = 30
+
+
+def criterion_text(c: dict[str, Any], width: int = BAR_WIDTH) -> Text:
+    """One criterion: name, a bar of the score with the threshold marked, numbers, remarks."""
+    score, threshold = float(c["score"]), float(c["passing_threshold"])
+    filled, mark = round(score * width), min(width - 1, round(threshold * width))
+    colour = "green" if c["passed"] else "red"
+    text = Text(f"{c['name'][:26]:<27}")
+    for cell in range(width):
+        if cell == mark:
+            text.append("│", style="bold yellow")
+        else:
+            text.append("█" if cell < filled else "░", style=colour if cell < filled else "grey37")
+    text.append(f" {score:.2f} / {threshold:.2f}", style=colour)
+    if c.get("is_critical"):
+        text.append("  ★ critical", style="bold magenta")
+    if c.get("rationale"):
+        text.append(f"\n    {c['rationale']}", style="dim")
+    for issue in c.get("issues", []):
+        where = f" ({issue['where']})" if issue.get("where") else ""
+        text.append(f"\n    • {issue['what']}{where}", style="italic")
+    return text
+
+
+def remarks_text(evaluation: dict[str, Any]) -> Text:
+    """Strengths, weaknesses, suggestions and the overall feedback."""
+    text = Text()
+    for title, key, style in (
+        ("Strengths", "strengths", "green"),
+        ("Weaknesses", "weaknesses", "red"),
+        ("Suggestions", "suggestions", "cyan"),
+    ):
+        items = evaluation.get(key) or []
+        if items:
+            text.append(f"{title}\n", style=f"bold {style}")
+            for item in items:
+                text.append(f"  • {item}\n")
+    if evaluation.get("feedback"):
+        text.append("Feedback\n", style="bold").append(f"  {evaluation['feedback']}\n")
+    return text
+
+
+def verdict_text(payload: dict[str, Any]) -> Text:
+    """The headline: verdict, overall score against the threshold, rubric, round."""
+    ev = payload["evaluation"]
+    passed = ev["passed"]
+    text = Text(
+        "PASSED " if passed else "NOT PASSED ", style="bold green" if passed else "bold red"
+    )
+    text.append(f"overall {ev['overall_score']:.2f} (threshold {ev['passing_threshold']:.2f})")
+    text.append(f"   rubric {ev['criteria_id']}@{ev['criteria_version']}", style="dim")
+    text.append(
+        f"   round {payload.get('round', 1)} of {payload.get('max_rounds', 1)}", style="dim"
+    )
+    if ev.get("failed_critical"):
+        text.append(
+            f"\ncritical below threshold: {', '.join(ev['failed_critical'])}", style="bold red"
+        )
+    return text
+
+
+def note_paths(root: Path, layout: Any) -> list[str]:
+    """Vault-relative paths of the notes (for the picker's suggestions)."""
+    found = []
+    for path in sorted(root.rglob("*.md")):
+        rel = path.relative_to(root).as_posix()
+        if layout is None or not layout.is_excluded(rel):
+            found.append(rel)
+        if len(found) >= MAX_NOTES:
+            break
+    return found
+
+
+class TextModal(ModalScreen[str | None]):
+    """Edit a text (the note body, or feedback for a revision): ctrl+s saves, escape cancels."""
+
+    DEFAULT_CSS = """
+    TextModal { align: center middle; }
+    TextModal > Vertical { width: 90%; height: 80%; border: thick $accent; background: $surface; }
+    TextModal TextArea { height: 1fr; }
+    TextModal Horizontal { height: auto; align-horizontal: right; }
+    """
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", id="rubric.modal.save"),
+        Binding("escape", "cancel", "Cancel", id="rubric.modal.cancel"),
+    ]
+
+    def __init__(self, title: str, text: str = "") -> None:
+        super().__init__()
+        self.title_text, self.text = title, text
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self.title_text, id="modal-title")
+            yield TextArea(self.text, id="modal-text")
+            with Horizontal():
+                yield Button("Save (ctrl+s)", variant="primary", id="modal-save")
+                yield Button("Cancel (esc)", id="modal-cancel")
+
+    def action_save(self) -> None:
+        self.dismiss(self.query_one(TextArea).text)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#modal-save")
+    def _save(self) -> None:
+        self.action_save()
+
+    @on(Button.Pressed, "#modal-cancel")
+    def _cancel(self) -> None:
+        self.action_cancel()
+
+
+class RubricScreen(Screen):
+    """Evaluate a note against a rubric and review the result."""
+
+    DEFAULT_CSS = """
+    RubricScreen #pickers { height: auto; padding: 0 1; }
+    RubricScreen #note { width: 1fr; }
+    RubricScreen #criteria { width: 32; }
+    RubricScreen #result { padding: 0 1; }
+    RubricScreen #verdict, RubricScreen #remarks, RubricScreen #outcome { margin: 1 0 0 0; }
+    RubricScreen RunProgress { padding: 0 1; }
+    RubricScreen .criterion { margin: 0 0 1 0; }
+    """
+    BINDINGS = [
+        Binding("a", "approve", "Approve", id="rubric.approve"),
+        Binding("r", "revise", "Revise", id="rubric.revise"),
+        Binding("e", "edit", "Edit", id="rubric.edit"),
+        Binding("y", "accept", "Accept revision", id="rubric.accept"),
+        Binding("n", "reject", "Reject revision", id="rubric.reject"),
+        Binding("escape", "back", "Back", id="rubric.back"),
+    ]
+
+    def __init__(self, note: str = "", criteria: str = "default", run: Any = None) -> None:
+        super().__init__()
+        self.note, self.criteria = note, criteria
+        self.run_id: str | None = run.id if run is not None else None
+        self.payload: dict[str, Any] | None = None
+
+    # -- layout ------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="pickers"):
+            yield Input(self.note, placeholder="note (vault-relative path)", id="note")
+            yield Select(
+                [(self.criteria, self.criteria)],
+                value=self.criteria,
+                allow_blank=False,
+                id="criteria",
+            )
+            yield Button("Evaluate", variant="primary", id="evaluate")
+        yield RunProgress(STEPS, id="progress")
+        with VerticalScroll(id="result"):
+            yield Static("Pick a note and a rubric, then Evaluate.", id="verdict")
+            yield Vertical(id="bars")
+            yield Static("", id="remarks")
+            yield Static("", id="diff")
+            yield Static("", id="outcome")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "Rubric evaluation"
+        if self.services is not None:
+            self.load_pickers()
+        if self.run_id is not None:
+            self.load_pending(self.run_id)
+
+    @property
+    def services(self) -> Any:
+        return getattr(self.app, "services", None)
+
+    def on_services_ready(self, _message: ServicesReady) -> None:
+        self.load_pickers()
+
+    @work(exclusive=True, group="rubric-pickers", thread=True, exit_on_error=False)
+    def load_pickers(self) -> None:
+        """Note suggestions and criteria names (disk reads, off the UI thread)."""
+        from core.evaluation import available_criteria
+
+        services = self.services
+        names = available_criteria([services.settings.data_dir / "criteria"])
+        vault = services.vault
+        notes = note_paths(vault.root, vault.layout) if vault is not None else []
+        self.app.call_from_thread(self.fill_pickers, names, notes)
+
+    def fill_pickers(self, names: list[str], notes: list[str]) -> None:
+        select = self.query_one("#criteria", Select)
+        select.set_options([(name, name) for name in names])
+        if self.criteria in names:
+            select.value = self.criteria
+        self.query_one("#note", Input).suggester = SuggestFromList(notes, case_sensitive=False)
+
+    @work(exclusive=True, group="rubric-load", exit_on_error=False)
+    async def load_pending(self, run_id: str) -> None:
+        """Show the review a run is waiting at (opened from the runs table)."""
+        runtime = self.services.runtime
+        pending = await runtime.pending_interrupt(run_id)
+        snapshot = await runtime.state(run_id)
+        values = snapshot.values
+        self.note = values.get("note_path", self.note)
+        self.query_one("#note", Input).value = self.note
+        if pending is not None:
+            self.show_payload(pending.payload)
+
+    # -- starting ------------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#evaluate")
+    @on(Input.Submitted, "#note")
+    def start(self) -> None:
+        note = self.query_one("#note", Input).value.strip()
+        criteria = self.query_one("#criteria", Select).value
+        if not note:
+            self.notify("Pick a note first.", severity="warning")
+            return
+        if self.services is None:
+            self.notify(
+                "Still opening the vault and the model; try again in a moment.", severity="warning"
+            )
+            return
+        self.note, self.criteria = note, str(criteria)
+        run = self.services.runtime.start(
+            "rubric", {"note_path": note, "criteria": self.criteria}, target=note
+        )
+        self.run_id = run.id
+        self.clear_result(f"Evaluating {note} against {self.criteria}...")
+        self.query_one("#result", VerticalScroll).focus()
+        self.app.drive_run(run.id)
+
+    def clear_result(self, headline: str) -> None:
+        self.payload = None
+        self.query_one("#verdict", Static).update(headline)
+        self.query_one("#bars", Vertical).remove_children()
+        for name in ("#remarks", "#diff", "#outcome"):
+            self.query_one(name, Static).update("")
+        self.refresh_bindings()
+
+    # -- run events ------------------------------------------------------------------------------
+
+    def on_run_update(self, message: RunUpdate) -> None:
+        event = message.event
+        if event.run_id != self.run_id:
+            return
+        self.query_one(RunProgress).apply(event)
+        if isinstance(event, Interrupted):
+            self.show_payload(event.payload)
+        elif isinstance(event, Done):
+            self.show_outcome(event.output)
+        elif isinstance(event, Failed):
+            self.payload = None
+            self.query_one("#outcome", Static).update(
+                Text(f"Failed: {event.error}", style="bold red")
+            )
+            self.refresh_bindings()
+
+    def show_payload(self, payload: dict[str, Any]) -> None:
+        self.payload = payload
+        if payload.get("type") == "revision_review":
+            diff = payload.get("diff") or "(no changes)"
+            self.query_one("#diff", Static).update(
+                Group(
+                    Text(payload.get("title", "Proposed revision"), style="bold"),
+                    Syntax(diff, "diff"),
+                )
+            )
+            self.query_one("#outcome", Static).update("y: accept and re-evaluate   n: reject")
+        else:
+            evaluation = payload["evaluation"]
+            self.query_one("#verdict", Static).update(verdict_text(payload))
+            bars = self.query_one("#bars", Vertical)
+            bars.remove_children()
+            bars.mount_all(
+                [Static(criterion_text(c), classes="criterion") for c in evaluation["criteria"]]
+            )
+            self.query_one("#remarks", Static).update(remarks_text(evaluation))
+            self.query_one("#diff", Static).update("")
+            self.query_one("#outcome", Static).update("a: approve   r: revise   e: edit")
+        self.refresh_bindings()
+
+    def show_outcome(self, output: dict[str, Any]) -> None:
+        self.payload = None
+        messages = output.get("messages") or []
+        style = "bold green" if output.get("outcome") == "approved" else "bold yellow"
+        self.query_one("#outcome", Static).update(
+            Text(messages[-1] if messages else "Done.", style=style)
+        )
+        self.query_one("#diff", Static).update("")
+        self.refresh_bindings()
+
+    # -- review actions --------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        kind = (self.payload or {}).get("type")
+        if action in ("approve", "revise", "edit"):
+            return kind == "evaluation_review" and action in self.payload.get("actions", [])
+        if action in ("accept", "reject"):
+            return kind == "revision_review"
+        return True
+
+    def answer(self, value: Any) -> None:
+        """Resume the run with the human's answer."""
+        if self.run_id is None:
+            return
+        self.payload = None
+        self.refresh_bindings()
+        self.query_one("#outcome", Static).update("Continuing...")
+        self.app.resume_run(self.run_id, value)
+
+    def action_approve(self) -> None:
+        self.answer({"action": "approve"})
+
+    def action_revise(self) -> None:
+        def send(feedback: str | None) -> None:
+            if feedback is not None:
+                self.answer({"action": "revise", "feedback": feedback.strip()})
+
+        self.app.push_screen(TextModal("What should the revision change? (optional)"), send)
+
+    def action_edit(self) -> None:
+        try:
+            body = self.services.vault.writer.read(self.note).body
+        except Exception as exc:
+            self.notify(f"Cannot read {self.note}: {exc}", severity="error")
+            return
+
+        def send(text: str | None) -> None:
+            if text is not None and text != body:
+                self.answer({"action": "edit", "content": text})
+
+        self.app.push_screen(TextModal(f"Edit {self.note}", body), send)
+
+    def action_accept(self) -> None:
+        self.answer({"action": "accept"})
+
+    def action_reject(self) -> None:
+        self.answer({"action": "reject"})
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+
+def open_screen(app: Any) -> RubricScreen:
+    """The screen as opened from home (SCREENS factory)."""
+    return RubricScreen()
+
+
+def review_screen(app: Any, run: Any) -> RubricScreen:
+    """The review of a rubric run awaiting review (REVIEW_SCREENS factory)."""
+    criteria = (run.input or {}).get("criteria", "default")
+    return RubricScreen(note=run.target, criteria=criteria, run=run)
