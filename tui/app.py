@@ -39,10 +39,13 @@ ScreenFactory = Callable[..., Screen] | str
 
 SCREENS: dict[str, tuple[str, str, ScreenFactory]] = {
     "model": ("m", "Model", "tui.screens.model:ModelScreen"),
+    "rubric": ("e", "Rubric", "tui.screens.rubric:open_screen"),
 }
 """name -> (key, title, factory(app) -> Screen). Workflow screens add one line each."""
 
-REVIEW_SCREENS: dict[str, ScreenFactory] = {}
+REVIEW_SCREENS: dict[str, ScreenFactory] = {
+    "rubric": "tui.screens.rubric:review_screen",
+}
 """flow name -> factory(app, run) -> Screen that reviews a run awaiting review."""
 
 WATCHER_FAILED = "watcher failed"
@@ -262,7 +265,11 @@ class NoemaApp(App):
     # -- errors and fan-out ---------------------------------------------------------------
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """Every worker failure becomes a notification, never a crash."""
+        self.report_worker(event)
+
+    def report_worker(self, event: Worker.StateChanged) -> None:
+        """Every worker failure becomes a notification, never a crash (screens forward
+        their workers' events here: see tui.screens.base)."""
         if event.state == WorkerState.ERROR:
             error = event.worker.error
             self.notify(

@@ -10,10 +10,10 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label
 
 from tui.messages import RunsChanged, RunUpdate, ServicesReady, VaultChanged, WatcherStatus
+from tui.screens.base import NoemaScreen
 from tui.widgets import InfoPanel, RunsTable, mark
 
 ACTIVE_FIRST = {
@@ -42,7 +42,7 @@ def note_counts(store: Any) -> dict[str, Any]:
     }
 
 
-class HomeScreen(Screen):
+class HomeScreen(NoemaScreen):
     """Where everything starts; other screens are one key away (see the footer or `?`)."""
 
     BINDINGS = [

@@ -6,13 +6,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, ProgressBar, Static
 
+from tui.screens.base import NoemaScreen
 from tui.widgets import mark
 
 
-class ModelScreen(Screen):
+class ModelScreen(NoemaScreen):
     """What each role uses; test it; list and pull Ollama models."""
 
     BINDINGS = [

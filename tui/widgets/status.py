@@ -23,11 +23,18 @@ class InfoPanel(Static):
     def __init__(self, title: str, **kwargs) -> None:
         super().__init__(**kwargs)
         self.border_title = title
+        self.rows: list[tuple[str, str | Text]] = []
+
+    @property
+    def text(self) -> str:
+        """The rows as plain text, one `label: value` per line (for tests and logs)."""
+        return "\n".join(f"{label}: {value}" for label, value in self.rows)
 
     def show_rows(self, rows: Iterable[tuple[str, str | Text]]) -> None:
+        self.rows = list(rows)
         table = Table.grid(padding=(0, 1))
         table.add_column(style="bold", no_wrap=True)
         table.add_column()
-        for label, value in rows:
+        for label, value in self.rows:
             table.add_row(label, value)
         self.update(table)

@@ -1,0 +1,108 @@
+"""A copy of the sample vault, settings in tmp dirs, and apps over scripted services."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.ingest import index_vault
+from core.runtime import FlowSpec
+from core.services import open_services
+from core.settings import Settings
+from core.store.runs import RunsRepo
+from local_llm.testing import ScriptedBackend
+from tui.app import NoemaApp
+from tui.demo import sample_vault
+
+FIXED_RUNS = [
+    (
+        "a1" * 16,
+        "extraction",
+        "03 - Sources/Deep Work.md",
+        "queued",
+        "2026-01-02T10:00:00.000+00:00",
+    ),
+    (
+        "b2" * 16,
+        "lesson",
+        "10 - Curriculum/Memoria",
+        "awaiting_review",
+        "2026-01-02T09:00:00.000+00:00",
+    ),
+    ("c3" * 16, "rubric", "00 - Inbox/Borrador.md", "failed", "2026-01-02T08:00:00.000+00:00"),
+]
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    shutil.copytree(sample_vault(), root)
+    return root
+
+
+def make_settings(vault: Path, data: Path, **sections: Any) -> Settings:
+    values: dict[str, Any] = {
+        "vault": {"path": vault, "watch_debounce_ms": 50},
+        "data": {"directory": data},
+    }
+    for key, value in sections.items():
+        values[key] = {**values.get(key, {}), **value}
+    return Settings(**values)
+
+
+@pytest.fixture
+def settings(vault: Path, tmp_path: Path) -> Settings:
+    return make_settings(vault, tmp_path / "data")
+
+
+def seed_runs(settings: Settings, runs=FIXED_RUNS) -> None:
+    """Runs with fixed ids and timestamps (deterministic tables and snapshots)."""
+    from core.store import Store
+
+    store = Store(settings.store_path)
+    try:
+        for run_id, flow, target, status, stamp in runs:
+            store.execute(
+                "INSERT INTO runs (id, flow, target, status, input_json, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, '{}', ?, ?)",
+                (run_id, flow, target, status, stamp, stamp),
+            )
+            if status == "failed":
+                RunsRepo(store).set_status(run_id, "failed", error="ValueError: bad rubric")
+                store.execute("UPDATE runs SET updated_at=? WHERE id=?", (stamp, run_id))
+    finally:
+        store.close()
+
+
+AppFactory = Callable[..., NoemaApp]
+
+
+@pytest.fixture
+def make_app(settings: Settings) -> AppFactory:
+    """`make_app(backend=..., flows=..., watch=..., settings=...)` -> a NoemaApp on scripted services."""
+
+    def build(
+        backend: ScriptedBackend | None = None,
+        flows: dict[str, FlowSpec] | None = None,
+        watch: bool = False,
+        app_settings: Settings | None = None,
+    ) -> NoemaApp:
+        chosen = app_settings or settings
+        backend = backend or ScriptedBackend([{"reply": "pong"}])
+        services = open_services(chosen, flows or {}, backend=backend)
+        index_vault(chosen, services.store)
+        return NoemaApp(chosen, services=services, vault_label="sample-vault", watch=watch)
+
+    return build
+
+
+async def settle(pilot, app: NoemaApp, rounds: int = 3) -> None:
+    """Let posted messages and workers finish."""
+    for _ in range(rounds):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+    await pilot.pause()

@@ -1,0 +1,88 @@
+"""Pilot tests of the model screen: roles, connection test, Ollama list and pull."""
+
+from __future__ import annotations
+
+from textual.widgets import DataTable, ProgressBar, Static
+
+from local_llm.testing import ScriptedBackend
+from tests.tui.conftest import settle
+from tui.screens.model import ModelScreen
+
+SIZE = (130, 40)
+
+
+def text_of(screen, selector: str) -> str:
+    return str(screen.query_one(selector, Static).render())
+
+
+async def open_model_screen(pilot, app) -> ModelScreen:
+    await settle(pilot, app)
+    await pilot.press("m")
+    await settle(pilot, app)
+    assert isinstance(app.screen, ModelScreen)
+    return app.screen
+
+
+async def test_roles_and_connection_test_round_trip(make_app):
+    backend = ScriptedBackend([{"reply": "pong"}])
+    app = make_app(backend=backend)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_model_screen(pilot, app)
+        roles = screen.query_one("#roles", DataTable)
+        assert [roles.get_row_at(i)[0] for i in range(roles.row_count)][:4] == [
+            "default", "judge", "judge_secondary", "embedding",
+        ]  # fmt: skip
+        assert "not tested" in text_of(screen, "#test-result")
+        await pilot.press("t")
+        await settle(pilot, app)
+        assert "answered 'pong'" in text_of(screen, "#test-result")
+        request = backend.calls_of("complete")[0]
+        assert request.json_schema["properties"]["reply"]  # a structured request, bounded to pong
+
+
+async def test_connection_test_reports_a_bad_answer(make_app):
+    backend = ScriptedBackend(['{"reply": "ping"}'] * 5)
+    app = make_app(backend=backend)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_model_screen(pilot, app)
+        await pilot.click("#test")
+        await settle(pilot, app)
+        result = text_of(screen, "#test-result")
+        assert "StructuredOutputError" in result
+        assert app.is_running
+
+
+async def test_installed_models_and_pull_with_progress(make_app):
+    backend = ScriptedBackend([], models=["llama3.2:latest"])
+    app = make_app(backend=backend)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_model_screen(pilot, app)
+        installed = screen.query_one("#installed", DataTable)
+        assert [installed.get_row_at(i)[0] for i in range(installed.row_count)] == [
+            "llama3.2:latest"
+        ]
+        await pilot.press("p")
+        await pilot.press(*"qwen2.5:7b")
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert screen.query_one("#pull-progress", ProgressBar).percentage == 1.0
+        assert "success" in text_of(screen, "#pull-status")
+        names = [installed.get_row_at(i)[0] for i in range(installed.row_count)]
+        assert names == ["llama3.2:latest", "qwen2.5:7b"]
+
+
+class BrokenPull(ScriptedBackend):
+    async def pull(self, name, config=None):
+        raise ConnectionError("ollama went away")
+        yield  # pragma: no cover - makes this an async generator
+
+
+async def test_a_failing_worker_is_a_notification_not_a_crash(make_app):
+    app = make_app(backend=BrokenPull([]))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_model_screen(pilot, app)
+        await pilot.press("p", *"gemma3", "enter")
+        await settle(pilot, app)
+        assert app.is_running
+        errors = [n for n in app._notifications if n.severity == "error"]
+        assert errors and "ollama went away" in errors[0].message
