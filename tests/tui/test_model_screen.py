@@ -80,7 +80,7 @@ class BrokenPull(ScriptedBackend):
 async def test_a_failing_worker_is_a_notification_not_a_crash(make_app):
     app = make_app(backend=BrokenPull([]))
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_model_screen(pilot, app)
+        await open_model_screen(pilot, app)
         await pilot.press("p", *"gemma3", "enter")
         await settle(pilot, app)
         assert app.is_running
