@@ -142,6 +142,18 @@ class Runtime:
         async for event in self._drive(run, Command(resume=value)):
             yield event
 
+    async def send(self, run_id: str, update: dict[str, Any]) -> AsyncIterator[RunEvent]:
+        """Continue a finished run with new input (a chat's next message).
+
+        The graph runs again from START on the same thread with `update` merged into the
+        checkpointed state through the state's reducers, so append-only lists stay append-only.
+        """
+        run = self.runs.get(run_id)
+        if run.status != "done":
+            raise ValueError(f"run {run_id} is {run.status}; only a finished run takes new input")
+        async for event in self._drive(run, update, new_input=True):
+            yield event
+
     async def run_until_pause(
         self, run_id: str, value: Any = None, *, resume: bool = False
     ) -> list[RunEvent]:
@@ -149,10 +161,16 @@ class Runtime:
         source = self.resume(run_id, value) if resume else self.stream(run_id)
         return [event async for event in source]
 
-    async def _drive(self, run: RunRecord, graph_input: Any) -> AsyncIterator[RunEvent]:
+    async def _drive(
+        self, run: RunRecord, graph_input: Any, *, new_input: bool = False
+    ) -> AsyncIterator[RunEvent]:
         spec = self._spec(run.flow)
         graph = self.graph(run.flow)
         config = self._config(run)
+        if new_input:
+            # LangGraph treats input whose metadata run_id equals the checkpoint's as a re-entry
+            # into the same run and ignores it; traces then fall back to the thread id (= run id)
+            config["metadata"].pop("run_id", None)
         self.runs.set_status(run.id, "running")
         interrupted: Interrupted | None = None
         try:

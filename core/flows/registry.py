@@ -13,8 +13,9 @@ def flows() -> dict[str, FlowSpec]:
     from core.flows.extraction.graph import SPEC as extraction
     from core.flows.normalization.graph import SPEC as normalization
     from core.flows.rubric.graph import SPEC as rubric
+    from core.flows.tutor.graph import SPEC as tutor
 
-    specs: list[FlowSpec] = [extraction, normalization, rubric]
+    specs: list[FlowSpec] = [extraction, normalization, rubric, tutor]
     return {spec.name: spec for spec in specs}
 
 

@@ -1,0 +1,66 @@
+"""The tutor graph (spec 004). One session = one thread; each turn is one stretch of it.
+
+    START -> ROUTER -+-> planner -> executor -> END          (new session, or a replan)
+                     +-> evaluator -+-> replan   -> planner -> executor -> END
+                     |              +-> continue -> executor -> END
+                     |              +-> end      -> finish -> END
+                     +-> executor -> END                    (edge case: the tutor spoke last)
+
+The ROUTER is code (`plan.route_entry`). A new turn starts when the learner's message is sent
+as input on the finished thread (`core.runtime.Runtime.send`): the conversation reducer
+appends it and the graph runs again from START.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+
+from core.context import FlowContext
+from core.flows.tutor import nodes
+from core.flows.tutor.plan import route_entry
+from core.flows.tutor.state import SimplifiedState, TutorInput
+from core.runtime import FlowSpec
+
+FLOW_NAME = "tutor"
+
+
+def build_graph() -> StateGraph:
+    """The uncompiled tutor graph (compile it with a checkpointer)."""
+    graph = StateGraph(SimplifiedState, context_schema=FlowContext)
+    graph.add_node("planner", nodes.planner)
+    graph.add_node("executor", nodes.executor)
+    graph.add_node("evaluator", nodes.evaluator)
+    graph.add_node("finish", nodes.finish)
+    graph.add_conditional_edges(
+        START,
+        route_entry,
+        {"planner": "planner", "evaluator": "evaluator", "executor": "executor"},
+    )
+    graph.add_edge("planner", "executor")
+    graph.add_edge("executor", END)
+    graph.add_conditional_edges(
+        "evaluator",
+        nodes.route_after_evaluation,
+        {"replan": "planner", "continue": "executor", "end": "finish"},
+    )
+    graph.add_edge("finish", END)
+    return graph
+
+
+def make_input(data: dict[str, Any]) -> dict[str, Any]:
+    """Validate a session's input into the graph's initial state."""
+    value = TutorInput.model_validate(data).model_dump()
+    return {**value, "conversation": [], "agent_logs": [], "assessment_notes": ""}
+
+
+SPEC = FlowSpec(
+    name=FLOW_NAME,
+    build_graph=build_graph,
+    make_input=make_input,
+    recursion_limit=lambda settings: settings.flows.tutor.recursion_limit,
+    human_in_loop=True,
+    title="Tutoring",
+)
+"""The registered spec (core/flows/registry.py collects every flow's SPEC)."""

@@ -1,0 +1,315 @@
+"""The three agents (PLANNER, EXECUTOR, EVALUATOR) and the closing node of a session.
+
+Models judge and write; code counts, decides statuses from their answers, computes mastery and
+routes. Each agent step appends one log entry (state + log files). The executor streams its
+message through `get_stream_writer()` as `{"node": "executor", "token": ...}` chunks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping
+from typing import Any
+
+from langgraph.config import get_config, get_stream_writer
+from langgraph.runtime import Runtime
+
+from core.context import FlowContext
+from core.flows.tutor import logs
+from core.flows.tutor import plan as p
+from core.flows.tutor.hints import HintSplitter
+from core.flows.tutor.prompts import (
+    EvaluatorAnswer,
+    PlanDraft,
+    evaluator_messages,
+    evaluator_schema,
+    executor_messages,
+    plan_schema,
+    planner_messages,
+)
+from core.flows.tutor.sessions import record_mastery, record_session
+from core.flows.tutor.summary import build_summary, note_text, summary_text
+
+State = Mapping[str, Any]
+REDIRECT = "That's an interesting thought! Let's get back to our question, though."
+
+
+def session_id(state: State, runtime: Runtime[FlowContext]) -> str:
+    """The session id: the state's, else the run id, else the thread id."""
+    if state.get("session_id"):
+        return str(state["session_id"])
+    if getattr(runtime.context, "run_id", ""):
+        return runtime.context.run_id
+    with contextlib.suppress(RuntimeError):
+        return str(get_config()["configurable"].get("thread_id", ""))
+    return ""
+
+
+def recent(state: State, settings: Any) -> list[dict[str, Any]]:
+    return list(state.get("conversation") or [])[-settings.recent_messages :]
+
+
+def finish_log(runtime: Runtime[FlowContext], sid: str, item: dict[str, Any]) -> dict[str, Any]:
+    """Write an agent log entry to the session's files; returns the state update part."""
+    logs.write(runtime.context.settings.data_dir, sid, item)
+    return {"agent_logs": [item], "last_updated_at": item["timestamp"]}
+
+
+def tutor(runtime: Runtime[FlowContext]) -> Any:
+    return runtime.context.settings.flows.tutor
+
+
+def merged(state: State, update: Mapping[str, Any]) -> dict[str, Any]:
+    """The state after an update, append-only lists appended (as the reducers will)."""
+    full = {**state, **update}
+    for key in ("conversation", "agent_logs", "misconceptions"):
+        if key in update:
+            full[key] = [*state.get(key, []), *update[key]]
+    return full
+
+
+# -- PLANNER -------------------------------------------------------------------------------
+
+
+def build_plan(state: State, draft: PlanDraft, max_replans: int) -> dict[str, Any]:
+    """The new plan: drafted steps with code's ids and counters; completed steps kept on replan."""
+    old = state.get("study_plan") or {}
+    meta = dict(old.get("metadata") or {})
+    replanning = bool(p.steps(old))
+    version = int(meta.get("plan_version", 0)) + 1 if replanning else 1
+    kept = [s for s in p.steps(old) if s.get("status") == p.DONE]
+    fresh = [
+        {
+            **step.model_dump(),
+            "step_id": f"v{version}-s{i}",
+            "status": "pending",
+            "status_info": {"questions_asked": 0, "questions_correct": 0, "attempts": 0},
+        }
+        for i, step in enumerate(draft.steps, 1)
+    ]
+    replans = int(meta.get("replan_count", 0)) + (1 if replanning else 0)
+    return {
+        "todo_list": kept + fresh,
+        "metadata": {"plan_version": version, "replan_count": replans, "max_replans": max_replans},
+    }
+
+
+async def planner(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """A 3-5 step plan adapted to the learner; on replan, the remaining work planned again."""
+    timer, settings = logs.Timer(), tutor(runtime)
+    sid = session_id(state, runtime)
+    replanning = bool(p.steps(state.get("study_plan")))
+    messages = planner_messages(state, recent(state, settings))
+    draft = await runtime.context.llm.structured(
+        messages, PlanDraft, role="default", json_schema=plan_schema(replanning)
+    )
+    plan = build_plan(state, draft, settings.max_replans)
+    get_stream_writer()(
+        {"node": "planner", "message": "plan changed" if replanning else "plan ready",
+         "plan": plan, "replanned": replanning}
+    )  # fmt: skip
+    title = (state.get("topic_info") or {}).get("title", "")
+    what = (
+        f"Replan for {title!r}: {state.get('replan_reason')}" if replanning else f"Plan {title!r}"
+    )
+    item = logs.entry("planner", what, plan, draft.reasoning, timer)
+    update = {
+        "session_id": sid,
+        "study_plan": plan,
+        "replan_needed": False,
+        "replan_reason": None,
+        "mastery": p.mastery(plan),
+    }
+    if not state.get("created_at"):
+        update["created_at"] = p.now_iso()
+    return {**update, **finish_log(runtime, sid, item)}
+
+
+# -- EXECUTOR ------------------------------------------------------------------------------
+
+
+async def stream_message(runtime: Runtime[FlowContext], messages: list[dict]) -> tuple[str, list]:
+    """Stream the model's text to the front end token by token; returns (message, hints)."""
+    write = get_stream_writer()
+    splitter = HintSplitter()
+    async for piece in runtime.context.llm.stream(messages, role="default"):
+        visible = splitter.feed(piece)
+        if visible:
+            write({"node": "executor", "token": visible})
+    message, hints = splitter.finish()
+    return message, hints
+
+
+async def executor(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """One teaching message with one question (and hints) for the current step."""
+    timer, settings = logs.Timer(), tutor(runtime)
+    sid = session_id(state, runtime)
+    plan = state.get("study_plan") or {}
+    step = p.current_step(plan)
+    if step is None:
+        return {}
+    plan = p.mark_started(plan, step["step_id"])
+    messages = executor_messages(state, step, recent(state, settings), state.get("last_evaluation"))
+    text, hints = await stream_message(runtime, messages)
+    if not text:
+        text = f"{step['title']}: {step['description']}"
+    if not hints:
+        hints = [f"Think about: {step['success_criteria']}"]
+    message = {
+        "role": "tutor", "content": text, "timestamp": p.now_iso(), "kind": "teaching",
+        "hints": hints, "step_id": step["step_id"],
+    }  # fmt: skip
+    get_stream_writer()({"node": "executor", "message": "done", "done": True})
+    item = logs.entry(
+        "executor", f"Step {step['title']!r}", {"message": text, "hints": hints}, "", timer
+    )
+    update = {"study_plan": plan, "conversation": [message], "mastery": p.mastery(plan)}
+    update.update(finish_log(runtime, sid, item))
+    record_session(runtime.context.store, sid, merged(state, update))
+    return update
+
+
+# -- EVALUATOR -----------------------------------------------------------------------------
+
+
+def asked_step(state: State) -> dict[str, Any] | None:
+    """The step of the tutor's last question (if still open), else the current step."""
+    plan = state.get("study_plan") or {}
+    for message in reversed(state.get("conversation") or []):
+        if message.get("role") == "tutor" and message.get("kind") == "teaching":
+            index = p.step_index(plan, message.get("step_id", ""))
+            if index >= 0 and p.steps(plan)[index]["status"] in ("pending", "in_progress"):
+                return p.steps(plan)[index]
+            break
+    return p.current_step(plan)
+
+
+def last_question(state: State) -> str:
+    for message in reversed(state.get("conversation") or []):
+        if message.get("role") == "tutor":
+            return str(message.get("content", ""))
+    return ""
+
+
+def decide_replan(
+    answer: EvaluatorAnswer, step: Mapping[str, Any], plan: Mapping[str, Any]
+) -> tuple[bool, str | None]:
+    """The spec's triggers and non-triggers, enforced in code.
+
+    A blocked step always triggers. The evaluator's own request is honoured only when it cannot
+    be a single mistake (two or more failures on the step) or the learner is excelling (every
+    answer of the session right, at least two of them); off-topic answers never trigger.
+    """
+    if answer.was_off_topic:
+        return False, None
+    if step.get("status") == "blocked":
+        reason = answer.replan_reason or f"{p.failures(step)} failed attempts on {step['title']!r}"
+        return True, reason
+    if not answer.replan_needed:
+        return False, None
+    asked = sum(s["status_info"]["questions_asked"] for s in p.steps(plan))
+    right = sum(s["status_info"]["questions_correct"] for s in p.steps(plan))
+    if p.failures(step) >= 2 or (asked >= 2 and right == asked):
+        return True, answer.replan_reason or "the evaluator asked for a new plan"
+    return False, None
+
+
+def evaluation_update(
+    state: State, step: Mapping[str, Any], answer: EvaluatorAnswer, settings: Any
+) -> dict[str, Any]:
+    """Plan statuses, notes, feedback message and routing flags from one evaluation."""
+    plan = state.get("study_plan") or {}
+    correct = answer.score >= settings.pass_score and not answer.was_off_topic
+    if not answer.was_off_topic:
+        plan = p.apply_answer(
+            plan, step["step_id"], correct=correct, proposed=answer.step_status,
+            correct_to_complete=settings.correct_to_complete,
+            failures_to_block=settings.failures_to_block,
+        )  # fmt: skip
+    updated = p.steps(plan)[p.step_index(plan, step["step_id"])]
+    replan, reason = decide_replan(answer, updated, plan)
+    feedback = (answer.off_topic_response or REDIRECT) if answer.was_off_topic else answer.feedback
+    stamp = p.now_iso()
+    message = {
+        "role": "tutor", "content": feedback or ("Correct!" if correct else "Not quite."),
+        "timestamp": stamp, "kind": "redirect" if answer.was_off_topic else "feedback",
+        "hints": [], "step_id": step["step_id"],
+    }  # fmt: skip
+    notes = (state.get("assessment_notes") or "").rstrip()
+    note = f"{stamp} - {step['title']}: {answer.assessment_note or answer.reasoning}"
+    last = {
+        "score": answer.score, "feedback": message["content"], "reasoning": answer.reasoning,
+        "correct": correct, "step_id": step["step_id"], "step_status": updated["status"],
+        "was_off_topic": answer.was_off_topic, "replan_needed": replan, "replan_reason": reason,
+    }  # fmt: skip
+    misconceptions = [answer.misconception] if answer.misconception and not correct else []
+    return {
+        "study_plan": plan, "conversation": [message], "last_evaluation": last,
+        "assessment_notes": f"{notes}\n{note}".strip(), "replan_needed": replan,
+        "replan_reason": reason, "misconceptions": misconceptions, "mastery": p.mastery(plan),
+    }  # fmt: skip
+
+
+async def evaluator(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Checks the learner's answer, scores it, updates the step and decides what comes next."""
+    timer, settings = logs.Timer(), tutor(runtime)
+    sid = session_id(state, runtime)
+    step = asked_step(state)
+    if step is None:
+        return {"replan_needed": False}
+    student = str((state.get("conversation") or [{}])[-1].get("content", ""))
+    messages = evaluator_messages(
+        state, step, last_question(state), student, recent(state, settings)[:-1]
+    )
+    answer = await runtime.context.llm.structured(
+        messages, EvaluatorAnswer, role="default", json_schema=evaluator_schema()
+    )
+    update = evaluation_update(state, step, answer, settings)
+    record_mastery(runtime.context.store, sid, {**state, **update})
+    item = logs.entry(
+        "evaluator", f"Evaluate answer for {step['title']!r}: {student[:120]}",
+        {**answer.model_dump(), "decided": update["last_evaluation"]}, answer.reasoning, timer,
+    )  # fmt: skip
+    return {**update, **finish_log(runtime, sid, item)}
+
+
+def route_after_evaluation(state: State) -> str:
+    """The evaluator's routing with the plan's own replan limit."""
+    meta = (state.get("study_plan") or {}).get("metadata") or {}
+    return p.route_after_evaluation(state, int(meta.get("max_replans", 3)))
+
+
+# -- end of session ------------------------------------------------------------------------
+
+
+def save_note(runtime: Runtime[FlowContext], state: State, summary: dict, sid: str) -> str:
+    """Write the summary note into the vault's tutoring folder ('' without a vault)."""
+    vault = runtime.context.vault
+    if vault is None:
+        return ""
+    title = (state.get("topic_info") or {}).get("title", "Session")
+    rel = vault.writer.unique_path(vault.layout.tutoring, f"{title} {p.now_iso()[:10]}")
+    vault.writer.create(rel, note_text(state, summary, sid))
+    with contextlib.suppress(Exception):  # the index can be rebuilt; never fail for it
+        vault.reindex(rel)
+    return rel
+
+
+async def finish(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """All steps done or no replan left: the summary, shown and saved as a note."""
+    timer = logs.Timer()
+    sid = session_id(state, runtime)
+    outcome = p.outcome_of(state)
+    summary = build_summary(state, outcome)
+    summary["note_path"] = save_note(runtime, state, summary, sid)
+    message = {
+        "role": "tutor", "content": summary_text(summary), "timestamp": p.now_iso(),
+        "kind": "closing", "hints": [], "step_id": "",
+    }  # fmt: skip
+    update = {"is_complete": True, "outcome": outcome, "summary": summary,
+              "conversation": [message], "replan_needed": False}  # fmt: skip
+    full = merged(state, update)
+    record_session(runtime.context.store, sid, full)
+    record_mastery(runtime.context.store, sid, full)
+    item = logs.entry("finish", f"Session ended: {outcome}", summary, "", timer)
+    return {**update, **finish_log(runtime, sid, item)}

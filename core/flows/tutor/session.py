@@ -1,0 +1,63 @@
+"""Driving tutoring sessions from a front end (the TUI screen, the CLI, benchmarks).
+
+A session is a run of the `tutor` flow: `start_session` records it, `turn` runs one stretch
+(the first turn plans and asks; later turns append the learner's message and continue the
+finished thread with `Runtime.send`; a failed turn is retried from its checkpoint).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from core.curriculum import Lesson
+from core.events import RunEvent
+from core.flows.tutor.graph import FLOW_NAME
+from core.flows.tutor.plan import now_iso
+from core.settings import Settings
+from core.store.runs import RunRecord
+
+
+def lesson_input(lesson: Lesson, settings: Settings) -> dict[str, Any]:
+    """The flow input for a lesson, with the learner profile from settings."""
+    return {
+        "guidelines": lesson.guideline or lesson.title,
+        "topic_info": lesson.topic_info(),
+        "student_profile": settings.flows.tutor.learner.model_dump(),
+        "session_context": {"estimated_duration_minutes": 20},
+    }
+
+
+def start_session(runtime: Any, lesson: Lesson, settings: Settings) -> RunRecord:
+    """A new queued session; its first `turn` plans and asks the first question."""
+    return runtime.start(FLOW_NAME, lesson_input(lesson, settings), target=lesson.path)
+
+
+def student_message(text: str) -> dict[str, Any]:
+    return {"role": "student", "content": text, "timestamp": now_iso(), "kind": "answer",
+            "hints": [], "step_id": ""}  # fmt: skip
+
+
+async def turn(runtime: Any, session_id: str, text: str | None = None) -> AsyncIterator[RunEvent]:
+    """One stretch of a session: the learner's message (if any) in, the tutor's reply out."""
+    run = runtime.runs.get(session_id)
+    if run.status in ("queued", "failed", "running"):
+        # first turn, or a turn that failed or was cut off: continue from the checkpoint
+        async for event in runtime.stream(session_id):
+            yield event
+        return
+    if text is None or not text.strip():
+        raise ValueError("a message is needed to continue a session")
+    async for event in runtime.send(session_id, {"conversation": [student_message(text)]}):
+        yield event
+
+
+async def session_values(runtime: Any, session_id: str) -> dict[str, Any]:
+    """The session's latest checkpointed state."""
+    snapshot = await runtime.state(session_id)
+    return dict(snapshot.values)
+
+
+def needs_retry(runtime: Any, session_id: str) -> bool:
+    """Whether the last turn did not finish (failed or cut off) and should be run again."""
+    return runtime.runs.get(session_id).status in ("queued", "failed", "running")

@@ -1,0 +1,84 @@
+"""The end of a session: its summary (computed by code) and the note saved in the vault."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+
+from core.flows.tutor.plan import mastery, now_iso, progress, steps
+
+MASTERED = 0.8
+
+
+def build_summary(state: Mapping[str, Any], outcome: str) -> dict[str, Any]:
+    """Steps completed, mastery, misconceptions seen and suggestions, from the plan's statuses."""
+    plan = state.get("study_plan")
+    done, total = progress(plan)
+    value = mastery(plan)
+    misconceptions = list(dict.fromkeys(m for m in state.get("misconceptions") or [] if m))
+    title = (state.get("topic_info") or {}).get("title", "this topic")
+    suggestions = []
+    if outcome == "completed" and value >= MASTERED:
+        suggestions += [f"Excellent work on {title}!", "Ready for more advanced topics."]
+    elif outcome == "completed":
+        suggestions.append(f"You finished {title}; a short practice session will consolidate it.")
+    else:
+        suggestions.append(
+            f"{title} needs another approach: try a different explanation, an example from "
+            "your interests, or a prerequisite first."
+        )
+    for step in steps(plan):
+        if step.get("status") != "completed":
+            suggestions.append(f"Review: {step['title']}")
+    suggestions += [f"Revisit: {m}" for m in misconceptions[:3]]
+    return {
+        "steps_completed": done,
+        "steps_total": total,
+        "mastery_score": value,
+        "misconceptions_seen": misconceptions,
+        "suggestions": suggestions,
+        "outcome": outcome,
+        "note_path": "",
+    }
+
+
+def summary_text(summary: Mapping[str, Any]) -> str:
+    """The summary as plain lines (the closing chat message and the CLI)."""
+    lines = [
+        f"Steps completed: {summary['steps_completed']}/{summary['steps_total']}",
+        f"Mastery: {summary['mastery_score']:.0%}",
+    ]
+    if summary["outcome"] == "needs_another_approach":
+        lines.append("This topic needs another approach (the plan was changed too many times).")
+    if summary["misconceptions_seen"]:
+        lines.append("Misconceptions seen: " + "; ".join(summary["misconceptions_seen"]))
+    lines += [f"- {s}" for s in summary["suggestions"]]
+    return "\n".join(lines)
+
+
+def note_text(state: Mapping[str, Any], summary: Mapping[str, Any], session_id: str) -> str:
+    """The session summary note (frontmatter + plan + summary)."""
+    info = state.get("topic_info") or {}
+    meta = {
+        "type": "tutoring-session",
+        "session_id": session_id,
+        "topic": info.get("title", ""),
+        "outcome": summary["outcome"],
+        "mastery": summary["mastery_score"],
+        "date": now_iso(),
+    }
+    if info.get("path"):
+        meta["guideline"] = f"[[{info['path'].rsplit('/', 1)[-1].removesuffix('.md')}]]"
+    fm = yaml.safe_dump(meta, allow_unicode=True, sort_keys=False)
+    plan_lines = [f"- [{s['status']}] {s['title']}" for s in steps(state.get("study_plan"))]
+    concepts = [f"- [[{c['title']}]]" for c in info.get("concepts") or []]
+    parts = [
+        f"---\n{fm}---\n# Tutoring: {info.get('title', '')}\n",
+        "## Summary\n" + summary_text(summary) + "\n",
+        "## Plan\n" + "\n".join(plan_lines) + "\n",
+    ]
+    if concepts:
+        parts.append("## Concepts\n" + "\n".join(concepts) + "\n")
+    return "\n".join(parts)
