@@ -22,7 +22,12 @@ from core.evaluation.loader import (
     resolve_criteria_path,
     validate_criteria_files,
 )
-from core.evaluation.node import EvaluationNodes, create_evaluation_node
+from core.evaluation.node import (
+    EvaluationFailure,
+    EvaluationNodes,
+    create_evaluation_node,
+    evaluate_content,
+)
 from core.evaluation.options import (
     EvaluationFields,
     EvaluationNodeOptions,
@@ -38,6 +43,7 @@ __all__ = [
     "Criterion",
     "CriterionResult",
     "EvaluationCriteria",
+    "EvaluationFailure",
     "EvaluationFields",
     "EvaluationNodeOptions",
     "EvaluationNodes",
@@ -52,6 +58,7 @@ __all__ = [
     "add_evaluation",
     "available_criteria",
     "create_evaluation_node",
+    "evaluate_content",
     "evaluation_route",
     "load_criteria",
     "load_criteria_file",

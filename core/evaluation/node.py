@@ -136,14 +136,11 @@ def make_prepare_node(base: EvaluationNodeOptions):
 
 async def ask_model(
     options: EvaluationNodeOptions,
-    runtime: Runtime,
+    llm: Any,
     loaded: LoadedCriteria,
     state: Mapping[str, Any],
 ) -> EvaluationAnswer:
     """Steps 4-5: build the prompt and call the model under the timeout."""
-    llm = getattr(getattr(runtime, "context", None), "llm", None)
-    if llm is None:
-        raise EvaluationFailure("configuration", "no model client in the run context")
     context = options.context_extractor(state) if options.context_extractor else ""
     messages = build_messages(
         loaded.criteria,
@@ -265,6 +262,26 @@ def success_update(
     return update
 
 
+async def evaluate_content(
+    llm: Any, options: EvaluationNodeOptions, state: Mapping[str, Any]
+) -> EvaluationResult:
+    """One whole evaluation without the node pattern: criteria, prompt, model, scoring, validator.
+
+    For flows that judge inside their own node (several judges, tie-breaks); raises
+    `EvaluationFailure` (kind, message, detail) on any failure. `state` is what the
+    options' extractors read.
+    """
+    if llm is None:
+        raise EvaluationFailure("configuration", "no model client in the run context")
+    loaded = criteria_for(options)
+    answer = await ask_model(options, llm, loaded, state)
+    result = build_result(options, loaded, answer)
+    apply_validator(options, result, state)
+    if loaded.warnings:
+        result = result.model_copy(update={"notes": list(loaded.warnings)})
+    return result
+
+
 def make_judge_node(base: EvaluationNodeOptions):
     """Steps 4-8: prompt, model, scoring, validation, state update."""
 
@@ -272,11 +289,9 @@ def make_judge_node(base: EvaluationNodeOptions):
         options = base
         try:
             options = run_options(base, state, runtime)
-            loaded = criteria_for(options)
             progress(stage="asking_model", content_type=options.content_type)
-            answer = await ask_model(options, runtime, loaded, state)
-            result = build_result(options, loaded, answer)
-            apply_validator(options, result, state)
+            llm = getattr(getattr(runtime, "context", None), "llm", None)
+            result = await evaluate_content(llm, options, state)
         except EvaluationFailure as failure:
             return error_update(options, failure)
         except Exception as exc:  # the last guard: report, never crash the run

@@ -86,8 +86,8 @@ class EvaluationResult(BaseModel):
     """The overall threshold that was applied."""
     failed_critical: list[str] = Field(default_factory=list)
     """Ids of critical criteria below their threshold."""
-    validation_notes: list[str] = Field(default_factory=list)
-    """Messages of a custom validator that accepted the result with remarks."""
+    notes: list[str] = Field(default_factory=list)
+    """Remarks on how the evaluation was made (e.g. that the default criteria stood in)."""
 
     def summary(self) -> str:
         """One line for messages and frontmatter: verdict, score, failing criteria."""
