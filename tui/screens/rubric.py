@@ -17,12 +17,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen, Screen
+from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
 
 from core.events import Done, Failed, Interrupted
 from tui.messages import RunUpdate, ServicesReady
+from tui.screens.base import NoemaScreen
 from tui.widgets.progress import RunProgress
 
 STEPS = ["load_note", "evaluate", "evaluate_judge", "evaluate_review"]
@@ -142,7 +143,7 @@ class TextModal(ModalScreen[str | None]):
         self.action_cancel()
 
 
-class RubricScreen(Screen):
+class RubricScreen(NoemaScreen):
     """Evaluate a note against a rubric and review the result."""
 
     DEFAULT_CSS = """
