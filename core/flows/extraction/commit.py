@@ -1,0 +1,231 @@
+"""Phase 3: the store commit (3.1), the notes (3.2), the source marked processed (3.3).
+
+3.1 writes, in ONE store transaction, the new concepts, every relation with its inverse, the
+quote links and the pending vault plan (core.repair). 3.2 and 3.3 apply the plan through the
+vault writer; if they fail, the plan stays pending and `noema repair` finishes it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Mapping
+from pathlib import PurePosixPath
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from core.concept_notes import QuoteRef, render_concept_note
+from core.context import FlowContext
+from core.domain import Concept, Relation, with_inverses
+from core.flows.extraction.nodes import options, report
+from core.flows.extraction.proposal import Proposal
+from core.repair import (
+    NoteCreate,
+    NoteEdit,
+    VaultPlan,
+    commit_status,
+    finish_plan,
+    load_plan,
+    mark_processed,
+    record_error,
+    record_plan,
+    write_notes,
+)
+from core.store.runs import now_iso
+from vault.index_rows import embedding_text, text_hash
+
+State = Mapping[str, Any]
+
+
+def _existing_rows(store: Any, ids: set[str]) -> dict[str, Any]:
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    rows = store.query(
+        f"SELECT entity_id, path, title FROM concepts WHERE entity_id IN ({marks})", list(ids)
+    )
+    return {row["entity_id"]: row for row in rows}
+
+
+def _new_paths(writer: Any, folder: str, proposal: Proposal) -> dict[str, str]:
+    """A free note path per new concept (distinct among themselves and on disk)."""
+    paths: dict[str, str] = {}
+    for concept in proposal.concepts:
+        path = writer.unique_path(folder, concept.title)
+        n = 1
+        while path.lower() in {p.lower() for p in paths.values()}:
+            n += 1
+            path = writer.unique_path(folder, f"{concept.title} {n}")
+        paths[concept.id] = path
+    return paths
+
+
+def build_plan(
+    state: State, runtime: Runtime[FlowContext]
+) -> tuple[VaultPlan, list[Concept], list[Relation], dict]:
+    """The plan, the new concepts, every edge (inverses included) and the existing rows."""
+    proposal = Proposal.model_validate(state["proposal"])
+    vault, language = runtime.context.vault, options(runtime).language
+    new_ids = proposal.new_ids()
+    edges = with_inverses(
+        [
+            Relation(
+                source_id=r.source_id, type=r.type, target_id=r.target_id, explanation=r.explanation
+            )
+            for r in proposal.relations
+        ]
+    )
+    referenced = {e.concept_id for e in proposal.existing} | {
+        x for r in edges for x in (r.source_id, r.target_id)
+    }
+    existing = _existing_rows(runtime.context.store, referenced - new_ids)
+    edges = [
+        r for r in edges if all(x in new_ids or x in existing for x in (r.source_id, r.target_id))
+    ]
+    paths = _new_paths(vault.writer, vault.layout.concepts, proposal)
+    names = {cid: PurePosixPath(p).stem for cid, p in paths.items()}
+    names |= {cid: PurePosixPath(row["path"]).stem for cid, row in existing.items()}
+    source_name = PurePosixPath(state["source"]).stem
+    concepts, create = [], []
+    for c in proposal.concepts:
+        concept = Concept(id=c.id, title=c.title, short_summary=c.short_summary, summary=c.summary,
+                          concept=c.concept, analysis=c.analysis, language=language)  # fmt: skip
+        concepts.append(concept)
+        text = render_concept_note(
+            concept, edges, names, [QuoteRef(source_name, q) for q in c.quote_ids]
+        )
+        create.append(NoteCreate(path=paths[c.id], entity_id=c.id, text=text))
+    edits: dict[str, NoteEdit] = {}
+    for cid, row in existing.items():
+        edits[cid] = NoteEdit(
+            path=row["path"], entity_id=cid, relations=[r for r in edges if r.source_id == cid]
+        )
+    for link in proposal.existing:
+        if link.concept_id in edits:
+            edits[link.concept_id].quote_ids += link.quote_ids
+    cited = [q for c in proposal.concepts for q in c.quote_ids] + [
+        q for e in edits.values() for q in e.quote_ids
+    ]
+    plan = VaultPlan(
+        run_id=runtime.context.run_id or state.get("source", ""), source=state["source"],
+        source_name=source_name, block_ids=list(dict.fromkeys(cited)), create=create,
+        edit=[e for e in edits.values() if e.relations or e.quote_ids], names=names,
+    )  # fmt: skip
+    return plan, concepts, edges, existing
+
+
+def _store_rows(conn: Any, plan: VaultPlan, concepts: list[Concept], edges: list[Relation]) -> None:
+    """The new concepts, relations and quote links in the index tables (one transaction)."""
+    stamp = now_iso()
+    paths = {c.entity_id: c.path for c in plan.create}
+    for concept in concepts:
+        path = paths[concept.id]
+        title = PurePosixPath(path).stem
+        digest = text_hash(embedding_text(title, [], concept.short_summary, concept.summary))
+        conn.execute(
+            "INSERT OR IGNORE INTO notes VALUES (?, 'pending', 0, 0, 'concept', ?, '{}', ?)",
+            (path, title, stamp),
+        )
+        conn.execute(
+            "INSERT INTO concepts (entity_id, path, title, aliases_json, short_summary, summary,"
+            " language, text_hash) VALUES (?, ?, ?, '[]', ?, ?, ?, ?)",
+            (
+                concept.id,
+                path,
+                title,
+                concept.short_summary,
+                concept.summary,
+                concept.language,
+                digest,
+            ),
+        )
+        conn.execute(
+            "INSERT INTO concepts_fts (rowid, title, aliases, short_summary, summary)"
+            " SELECT id, ?, '', ?, ? FROM concepts WHERE entity_id=?",
+            (title, concept.short_summary, concept.summary, concept.id),
+        )
+    conn.executemany(
+        "INSERT OR IGNORE INTO concept_relations VALUES (?, ?, ?)",
+        [(r.source_id, r.type.value, r.target_id) for r in edges],
+    )
+    links = [(c.entity_id, q) for c in plan.create for q in _quotes_of(c, plan)]
+    links += [(e.entity_id, q) for e in plan.edit for q in e.quote_ids]
+    conn.executemany(
+        "INSERT OR IGNORE INTO quote_concepts VALUES (?, ?, ?)",
+        [(cid, plan.source_name.lower(), q) for cid, q in links],
+    )
+
+
+def _quotes_of(item: NoteCreate, plan: VaultPlan) -> list[str]:
+    marker = f"[[{plan.source_name}#^"
+    return [line.split("#^", 1)[1].rstrip("]") for line in item.text.splitlines() if marker in line]
+
+
+async def commit_store(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Step 3.1: everything into the store in one transaction (once per run)."""
+    store, run_id = runtime.context.store, runtime.context.run_id or state.get("source", "")
+    if commit_status(store, run_id) is None:
+        plan, concepts, edges, _ = build_plan(state, runtime)
+        with store.transaction() as conn:
+            record_plan(conn, plan)
+            _store_rows(conn, plan, concepts, edges)
+    else:
+        plan = load_plan(store, run_id)
+    report("3.1", f"store: {len(plan.create)} concept(s), {len(plan.edit)} existing updated",
+           concepts=len(plan.create), existing=len(plan.edit))  # fmt: skip
+    return {
+        "commit": {
+            "run_id": run_id,
+            "create": [c.path for c in plan.create],
+            "edit": [e.path for e in plan.edit],
+        }
+    }
+
+
+async def write_vault(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Step 3.2: block ids, new notes, minimal edits (idempotent; repair finishes a failure)."""
+    store, run_id = runtime.context.store, state["commit"]["run_id"]
+    plan = load_plan(store, run_id)
+    if plan is None or commit_status(store, run_id) == "done":
+        return {"written": []}
+    try:
+        written = write_notes(runtime.context.vault.writer, plan,
+                              lambda msg, done, total: report("3.2", msg, done=done, total=total))  # fmt: skip
+    except Exception as exc:
+        record_error(store, run_id, f"{type(exc).__name__}: {exc}")
+        raise RuntimeError(
+            f"writing the vault failed after the store commit ({type(exc).__name__}: {exc}); "
+            "`noema repair` finishes it"
+        ) from exc
+    return {"written": written}
+
+
+async def mark_source(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Step 3.3: processed_date on the source; the plan is done; the index refreshed."""
+    store, run_id, vault = runtime.context.store, state["commit"]["run_id"], runtime.context.vault
+    plan = load_plan(store, run_id)
+    written = list(state.get("written", []))
+    if plan is not None and commit_status(store, run_id) != "done":
+        written += mark_processed(store, vault.writer, plan)
+        touched = {plan.source, *(c.path for c in plan.create), *(e.path for e in plan.edit)}
+        with contextlib.suppress(Exception):  # the index can always be rebuilt from the vault
+            vault.reindex(*sorted(touched))
+            if getattr(vault.index, "embed", None) is not None:
+                await vault.index.embed_changed()
+        finish_plan(store, run_id, written)
+    written = sorted(set(written))
+    report(
+        "3.3",
+        f"{state['source']} marked processed; {len(written)} file(s) written",
+        written=len(written),
+    )
+    listing = "\n".join(f"- {p}" for p in written)
+    return {"outcome": "committed", "written": written,
+            "messages": [f"Committed. Files written:\n{listing}" if written else "Committed; no file changed."]}  # fmt: skip
+
+
+def written_notes(store: Any, run_id: str) -> list[str]:
+    """The files a finished commit wrote (for the screen after a restart)."""
+    row = store.query_one("SELECT written_json FROM extraction_commits WHERE run_id=?", (run_id,))
+    return [] if row is None else list(json.loads(row[0]))

@@ -1,0 +1,108 @@
+"""The extraction graph (spec 002).
+
+START -> load_source -> extract_batch x batches (Send) -> merge_candidates
+  -> detect_duplicate x candidates (Send) -> aggregate
+  -> relation_queries x new (Send) -> search_pool -> relate x new (Send) -> collect_relations
+  -> critique_checks -> critique -> critique_judge -> critique_gate -> refine -> critique_checks
+                                                                   \\-> review (interrupt)
+  review: approve -> commit_store -> write_vault -> mark_source -> END
+          feedback -> incorporate -> review  (or round_limit -> END)
+          drop -> review;  abort -> aborted -> END
+A processed source or one without quotes goes from load_source to finish -> END.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+
+from core.context import FlowContext
+from core.evaluation import add_evaluation
+from core.flows.extraction import commit, nodes, relate, review
+from core.flows.extraction.state import ExtractionInput, ExtractionState
+from core.runtime import FlowSpec
+
+FLOW_NAME = "extraction"
+NODES = {
+    "load_source": nodes.load_source,
+    "extract_batch": nodes.extract_batch,
+    "merge_candidates": nodes.merge_candidates,
+    "detect_duplicate": nodes.detect_duplicate,
+    "aggregate": nodes.aggregate,
+    "relation_queries": relate.relation_queries,
+    "search_pool": relate.search_pool,
+    "relate": relate.relate,
+    "collect_relations": relate.collect_relations,
+    "critique_checks": review.critique_checks,
+    "critique_gate": review.critique_gate,
+    "refine": review.refine,
+    "review": review.review,
+    "incorporate": review.incorporate,
+    "aborted": review.aborted,
+    "round_limit": review.round_limit,
+    "finish": review.finish,
+    "commit_store": commit.commit_store,
+    "write_vault": commit.write_vault,
+    "mark_source": commit.mark_source,
+}
+
+
+def build_graph() -> StateGraph:
+    """The uncompiled extraction graph (compile it with a checkpointer)."""
+    graph = StateGraph(ExtractionState, context_schema=FlowContext)
+    for name, node in NODES.items():
+        graph.add_node(name, node)
+    entry = add_evaluation(
+        graph, "critique", review.critique_options(),
+        on_continue="critique_gate", on_revise="critique_gate", on_error="critique_gate",
+    )  # fmt: skip
+    graph.add_edge(START, "load_source")
+    graph.add_conditional_edges("load_source", nodes.route_after_load, ["extract_batch", "finish"])
+    graph.add_edge("extract_batch", "merge_candidates")
+    graph.add_conditional_edges(
+        "merge_candidates", nodes.route_to_duplicates, ["detect_duplicate", "aggregate"]
+    )
+    graph.add_edge("detect_duplicate", "aggregate")
+    graph.add_conditional_edges(
+        "aggregate",
+        relate.route_after_aggregate,
+        ["relation_queries", "relate", "collect_relations", "critique_checks"],
+    )
+    graph.add_edge("relation_queries", "search_pool")
+    graph.add_conditional_edges(
+        "search_pool", relate.route_to_relate, ["relate", "collect_relations"]
+    )
+    graph.add_edge("relate", "collect_relations")
+    graph.add_edge("collect_relations", "critique_checks")
+    graph.add_edge("critique_checks", entry)
+    graph.add_conditional_edges("critique_gate", review.route_after_critique, ["refine", "review"])
+    graph.add_edge("refine", "critique_checks")
+    graph.add_conditional_edges(
+        "review",
+        review.route_after_review,
+        ["commit_store", "incorporate", "review", "aborted", "round_limit"],
+    )
+    graph.add_edge("incorporate", "review")
+    graph.add_edge("commit_store", "write_vault")
+    graph.add_edge("write_vault", "mark_source")
+    for last in ("mark_source", "aborted", "round_limit", "finish"):
+        graph.add_edge(last, END)
+    return graph
+
+
+def make_input(data: dict[str, Any]) -> dict[str, Any]:
+    """Validate a run's input (`{"source": rel_path}`, as the watcher queues it)."""
+    return ExtractionInput.model_validate(data).model_dump()
+
+
+SPEC = FlowSpec(
+    name=FLOW_NAME,
+    build_graph=build_graph,
+    make_input=make_input,
+    recursion_limit=lambda settings: settings.flows.extraction.recursion_limit,
+    human_in_loop=True,
+    title="Concept extraction",
+    max_concurrency=lambda settings: settings.flows.extraction.concurrency,
+)
+"""The registered spec (core/flows/registry.py collects every flow's SPEC)."""

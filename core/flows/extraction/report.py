@@ -1,0 +1,124 @@
+"""The review report of spec 4.2 (the interrupt payload) and its plain-text form for the CLI.
+
+New concepts with rationale and source quotes; duplicates found; relations with type,
+direction, inverse and explanation; quote attributions with multi-concept quotes marked;
+warnings (unattributed quotes, disconnected concepts, ...); the critique log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from core.domain import RELATION_MAP
+from core.flows.extraction.proposal import Proposal
+
+State = Mapping[str, Any]
+ACTIONS = ["approve", "feedback", "drop", "abort"]
+
+
+def _titles(proposal: Proposal, known: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    titles = {cid: str(info.get("title", cid)) for cid, info in known.items()}
+    titles |= {e.concept_id: e.title for e in proposal.existing}
+    return titles | {c.id: c.title for c in proposal.concepts}
+
+
+def _attributions(proposal: Proposal, quotes: dict[str, str], titles: dict[str, str]) -> list[dict]:
+    by_quote: dict[str, list[dict[str, Any]]] = {}
+    for c in proposal.concepts:
+        for q in c.quote_ids:
+            by_quote.setdefault(q, []).append({"id": c.id, "title": c.title, "existing": False})
+    for e in proposal.existing:
+        for q in e.quote_ids:
+            by_quote.setdefault(q, []).append(
+                {"id": e.concept_id, "title": titles.get(e.concept_id, e.title), "existing": True}
+            )
+    return [
+        {"quote_id": q, "quote_text": quotes.get(q, ""), "concepts": by_quote[q], "multi": len(by_quote[q]) > 1}
+        for q in quotes if q in by_quote
+    ]  # fmt: skip
+
+
+def build_report(state: State, max_rounds: int) -> dict[str, Any]:
+    """The interrupt payload of the review (plain data)."""
+    proposal = Proposal.model_validate(state.get("proposal") or {})
+    quotes = {q["id"]: q["text"] for q in state.get("quotes", [])}
+    titles = _titles(proposal, state.get("known", {}))
+    new_ids = proposal.new_ids()
+    concepts = [
+        {
+            **c.model_dump(mode="json"),
+            "quotes": [{"id": q, "text": quotes.get(q, "")} for q in c.quote_ids],
+        }
+        for c in proposal.concepts
+    ]
+    duplicates = [e.model_dump(mode="json") for e in proposal.existing if e.candidate]
+    relations = [
+        {
+            "id": r.id, "source_id": r.source_id, "source_title": titles.get(r.source_id, r.source_id),
+            "type": r.type.value, "target_id": r.target_id, "target_title": titles.get(r.target_id, r.target_id),
+            "inverse_type": RELATION_MAP[r.type].value, "target_is_new": r.target_id in new_ids,
+            "explanation": r.explanation, "confidence": r.confidence,
+        }
+        for r in proposal.relations
+    ]  # fmt: skip
+    unattributed = [{"id": q, "text": quotes[q]} for q in proposal.unattributed(quotes)]
+    disconnected = [c.title for c in proposal.disconnected()]
+    return {
+        "type": "extraction_review",
+        "source": state.get("source", ""), "source_title": state.get("source_title", ""),
+        "round": state.get("review_round", 0), "max_rounds": max_rounds,
+        "concepts": concepts, "duplicates": duplicates, "relations": relations,
+        "existing": [e.model_dump(mode="json") for e in proposal.existing],
+        "attributions": _attributions(proposal, quotes, titles),
+        "unattributed": unattributed, "disconnected": disconnected,
+        "warnings": list(dict.fromkeys(state.get("warnings", []))),
+        "critique_log": list(state.get("critique_log", [])), "notes": proposal.notes,
+        "quote_count": len(quotes), "actions": ACTIONS,
+    }  # fmt: skip
+
+
+def _critique_lines(log: list[dict[str, Any]]) -> list[str]:
+    lines = []
+    for entry in log:
+        verdict = {True: "passed", False: "failed", None: "unavailable"}[entry.get("passed")]
+        lines.append(f"  round {entry.get('round')}: {verdict} — {entry.get('summary', '')}")
+        lines += [f"    - {i['where']}: {i['what']}" for i in entry.get("code_issues", [])[:8]]
+    return lines
+
+
+def report_text(payload: Mapping[str, Any]) -> str:
+    """The report as the terminal prints it."""
+    out = [f"Extraction of {payload.get('source_title') or payload.get('source')} "
+           f"(feedback round {payload.get('round', 0)}/{payload.get('max_rounds', '?')})", ""]  # fmt: skip
+    out.append(f"New concepts ({len(payload['concepts'])}):")
+    for c in payload["concepts"]:
+        out += [
+            f"  * {c['title']}  [{c['id'][:8]}]",
+            f"    {c['short_summary']}",
+            f"    concept: {c['concept']}",
+        ]
+        out += [f"    why: {c['rationale']}"] if c.get("rationale") else []
+        out += [f"    > [{q['id']}] {q['text'][:160]}" for q in c["quotes"]]
+    out.append(f"Duplicates found ({len(payload['duplicates'])}):")
+    out += [f"  * {d['candidate']} -> {d['title']} ({d['decided_by']}, confidence {d['confidence']:.2f}): {d['reasoning']}"
+            for d in payload["duplicates"]]  # fmt: skip
+    out.append(f"Relations ({len(payload['relations'])}):")
+    out += [f"  * [{r['id']}] {r['source_title']} -{r['type']}-> {r['target_title']} "
+            f"(inverse {r['inverse_type']}): {r['explanation']}" for r in payload["relations"]]  # fmt: skip
+    out.append(
+        f"Quote attributions ({len(payload['attributions'])} of {payload['quote_count']} quotes):"
+    )
+    for a in payload["attributions"]:
+        mark = " [several concepts]" if a["multi"] else ""
+        out.append(f"  * [{a['quote_id']}]{mark} -> " + ", ".join(
+            f"{c['title']}{' (existing)' if c['existing'] else ''}" for c in a["concepts"]))  # fmt: skip
+    out.append("Warnings:")
+    out += [
+        f"  * unattributed quote [{q['id']}] {q['text'][:120]}" for q in payload["unattributed"]
+    ]
+    out += [f"  * disconnected concept: {t}" for t in payload["disconnected"]]
+    out += [f"  * {w}" for w in payload["warnings"]]
+    out.append("Critique log:")
+    out += _critique_lines(payload["critique_log"]) or ["  (none)"]
+    return "\n".join(out)

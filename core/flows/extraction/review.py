@@ -1,0 +1,359 @@
+"""Self-critique (1.2), refinement (1.3), the human review (2.1/2.2) and feedback (2.3).
+
+1.2 runs the evaluation framework (criteria `concept_extraction`, no human) after code has
+checked what code can: unattributed quotes, disconnected concepts, concepts not in the
+configured language, ids that do not exist. The review node only interrupts and applies the
+reviewer's drops; every model call is in its own node, so resuming never calls a model twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from langgraph.runtime import Runtime
+from langgraph.types import interrupt
+
+from core.context import FlowContext
+from core.evaluation import EvaluationNodeOptions, EvaluationResult
+from core.flows.extraction.nodes import options, report
+from core.flows.extraction.proposal import Proposal, dedupe_relations, drop_items
+from core.flows.extraction.report import build_report
+from core.flows.extraction.revision import (
+    FeedbackRevision,
+    Labels,
+    Revision,
+    apply_revision,
+    proposal_existing_ids,
+    render_proposal,
+    revision_messages,
+    revision_schema,
+)
+from core.flows.extraction.text import is_other_language, normalize_title
+from local_llm import LLMError
+from local_llm.tokens import count_text
+
+State = Mapping[str, Any]
+MAX_EXISTING_LABELS = 40
+ACTIONS = ("approve", "feedback", "drop", "abort")
+
+
+# -- 1.2 code checks ---------------------------------------------------------------------------
+
+
+def issue(criterion: str, what: str, where: str, severity: str) -> dict[str, str]:
+    return {"criterion": criterion, "what": what, "where": where, "severity": severity}
+
+
+def code_checks(
+    proposal: Proposal, quote_ids: list[str], known: set[str], language: str
+) -> tuple[Proposal, list[dict]]:
+    """What code decides about a proposal; ids that do not exist are removed."""
+    issues, valid = [], set(quote_ids)
+    concepts = []
+    for c in proposal.concepts:
+        bad = [q for q in c.quote_ids if q not in valid]
+        if bad:
+            issues.append(
+                issue(
+                    "quote_coverage", f"unknown quote ids removed: {', '.join(bad)}", c.title, "low"
+                )
+            )
+            c = c.model_copy(update={"quote_ids": [q for q in c.quote_ids if q in valid]})
+        other = is_other_language(f"{c.title}. {c.short_summary}. {c.concept}", language)
+        if other:
+            issues.append(issue("language", f"written in {other}, not {language}", c.title, "high"))
+        if c.quote_ids:
+            concepts.append(c)
+    existing = [e for e in proposal.existing if e.concept_id in known]
+    for e in proposal.existing:
+        if e.concept_id not in known:
+            issues.append(
+                issue(
+                    "distinctness",
+                    "existing concept id does not exist; link removed",
+                    e.title,
+                    "low",
+                )
+            )
+    seen: dict[str, str] = {}
+    for c in concepts:
+        key = normalize_title(c.title)
+        if key in seen:
+            issues.append(
+                issue(
+                    "distinctness",
+                    f"same title as another new concept ({seen[key]!r})",
+                    c.title,
+                    "high",
+                )
+            )
+        seen.setdefault(key, c.title)
+    new_ids = {c.id for c in concepts}
+    relations = dedupe_relations(proposal.relations, new_ids, known)
+    if len(relations) < len(proposal.relations):
+        issues.append(
+            issue("relation_accuracy", "relations to unknown concepts removed", "relations", "low")
+        )
+    cleaned = Proposal(
+        concepts=concepts, existing=existing, relations=relations, notes=proposal.notes
+    )
+    for q in cleaned.unattributed(quote_ids):
+        issues.append(issue("quote_coverage", "quote supports no concept", q, "medium"))
+    for c in cleaned.disconnected():
+        issues.append(issue("edge_cases", "concept has no relation", c.title, "medium"))
+    return cleaned, issues
+
+
+async def critique_checks(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Step 1.2, code part."""
+    proposal = Proposal.model_validate(state["proposal"])
+    quote_ids = [q["id"] for q in state.get("quotes", [])]
+    referenced = {e.concept_id for e in proposal.existing}
+    referenced |= {end for r in proposal.relations for end in (r.source_id, r.target_id)}
+    referenced -= proposal.new_ids()
+    known: set[str] = set()
+    if referenced:
+        marks = ",".join("?" * len(referenced))
+        sql = f"SELECT entity_id FROM concepts WHERE entity_id IN ({marks})"
+        known = {row[0] for row in runtime.context.store.query(sql, list(referenced))}
+    cleaned, issues = code_checks(proposal, quote_ids, known, options(runtime).language)
+    high = sum(i["severity"] == "high" for i in issues)
+    report("1.2", f"code checks: {len(issues)} issue(s), {high} blocking", issues=len(issues))
+    return {"proposal": cleaned.model_dump(mode="json"), "code_issues": issues}
+
+
+# -- 1.2 evaluation ----------------------------------------------------------------------------
+
+
+def labels_for(state: State, proposal: Proposal) -> Labels:
+    return Labels.build(
+        proposal, proposal_existing_ids(proposal, state.get("pools", {}), MAX_EXISTING_LABELS)
+    )
+
+
+def rendered(state: State) -> str:
+    proposal = Proposal.model_validate(state["proposal"])
+    quote_ids = [q["id"] for q in state.get("quotes", [])]
+    return render_proposal(proposal, labels_for(state, proposal), state.get("known", {}), quote_ids)
+
+
+def fit_quotes(quotes: list[dict[str, str]], tokens: int) -> str:
+    """As many quotes as fit in `tokens` (estimated), in note order; the rest counted."""
+    lines, used = [], 0
+    for quote in quotes:
+        line = f"[{quote['id']}] {quote['text']}"
+        cost = count_text(line) + 1
+        if used + cost > tokens:
+            lines.append(f"({len(quotes) - len(lines)} more quotes not shown)")
+            break
+        lines.append(line)
+        used += cost
+    return "\n".join(lines)
+
+
+def critique_options() -> EvaluationNodeOptions:
+    """The self-critique: criteria `concept_extraction`, the judge role, no human."""
+
+    def configure(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+        budget = runtime.context.llm.budget("judge")
+        room = max(200, budget - count_text(rendered(state)) - 1800)
+        issues = state.get("code_issues", [])
+
+        def context(s: State) -> str:
+            found = (
+                "\n".join(f"- [{i['criterion']}] {i['where']}: {i['what']}" for i in issues)
+                or "- none"
+            )
+            return (
+                f"Concepts must be written in {options(runtime).language}. Found by code "
+                f"(certain):\n{found}\nQuotes of the source:\n{fit_quotes(s.get('quotes', []), room)}"
+            )
+
+        return {"timeout_s": options(runtime).timeout_s, "context_extractor": context}
+
+    return EvaluationNodeOptions(
+        content_type="concept_extraction",
+        content_extractor=rendered,
+        result_field="critique",
+        status_field="critique_status",
+        model_role="judge",
+        human_review=False,
+        configure=configure,
+    )
+
+
+def critique_gate(state: State) -> dict[str, Any]:
+    """Combine code's findings and the judge's verdict; log the round."""
+    issues = state.get("code_issues", [])
+    blocking = [i for i in issues if i["severity"] == "high"]
+    status = state.get("critique_status")
+    round_no = state.get("critique_round", 0) + 1
+    entry: dict[str, Any] = {"round": round_no, "code_issues": issues, "status": status}
+    warnings = []
+    if status in ("approved", "revision_requested") and state.get("critique"):
+        result = EvaluationResult.model_validate(state["critique"])
+        entry |= {
+            "passed": result.passed and not blocking, "overall": result.overall_score,
+            "scores": result.scores, "summary": result.summary(), "feedback": result.feedback,
+            "suggestions": result.suggestions,
+            "issues": [{"criterion": c.id, "what": i.what, "where": i.where} for c in result.criteria for i in c.issues],
+        }  # fmt: skip
+    else:
+        entry |= {"passed": None if not blocking else False, "summary": "the self-critique failed"}
+        warnings.append(
+            f"self-critique round {round_no} failed: {'; '.join(state.get('errors', [])[-1:])}"
+        )
+    report("1.2", f"critique {round_no}: {entry.get('summary')}", round=round_no)
+    return {"critique_round": round_no, "critique_log": [entry], "warnings": warnings}
+
+
+def route_after_critique(
+    state: State, runtime: Runtime[FlowContext]
+) -> Literal["refine", "review"]:
+    """Refine while the critique fails and refinements are left; else the human review."""
+    last = (state.get("critique_log") or [{}])[-1]
+    if (
+        last.get("passed") is False
+        and state.get("critique_round", 0) <= options(runtime).max_critique_iterations
+    ):
+        return "refine"
+    return "review"
+
+
+# -- 1.3 / 2.3 ---------------------------------------------------------------------------------
+
+
+async def revise(
+    state: State, runtime: Runtime[FlowContext], instructions: str, model: type[Revision]
+):
+    """Ask for changes and apply them; (proposal, answer or None, warning)."""
+    proposal = Proposal.model_validate(state["proposal"])
+    quotes = state.get("quotes", [])
+    labels = labels_for(state, proposal)
+    known = state.get("known", {})
+    text = render_proposal(proposal, labels, known, [q["id"] for q in quotes])
+    llm, language = runtime.context.llm, options(runtime).language
+    room = max(200, llm.budget("default") - count_text(text + instructions) - 1500)
+    messages = revision_messages(
+        text, fit_quotes(quotes, room), instructions, language, feedback=model is FeedbackRevision
+    )
+    schema = revision_schema(
+        model, labels, [q["id"] for q in quotes], [r.id for r in proposal.relations]
+    )
+    try:
+        answer = await llm.structured(messages, model, role="default", json_schema=schema)
+    except LLMError as exc:
+        return (
+            proposal,
+            None,
+            f"the model could not revise the extraction ({type(exc).__name__}: {exc})",
+        )
+    return apply_revision(proposal, answer, labels, known, [q["id"] for q in quotes]), answer, ""
+
+
+async def refine(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Call 1.3: address the critique's issues."""
+    last = (state.get("critique_log") or [{}])[-1]
+    lines = [
+        f"- [{i['criterion']}] {i['where']}: {i['what']}"
+        for i in [*last.get("code_issues", []), *last.get("issues", [])]
+    ]
+    lines += [f"- suggestion: {s}" for s in last.get("suggestions", [])]
+    instructions = "Fix these problems found by the self-critique:\n" + (
+        "\n".join(lines) or "- none listed"
+    )
+    proposal, _answer, warning = await revise(state, runtime, instructions, Revision)
+    report(
+        "1.3", f"refinement {state.get('critique_round', 0)}: {len(proposal.concepts)} concept(s)"
+    )
+    return {"proposal": proposal.model_dump(mode="json"), "warnings": [warning] if warning else []}
+
+
+# -- 2.1 / 2.2 ---------------------------------------------------------------------------------
+
+
+def parse_decision(value: Any) -> dict[str, Any]:
+    """The reviewer's answer as {action, feedback, drops}; unknown answers are `invalid`."""
+    if isinstance(value, str):
+        value = {"action": value}
+    if not isinstance(value, Mapping):
+        return {"action": "invalid", "feedback": "", "drops": []}
+    action = str(value.get("action", "")).strip().lower()
+    feedback = str(value.get("feedback") or "").strip()
+    drops = [dict(d) for d in value.get("drops") or [] if isinstance(d, Mapping)]
+    if action == "feedback" and not feedback:
+        action = "drop" if drops else "invalid"
+    return {
+        "action": action if action in ACTIONS else "invalid",
+        "feedback": feedback,
+        "drops": drops,
+    }
+
+
+async def review(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Step 2.1: interrupt with the report; 2.2: the decision, drops applied by code."""
+    payload = build_report(state, runtime.context.settings.flows.extraction.max_review_rounds)
+    decision = parse_decision(interrupt(payload))
+    update: dict[str, Any] = {"decision": decision}
+    if decision["drops"]:
+        proposal, dropped = drop_items(
+            Proposal.model_validate(state["proposal"]), decision["drops"]
+        )
+        update["proposal"] = proposal.model_dump(mode="json")
+        update["messages"] = [f"Dropped {', '.join(dropped)}."] if dropped else []
+    if decision["action"] == "invalid":
+        update["messages"] = ["Answer approve, feedback (with text), drop (with items) or abort."]
+    return update
+
+
+def route_after_review(
+    state: State, runtime: Runtime[FlowContext]
+) -> Literal["commit_store", "incorporate", "review", "aborted", "round_limit"]:
+    action = (state.get("decision") or {}).get("action")
+    if action == "approve":
+        return "commit_store"
+    if action == "abort":
+        return "aborted"
+    if action == "feedback":
+        limit = runtime.context.settings.flows.extraction.max_review_rounds
+        return "incorporate" if state.get("review_round", 0) < limit else "round_limit"
+    return "review"
+
+
+async def incorporate(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Call 2.3: the model follows the reviewer's feedback; then back to the review."""
+    feedback = (state.get("decision") or {}).get("feedback", "")
+    proposal, answer, warning = await revise(
+        state, runtime, f"Reviewer feedback:\n{feedback}", FeedbackRevision
+    )
+    round_no = state.get("review_round", 0) + 1
+    notes = []
+    if answer is not None:
+        notes = [f"Feedback round {round_no}: {answer.interpretation or answer.changes}".strip()]
+        warning = f"unresolved feedback: {answer.unresolved}" if answer.unresolved.strip() else ""
+    report("2.3", f"feedback round {round_no} incorporated", round=round_no)
+    return {
+        "proposal": proposal.model_dump(mode="json"), "review_round": round_no,
+        "messages": notes, "warnings": [warning] if warning else [],
+    }  # fmt: skip
+
+
+def aborted(state: State) -> dict[str, Any]:
+    report("2.2", "aborted by the reviewer")
+    return {"outcome": "aborted", "messages": ["Extraction aborted; nothing was written."]}
+
+
+def round_limit(state: State) -> dict[str, Any]:
+    report("2.2", "review round limit reached")
+    return {
+        "outcome": "round_limit",
+        "messages": [
+            "The limit of feedback rounds was reached; the run is aborted and nothing was written."
+        ],
+    }
+
+
+def finish(state: State) -> dict[str, Any]:
+    """The end of a run that had nothing to do (already processed, no quotes)."""
+    return {}

@@ -1,0 +1,245 @@
+"""Finishing committed extractions: the vault half of a commit, and `noema repair`.
+
+An extraction commits to the store first (concepts, relations, quote links and a `pending`
+plan, in one transaction), then writes the vault: block ids on the quotes, new concept notes,
+minimal edits of existing ones, then `processed_date` on the source. Every step checks what
+is already there, so running a plan again never writes anything twice. `repair(services)`
+(run by `noema repair` and at start-up) applies every plan still pending.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from core.concept_notes import QuoteRef, add_quotes, add_relations
+from core.domain import Relation
+from core.sources import source_from_note
+from core.store import Store
+from core.store.runs import RunsRepo, now_iso
+from vault.frontmatter_edit import set_fields
+from vault.sources import block_id_inserts, parse_quotes
+from vault.writer import VaultWriteError, VaultWriter
+
+Progress = Callable[[str, int, int], None]
+"""progress(message, done, total) while a plan is applied."""
+
+
+class NoteCreate(BaseModel):
+    """A new concept note."""
+
+    path: str
+    entity_id: str
+    text: str
+
+
+class NoteEdit(BaseModel):
+    """Relations and quote links an existing concept note gains."""
+
+    path: str
+    entity_id: str
+    relations: list[Relation] = Field(default_factory=list)
+    quote_ids: list[str] = Field(default_factory=list)
+
+
+class VaultPlan(BaseModel):
+    """Everything a committed extraction writes to the vault."""
+
+    run_id: str
+    source: str
+    """Vault-relative path of the source note."""
+    source_name: str
+    """The source note's name, as `[[name#^id]]` links use it."""
+    block_ids: list[str] = Field(default_factory=list)
+    """Quotes cited by concepts; those without a written block id get one."""
+    create: list[NoteCreate] = Field(default_factory=list)
+    edit: list[NoteEdit] = Field(default_factory=list)
+    names: dict[str, str] = Field(default_factory=dict)
+    """Concept UUID -> note name, for the Conexiones links."""
+    processed_date: str = Field(
+        default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds")
+    )
+
+
+def record_plan(conn: Any, plan: VaultPlan) -> None:
+    """Insert the pending plan (inside the caller's store transaction)."""
+    stamp = now_iso()
+    conn.execute(
+        "INSERT INTO extraction_commits (run_id, source_path, status, plan_json, created_at,"
+        " updated_at) VALUES (?, ?, 'pending', ?, ?, ?)",
+        (plan.run_id, plan.source, plan.model_dump_json(), stamp, stamp),
+    )
+
+
+def commit_status(store: Store, run_id: str) -> str | None:
+    row = store.query_one("SELECT status FROM extraction_commits WHERE run_id=?", (run_id,))
+    return None if row is None else str(row[0])
+
+
+def load_plan(store: Store, run_id: str) -> VaultPlan | None:
+    row = store.query_one("SELECT plan_json FROM extraction_commits WHERE run_id=?", (run_id,))
+    return None if row is None else VaultPlan.model_validate_json(row[0])
+
+
+def pending_plans(store: Store) -> list[VaultPlan]:
+    rows = store.query(
+        "SELECT plan_json FROM extraction_commits WHERE status='pending' ORDER BY created_at"
+    )
+    return [VaultPlan.model_validate_json(row[0]) for row in rows]
+
+
+def _note(progress: Progress | None, message: str, done: int, total: int) -> None:
+    if progress is not None:
+        progress(message, done, total)
+
+
+def write_block_ids(writer: VaultWriter, plan: VaultPlan) -> list[str]:
+    """Give the cited quotes without a block id their id (` ^id` at the quote's end)."""
+    note = writer.read(plan.source)
+    inserts = block_id_inserts(parse_quotes(note), set(plan.block_ids))
+    if not inserts:
+        return []
+    writer.insert_at(plan.source, inserts, expected_hash=note.hash)
+    return [plan.source]
+
+
+def create_note(writer: VaultWriter, item: NoteCreate) -> bool:
+    """Write a new note unless it is already there (a plan applied before)."""
+    if writer.current_hash(item.path) is not None:
+        existing = writer.read(item.path).frontmatter.get("entity_id")
+        if str(existing) == item.entity_id:
+            return False
+        raise VaultWriteError(f"{item.path} exists and is another note; not overwriting it")
+    writer.create(item.path, item.text)
+    return True
+
+
+def edit_note(writer: VaultWriter, plan: VaultPlan, item: NoteEdit) -> bool:
+    """Add relations and quote links to an existing note; unchanged when it has them."""
+    note = writer.read(item.path)
+    text = note.text
+    if not note.frontmatter.get("entity_id"):
+        text = set_fields(text, {"entity_id": item.entity_id})
+    text = add_relations(text, item.relations, plan.names)
+    text = add_quotes(text, [QuoteRef(plan.source_name, q) for q in item.quote_ids])
+    if text == note.text:
+        return False
+    writer.write(item.path, text, expected_hash=note.hash)
+    return True
+
+
+def write_notes(
+    writer: VaultWriter, plan: VaultPlan, progress: Progress | None = None
+) -> list[str]:
+    """Step 3.2: block ids, new notes, edits of existing notes. Returns the paths written."""
+    written = write_block_ids(writer, plan)
+    total = len(plan.create) + len(plan.edit)
+    for done, item in enumerate(plan.create, 1):
+        if create_note(writer, item):
+            written.append(item.path)
+        _note(progress, f"wrote {item.path}", done, total)
+    for done, item in enumerate(plan.edit, len(plan.create) + 1):
+        if edit_note(writer, plan, item):
+            written.append(item.path)
+        _note(progress, f"updated {item.path}", done, total)
+    return written
+
+
+def mark_processed(store: Store, writer: VaultWriter, plan: VaultPlan) -> list[str]:
+    """Step 3.3: `processed_date` on the source note and its row (kept if already set)."""
+    note = writer.read(plan.source)
+    written = []
+    if source_from_note(note).processed_date is None:
+        writer.set_frontmatter(
+            plan.source, {"processed_date": plan.processed_date}, expected_hash=note.hash
+        )
+        written.append(plan.source)
+    store.execute(
+        "UPDATE sources SET processed_date=? WHERE path=?", (plan.processed_date, plan.source)
+    )
+    return written
+
+
+def finish_plan(store: Store, run_id: str, written: Iterable[str]) -> None:
+    store.execute(
+        "UPDATE extraction_commits SET status='done', written_json=?, error=NULL, updated_at=?"
+        " WHERE run_id=?",
+        (json.dumps(sorted(set(written))), now_iso(), run_id),
+    )
+
+
+def record_error(store: Store, run_id: str, error: str) -> None:
+    store.execute(
+        "UPDATE extraction_commits SET error=?, updated_at=? WHERE run_id=?",
+        (error, now_iso(), run_id),
+    )
+
+
+def apply_plan(
+    store: Store,
+    writer: VaultWriter,
+    plan: VaultPlan,
+    reindex: Callable[..., Any] | None = None,
+    progress: Progress | None = None,
+) -> list[str]:
+    """Every step of a plan, then the plan is done. Idempotent."""
+    written = write_notes(writer, plan, progress)
+    written += mark_processed(store, writer, plan)
+    touched = sorted(
+        {plan.source, *written, *(c.path for c in plan.create), *(e.path for e in plan.edit)}
+    )
+    if reindex is not None:
+        reindex(*touched)
+    finish_plan(store, plan.run_id, written)
+    return sorted(set(written))
+
+
+@dataclass
+class RepairReport:
+    """What `repair` did."""
+
+    finished: list[str] = field(default_factory=list)
+    """Run ids whose commit is now complete."""
+    written: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        if not (self.finished or self.errors):
+            return "nothing to repair"
+        text = f"{len(self.finished)} commit(s) finished, {len(self.written)} file(s) written"
+        return text + (
+            f"; {len(self.errors)} still pending: " + "; ".join(self.errors) if self.errors else ""
+        )
+
+
+def repair(services: Any) -> RepairReport:
+    """Finish every pending extraction commit (at start-up and by `noema repair`)."""
+    result = RepairReport()
+    plans = pending_plans(services.store)
+    if plans and services.vault is None:
+        result.errors = [f"{p.run_id}: no vault configured" for p in plans]
+        return result
+    runs = RunsRepo(services.store)
+    for plan in plans:
+        try:
+            written = apply_plan(
+                services.store, services.vault.writer, plan, services.vault.reindex
+            )
+        except Exception as exc:  # noqa: BLE001 - one broken plan must not stop the others
+            error = f"{type(exc).__name__}: {exc}"
+            record_error(services.store, plan.run_id, error)
+            result.errors.append(f"{plan.run_id}: {error}")
+            continue
+        result.finished.append(plan.run_id)
+        result.written += written
+        try:
+            if runs.get(plan.run_id).status in ("failed", "queued"):
+                runs.set_status(plan.run_id, "done")
+        except KeyError:
+            pass
+    return result

@@ -1,0 +1,148 @@
+"""A real temporary vault, its index in a real store, a scripted model, the compiled flow."""
+
+from __future__ import annotations
+
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
+
+from core.context import FlowContext
+from core.flows.extraction.graph import build_graph
+from core.services import VaultHandle
+from core.settings import Settings
+from core.store import Store
+from local_llm import LLMClient, ModelConfig
+from tests.flows.extraction.script import ConcurrencyBackend, FlowScript
+from vault.index import VaultIndex
+from vault.layout import VaultLayout
+from vault.writer import VaultWriter
+
+SOURCE = "03 - Sources/Make It Stick.md"
+SOURCE_TEXT = """---
+title: Make It Stick
+author: Peter C. Brown
+category: book
+---
+# Make It Stick
+
+## Highlights
+> Retrieval practice strengthens memory more than rereading does. ^ms-retrieval
+
+> Spacing out practice makes learning more durable than massed practice.
+
+> Interleaving different kinds of problems improves the ability to discriminate between them.
+"""
+EXISTING_ID = "5d1862ab-cb20-54c3-8a00-9e5e25cec35a"
+EXISTING = f"""---
+entity_id: {EXISTING_ID}
+entity_type: Concept
+short_summary: Recordar activamente fortalece la memoria.
+summary: Evocar la información desde la memoria la consolida mejor que releer.
+aliases:
+- Retrieval practice
+concept_relations: {{}}
+---
+# Práctica de recuperación
+
+## Concepto
+Evocar lo aprendido fortalece la memoria.
+
+## Análisis
+Usar tarjetas y autoexamen.
+
+## Conexiones
+- GENERALIZES:
+- SPECIFIC_OF:
+- PART_OF:
+- HAS_PART:
+- SUPPORTS:
+- SUPPORTED_BY:
+- OPPOSES:
+- SIMILAR_TO:
+- RELATES_TO:
+
+## Fuente
+"""
+
+
+def quote_source(n: int) -> str:
+    lines = [
+        f"> Quote number {i} about learning, memory and practice in detail. ^q{i}\n"
+        for i in range(n)
+    ]
+    return "---\ntitle: Big Book\n---\n# Big Book\n\n## Highlights\n" + "\n".join(lines)
+
+
+class Harness:
+    """One vault + store + compiled graph; `start`, `resume`, `state`, `payload`."""
+
+    def __init__(self, base: Path, script: FlowScript, *, existing: bool = True,
+                 sources: dict[str, str] | None = None, flows: dict | None = None,
+                 latency_s: float = 0.0, context_budget: int = 8192) -> None:  # fmt: skip
+        base = Path(tempfile.mkdtemp(dir=base))
+        self.root = base / "vault"
+        for rel, text in (sources or {SOURCE: SOURCE_TEXT}).items():
+            (self.root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (self.root / rel).write_text(text, encoding="utf-8")
+        (self.root / "08 - Ideas").mkdir(parents=True, exist_ok=True)
+        if existing:
+            (self.root / "08 - Ideas/Práctica de recuperación.md").write_text(
+                EXISTING, encoding="utf-8"
+            )
+        self.settings = Settings(
+            vault={"path": self.root}, data={"directory": base / "data"},
+            flows={"extraction": flows or {}},
+        )  # fmt: skip
+        self.store = Store(base / "data" / "store.sqlite3")
+        layout = VaultLayout()
+        self.index = VaultIndex(self.store, self.root, layout)
+        self.index.sync_files()
+        self.vault = VaultHandle(self.root, layout, VaultWriter(self.root, layout), self.index)
+        self.script = script
+        self.backend = ConcurrencyBackend(script, latency_s=latency_s)
+        config = ModelConfig(model="scripted", retries=1, transient_retries=0, backoff_s=0.0,
+                             context_budget=context_budget)  # fmt: skip
+        self.llm = LLMClient(
+            {"default": config, "judge": config, "embedding": config}, backend=self.backend
+        )
+        self.run_id = uuid.uuid4().hex
+        self.app = build_graph().compile(checkpointer=InMemorySaver())
+        self.config = {
+            "configurable": {"thread_id": self.run_id},
+            "max_concurrency": self.settings.flows.extraction.concurrency,
+            "recursion_limit": 200,
+        }
+
+    @property
+    def context(self) -> FlowContext:
+        return FlowContext(self.settings, self.llm, self.store, self.vault, self.run_id)
+
+    async def start(self, source: str = SOURCE) -> dict[str, Any]:
+        return await self.app.ainvoke({"source": source}, self.config, context=self.context)
+
+    async def resume(self, value: Any) -> dict[str, Any]:
+        return await self.app.ainvoke(Command(resume=value), self.config, context=self.context)
+
+    async def state(self) -> dict[str, Any]:
+        return (await self.app.aget_state(self.config)).values
+
+    async def payload(self) -> Any:
+        interrupts = (await self.app.aget_state(self.config)).interrupts
+        return interrupts[0].value if interrupts else None
+
+    def read(self, rel: str) -> str:
+        return (self.root / rel).read_text(encoding="utf-8")
+
+    def fresh_run(self) -> None:
+        self.run_id = uuid.uuid4().hex
+        self.config["configurable"]["thread_id"] = self.run_id
+
+
+@pytest.fixture
+def harness(tmp_path: Path):
+    return lambda script=None, **kw: Harness(tmp_path, script or FlowScript(), **kw)

@@ -1,0 +1,131 @@
+"""A scripted model for the extraction flow: answers each call kind from a small script.
+
+The kind of a call is read from its bounded schema (`match` -> duplicate detection,
+`criteria` -> self-critique, ...). Every answer respects the schema's enums, so a test
+script can say "the first quote id you were offered" without knowing it in advance.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
+
+from core.evaluation import load_criteria
+from local_llm.testing import ScriptedBackend
+
+CRITERIA = load_criteria("concept_extraction").criteria.ids
+
+
+def kind_of(schema: dict[str, Any] | None) -> str:
+    props = (schema or {}).get("properties", {})
+    if "criteria" in props:
+        return "critique"
+    if "match" in props:
+        return "duplicate"
+    if "GENERALIZES" in props:
+        return "queries"
+    if "interpretation" in props:
+        return "feedback"
+    if "drop_concepts" in props:
+        return "refine"
+    if "relations" in props:
+        return "relations"
+    if "concepts" in props:
+        return "candidates"
+    return "unknown"
+
+
+def enum_of(schema: dict[str, Any], *path: str) -> list[str]:
+    node = schema
+    for key in path:
+        node = node["properties"][key] if key != "[]" else node["items"]
+    return list(node.get("enum") or node.get("items", {}).get("enum") or [])
+
+
+def concept(title: str, quote_ids: list[str], text: str = "", short: str = "") -> dict[str, Any]:
+    return {
+        "title": title,
+        "quote_ids": quote_ids,
+        "short_summary": short or f"Idea breve sobre {title.lower()} en la práctica",
+        "concept": text or f"El concepto de {title.lower()} explica una idea de la fuente.",
+        "analysis": "Una idea útil para el estudio.",
+        "rationale": "Las citas lo expresan.",
+    }
+
+
+def critique(score: float) -> dict[str, Any]:
+    return {
+        "criteria": {cid: {"rationale": "ok", "issues": [], "score": score} for cid in CRITERIA},
+        "strengths": ["claro"],
+        "weaknesses": [],
+        "suggestions": ["dividir conceptos"] if score < 0.7 else [],
+        "feedback": "bien" if score >= 0.7 else "mejorable",
+    }
+
+
+def empty_revision(**extra: Any) -> dict[str, Any]:
+    return {
+        "changes": "sin cambios",
+        "drop_concepts": [],
+        "edit_concepts": [],
+        "add_concepts": [],
+        "link_quotes": [],
+        "unlink_quotes": [],
+        "add_relations": [],
+        "drop_relations": [],
+        **extra,
+    }
+
+
+Handler = Callable[[list[dict[str, Any]], dict[str, Any]], Any]
+
+
+class FlowScript:
+    """Per-kind handlers; defaults: no candidates, no duplicates, no relations, a passing
+    critique, no revision. Records the schema of every call by kind."""
+
+    def __init__(self, **handlers: Handler | Any) -> None:
+        self.handlers: dict[str, Handler] = {
+            "candidates": lambda m, s: {"concepts": [], "notes": ""},
+            "duplicate": lambda m, s: {"reasoning": "distinto", "match": "none", "confidence": 0.9},
+            "queries": lambda m, s: {t: [] for t in s["properties"]},
+            "relations": lambda m, s: {"relations": [], "notes": ""},
+            "critique": lambda m, s: critique(0.9),
+            "refine": lambda m, s: empty_revision(),
+            "feedback": lambda m, s: empty_revision(interpretation="entendido", unresolved=""),
+        }
+        for kind, handler in handlers.items():
+            self.handlers[kind] = handler if callable(handler) else (lambda m, s, v=handler: v)
+        self.calls: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        self.prompts: dict[str, list[str]] = defaultdict(list)
+
+    def __call__(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None) -> Any:
+        kind = kind_of(schema)
+        self.calls[kind].append(schema or {})
+        self.prompts[kind].append(messages[-1]["content"])
+        return self.handlers[kind](messages, schema or {})
+
+    def count(self, kind: str) -> int:
+        return len(self.calls[kind])
+
+
+class ConcurrencyBackend(ScriptedBackend):
+    """A ScriptedBackend that records how many completions were in flight at once."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.in_flight = 0
+        self.max_in_flight = 0
+
+    async def complete(self, messages, *, json_schema, config, schema_name="answer"):
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            await asyncio.sleep(0)
+            return await super().complete(
+                messages, json_schema=json_schema, config=config, schema_name=schema_name
+            )
+        finally:
+            self.in_flight -= 1
