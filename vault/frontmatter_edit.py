@@ -19,9 +19,16 @@ REMOVE = object()
 
 def dump_field(key: str, value: Any, newline: str = "\n") -> str:
     """One top-level YAML field as text, ending with a line ending."""
-    text = yaml.safe_dump(
-        {key: value}, allow_unicode=True, sort_keys=False, default_flow_style=False, width=10**6
-    )
+    for readable in (True, False):
+        text = yaml.safe_dump(
+            {key: value},
+            allow_unicode=readable,
+            sort_keys=False,
+            default_flow_style=False,
+            width=10**6,
+        )
+        if yaml.safe_load(text) == {key: value}:
+            break  # PyYAML writes some characters (NEL, LS, PS) raw that it reads as breaks
     return text.replace("\n", newline)
 
 

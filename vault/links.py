@@ -167,7 +167,7 @@ def _rewrite_wiki(text: str, link: Link, new_rel: str) -> str:
     if link.alias is not None:
         new_inner += ("\\|" if escaped_pipe else "|") + link.alias
     elif not link.embed and note_name(new_target) != note_name(written):
-        shown = target_part.rstrip("\\").strip()
+        shown = written  # the note name the reader saw, without the heading or block
         new_inner += ("\\|" if escaped_pipe else "|") + shown
     return ("![[" if link.embed else "[[") + new_inner + "]]"
 
