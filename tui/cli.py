@@ -29,6 +29,7 @@ COMMAND_MODULES: list[str] = [
     "tui.commands.doctor",  # noema doctor
     "tui.commands.evaluate",  # noema evaluate, noema criteria
     "tui.commands.runs",  # noema runs
+    "tui.commands.tutor",  # noema tutor, noema tutor sessions / logs
     "tui.commands.vault",  # noema index, noema watch
 ]
 """Every command group's module; each exposes `register(subparsers)`."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from core.curriculum import Lesson
+from core.curriculum import Lesson, concept_lesson, load_curriculum, with_concepts
 from core.events import RunEvent
 from core.flows.tutor.graph import FLOW_NAME
 from core.flows.tutor.plan import now_iso
@@ -29,8 +29,26 @@ def lesson_input(lesson: Lesson, settings: Settings) -> dict[str, Any]:
 
 
 def start_session(runtime: Any, lesson: Lesson, settings: Settings) -> RunRecord:
-    """A new queued session; its first `turn` plans and asks the first question."""
-    return runtime.start(FLOW_NAME, lesson_input(lesson, settings), target=lesson.path)
+    """A new session; its first `turn` plans and asks the first question.
+
+    It is marked running at once so the app's auto-start of queued runs leaves it to the front
+    end that opened it (a process that dies mid-turn leaves it queued, to be continued).
+    """
+    record = runtime.start(FLOW_NAME, lesson_input(lesson, settings), target=lesson.path)
+    runtime.runs.set_status(record.id, "running")
+    return runtime.runs.get(record.id)
+
+
+def curriculum(vault: Any, store: Any) -> list[Lesson]:
+    """The vault's curriculum, each subtopic's linked concepts resolved against the index."""
+    if vault is None:
+        return []
+    return [with_concepts(store, x) for x in load_curriculum(vault.root, vault.layout.curriculum)]
+
+
+def concept_session_lesson(vault: Any, store: Any, concept_id: str) -> Lesson:
+    """A lesson built from one concept note."""
+    return concept_lesson(store, vault.root, concept_id)
 
 
 def student_message(text: str) -> dict[str, Any]:

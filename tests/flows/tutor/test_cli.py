@@ -1,0 +1,103 @@
+"""`noema tutor`: the terminal chat (scripted input), sessions and logs commands."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+
+import pytest
+
+from core.flows.tutor.graph import SPEC
+from core.flows.tutor.sessions import list_sessions
+from core.services import open_services
+from core.settings import Settings
+from local_llm.testing import ScriptedBackend
+from tests.flows.tutor.scripted import TutorScript
+from tui.commands import tutor as cli
+
+SAMPLE = Path(__file__).resolve().parents[3] / "tui" / "sample_vault"
+
+
+def scripted_input(lines: list[str]):
+    queue = list(lines)
+
+    async def read(prompt: str) -> str | None:
+        return queue.pop(0) if queue else None
+
+    return read
+
+
+@pytest.fixture
+def vault_settings(tmp_path: Path) -> Settings:
+    root = tmp_path / "vault"
+    shutil.copytree(SAMPLE, root)
+    return Settings(vault={"path": root}, data={"directory": tmp_path / "data"})
+
+
+async def test_terminal_chat_picks_a_subtopic_and_resumes(vault_settings: Settings) -> None:
+    out: list[str] = []
+    backend = ScriptedBackend(TutorScript(["right", "right"], steps=3), stream_chunk=3)
+    services = open_services(vault_settings, {"tutor": SPEC}, backend=backend)
+    async with services:
+        # subject 2 (Psicología del aprendizaje) -> topic 1 (Memoria) -> subtopic 1
+        read = scripted_input(["2", "9", "1", "1", "/hint", "1/2", "/quit"])
+        lesson = await cli.choose_lesson(services, read, out.append, None)
+        assert lesson.title == "Práctica de recuperación"
+        assert [c.title for c in lesson.concepts] == [
+            "Práctica de recuperación",
+            "Práctica intercalada",
+        ]
+        from core.flows.tutor.session import start_session
+
+        session = start_session(services.runtime, lesson, vault_settings).id
+        values = await cli.chat(services, session, read, out.append)
+        text = "".join(out)
+        assert "choose 1-2" in text  # "9" was refused
+        assert "Question 1: what is bigger" in text and "hint: count the slices" in text
+        assert "feedback 1 (right)" in text and "Question 2" in text
+        assert "noema tutor --resume" in text
+        assert len(values["conversation"]) == 4
+        out.clear()
+        values = await cli.chat(services, session, scripted_input(["again"]), out.append)
+        assert "Question 2" in "".join(out)  # resumed where it stopped
+        assert len(values["conversation"]) == 7
+        rows = list_sessions(services.store)
+        assert rows[0].id == session and rows[0].turns == 2
+        assert cli.format_sessions(rows).splitlines()[1].startswith(session[:8])
+
+
+def test_sessions_and_logs_commands(vault_settings: Settings, capsys, tmp_path: Path) -> None:
+    import asyncio
+
+    async def one_turn() -> str:
+        backend = ScriptedBackend(TutorScript())
+        async with open_services(vault_settings, {"tutor": SPEC}, backend=backend) as services:
+            from core.flows.tutor.session import start_session
+            from tests.flows.tutor.scripted import lesson
+
+            session = start_session(services.runtime, lesson(), vault_settings).id
+            await cli.chat(services, session, scripted_input([]), lambda _t: None)
+            return session
+
+    session = asyncio.run(one_turn())
+    settings_file = tmp_path / "settings.toml"
+    settings_file.write_text(
+        f'[vault]\npath = "{vault_settings.vault.path}"\n[data]\ndirectory = "{vault_settings.data_dir}"\n'
+    )
+    base = argparse.Namespace(settings=str(settings_file))
+    assert cli.run_sessions(base) == 0
+    assert session[:8] in capsys.readouterr().out
+    args = argparse.Namespace(
+        settings=str(settings_file), session=session[:6], text=False, agent="planner"
+    )
+    cli.run_logs(args)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 1 and '"agent": "planner"' in lines[0]
+    args.text, args.agent = True, None
+    cli.run_logs(args)
+    text = capsys.readouterr().out
+    assert "PLANNER" in text and "EXECUTOR" in text
+    args.session = "zzz"
+    with pytest.raises(cli.CommandError):
+        cli.run_logs(args)
