@@ -1,0 +1,67 @@
+"""`noema normalize` and `noema merges` end to end over a copy of the demo vault (scripted model)."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+
+import pytest
+
+from local_llm.testing import ScriptedBackend
+from tests.flows.normalization.conftest import is_generator, propose, weak_when
+from tests.merges.conftest import SAMPLE, snapshot
+from tui.cli import main
+from tui.commands import CommandError
+from tui.commands.normalization import run_apply, run_normalize
+
+
+@pytest.fixture
+def configured(tmp_path: Path) -> tuple[Path, Path]:
+    vault = tmp_path / "vault"
+    shutil.copytree(SAMPLE, vault)
+    settings = tmp_path / "settings.toml"
+    settings.write_text(
+        f'[vault]\npath = "{vault}"\n\n[data]\ndirectory = "{tmp_path / "data"}"\n',
+        encoding="utf-8",
+    )
+    return vault, settings
+
+
+def test_normalize_then_apply_then_undo(configured, capsys) -> None:
+    vault, settings = configured
+    files = snapshot(vault)
+    generator = propose(("ZDP", "Zona de desarrollo próximo"))
+    evaluator = weak_when()
+    backend = ScriptedBackend(lambda m, s: generator(m, s) if is_generator(m) else evaluator(m, s))
+    args = argparse.Namespace(settings=str(settings), strategy=None)
+    assert run_normalize(args, backend=backend) == 0
+    out = capsys.readouterr().out
+    assert "ZDP = Zona de desarrollo próximo" in out or "Zona de desarrollo próximo = ZDP" in out
+    assert "Hábito atómico" in out and "metacognicion" in out  # found by code
+    review = out.strip().splitlines()[-1].split()[1].rstrip(":")
+
+    assert main(["--settings", str(settings), "merges", "list"]) == 0
+    assert "3 merges (3 pending" in capsys.readouterr().out
+    assert main(["--settings", str(settings), "merges", "reject", review, "1"]) == 0
+    apply = argparse.Namespace(
+        settings=str(settings), review=review, all=True, yes=False, dry_run=False, resume=False
+    )
+    assert run_apply(apply, ask=lambda _prompt: "n") == 0
+    assert snapshot(vault) == files and "nothing written" in capsys.readouterr().out
+    assert run_apply(apply, ask=lambda _prompt: "y") == 0
+    assert "applied" in capsys.readouterr().out and snapshot(vault) != files
+    assert not (vault / "08 - Ideas" / "ZDP.md").exists()
+    assert main(["--settings", str(settings), "merges", "show", review]) == 0
+    assert "[rejected]" in capsys.readouterr().out
+    assert main(["--settings", str(settings), "merges", "undo", review]) == 0
+    assert snapshot(vault) == files
+
+
+def test_unknown_review_is_a_clear_error(configured) -> None:
+    _, settings = configured
+    args = argparse.Namespace(
+        settings=str(settings), review="nope", all=False, yes=True, dry_run=False, resume=False
+    )
+    with pytest.raises(CommandError, match="no review nope"):
+        run_apply(args)

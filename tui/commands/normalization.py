@@ -1,0 +1,211 @@
+"""`noema normalize` and `noema merges list|show|accept|reject|apply|undo`.
+
+`normalize` runs the normalization flow headless, printing its progress, and stores a review
+of the merges it found. `merges apply REVIEW` shows the dry-run diff of the accepted merges
+and asks before writing (`--yes` skips the question, `--all` accepts every pending merge
+first); an apply interrupted halfway is finished with `--resume` or rolled back with
+`merges undo REVIEW`, which restores the vault as it was before the apply.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any
+
+from tui.commands import CommandError, err, require_vault, settings_from
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    normalize = subparsers.add_parser(
+        "normalize", help="find concept notes that are the same idea; store a review"
+    )
+    normalize.add_argument(
+        "--strategy", choices=("auto", "full_list", "blocks"), help="override the settings"
+    )
+    normalize.set_defaults(func=run_normalize)
+
+    merges = subparsers.add_parser("merges", help="review, apply and undo concept merges")
+    actions = merges.add_subparsers(title="actions", metavar="ACTION", required=True)
+    actions.add_parser("list", help="reviews and unfinished applies").set_defaults(func=run_list)
+    for name, func, text in (
+        ("show", run_show, "a review's clusters: canonical <- variants"),
+        ("undo", run_undo, "restore the vault to before the review's latest apply"),
+    ):
+        parser = actions.add_parser(name, help=text)
+        parser.add_argument("review", metavar="REVIEW")
+        parser.set_defaults(func=func)
+    for name, status in (("accept", "accepted"), ("reject", "rejected")):
+        parser = actions.add_parser(name, help=f"{name} merges by number (see `merges show`)")
+        parser.add_argument("review", metavar="REVIEW")
+        parser.add_argument("numbers", nargs="+", type=int, metavar="N")
+        parser.set_defaults(func=run_mark, status=status)
+    apply = actions.add_parser("apply", help="apply the accepted merges after a dry-run diff")
+    apply.add_argument("review", metavar="REVIEW")
+    apply.add_argument("--all", action="store_true", help="accept every pending merge first")
+    apply.add_argument("--yes", action="store_true", help="do not ask before writing")
+    apply.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    apply.add_argument("--resume", action="store_true", help="finish an interrupted apply")
+    apply.set_defaults(func=run_apply)
+
+
+# -- normalize ------------------------------------------------------------------------------
+
+
+def run_normalize(args: argparse.Namespace, backend: Any = None) -> int:
+    """The `normalize` handler; `backend` is for tests (a scripted model)."""
+    settings = settings_from(args)
+    require_vault(settings)
+    return asyncio.run(_normalize(settings, args.strategy, backend))
+
+
+async def _normalize(settings: Any, strategy: str | None, backend: Any) -> int:
+    from core.events import Done, Failed, Progress
+    from core.flows.registry import open_app
+
+    async with open_app(settings, backend=backend) as services:
+        run = services.runtime.start("normalization", {"strategy": strategy} if strategy else {})
+        review_id = None
+        async for event in services.runtime.stream(run.id):
+            if isinstance(event, Progress):
+                err(f"[{event.data.get('phase', '')}] {event.data.get('agent_activity', '')}")
+                review_id = event.data.get("review_id") or review_id
+            elif isinstance(event, Failed):
+                raise CommandError(f"normalization failed: {event.error}")
+            elif isinstance(event, Done):
+                for error in event.output.get("errors", []):
+                    err(f"warning: {error}")
+        if not review_id:
+            print("no merges to propose")
+            return 0
+        _print_review(services.store, review_id)
+        print(f"review {review_id[:8]}: noema merges apply {review_id[:8]} --all")
+    return 0
+
+
+# -- merges ---------------------------------------------------------------------------------
+
+
+class _Opened:
+    """Store and vault of the configured app, without the runtime."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        from core.flows.registry import open_app
+        from core.merges.service import Merges
+
+        settings = settings_from(args)
+        require_vault(settings)
+        self.services = open_app(settings)
+        self.merges = Merges(self.services.store, self.services.vault)
+
+    def __enter__(self) -> Any:
+        return self.merges
+
+    def __exit__(self, *exc: object) -> None:
+        self.services.store.close()
+
+
+def _review(merges: Any, review_id: str) -> Any:
+    try:
+        return merges.review(review_id)
+    except KeyError as exc:
+        raise CommandError(str(exc.args[0])) from exc
+
+
+def _print_review(store: Any, review_id: str) -> None:
+    from core.merges.reviews import ReviewsRepo
+
+    review = ReviewsRepo(store).get(review_id)
+    for n, item in enumerate(review.items, start=1):
+        print(
+            f"{n:3}. [{item.status:8}] {item.a_name} = {item.b_name}  ({item.origin}: {item.reason})"
+        )
+
+
+def run_list(args: argparse.Namespace) -> int:
+    with _Opened(args) as merges:
+        reviews = merges.reviews.list()
+        if not reviews:
+            print("no reviews: run `noema normalize`")
+        for review in reviews:
+            counts = review.counts()
+            print(
+                f"{review.id[:8]}  {review.status:11}  {len(review.items)} merges"
+                f" ({counts['pending']} pending, {counts['accepted']} accepted,"
+                f" {counts['rejected']} rejected)  {review.created_at[:16]}"
+            )
+        for review_id, journal, error in merges.unfinished():
+            print(f"UNFINISHED apply of {review_id[:8]} (journal {journal}): {error or 'crashed'}")
+            print(f"  finish: noema merges apply {review_id[:8]} --resume;"
+                  f" roll back: noema merges undo {review_id[:8]}")  # fmt: skip
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    with _Opened(args) as merges:
+        review = _review(merges, args.review)
+        print(f"review {review.id[:8]} ({review.status}), trend {review.trend}")
+        _print_review(merges.store, review.id)
+        concepts = merges.concepts()
+        for cluster in merges.clusters(review.id):
+            variants = ", ".join(concepts[v].title for v in cluster.variants)
+            print(f"  {cluster.title(concepts)} <- {variants}")
+    return 0
+
+
+def run_mark(args: argparse.Namespace) -> int:
+    with _Opened(args) as merges:
+        review = _review(merges, args.review)
+        for n in args.numbers:
+            if not 1 <= n <= len(review.items):
+                raise CommandError(f"no merge {n} in review {review.id[:8]}")
+            merges.reviews.set_item(review.id, review.items[n - 1].key, args.status)
+        print(f"{len(args.numbers)} merge(s) {args.status}")
+    return 0
+
+
+def run_apply(args: argparse.Namespace, ask: Any = None) -> int:
+    from core.merges.journal import ApplyInterrupted
+    from vault.writer import VaultWriteError
+
+    ask = ask or input
+    with _Opened(args) as merges:
+        review = _review(merges, args.review)
+        try:
+            if args.resume:
+                merges.resume(review.id)
+                print(f"apply of {review.id[:8]} finished")
+                return 0
+            merges.vault.index.sync_files()
+            if args.all:
+                merges.reviews.accept_remaining(review.id)
+            plan = merges.plan(review.id)
+            if not plan.clusters:
+                raise CommandError("no accepted merges: accept some (or use --all)")
+            print(plan.diff(), end="")
+            print(plan.summary())
+            if args.dry_run:
+                return 0
+            interactive = ask is not input or sys.stdin.isatty()
+            if not args.yes and (not interactive or ask("apply? [y/N] ").strip().lower() != "y"):
+                print("nothing written")
+                return 0
+            journal = merges.apply(plan)
+        except (ApplyInterrupted, VaultWriteError, ValueError) as exc:
+            raise CommandError(str(exc)) from exc
+        print(f"applied (journal {journal}); undo with: noema merges undo {review.id[:8]}")
+    return 0
+
+
+def run_undo(args: argparse.Namespace) -> int:
+    from vault.writer import VaultWriteError
+
+    with _Opened(args) as merges:
+        review = _review(merges, args.review)
+        try:
+            journal = merges.undo(review.id)
+        except (VaultWriteError, ValueError) as exc:
+            raise CommandError(str(exc)) from exc
+        print(f"undone (journal {journal}); review {review.id[:8]} is pending again")
+    return 0
