@@ -1,0 +1,122 @@
+"""Against the real local model (llama.cpp + Gemma 3 270M): mechanics and validity, not wisdom."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import pytest
+from pydantic import BaseModel, Field
+
+from local_llm import CallTrace, LLMClient, StructuredOutputError, bounded_schema
+
+pytestmark = pytest.mark.e2e
+
+QUOTES = {
+    "q-attention": "Attention is the currency of learning.",
+    "q-retrieval": "Retrieving a memory strengthens it more than re-reading.",
+    "q-spacing": "Spacing practice over days beats cramming in one night.",
+    "q-sleep": "Sleep consolidates what was learned during the day.",
+}
+TOPICS = ["memory", "practice schedules", "sleep", "focus", "testing yourself"]
+
+
+class QuotePick(BaseModel):
+    best_quote_id: str
+    supporting_ids: list[str] = Field(default_factory=list)
+    label: str
+
+
+class Essay(BaseModel):
+    text: str
+
+
+def _prompt(topic: str) -> list[dict[str, str]]:
+    quotes = "\n".join(f"[{qid}] {text}" for qid, text in QUOTES.items())
+    return [
+        {
+            "role": "user",
+            "content": f"Quotes:\n{quotes}\n\nWhich quote is most about {topic}? "
+            "Answer in JSON with the quote id.",
+        }
+    ]
+
+
+async def test_enum_bounded_structured_returns_only_allowed_ids(
+    local_llm_client: LLMClient, capsys: pytest.CaptureFixture[str]
+):
+    traces: list[CallTrace] = []
+    local_llm_client.trace_sink = traces.append
+    ids = list(QUOTES)
+    schema = bounded_schema(
+        QuotePick,
+        enums={"best_quote_id": ids, "supporting_ids": ids},
+        max_items={"supporting_ids": 2},
+        max_length={"label": 16},
+    )
+    latencies = []
+    for topic in TOPICS:
+        started = time.perf_counter()
+        pick = await local_llm_client.structured(
+            _prompt(topic), QuotePick, json_schema=schema, flow="e2e", node=topic
+        )
+        latencies.append(time.perf_counter() - started)
+        assert pick.best_quote_id in QUOTES
+        assert set(pick.supporting_ids) <= set(QUOTES) and len(pick.supporting_ids) <= 2
+        assert len(pick.label) <= 16
+    ok = [t for t in traces if t.outcome == "ok"]
+    assert len(ok) == len(TOPICS)
+    assert all(t.prompt_tokens > 0 and t.completion_tokens > 0 for t in ok)
+    assert all(t.model == "openai/gemma3-270m" for t in traces)
+    with capsys.disabled():
+        print(
+            f"\n[e2e] structured() latency over {len(latencies)} calls: "
+            f"median {statistics.median(latencies):.2f}s, max {max(latencies):.2f}s, "
+            f"per call {[round(x, 2) for x in latencies]}; requests incl. re-asks: {len(traces)}"
+        )
+
+
+async def test_overrunning_max_tokens_ends_in_structured_output_error(local_llm_client: LLMClient):
+    traces: list[CallTrace] = []
+    local_llm_client.trace_sink = traces.append
+    messages = [
+        {
+            "role": "user",
+            "content": "Write a very long essay, at least 2000 words, on how people learn.",
+        }
+    ]
+    started = time.perf_counter()
+    with pytest.raises(StructuredOutputError) as caught:
+        await local_llm_client.structured(messages, Essay, max_tokens=8)
+    elapsed = time.perf_counter() - started
+    retries = local_llm_client.config("default").retries
+    assert caught.value.attempts == retries + 1
+    assert caught.value.raw_text  # what the model sent, kept for the caller
+    assert all("cut off" in e for e in caught.value.errors)
+    assert [t.outcome for t in traces] == ["invalid"] * (retries + 1)
+    assert all(t.completion_tokens <= 8 for t in traces)
+    assert elapsed < 60, f"took {elapsed:.1f}s"
+
+
+async def test_stream_yields_text(local_llm_client: LLMClient):
+    pieces = [
+        piece
+        async for piece in local_llm_client.stream(
+            [{"role": "user", "content": "Say hello to a student."}], max_tokens=24
+        )
+    ]
+    assert pieces and "".join(pieces).strip()
+
+
+async def test_embed_returns_vectors_of_the_model_dimension(
+    local_llm_client: LLMClient, local_embedding_server
+):
+    texts = ["spaced repetition", "Sleep consolidates memory.", "photosynthesis", "¿Qué es?"]
+    vectors = await local_llm_client.embed(texts)
+    assert len(vectors) == len(texts)
+    sizes = {len(v) for v in vectors}
+    assert len(sizes) == 1 and sizes.pop() > 0
+    reported = local_embedding_server.embedding_dim()
+    if reported is not None:
+        assert len(vectors[0]) == reported
+    assert vectors[0] != vectors[2]
