@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from local_llm.answers import InvalidAnswer, parse_answer, reask_messages
 from local_llm.backends import Backend, backend_for
-from local_llm.backends.base import Completion
+from local_llm.backends.base import Completion, PullProgress
 from local_llm.config import ModelConfig
 from local_llm.errors import ContextBudgetError, LLMError, StructuredOutputError
 from local_llm.retry import with_transient_retry
@@ -243,6 +243,23 @@ class LLMClient:
             call.trace("ok", started=started, prompt=tokens)
             vectors.extend(got)
         return vectors
+
+    async def list_models(self, role: str = "default") -> list[str]:
+        """Models installed on the role's server (Ollama backend; LLMError elsewhere)."""
+        call = self._call(role, "embed", "", "")
+        lister = getattr(self.backend(role), "list_models", None)
+        if lister is None:
+            raise LLMError(f"the {call.config.provider} backend cannot list installed models")
+        return await self._request(call, partial(lister, call.config))
+
+    async def pull(self, name: str, role: str = "default") -> AsyncIterator[PullProgress]:
+        """Download a model on the role's server, yielding progress (Ollama backend)."""
+        config = self.config(role)
+        puller = getattr(self.backend(role), "pull", None)
+        if puller is None:
+            raise LLMError(f"the {config.provider} backend cannot pull models")
+        async for step in puller(name, config):
+            yield step
 
     # -- internals ------------------------------------------------------------------------
 

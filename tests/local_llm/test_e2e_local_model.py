@@ -120,3 +120,10 @@ async def test_embed_returns_vectors_of_the_model_dimension(
     if reported is not None:
         assert len(vectors[0]) == reported
     assert vectors[0] != vectors[2]
+
+
+async def test_connection_round_trips(local_llm_client: LLMClient, local_embedding_server):
+    from local_llm.probe import embedding_round_trip, structured_round_trip
+
+    assert await structured_round_trip(local_llm_client) < 120
+    assert await embedding_round_trip(local_llm_client) == local_embedding_server.embedding_dim()

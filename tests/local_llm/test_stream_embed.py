@@ -84,3 +84,32 @@ async def test_scripted_pull_and_list_models():
     steps = [step async for step in backend.pull("qwen2.5")]
     assert steps[-1].status == "success" and steps[-1].fraction == 1.0
     assert await backend.list_models() == ["llama3.2", "qwen2.5"]
+
+
+async def test_client_lists_and_pulls_through_backends_that_can():
+    backend = ScriptedBackend(models=["llama3.2"])
+    client = LLMClient({"default": ModelConfig(model="m")}, backend=backend)
+    assert await client.list_models() == ["llama3.2"]
+    steps = [s async for s in client.pull("phi4")]
+    assert steps[-1].status == "success" and await client.list_models() == ["llama3.2", "phi4"]
+
+
+async def test_listing_models_is_an_llm_error_where_unsupported():
+    from local_llm import LLMError
+    from local_llm.backends.litellm_backend import LiteLLMBackend
+
+    client = LLMClient({"default": ModelConfig(model="m")}, backend=LiteLLMBackend())
+    with pytest.raises(LLMError, match="cannot list"):
+        await client.list_models()
+
+
+async def test_round_trips_report_latency_and_dimension():
+    from local_llm.probe import embedding_round_trip, structured_round_trip
+    from local_llm.testing import scripted_client
+
+    client = scripted_client([{"status": "ok"}], embedding_dim=24)
+    assert await structured_round_trip(client) >= 0
+    assert await embedding_round_trip(client) == 24
+    bad = scripted_client([{"status": "nope"}] * 3)
+    with pytest.raises(Exception, match="no valid answer"):
+        await structured_round_trip(bad)
