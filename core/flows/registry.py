@@ -11,11 +11,12 @@ from local_llm import Backend
 def flows() -> dict[str, FlowSpec]:
     """Flow name -> spec. Each flow package's graph module exposes `SPEC`; add it here."""
     from core.flows.extraction.graph import SPEC as extraction
+    from core.flows.lesson.graph import SPEC as lesson
     from core.flows.normalization.graph import SPEC as normalization
     from core.flows.rubric.graph import SPEC as rubric
     from core.flows.tutor.graph import SPEC as tutor
 
-    specs: list[FlowSpec] = [extraction, normalization, rubric, tutor]
+    specs: list[FlowSpec] = [extraction, normalization, lesson, rubric, tutor]
     return {spec.name: spec for spec in specs}
 
 

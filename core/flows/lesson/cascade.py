@@ -1,0 +1,97 @@
+"""The judge cascade in code: a judge's confidence, when to call the next judge, the verdict.
+
+A judge's confidence is computed, not asked for (a small model's self-reported confidence means
+little): it is how far its overall score sits from the nearest decision threshold (accept or
+fix) — a score right at a threshold could go either way — lowered when the heuristics or the
+self-review flagged the lesson, since flagged lessons deserve a second opinion.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from core.flows.lesson.review_types import CascadeVerdict, JudgeVote
+
+MARGIN = 0.2
+"""Distance from the nearest threshold at which a judge is fully confident."""
+FLAG_PENALTY = 0.15
+
+
+def confidence(score: float, accept: float, fix: float, *, flagged: bool) -> float:
+    """0.5 at a threshold, 1.0 at `MARGIN` or more away; minus a penalty for flagged lessons."""
+    distance = min(abs(score - accept), abs(score - fix))
+    value = 0.5 + 0.5 * min(1.0, distance / MARGIN)
+    return round(max(0.0, value - (FLAG_PENALTY if flagged else 0.0)), 4)
+
+
+def vote(
+    role: str, result: Mapping[str, Any] | None, settings: Any, flagged: bool
+) -> JudgeVote | None:
+    """A judge's vote from its `EvaluationResult` dict (None when the judge failed)."""
+    if not result:
+        return None
+    score = float(result["overall_score"])
+    return JudgeVote(
+        role=role,
+        score=score,
+        confidence=confidence(score, settings.accept_threshold, settings.fix_threshold,
+                              flagged=flagged),
+        passed=bool(result["passed"]),
+    )  # fmt: skip
+
+
+def after_primary(primary: JudgeVote | None, settings: Any) -> Literal["secondary", "verdict"]:
+    """One confident judge is enough; otherwise ask the second judge."""
+    if primary is not None and primary.confidence >= settings.judge_confidence_accept:
+        return "verdict"
+    return "secondary"
+
+
+def after_secondary(primary: JudgeVote | None, secondary: JudgeVote | None,
+                    settings: Any) -> Literal["tiebreak", "verdict"]:  # fmt: skip
+    """Two judges that differ by more than the setting (or a failed one) call a third."""
+    if primary is None or secondary is None:
+        return "tiebreak"
+    if abs(primary.score - secondary.score) > settings.judge_disagreement:
+        return "tiebreak"
+    return "verdict"
+
+
+def combine(votes: list[JudgeVote]) -> tuple[float, bool]:
+    """The final score and pass: one judge as is, two by mean, three by median."""
+    scores = [v.score for v in votes]
+    if len(votes) >= 3:
+        median = statistics.median(scores)
+        closest = min(votes, key=lambda v: abs(v.score - median))
+        return median, closest.passed
+    return statistics.fmean(scores), all(v.passed for v in votes)
+
+
+def mean_scores(results: list[Mapping[str, Any]]) -> dict[str, float]:
+    ids = [cid for cid in results[0].get("scores", {})] if results else []
+    return {cid: round(statistics.fmean(r["scores"][cid] for r in results if cid in r.get("scores", {})), 4)
+            for cid in ids}  # fmt: skip
+
+
+def verdict(votes: list[JudgeVote], results: list[Mapping[str, Any]], settings: Any, *,
+            fixes_left: bool, regenerations_left: bool) -> CascadeVerdict:  # fmt: skip
+    """Accept, targeted fix, regenerate or escalate, from the combined score and settings."""
+    if not votes:
+        return CascadeVerdict(decision="escalate", score=0.0, passed=False,
+                              reason="no judge could evaluate the lesson")  # fmt: skip
+    score, passed = combine(votes)
+    scores = mean_scores(results)
+    if passed and score >= settings.accept_threshold:
+        decision, reason = "accept", f"score {score:.2f} >= {settings.accept_threshold:.2f}"
+    elif score >= settings.fix_threshold:
+        decision = "fix" if fixes_left else "escalate"
+        reason = f"score {score:.2f} between fix and accept thresholds"
+    else:
+        decision = "regenerate" if regenerations_left else "escalate"
+        reason = f"score {score:.2f} < {settings.fix_threshold:.2f}"
+    if decision == "escalate":
+        reason += "; no automatic remedy left"
+    return CascadeVerdict(decision=decision, score=round(score, 4), passed=passed,
+                          votes=votes, reason=reason, scores=scores)  # fmt: skip

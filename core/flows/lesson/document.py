@@ -1,0 +1,130 @@
+"""The lesson as markdown: assembling, replacing sections, deterministic fixes, the note.
+
+What code can do without a model lives here: the assembler (plan + drafts -> markdown), the
+hygiene fixes the heuristics know exactly how to make (chatbot artifacts, a few stray foreign
+letters), and the note with its frontmatter.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Any
+
+import frontmatter
+
+from core.flows.lesson.heuristics.content import artifact_pattern
+from core.flows.lesson.heuristics.parse import FENCE, parse_lesson
+from core.flows.lesson.heuristics.scripts import foreign_letters
+
+SECTION_HEADING = re.compile(r"(?m)^##\s+")
+
+
+def strip_heading(text: str) -> str:
+    """A drafted section without a leading heading the model may have added anyway."""
+    lines = text.strip().splitlines()
+    while lines and lines[0].lstrip().startswith("#"):
+        lines.pop(0)
+    return "\n".join(lines).strip()
+
+
+def assemble(title: str, section_titles: list[str], drafts: dict[str, Any]) -> str:
+    """The lesson body: `# title`, then one `## heading` per section in plan order."""
+    parts = [f"# {title.strip()}"]
+    for n, name in enumerate(section_titles):
+        parts.append(f"## {name.strip()}")
+        parts.append(strip_heading(str(drafts.get(str(n), ""))))
+    return "\n\n".join(p for p in parts if p) + "\n"
+
+
+def split_sections(body: str) -> tuple[str, list[tuple[str, str]]]:
+    """(preamble, [(heading, text)]) split at `## ` headings outside code."""
+    lesson = parse_lesson(body)
+    lines = body.splitlines()
+    starts = [s.line_no for s in lesson.sections if s.title]
+    preamble = "\n".join(lines[: starts[0]] if starts else lines).strip()
+    out = []
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+        out.append((lines[start][3:].strip(), "\n".join(lines[start + 1 : end]).strip()))
+    return preamble, out
+
+
+def join_sections(preamble: str, sections: list[tuple[str, str]]) -> str:
+    parts = [preamble] if preamble else []
+    for heading, text in sections:
+        parts.append(f"## {heading}")
+        if text:
+            parts.append(text)
+    return "\n\n".join(parts) + "\n"
+
+
+def add_transitions(body: str, transitions: list[str]) -> str:
+    """Open each section after the first with the smoother's linking sentence."""
+    preamble, sections = split_sections(body)
+    for n, sentence in enumerate(transitions[: max(0, len(sections) - 1)]):
+        heading, text = sections[n + 1]
+        sentence = sentence.strip()
+        if sentence and sentence not in text:
+            sections[n + 1] = (heading, f"{sentence}\n\n{text}" if text else sentence)
+    return join_sections(preamble, sections)
+
+
+def _outside_code(body: str, fix) -> str:
+    out, in_code = [], False
+    for line in body.split("\n"):
+        if FENCE.match(line):
+            in_code = not in_code
+            out.append(line)
+            continue
+        out.append(line if in_code else fix(line))
+    return "\n".join(out)
+
+
+def deterministic_fixes(body: str, language: str) -> tuple[str, list[str]]:
+    """Remove chatbot artifacts (their sentence) and stray foreign letters, outside code."""
+    applied: list[str] = []
+    pattern = artifact_pattern(language)
+    sentence = re.compile(rf"[^.!?。！？\n]*(?:{pattern.pattern})[^.!?。！？\n]*[.!?。！？:：]?\s*",
+                          re.IGNORECASE)  # fmt: skip
+
+    def clean(line: str) -> str:
+        fixed = sentence.sub("", line)
+        if fixed != line:
+            applied.append("removed a chatbot phrase")
+        stray = foreign_letters(language).sub("", fixed)
+        if stray != fixed:
+            applied.append("removed stray foreign characters")
+        return re.sub(r"  +", " ", stray) if stray != line else line
+
+    fixed = _outside_code(body, clean)
+    fixed = re.sub(r"\n{3,}", "\n\n", fixed)
+    return fixed, list(dict.fromkeys(applied))
+
+
+def unified_diff(old: str, new: str, name: str = "lesson.md") -> str:
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{name}", f"b/{name}"
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def render_note(body: str, meta: dict[str, Any], existing: str | None = None) -> str:
+    """The note text: frontmatter (unknown fields of an existing note kept) and the body."""
+    post = frontmatter.loads(existing) if existing else frontmatter.Post("")
+    post.content = body.strip() + "\n"
+    for key, value in meta.items():
+        post.metadata[key] = value
+    return frontmatter.dumps(post, sort_keys=False) + "\n"
+
+
+def section_index(body: str, location: str) -> int:
+    """The 0-based line of the section or phrase an issue's location names (-1: unknown)."""
+    needle = location.strip().strip("\"'«»").lower()
+    if not needle:
+        return -1
+    lines = body.splitlines()
+    for n, line in enumerate(lines):
+        if line.startswith("#") and needle in line.lower():
+            return n
+    return next((n for n, line in enumerate(lines) if needle[:40] in line.lower()), -1)

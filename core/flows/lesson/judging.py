@@ -1,0 +1,169 @@
+"""The judge cascade as graph nodes, on the evaluation framework (`lesson` criteria, no human
+review inside it): primary judge -> (secondary judge -> (tie-break judge)) -> verdict.
+
+The verdict decides, by the thresholds in settings: accept (write the note), a targeted fix
+of the sections the judges named (once), regenerate, or escalate to the user (interrupt).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from langgraph.runtime import Runtime
+
+from core.context import FlowContext
+from core.evaluation import EvaluationNodeOptions, create_evaluation_node
+from core.flows.lesson import cascade, document
+from core.flows.lesson.nodes import ask, lesson_settings, trace
+from core.flows.lesson.prompts import SectionDraft, fix_messages
+from core.flows.lesson.review_types import CascadeVerdict
+from local_llm.schema import bounded_schema
+
+State = Mapping[str, Any]
+JUDGES = {"judge_primary": "judge", "judge_secondary": "judge_secondary"}
+
+
+def judge_context(state: State) -> str:
+    """Trusted reference for the judges: the sources and what the earlier checks flagged."""
+    parts = [state.get("source_text", "")]
+    if state.get("objectives"):
+        parts.append("Learning objectives:\n" + "\n".join(f"- {o}" for o in state["objectives"]))
+    review = state.get("self_review") or {}
+    flagged = [
+        f"- {i['type']} at {i['location']}: {i['description']}" for i in review.get("issues", [])
+    ]
+    if flagged:
+        parts.append("Flagged before judging (check these):\n" + "\n".join(flagged[:8]))
+    return "\n\n".join(p for p in parts if p)
+
+
+def judge_options(field: str, role: str | None) -> EvaluationNodeOptions:
+    def configure(state: State, runtime: Any) -> dict[str, Any]:
+        settings = lesson_settings(runtime)
+        changes: dict[str, Any] = {"timeout_s": settings.judge_timeout_s}
+        changes["model_role"] = role or settings.tiebreak_role
+        return changes
+
+    return EvaluationNodeOptions(
+        content_type="lesson", content_extractor=lambda s: s.get("lesson"),
+        result_field=field, status_field=f"{field}_status", human_review=False,
+        context_extractor=judge_context, configure=configure,
+    )  # fmt: skip
+
+
+def make_judge(field: str, role: str | None):
+    """A framework judge node that also leaves a phase trace."""
+    inner = create_evaluation_node(judge_options(field, role)).judge
+
+    async def judge(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+        started = time.perf_counter()
+        update = await inner(state, runtime)
+        result = update.get(field)
+        status = f"{result['overall_score']:.2f}" if result else "error"
+        trace(runtime, "judge", status, started, (field,), judge=field)
+        return update
+
+    judge.__name__ = field
+    return judge
+
+
+judge_primary = make_judge("judge_primary", "judge")
+judge_secondary = make_judge("judge_secondary", "judge_secondary")
+judge_tiebreak = make_judge("judge_tiebreak", None)
+
+
+def flagged(state: State) -> bool:
+    review = state.get("self_review") or {}
+    return bool(review.get("issues")) or review.get("decision") not in (None, "PASS")
+
+
+def votes_of(state: State, runtime: Any) -> list[Any]:
+    settings = lesson_settings(runtime)
+    roles = {"judge_primary": "judge", "judge_secondary": "judge_secondary",
+             "judge_tiebreak": settings.tiebreak_role}  # fmt: skip
+    votes = [cascade.vote(roles[f], state.get(f), settings, flagged(state)) for f in roles]
+    return votes
+
+
+def route_primary(state: State, runtime: Runtime[FlowContext]) -> Literal["secondary", "verdict"]:
+    primary = votes_of(state, runtime)[0]
+    return cascade.after_primary(primary, lesson_settings(runtime))
+
+
+def route_secondary(state: State, runtime: Runtime[FlowContext]) -> Literal["tiebreak", "verdict"]:
+    primary, secondary, _ = votes_of(state, runtime)
+    return cascade.after_secondary(primary, secondary, lesson_settings(runtime))
+
+
+async def verdict(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Combine the judges that ran and decide by the thresholds."""
+    settings = lesson_settings(runtime)
+    votes = [v for v in votes_of(state, runtime) if v is not None]
+    results = [
+        state[f] for f in ("judge_primary", "judge_secondary", "judge_tiebreak") if state.get(f)
+    ]
+    can_regen = (
+        state.get("mode") == "generate"
+        and state.get("regenerations", 0) < settings.max_regenerations
+    )
+    result = cascade.verdict(votes, results, settings,
+                             fixes_left=state.get("judge_fixes", 0) < settings.max_judge_fixes,
+                             regenerations_left=can_regen)  # fmt: skip
+    trace(runtime, "verdict", result.decision, time.perf_counter(), (), score=result.score,
+          judges=len(votes))  # fmt: skip
+    return {"cascade": result.model_dump(mode="json"),
+            "messages": [f"Judges: {result.decision} ({result.reason})."]}  # fmt: skip
+
+
+def route_verdict(state: State) -> Literal["accept", "fix", "regenerate", "escalate"]:
+    return CascadeVerdict.model_validate(state["cascade"]).decision
+
+
+def _problems(state: State) -> tuple[list[str], str]:
+    """Section headings the judges pointed at, and their complaints as text."""
+    wheres: list[str] = []
+    lines: list[str] = []
+    for field in ("judge_primary", "judge_secondary", "judge_tiebreak"):
+        result = state.get(field) or {}
+        for c in result.get("criteria", []):
+            if c.get("passed"):
+                continue
+            lines.append(f"- {c['name']}: {c.get('rationale', '')}")
+            wheres += [i.get("where", "") for i in c.get("issues", [])]
+        lines += [f"- {w}" for w in result.get("weaknesses", [])]
+    return wheres, "\n".join(dict.fromkeys(lines)) or "- Improve clarity and completeness."
+
+
+def sections_to_fix(body: str, wheres: list[str], limit: int = 2) -> list[int]:
+    """Sections named by the judges' issues; else the shortest ones."""
+    _, sections = document.split_sections(body)
+    named = [n for n, (h, text) in enumerate(sections)
+             if any(w and (w.lower() in h.lower() or w.lower()[:40] in text.lower()) for w in wheres)]  # fmt: skip
+    if not named:
+        named = sorted(range(len(sections)), key=lambda n: len(sections[n][1]))
+    return named[:limit]
+
+
+async def targeted_fix(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Rewrite the sections the judges named (generator role), then check and judge again."""
+    started = time.perf_counter()
+    settings = lesson_settings(runtime)
+    wheres, problems = _problems(state)
+    preamble, sections = document.split_sections(state["lesson"])
+    chosen = sections_to_fix(state["lesson"], wheres)
+    schema = bounded_schema(SectionDraft, max_length={"text": settings.section_max_chars})
+    for n in chosen:
+        heading, text = sections[n]
+        messages = fix_messages(f"## {heading}\n\n{text}", state["language"], problems,
+                                state.get("source_text", ""))  # fmt: skip
+        draft: SectionDraft = await ask(runtime, messages, SectionDraft, schema)
+        sections[n] = (heading, document.strip_heading(draft.text) or text)
+    trace(runtime, "targeted_fix", "ok", started, sections=chosen)
+    return {
+        "before_fix": state["lesson"], "lesson": document.join_sections(preamble, sections),
+        "judge_fixes": state.get("judge_fixes", 0) + 1, "skip_self_review": True,
+        "judge_primary": None, "judge_secondary": None, "judge_tiebreak": None, "cascade": None,
+        "messages": [f"Fixed {len(chosen)} section(s) the judges pointed at."],
+    }  # fmt: skip

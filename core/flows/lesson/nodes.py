@@ -1,0 +1,183 @@
+"""Generation nodes: load the sources (or the lesson to review), plan, expand each section in
+parallel (`Send`), assemble (code), smooth (transitions from the model, inserted by code)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+
+from core.context import FlowContext
+from core.evaluation.node import progress
+from core.flows.lesson import document
+from core.flows.lesson.prompts import (
+    Plan,
+    SectionDraft,
+    Transitions,
+    expander_messages,
+    planner_messages,
+    smoother_messages,
+)
+from core.flows.lesson.sources import load_sources as read_sources
+from core.flows.lesson.traces import record_phase
+from local_llm.schema import bounded_schema
+
+State = Mapping[str, Any]
+
+
+def lesson_settings(runtime: Runtime[FlowContext]) -> Any:
+    return runtime.context.settings.flows.lesson
+
+
+def trace(runtime: Runtime[FlowContext], phase: str, status: str, started: float,
+          nodes: tuple[str, ...] = (), **detail: Any) -> int:  # fmt: skip
+    """Record a phase trace (tokens from the model traces of `nodes`) and report progress."""
+    ctx = runtime.context
+    elapsed = (time.perf_counter() - started) * 1000
+    tokens = record_phase(ctx.store, ctx.run_id, phase, status, nodes=nodes or (phase,),
+                          duration_ms=elapsed, detail=detail)  # fmt: skip
+    progress(node=phase, phase=phase, status=status, tokens=tokens, duration_ms=round(elapsed, 1),
+             message=f"{phase}: {status}")  # fmt: skip
+    return tokens
+
+
+async def ask(runtime: Runtime[FlowContext], messages: list[dict[str, str]], model: type,
+              schema: dict[str, Any], role: str = "default") -> Any:  # fmt: skip
+    """A structured generation call with the lesson's completion limit."""
+    limit = lesson_settings(runtime).generation_max_tokens or None
+    return await runtime.context.llm.structured(
+        messages, model, role=role, json_schema=schema, max_tokens=limit
+    )
+
+
+def vault_of(runtime: Runtime[FlowContext]) -> Any:
+    vault = runtime.context.vault
+    if vault is None:
+        raise RuntimeError("the lesson flow needs a configured vault")
+    return vault
+
+
+async def load_sources(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """The topic's concept note, its related concepts and supporting quotes."""
+    started = time.perf_counter()
+    settings = lesson_settings(runtime)
+    material = read_sources(
+        vault_of(runtime), runtime.context.store, state["concept"],
+        language=state.get("language", ""), related_limit=settings.related_limit,
+        quote_limit=settings.quote_limit,
+    )  # fmt: skip
+    language = material.language or settings.language
+    trace(runtime, "sources", "ok", started, related=len(material.related),
+          quotes=len(material.quotes))  # fmt: skip
+    return {
+        "topic": material.topic,
+        "concept_path": material.concept_path,
+        "language": language,
+        "source_text": material.text(),
+        "status": "generating",
+        "regenerations": 0, "self_fixes": 0, "judge_fixes": 0,
+        "messages": [f"Writing a lesson on {material.topic} ({language})."],
+    }  # fmt: skip
+
+
+async def load_lesson(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Review mode: the existing lesson note, its language and objectives from frontmatter."""
+    note = vault_of(runtime).writer.read(state["note_path"])
+    meta = note.frontmatter
+    language = state.get("language") or str(meta.get("language") or "")
+    objectives = state.get("objectives") or [str(o) for o in meta.get("objectives") or []]
+    return {
+        "topic": str(meta.get("topic") or note.title),
+        "language": language or lesson_settings(runtime).language,
+        "objectives": objectives,
+        "lesson": note.body,
+        "note_hash": note.hash,
+        "lesson_path": state["note_path"],
+        "source_text": f"Topic: {meta.get('topic') or note.title}",
+        "status": "generating",
+        "regenerations": 0, "self_fixes": 0, "judge_fixes": 0,
+        "messages": [f"Reviewing {state['note_path']}."],
+    }  # fmt: skip
+
+
+async def planner(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """The outline and objectives (exactly the requested number of sections)."""
+    started = time.perf_counter()
+    count = state.get("sections") or lesson_settings(runtime).section_count
+    schema = bounded_schema(
+        Plan,
+        max_length={"title": 80, "goal": 200, "objectives": 160},
+        max_items={"objectives": 5, "sections": count},
+        min_items={"sections": count, "objectives": 1},
+    )
+    messages = planner_messages(state["topic"], state["language"], state["source_text"],
+                                list(state.get("objectives") or []), count)  # fmt: skip
+    plan: Plan = await ask(runtime, messages, Plan, schema)
+    if state.get("objectives"):
+        plan.objectives = list(state["objectives"])
+    trace(runtime, "planner", "ok", started, sections=len(plan.sections))
+    return {
+        "plan": plan.model_dump(),
+        "objectives": plan.objectives,
+        "regen_sections": list(range(len(plan.sections))),
+        "drafts": None,
+    }
+
+
+def fan_out(state: State) -> list[Send]:
+    """One `expand_section` task per section to (re)write, run in parallel."""
+    return [
+        Send(
+            "expand_section",
+            {
+                "index": n,
+                "plan": state["plan"],
+                "language": state["language"],
+                "source_text": state.get("source_text", ""),
+            },
+        )  # fmt: skip
+        for n in state.get("regen_sections") or range(len(state["plan"]["sections"]))
+    ]
+
+
+async def expand_section(task: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Write one section (the task carries the plan and the section index)."""
+    settings = lesson_settings(runtime)
+    plan = Plan.model_validate(task["plan"])
+    index = int(task["index"])
+    schema = bounded_schema(SectionDraft, max_length={"text": settings.section_max_chars})
+    messages = expander_messages(plan, index, task["language"], task["source_text"],
+                                 settings.min_section_words)  # fmt: skip
+    draft: SectionDraft = await ask(runtime, messages, SectionDraft, schema)
+    progress(node="expander", message=f"section {index + 1} written", section=index)
+    return {"drafts": {str(index): document.strip_heading(draft.text)}}
+
+
+async def assembler(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Code joins the sections in plan order; records the expander's and its own phase."""
+    started = time.perf_counter()
+    plan = Plan.model_validate(state["plan"])
+    trace(runtime, "expander", "ok", started, ("expand_section",),
+          sections=len(state.get("regen_sections") or []))  # fmt: skip
+    lesson = document.assemble(plan.title, [s.title for s in plan.sections], state["drafts"])
+    trace(runtime, "assembler", "ok", time.perf_counter(), (), chars=len(lesson))
+    return {"lesson": lesson}
+
+
+async def smoother(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Transitions between sections (the model writes them, code inserts them)."""
+    started = time.perf_counter()
+    sections = len(state["plan"]["sections"])
+    if sections < 2:
+        trace(runtime, "smoother", "skipped", started)
+        return {}
+    schema = bounded_schema(Transitions, max_length={"transitions": 240},
+                            max_items={"transitions": sections - 1},
+                            min_items={"transitions": sections - 1})  # fmt: skip
+    messages = smoother_messages(state["lesson"], state["language"], sections - 1)
+    answer: Transitions = await ask(runtime, messages, Transitions, schema)
+    trace(runtime, "smoother", "ok", started, transitions=len(answer.transitions))
+    return {"lesson": document.add_transitions(state["lesson"], answer.transitions)}

@@ -1,0 +1,166 @@
+"""Review nodes: the free checks, the self-reviewer, and the router of spec 3.4.
+
+    heuristics -> (regenerate | self_review | judge)
+    self_review -> (regenerate | recheck | judge | caught)
+
+At most `max_self_fixes` self-fixes and `max_regenerations` regenerations (settings); after a
+self-fix the heuristics check the patched lesson once more and it goes on to the judge.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from langgraph.runtime import Runtime
+
+from core.context import FlowContext
+from core.flows.lesson.heuristics import HeuristicAction, HeuristicReport, run_heuristics
+from core.flows.lesson.nodes import lesson_settings, trace
+from core.flows.lesson.prompts import SelfReviewAnswer, self_review_messages
+from core.flows.lesson.review_types import SelfReviewResult, SelfReviewStatus
+from core.flows.lesson.selfreview import decide
+from local_llm import LLMError
+from local_llm.schema import bounded_schema
+
+State = Mapping[str, Any]
+REGEN_ACTIONS = (HeuristicAction.REGENERATE, HeuristicAction.PARTIAL_REGEN)
+
+
+def report_of(state: State) -> HeuristicReport:
+    return HeuristicReport.model_validate(state["heuristics"])
+
+
+def can_regenerate(state: State, runtime: Runtime[FlowContext]) -> bool:
+    return (
+        state.get("mode", "generate") == "generate"
+        and state.get("regenerations", 0) < lesson_settings(runtime).max_regenerations
+    )
+
+
+async def heuristics(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Every free check on the current lesson (no model)."""
+    started = time.perf_counter()
+    settings = lesson_settings(runtime)
+    report = run_heuristics(state["lesson"], state["language"],
+                            min_section_words=settings.min_section_words)  # fmt: skip
+    status = "PASS" if report.passed else str(report.action)
+    trace(runtime, "heuristics", status, started, (), summary=report.summary(),
+          ms=round(report.duration_ms, 3))  # fmt: skip
+    update: dict[str, Any] = {"heuristics": {**report.model_dump(), "action": report.action}}
+    if not state.get("caught_by") and report.action not in (
+        HeuristicAction.NONE, HeuristicAction.FLAG_TO_JUDGE,
+    ):  # fmt: skip
+        update["caught_by"] = "heuristics"
+    return update
+
+
+def route_heuristics(
+    state: State, runtime: Runtime[FlowContext]
+) -> Literal["regenerate", "self_review", "judge", "caught"]:
+    """Regenerate for free when the checks demand it; skip the self-reviewer after a fix."""
+    action = state["heuristics"]["action"]
+    if action in REGEN_ACTIONS:
+        if can_regenerate(state, runtime):
+            return "regenerate"
+        if state.get("mode") == "review":
+            return "caught"
+    if state.get("skip_self_review"):
+        return "judge"
+    return "self_review"
+
+
+async def self_review(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """The self-reviewer (generator's model role), then code's overrides (see selfreview)."""
+    started = time.perf_counter()
+    settings = lesson_settings(runtime)
+    report = report_of(state)
+    answer = None
+    if report.action not in REGEN_ACTIONS:  # code already knows: no model call
+        answer = await _ask_reviewer(state, runtime, report)
+    can_fix = state.get("self_fixes", 0) < settings.max_self_fixes
+    result = decide(report, answer, state["lesson"], state["language"], can_fix=can_fix,
+                    min_words=settings.min_section_words)  # fmt: skip
+    result.duration_ms = round((time.perf_counter() - started) * 1000, 3)
+    result.tokens_used = trace(runtime, "self_review", str(result.decision), started,
+                               issues=len(result.issues), fixed=result.self_fix_applied,
+                               override=result.overridden_by_code)  # fmt: skip
+    return _review_update(state, result)
+
+
+def _review_update(state: State, result: SelfReviewResult) -> dict[str, Any]:
+    update: dict[str, Any] = {"self_review": result.model_dump(mode="json")}
+    if result.self_fix_applied and result.fixed_content:
+        update |= {"before_fix": state["lesson"], "lesson": result.fixed_content,
+                   "self_fixes": state.get("self_fixes", 0) + 1, "skip_self_review": True}  # fmt: skip
+    if not state.get("caught_by") and not result.passed:
+        update["caught_by"] = "self_review"
+    update["messages"] = [f"Self-review: {result.decision} ({len(result.issues)} issues)."]
+    return update
+
+
+async def _ask_reviewer(state: State, runtime: Runtime[FlowContext],
+                        report: HeuristicReport) -> SelfReviewAnswer | None:  # fmt: skip
+    settings = lesson_settings(runtime)
+    lesson = state["lesson"]
+    schema = bounded_schema(
+        SelfReviewAnswer,
+        max_length={"reasoning": 400, "location": 120, "description": 300,
+                    "patched_content": int(len(lesson) * 1.3) + 200},
+        max_items={"issues": 6},
+    )  # fmt: skip
+    messages = self_review_messages(lesson, state["language"], list(state.get("objectives") or []),
+                                    state.get("source_text", ""), report.summary(),
+                                    settings.min_section_words)  # fmt: skip
+    try:
+        return await runtime.context.llm.structured(
+            messages, SelfReviewAnswer, role="default", json_schema=schema,
+            max_tokens=settings.generation_max_tokens or None,
+        )  # fmt: skip
+    except LLMError:
+        return None  # the self-review is advisory: code's checks still decide
+
+
+def route_self_review(
+    state: State, runtime: Runtime[FlowContext]
+) -> Literal["regenerate", "recheck", "judge", "caught"]:
+    """Spec 3.4: fixed -> check again then judge; regenerate (once) -> expand; else judge."""
+    result = state["self_review"]
+    decision = result["decision"]
+    if result.get("self_fix_applied"):
+        return "recheck"
+    if decision == SelfReviewStatus.REGENERATE:
+        if can_regenerate(state, runtime):
+            return "regenerate"
+        if state.get("mode") == "review":
+            return "caught"
+    return "judge"
+
+
+async def prepare_regen(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Which sections to rewrite: those the checks named (partial), else all of them."""
+    sections = [s["title"] for s in state["plan"]["sections"]]
+    report = report_of(state) if state.get("heuristics") else None
+    named: list[int] = []
+    if report is not None and report.action == HeuristicAction.PARTIAL_REGEN:
+        wanted = set(report.sections_to_regenerate())
+        named = [n for n, title in enumerate(sections) if title.strip() in wanted]
+    chosen = named or list(range(len(sections)))
+    trace(runtime, "regenerate", "partial" if named else "full", time.perf_counter(), (),
+          sections=chosen)  # fmt: skip
+    return {
+        "regen_sections": chosen,
+        "regenerations": state.get("regenerations", 0) + 1,
+        "skip_self_review": False,
+        "judge_primary": None, "judge_secondary": None, "judge_tiebreak": None,
+        "cascade": None,
+        "messages": [f"Regenerating {len(chosen)} of {len(sections)} sections."],
+    }  # fmt: skip
+
+
+async def caught(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Review mode: the lesson failed before any judge; no judge tokens are spent."""
+    trace(runtime, "judge", "skipped", time.perf_counter(), (), reason="caught before judging")
+    return {"status": "needs_regeneration",
+            "messages": ["The lesson needs regeneration; it was not sent to the judges."]}  # fmt: skip

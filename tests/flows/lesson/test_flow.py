@@ -1,0 +1,165 @@
+"""The lesson flow end to end with scripted models: generation, self-review, cascade, writing."""
+
+from __future__ import annotations
+
+from core.events import Done, Interrupted
+from core.flows.lesson.traces import savings_report
+from tests.flows.lesson.conftest import GOOD
+
+
+async def test_generate_accepts_with_one_confident_judge(harness_factory):
+    async with harness_factory() as h:
+        run_id, events = await h.run()
+        assert isinstance(events[-1], Done), events[-1]
+        state = await h.state(run_id)
+        assert state["status"] == "accepted"
+        assert h.judge_models() == ["judge-a"]
+        meta, body = h.note(state["lesson_path"])
+        assert state["lesson_path"].startswith("09 - Lessons/")
+        assert meta["status"] == "accepted" and meta["language"] == "es"
+        assert meta["topic"] == "Práctica de recuperación"
+        assert meta["self_review"]["decision"] == "PASS"
+        assert meta["judge"]["decision"] == "accept" and meta["judge"]["judges"] == 1
+        assert meta["tokens"]["total"] > 0 and meta["tokens"]["judge"] > 0
+        assert body.count("\n## ") + body.startswith("## ") == 2
+        assert "Ahora veamos el siguiente paso" in body  # the smoother's transition
+        phases = [p for p, _ in h.phases(run_id)]
+        for phase in ("planner", "expander", "assembler", "smoother", "heuristics",
+                      "self_review", "judge", "verdict", "write"):  # fmt: skip
+            assert phase in phases
+        report = savings_report(h.services.store)
+        assert report["lessons"] == 1 and report["judges_called"] == 1
+        assert 0 < report["judge_tokens"] < report["full_judge_tokens"]
+
+
+async def test_sources_reach_the_planner(harness_factory):
+    async with harness_factory() as h:
+        await h.run()
+        plan_call = next(c for c in h.backend.calls if "You plan" in c.messages[0]["content"])
+        assert "<SOURCES>" in plan_call.last_user
+        assert "Repetición espaciada" in plan_call.last_user  # a related concept from the index
+
+
+async def test_unconfident_primary_asks_secondary_agreeing_no_tiebreak(harness_factory):
+    async with harness_factory() as h:
+        h.script.scores = {"judge-a": [0.72], "judge-b": [0.76], "judge-c": [0.9]}
+        run_id, events = await h.run()
+        assert isinstance(events[-1], Done)
+        assert h.judge_models() == ["judge-a", "judge-b"]
+        cascade = (await h.state(run_id))["cascade"]
+        assert cascade["decision"] == "accept" and abs(cascade["score"] - 0.74) < 1e-6
+
+
+async def test_disagreeing_judges_call_the_tiebreak(harness_factory):
+    async with harness_factory() as h:
+        h.script.scores = {"judge-a": [0.72], "judge-b": [0.95], "judge-c": [0.8]}
+        run_id, _ = await h.run()
+        assert h.judge_models() == ["judge-a", "judge-b", "judge-c"]
+        cascade = (await h.state(run_id))["cascade"]
+        assert abs(cascade["score"] - 0.8) < 1e-6  # the median of three
+
+
+async def test_planted_language_mixing_regenerates_before_self_review(harness_factory):
+    async with harness_factory() as h:
+        h.script.bad_first = {1: GOOD[2].replace("commits.", "commits 这个方法很好 y más cosas.")}
+        run_id, events = await h.run()
+        assert isinstance(events[-1], Done)
+        assert h.script.count("section") == 4  # two sections, then both again
+        assert h.script.count("review") == 1  # the self-reviewer only saw the clean lesson
+        phases = h.phases(run_id)
+        assert ("heuristics", "REGENERATE") in phases
+        state = await h.state(run_id)
+        assert "这" not in state["lesson"] and state["regenerations"] == 1
+        assert state["caught_by"] == "heuristics"
+
+
+async def test_artifact_fixed_by_code_then_rechecked_and_judged(harness_factory):
+    async with harness_factory() as h:
+        h.script.sections = [f"¡Claro, aquí tienes la lección! {GOOD[0]}\n\n{GOOD[1]}",
+                             f"{GOOD[2]}\n\n{GOOD[3]}"]  # fmt: skip
+        run_id, events = await h.run()
+        assert isinstance(events[-1], Done)
+        state = await h.state(run_id)
+        review = state["self_review"]
+        assert review["decision"] == "FIXED" and review["self_fix_applied"]
+        assert review["overridden_by_code"].startswith("code fix")
+        assert "Claro, aquí tienes" not in state["lesson"]
+        assert "Claro, aquí tienes" in state["before_fix"]
+        assert h.script.count("review") == 1  # the recheck is free: heuristics, then the judge
+        assert [p for p, _ in h.phases(run_id)].count("heuristics") == 2
+
+
+async def test_model_regenerate_overridden_when_code_finds_nothing(harness_factory):
+    async with harness_factory() as h:
+        h.script.review = {"status": "REGENERATE", "reasoning": "bad", "issues": [
+            {"type": "LOGIC", "severity": "COMPLEX", "location": "Parte 1", "description": "?"}],
+            "patched_content": ""}  # fmt: skip
+        run_id, _ = await h.run()
+        review = (await h.state(run_id))["self_review"]
+        assert review["decision"] == "FLAG_TO_JUDGE"
+        assert h.judge_models()  # flagged lessons still reach the judges
+
+
+async def test_targeted_fix_after_middling_verdict(harness_factory):
+    async with harness_factory(max_regenerations=0) as h:
+        h.script.scores = {"judge-a": [0.6, 0.95], "judge-b": [0.6, 0.95], "judge-c": [0.6]}
+        run_id, events = await h.run()
+        assert isinstance(events[-1], Done)
+        state = await h.state(run_id)
+        assert state["judge_fixes"] == 1 and state["status"] == "accepted"
+        assert h.script.count("fix") >= 1
+        assert GOOD[4] in state["lesson"]
+
+
+async def test_low_score_escalates_then_user_accepts(harness_factory):
+    async with harness_factory(max_regenerations=0, max_judge_fixes=0) as h:
+        h.script.scores = {"judge-a": [0.2], "judge-b": [0.25], "judge-c": [0.2]}
+        run_id, events = await h.run()
+        assert isinstance(events[-1], Interrupted)
+        assert events[-1].payload["type"] == "lesson_review"
+        assert "accept" in events[-1].payload["actions"]
+        events = await h.resume(run_id, {"action": "accept"})
+        assert isinstance(events[-1], Done)
+        state = await h.state(run_id)
+        meta, _ = h.note(state["lesson_path"])
+        assert meta["status"] == "accepted" and meta["judge"]["decision"] == "escalate"
+
+
+async def test_escalation_edit_is_checked_and_judged_again(harness_factory):
+    async with harness_factory(max_regenerations=0, max_judge_fixes=0) as h:
+        h.script.scores = {"judge-a": [0.2, 0.9], "judge-b": [0.2, 0.9], "judge-c": [0.2]}
+        run_id, _ = await h.run()
+        edited = f"# Lección\n\n## Uno\n\n{GOOD[0]} {GOOD[1]}\n\n## Dos\n\n{GOOD[2]} {GOOD[3]}\n"
+        events = await h.resume(run_id, {"action": "edit", "content": edited})
+        assert isinstance(events[-1], Done)
+        state = await h.state(run_id)
+        assert state["lesson"] == edited and state["status"] == "accepted"
+
+
+async def test_review_mode_catches_a_broken_note_before_any_judge(harness_factory):
+    async with harness_factory() as h:
+        bad = ("---\ntopic: Recursión\nlanguage: es\n---\n# Recursión\n\n## Idea\n\n"
+               f"{GOOD[0]} 这个方法很好\n\n## Final\n\n{GOOD[1][:120]}")  # fmt: skip
+        (h.root / "09 - Lessons").mkdir(exist_ok=True)
+        (h.root / "09 - Lessons" / "Mala.md").write_text(bad, encoding="utf-8")
+        run_id, events = await h.run(mode="review", note_path="09 - Lessons/Mala.md")
+        assert isinstance(events[-1], Done)
+        assert h.judge_models() == [] and h.script.count("review") == 0
+        meta, _ = h.note("09 - Lessons/Mala.md")
+        assert meta["status"] == "needs_regeneration" and meta["topic"] == "Recursión"
+        report = savings_report(h.services.store, run_id)
+        assert report["judge_tokens"] == 0 and report["full_judge_tokens"] > 0
+        assert report["caught"] == {"heuristics": 1}
+
+
+async def test_review_mode_judges_a_clean_note(harness_factory):
+    async with harness_factory() as h:
+        good = (f"---\ntopic: Recursión\nlanguage: es\nmine: keep\n---\n# Recursión\n\n## Idea\n\n"
+                f"{GOOD[0]}\n\n## Final\n\n{GOOD[1]}\n")  # fmt: skip
+        (h.root / "09 - Lessons").mkdir(exist_ok=True)
+        (h.root / "09 - Lessons" / "Buena.md").write_text(good, encoding="utf-8")
+        run_id, events = await h.run(mode="review", note_path="09 - Lessons/Buena.md")
+        assert isinstance(events[-1], Done)
+        meta, _ = h.note("09 - Lessons/Buena.md")
+        assert meta["status"] == "accepted" and meta["mine"] == "keep"
+        assert h.judge_models() == ["judge-a"]
