@@ -94,7 +94,7 @@ def candidates_schema(quote_ids: Sequence[str]) -> JsonSchema:
         CandidatesAnswer,
         enums={"quote_ids": ids},
         min_items={"quote_ids": 1},
-        max_items={"concepts": max(1, min(len(ids), 15)), "quote_ids": min(len(ids), 20)},
+        max_items={"concepts": max(1, min(2 * len(ids), 15)), "quote_ids": min(len(ids), 20)},
         max_length={
             "title": MAX_TITLE, "short_summary": MAX_SHORT, "concept": MAX_CONCEPT,
             "analysis": MAX_ANALYSIS, "rationale": MAX_REASON, "notes": MAX_REASON,

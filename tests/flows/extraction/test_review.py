@@ -1,0 +1,161 @@
+"""Critique loop (1.2/1.3) and the human review (2.1-2.3) with a scripted model."""
+
+from __future__ import annotations
+
+from tests.flows.extraction.conftest import SOURCE
+from tests.flows.extraction.script import FlowScript, concept, critique, empty_revision, enum_of
+
+
+def candidates(messages, schema):
+    ids = enum_of(schema, "concepts", "[]", "quote_ids")
+    return {
+        "concepts": [
+            concept("Efecto del espaciado", [ids[1]]),
+            concept("Práctica intercalada", [ids[2]]),
+        ],
+        "notes": "",
+    }
+
+
+def relate_first(messages, schema):
+    target = enum_of(schema, "relations", "[]", "target")[0]
+    return {
+        "relations": [
+            {"target": target, "type": "RELATES_TO", "explanation": "x", "confidence": 0.6}
+        ],
+        "notes": "",
+    }
+
+
+async def test_failing_critique_refines_until_it_passes(harness) -> None:
+    scores = iter([0.2, 0.95])
+
+    def refine(messages, schema):
+        labels = enum_of(schema, "edit_concepts", "[]", "concept")
+        return empty_revision(
+            changes="título más preciso",
+            edit_concepts=[{"concept": labels[0], "title": "Espaciado de la práctica", "short_summary": "",
+                            "concept_text": "", "analysis": ""}],
+        )  # fmt: skip
+
+    script = FlowScript(
+        candidates=candidates, critique=lambda m, s: critique(next(scores)), refine=refine
+    )
+    h = harness(script)
+    payload = (await h.start())["__interrupt__"][0].value
+    log = payload["critique_log"]
+    assert [e["passed"] for e in log] == [False, True]
+    assert script.count("refine") == 1
+    assert payload["concepts"][0]["title"] == "Espaciado de la práctica"
+    assert "título más preciso" in payload["notes"]
+    # the refinement prompt carried the critique's suggestion
+    assert "dividir conceptos" in script.prompts["refine"][0]
+
+
+async def test_critique_loop_is_bounded_by_settings(harness) -> None:
+    script = FlowScript(candidates=candidates, critique=lambda m, s: critique(0.1))
+    h = harness(script, flows={"max_critique_iterations": 2})
+    payload = (await h.start())["__interrupt__"][0].value
+    assert script.count("critique") == 3 and script.count("refine") == 2
+    assert [e["passed"] for e in payload["critique_log"]] == [False, False, False]
+
+
+async def test_concept_in_the_wrong_language_is_caught_by_code(harness) -> None:
+    def english(messages, schema):
+        ids = enum_of(schema, "concepts", "[]", "quote_ids")
+        text = "The practice of spacing out study sessions is what makes the memory of it last."
+        return {
+            "concepts": [
+                concept(
+                    "Spacing effect", [ids[1]], text=text, short="It is the spacing of the practice"
+                )
+            ],
+            "notes": "",
+        }
+
+    script = FlowScript(candidates=english, critique=lambda m, s: critique(0.95))
+    h = harness(script, flows={"max_critique_iterations": 1})
+    payload = (await h.start())["__interrupt__"][0].value
+    first = payload["critique_log"][0]
+    assert any(
+        i["criterion"] == "language" and i["severity"] == "high" for i in first["code_issues"]
+    )
+    assert first["passed"] is False  # the judge said 0.95, code overrides
+    assert script.count("refine") == 1
+
+
+async def test_drops_feedback_and_approve(harness) -> None:
+    def feedback(messages, schema):
+        new = enum_of(schema, "add_relations", "[]", "source")
+        every = enum_of(schema, "add_relations", "[]", "target")
+        other = next(label for label in every if label != new[0])
+        return empty_revision(
+            interpretation="relacionar los conceptos", unresolved="no sé dividir",
+            add_relations=[{"source": new[0], "type": "SIMILAR_TO", "target": other}],
+        )  # fmt: skip
+
+    script = FlowScript(candidates=candidates, feedback=feedback)
+    h = harness(script, existing=False)
+    payload = (await h.start())["__interrupt__"][0].value
+    assert payload["relations"] == []
+    out = await h.resume({"action": "feedback", "feedback": "Relaciona los dos conceptos."})
+    payload = out["__interrupt__"][0].value
+    assert payload["round"] == 1 and len(payload["relations"]) == 1
+    assert payload["relations"][0]["inverse_type"] == "SIMILAR_TO"
+    assert any("no sé dividir" in w for w in payload["warnings"])
+    assert "Relaciona los dos conceptos." in script.prompts["feedback"][0]
+    # drop one concept (its relation goes with it) and one attribution, no model call
+    calls = len(h.backend.calls)
+    gone = payload["concepts"][0]
+    out = await h.resume({"action": "drop", "drops": [{"kind": "concept", "id": gone["id"]}]})
+    payload = out["__interrupt__"][0].value
+    assert [c["title"] for c in payload["concepts"]] == ["Práctica intercalada"]
+    assert payload["relations"] == [] and len(h.backend.calls) == calls
+    done = await h.resume({"action": "approve"})
+    assert done["outcome"] == "committed"
+    assert not (h.root / "08 - Ideas" / f"{gone['title']}.md").exists()
+    assert (h.root / "08 - Ideas/Práctica intercalada.md").exists()
+
+
+async def test_dropping_an_attribution_and_a_relation(harness) -> None:
+    h = harness(FlowScript(candidates=candidates, relations=relate_first), existing=False)
+    payload = (await h.start())["__interrupt__"][0].value
+    first = payload["concepts"][0]
+    relation = payload["relations"][0]["id"]
+    out = await h.resume({"action": "drop", "drops": [
+        {"kind": "relation", "id": relation},
+        {"kind": "attribution", "concept_id": first["id"], "quote_id": first["quote_ids"][0]},
+    ]})  # fmt: skip
+    payload = out["__interrupt__"][0].value
+    assert payload["relations"] == []
+    kept = next(c for c in payload["concepts"] if c["id"] == first["id"])
+    assert kept["quote_ids"] == first["quote_ids"][1:]
+    assert first["quote_ids"][0] in [q["id"] for q in payload["unattributed"]]
+
+
+async def test_abort_writes_nothing(harness) -> None:
+    h = harness(FlowScript(candidates=candidates))
+    before = h.read(SOURCE)
+    await h.start()
+    done = await h.resume("abort")
+    assert done["outcome"] == "aborted"
+    assert h.read(SOURCE) == before
+    assert h.store.query_one("SELECT COUNT(*) FROM extraction_commits")[0] == 0
+
+
+async def test_round_limit_aborts(harness) -> None:
+    h = harness(FlowScript(candidates=candidates), flows={"max_review_rounds": 1})
+    await h.start()
+    out = await h.resume({"action": "feedback", "feedback": "más"})
+    assert "__interrupt__" in out
+    done = await h.resume({"action": "feedback", "feedback": "más aún"})
+    assert done["outcome"] == "round_limit"
+    assert "processed_date" not in h.read(SOURCE)
+
+
+async def test_invalid_answer_returns_to_the_review(harness) -> None:
+    h = harness(FlowScript(candidates=candidates))
+    await h.start()
+    out = await h.resume({"action": "maybe"})
+    assert out["__interrupt__"][0].value["type"] == "extraction_review"
+    assert (await h.state())["decision"]["action"] == "invalid"

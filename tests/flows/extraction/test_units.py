@@ -1,0 +1,119 @@
+"""Deterministic parts: title matching, language guess, relations, revisions, the report."""
+
+from __future__ import annotations
+
+from core.domain import RelationType
+from core.flows.extraction.proposal import (
+    ExistingLink,
+    NewConcept,
+    Proposal,
+    ProposedRelation,
+    dedupe_relations,
+)
+from core.flows.extraction.report import build_report, report_text
+from core.flows.extraction.revision import Labels, Revision, apply_revision, revision_schema
+from core.flows.extraction.text import guess_language, is_other_language, normalize_title
+from local_llm import validate_bounded
+
+
+def test_normalize_title() -> None:
+    assert normalize_title("La  Práctica de Recuperación!") == normalize_title(
+        "practica de recuperacion"
+    )
+    assert normalize_title("El hábito") == "habito"
+    assert normalize_title("Hábito") != normalize_title("Hábitos")
+
+
+def test_language_guess_only_flags_clear_cases() -> None:
+    assert guess_language("El ejercicio mejora la salud de las personas que lo practican") == "es"
+    assert guess_language("The practice of spacing is what makes it last in the memory") == "en"
+    assert guess_language("Deep Work") is None
+    assert (
+        is_other_language("The practice of spacing is what makes it last in the memory", "es")
+        == "en"
+    )
+    assert is_other_language("Deep Work", "es") is None
+
+
+def test_relations_are_deduplicated_with_their_inverse_and_never_between_existing() -> None:
+    a, b, x, y = "new-a", "new-b", "old-x", "old-y"
+    relations = [
+        ProposedRelation(source_id=a, type=RelationType.PART_OF, target_id=b),
+        ProposedRelation(source_id=b, type=RelationType.HAS_PART, target_id=a),  # same edge
+        ProposedRelation(
+            source_id=x, type=RelationType.RELATES_TO, target_id=y
+        ),  # existing-existing
+        ProposedRelation(source_id=a, type=RelationType.OPPOSES, target_id="ghost"),  # unknown
+        ProposedRelation(source_id=a, type=RelationType.SIMILAR_TO, target_id=a),  # self
+        ProposedRelation(source_id=a, type=RelationType.GENERALIZES, target_id=x),
+    ]
+    kept = dedupe_relations(relations, {a, b}, {x, y})
+    assert [(r.source_id, r.type.value, r.target_id) for r in kept] == [
+        (a, "PART_OF", b),
+        (a, "GENERALIZES", x),
+    ]
+
+
+def proposal() -> Proposal:
+    return Proposal(
+        concepts=[
+            NewConcept(id="A", title="Uno", quote_ids=["q1"]),
+            NewConcept(id="B", title="Dos", quote_ids=["q2"]),
+        ],
+        existing=[ExistingLink(concept_id="X", title="Viejo", quote_ids=["q3"], candidate="Old")],
+        relations=[ProposedRelation(source_id="A", type=RelationType.PART_OF, target_id="X")],
+    )
+
+
+def test_revision_schema_admits_only_shown_labels_and_ids() -> None:
+    p = proposal()
+    labels = Labels.build(p, ["X"])
+    schema = revision_schema(Revision, labels, ["q1", "q2", "q3"], [p.relations[0].id])
+    good = Revision(drop_concepts=["n2"], drop_relations=[p.relations[0].id]).model_dump()
+    assert validate_bounded(good, schema) == []
+    bad = Revision(
+        drop_concepts=["n9"], link_quotes=[{"quote_id": "q7", "concept": "e1"}]
+    ).model_dump()
+    assert len(validate_bounded(bad, schema)) == 2
+
+
+def test_apply_revision() -> None:
+    p = proposal()
+    labels = Labels.build(p, ["X"])
+    revision = Revision(
+        changes="ajustes",
+        drop_concepts=["n2"],
+        add_concepts=[
+            {
+                "title": "Tres",
+                "short_summary": "s",
+                "concept": "c",
+                "analysis": "a",
+                "quote_ids": ["q2"],
+            }
+        ],
+        link_quotes=[{"quote_id": "q2", "concept": "e1"}],
+        unlink_quotes=[{"quote_id": "q3", "concept": "e1"}],
+        drop_relations=[p.relations[0].id],
+    )
+    out = apply_revision(p, revision, labels, {"X": {"title": "Viejo"}}, ["q1", "q2", "q3"])
+    assert [c.title for c in out.concepts] == ["Uno", "Tres"]
+    assert out.existing[0].quote_ids == ["q2"]
+    assert out.relations == [] and out.notes == ["ajustes"]
+
+
+def test_report_marks_multi_concept_quotes_and_prints() -> None:
+    p = proposal()
+    p.concepts[1].quote_ids.append("q1")
+    state = {
+        "source": "s.md", "source_title": "S", "proposal": p.model_dump(mode="json"),
+        "quotes": [{"id": f"q{i}", "text": f"quote {i}"} for i in range(1, 5)],
+        "critique_log": [{"round": 1, "passed": False, "summary": "did not pass", "code_issues": []}],
+    }  # fmt: skip
+    payload = build_report(state, 8)
+    assert [a["multi"] for a in payload["attributions"]] == [True, False, False]
+    assert [q["id"] for q in payload["unattributed"]] == ["q4"]
+    assert payload["disconnected"] == ["Dos"]
+    assert payload["relations"][0]["inverse_type"] == "HAS_PART"
+    text = report_text(payload)
+    assert "[several concepts]" in text and "Old -> Viejo" in text and "round 1: failed" in text
