@@ -1,0 +1,65 @@
+"""`noema extract`, `noema review` and `noema repair` with a scripted model."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import frontmatter
+import pytest
+
+from tests.flows.extraction.conftest import SOURCE
+from tests.flows.extraction.driver import candidates, relations
+from tests.flows.extraction.script import ConcurrencyBackend, FlowScript
+from tests.flows.extraction.test_runtime import make_vault
+from tui.commands import CommandError, extraction
+
+
+def settings_file(tmp_path: Path, root: Path, data: Path) -> str:
+    path = tmp_path / "settings.toml"
+    path.write_text(f'[vault]\npath = "{root}"\n[data]\ndirectory = "{data}"\n', encoding="utf-8")
+    return str(path)
+
+
+def backend() -> ConcurrencyBackend:
+    return ConcurrencyBackend(FlowScript(candidates=candidates, relations=relations))
+
+
+def test_extract_review_approve_from_the_terminal(tmp_path: Path, capsys) -> None:
+    root, data = make_vault(tmp_path)
+    settings = settings_file(tmp_path, root, data)
+    args = argparse.Namespace(settings=settings, note="Make It Stick")
+    assert extraction.run_extract(args, backend()) == 0
+    out = capsys.readouterr().out
+    assert "New concepts (2):" in out and "Efecto del espaciado" in out
+    run_id = out.rsplit("noema review ", 1)[1].split()[0]
+
+    # without an action the report is printed again; an unknown drop is refused
+    show = argparse.Namespace(
+        settings=settings, run=run_id, approve=False, feedback=None, abort=False, drop=[]
+    )
+    assert extraction.run_review(show, backend()) == 0
+    assert "New concepts (2):" in capsys.readouterr().out
+    bad = argparse.Namespace(**{**vars(show), "drop": ["concept:zzzz"]})
+    with pytest.raises(CommandError):
+        extraction.run_review(bad, backend())
+
+    approve = argparse.Namespace(**{**vars(show), "approve": True})
+    assert extraction.run_review(approve, backend()) == 0
+    assert "Files written" in capsys.readouterr().out
+    assert frontmatter.loads((root / SOURCE).read_text(encoding="utf-8"))["processed_date"]
+    assert (root / "08 - Ideas/Efecto del espaciado.md").exists()
+
+    # extracting again: the source is processed, the run ends at once
+    assert extraction.run_extract(args, backend()) == 0
+    assert "already processed" in capsys.readouterr().out
+    repair = argparse.Namespace(settings=settings)
+    assert extraction.run_repair(repair) == 0
+    assert "nothing to repair" in capsys.readouterr().out
+
+
+def test_unknown_note_is_a_clear_error(tmp_path: Path) -> None:
+    root, data = make_vault(tmp_path)
+    args = argparse.Namespace(settings=settings_file(tmp_path, root, data), note="Nope")
+    with pytest.raises(CommandError, match="no source note"):
+        extraction.run_extract(args, backend())

@@ -1,0 +1,204 @@
+"""`noema extract NOTE`, `noema review RUN` and `noema repair`.
+
+`extract` runs the concept extraction of a source note headless up to its review and prints
+the report; `review` approves, sends feedback, drops items or aborts from the terminal
+(without an action it prints the report again); `repair` finishes extraction commits whose
+vault half a crash interrupted (the app also does it at start-up).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from tui.commands import CommandError, err, require_vault, settings_from
+
+FLOW = "extraction"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    extract = subparsers.add_parser(
+        "extract", help="extract concepts from a source note, up to the review"
+    )
+    extract.add_argument(
+        "note", metavar="NOTE", help="vault-relative path or name of a source note"
+    )
+    extract.set_defaults(func=run_extract)
+    review = subparsers.add_parser(
+        "review", help="approve, give feedback on, or abort an extraction review"
+    )
+    review.add_argument("run", metavar="RUN", help="run id (a prefix is enough)")
+    action = review.add_mutually_exclusive_group()
+    action.add_argument("--approve", action="store_true", help="commit the extraction")
+    action.add_argument("--feedback", metavar="TEXT", help="ask the model for changes")
+    action.add_argument("--abort", action="store_true", help="abandon the run; nothing is written")
+    review.add_argument(
+        "--drop", action="append", default=[], metavar="ITEM",
+        help="drop an item first: concept:ID, relation:ID or quote:CONCEPT_ID:QUOTE_ID (repeatable)",
+    )  # fmt: skip
+    review.set_defaults(func=run_review)
+    repair = subparsers.add_parser("repair", help="finish extraction commits a crash interrupted")
+    repair.set_defaults(func=run_repair)
+
+
+def resolve_source(root: Path, folder: str, note: str) -> str:
+    """A vault-relative path for NOTE: a path as given, else a note of that name in sources."""
+    candidate = note if note.endswith(".md") else f"{note}.md"
+    for rel in (candidate, f"{folder}/{candidate}"):
+        if (root / rel).is_file():
+            return rel
+    matches = sorted(
+        p for p in (root / folder).rglob("*.md") if p.stem.lower() == Path(note).stem.lower()
+    )
+    if len(matches) == 1:
+        return matches[0].relative_to(root).as_posix()
+    raise CommandError(
+        f"no source note {note!r} in {root}" if not matches else f"{note!r} is ambiguous"
+    )
+
+
+def print_report(payload: dict[str, Any], run_id: str) -> None:
+    from core.flows.extraction.report import report_text
+
+    print(report_text(payload))
+    print(
+        f"\nrun {run_id[:8]}: noema review {run_id[:8]} --approve | --feedback TEXT | "
+        "--drop concept:ID | --abort"
+    )
+
+
+async def drive(services: Any, events: Any) -> int:
+    """Print progress, then the report (review) or the outcome (end)."""
+    from core.events import Done, Failed, Interrupted, Progress
+
+    async for event in events:
+        if isinstance(event, Progress):
+            err(f"[{event.data.get('step', '')}] {event.data.get('message', '')}")
+        elif isinstance(event, Interrupted):
+            print_report(event.payload, event.run_id)
+        elif isinstance(event, Failed):
+            raise CommandError(f"extraction failed: {event.error}")
+        elif isinstance(event, Done):
+            for message in event.output.get("messages", [])[-1:]:
+                print(message)
+    return 0
+
+
+def run_extract(args: argparse.Namespace, backend: Any = None) -> int:
+    settings = settings_from(args)
+    require_vault(settings)
+    return asyncio.run(_extract(settings, args.note, backend))
+
+
+async def _extract(settings: Any, note: str, backend: Any) -> int:
+    from core.flows.registry import open_app
+    from core.repair import repair
+
+    async with open_app(settings, backend=backend) as services:
+        rel = resolve_source(services.vault.root, services.vault.layout.sources, note)
+        repair(services)
+        await services.vault.index.sync_async()
+        active = [
+            r
+            for r in services.runtime.list_runs(flow=FLOW)
+            if r.target == rel and r.status in ("queued", "awaiting_review", "failed")
+        ]
+        run = active[0] if active else services.runtime.start(FLOW, {"source": rel}, target=rel)
+        if run.status == "awaiting_review":
+            pending = await services.runtime.pending_interrupt(run.id)
+            if pending is not None:
+                print_report(pending.payload, run.id)
+                return 0
+        return await drive(services, services.runtime.stream(run.id))
+
+
+def parse_drops(items: list[str], payload: dict[str, Any]) -> list[dict[str, str]]:
+    """`concept:ID`, `relation:ID`, `quote:CONCEPT_ID:QUOTE_ID` (id prefixes allowed)."""
+    concepts = [c["id"] for c in payload.get("concepts", [])] + [
+        e["concept_id"] for e in payload.get("existing", [])
+    ]
+    relations = [r["id"] for r in payload.get("relations", [])]
+
+    def one(prefix: str, ids: list[str], what: str) -> str:
+        found = [i for i in ids if i.startswith(prefix)]
+        if len(found) != 1:
+            raise CommandError(f"no single {what} starts with {prefix!r}")
+        return found[0]
+
+    drops = []
+    for item in items:
+        kind, _, rest = item.partition(":")
+        if kind == "concept":
+            drops.append({"kind": "concept", "id": one(rest, concepts, "concept")})
+        elif kind == "relation":
+            drops.append({"kind": "relation", "id": one(rest, relations, "relation")})
+        elif kind == "quote" and ":" in rest:
+            concept, quote = rest.split(":", 1)
+            drops.append(
+                {
+                    "kind": "attribution",
+                    "concept_id": one(concept, concepts, "concept"),
+                    "quote_id": quote,
+                }
+            )
+        else:
+            raise CommandError(
+                f"cannot read --drop {item!r}: use concept:ID, relation:ID or quote:CONCEPT_ID:QUOTE_ID"
+            )
+    return drops
+
+
+def run_review(args: argparse.Namespace, backend: Any = None) -> int:
+    settings = settings_from(args)
+    require_vault(settings)
+    return asyncio.run(_review(settings, args, backend))
+
+
+async def _review(settings: Any, args: argparse.Namespace, backend: Any) -> int:
+    from core.flows.registry import open_app
+
+    async with open_app(settings, backend=backend) as services:
+        try:
+            run = services.runtime.runs.find(args.run)
+        except KeyError as exc:
+            raise CommandError(str(exc.args[0])) from exc
+        pending = (
+            await services.runtime.pending_interrupt(run.id)
+            if run.status == "awaiting_review"
+            else None
+        )
+        if pending is None:
+            raise CommandError(f"run {run.id[:8]} is {run.status}, not awaiting review")
+        drops = parse_drops(args.drop, pending.payload)
+        if args.abort:
+            value: dict[str, Any] = {"action": "abort"}
+        elif args.approve:
+            value = {"action": "approve", "drops": drops}
+        elif args.feedback:
+            value = {"action": "feedback", "feedback": args.feedback, "drops": drops}
+        elif drops:
+            value = {"action": "drop", "drops": drops}
+        else:
+            print_report(pending.payload, run.id)
+            return 0
+        return await drive(services, services.runtime.resume(run.id, value))
+
+
+def run_repair(args: argparse.Namespace) -> int:
+    settings = settings_from(args)
+    require_vault(settings)
+
+    async def go() -> int:
+        from core.flows.registry import open_app
+        from core.repair import repair
+
+        async with open_app(settings) as services:
+            report = repair(services)
+        print(report.summary())
+        for path in report.written:
+            print(f"  {path}")
+        return 1 if report.errors else 0
+
+    return asyncio.run(go())
