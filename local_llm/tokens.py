@@ -3,9 +3,12 @@
 The count is a conservative local estimate: ceil(UTF-8 bytes / 3) per text plus 4 tokens of
 chat-template overhead per message. Real tokenizers (Gemma, Llama, cl100k) average 3.5 to 4.5
 bytes per token on English and Spanish prose, so the estimate errs on the high side and a prompt
-that passes the budget fits the server's context. litellm.token_counter is not used: for
-non-OpenAI models it may fetch a Hugging Face tokenizer over the network, and it costs the
-import of litellm. Real usage reported by the server is what traces record when present.
+that passes the budget fits the server's context. litellm.token_counter is not used: it
+stays offline only with `disable_hf_tokenizer_download` (checked with sockets blocked), counts
+with OpenAI's tokenizer whatever the model, and would cost every caller the ~4 s import of
+litellm (Ollama users and scripted tests included). One counter everywhere also keeps
+`ScriptedBackend`'s accounting equal to the budget check. Traces record the server's real
+usage when it reports one.
 """
 
 from __future__ import annotations

@@ -132,3 +132,25 @@ def test_classify_reads_status_from_nested_response():
 
     assert isinstance(retry.classify(StatusError()), TransientModelError)
     assert retry.classify(KeyError("x")).__class__ is KeyError
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.parametrize("provider", ["litellm", "ollama"])
+async def test_real_backends_map_a_refused_connection_to_transient(sleeps, provider):
+    port = _closed_port()
+    if provider == "litellm":
+        config = ModelConfig(model="openai/x", base_url=f"http://127.0.0.1:{port}/v1")
+    else:
+        config = ModelConfig(provider="ollama", model="x", base_url=f"http://127.0.0.1:{port}")
+    config = config.replace(transient_retries=2, backoff_s=0.01, timeout_s=20)
+    client = LLMClient({"default": config})
+    with pytest.raises(TransientModelError):
+        await client.structured(MESSAGES, Answer)
+    assert len(sleeps) == 2
