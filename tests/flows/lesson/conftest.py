@@ -73,7 +73,7 @@ class LessonScript:
         return "judge"
 
     def _judge(self, model: str) -> dict[str, Any]:
-        scores = self.scores[model]
+        scores = self.scores.get(model) or self.scores["*"]
         score = scores.pop(0) if len(scores) > 1 else scores[0]
         return {
             "criteria": {cid: {"rationale": "ok", "issues": [{"what": "x", "where": "Parte 2"}],

@@ -1,0 +1,69 @@
+"""Drive one lesson run from any front end without Textual (the CLI and the screen use it).
+
+`drive_lesson` starts (or resumes) a run, hands every event to `on_event`, and at the
+escalation interrupt asks `decide(payload)` for the answer; `decide` returning None leaves the
+run waiting for review.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from core.events import Done, Failed, Interrupted, RunEvent
+from core.flows.lesson.graph import FLOW_NAME
+from core.flows.lesson.traces import phase_traces, savings_report
+
+Decide = Callable[[dict[str, Any]], Awaitable[Any]]
+OnEvent = Callable[[RunEvent], None]
+
+
+@dataclass
+class LessonOutcome:
+    """How a driven run stopped."""
+
+    run_id: str
+    status: Literal["done", "awaiting_review", "failed"]
+    state: dict[str, Any] = field(default_factory=dict)
+    error: str = ""
+    payload: dict[str, Any] | None = None
+    traces: list[dict[str, Any]] = field(default_factory=list)
+    savings: dict[str, Any] = field(default_factory=dict)
+
+
+def start_lesson(services: Any, data: dict[str, Any]) -> str:
+    """Record a new lesson run; returns its id."""
+    target = data.get("concept") or data.get("note_path") or ""
+    return services.runtime.start(FLOW_NAME, data, target=target).id
+
+
+async def drive_lesson(services: Any, run_id: str, decide: Decide | None = None,
+                       on_event: OnEvent | None = None, *, resume: Any = None) -> LessonOutcome:  # fmt: skip
+    """Run to the end, a failure, or an unanswered escalation."""
+    runtime = services.runtime
+    events = runtime.resume(run_id, resume) if resume is not None else runtime.stream(run_id)
+    while True:
+        pause: Interrupted | None = None
+        async for event in events:
+            if on_event is not None:
+                on_event(event)
+            if isinstance(event, Interrupted):
+                pause = event
+            elif isinstance(event, Done):
+                return _outcome(services, run_id, "done", dict(event.output))
+            elif isinstance(event, Failed):
+                return _outcome(services, run_id, "failed", error=event.error)
+        if pause is None:
+            return _outcome(services, run_id, "failed", error="the run stopped unexpectedly")
+        answer = await decide(pause.payload) if decide is not None else None
+        if answer is None:
+            return _outcome(services, run_id, "awaiting_review", payload=pause.payload)
+        events = runtime.resume(run_id, answer)
+
+
+def _outcome(services: Any, run_id: str, status: Any, state: dict[str, Any] | None = None,
+             error: str = "", payload: dict[str, Any] | None = None) -> LessonOutcome:  # fmt: skip
+    store = services.store
+    return LessonOutcome(run_id, status, state or {}, error, payload,
+                         phase_traces(store, run_id), savings_report(store, run_id))  # fmt: skip

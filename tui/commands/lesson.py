@@ -1,0 +1,137 @@
+"""`noema lesson generate CONCEPT`, `noema lesson review NOTE`, `noema lesson savings`.
+
+`generate` writes a lesson from a concept note (its related concepts and quotes are the
+sources), self-reviews it and has it judged; `review` runs the checks, the self-review and
+the judges on an existing lesson note. When the judges escalate, the terminal asks accept /
+regenerate / judge again / reject / later (`--accept` accepts, `--no-input` leaves the run
+waiting for the TUI). `savings` reports judge tokens spent against judging every lesson fully.
+Exit codes: 0 done or waiting, 1 failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Any
+
+from tui.commands import CommandError, err, require_vault, settings_from
+
+CHOICES = {"a": "accept", "r": "regenerate", "j": "judge", "x": "reject", "l": "later"}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("lesson", help="generate, review and judge lessons",
+                                   description=__doc__)  # fmt: skip
+    actions = parser.add_subparsers(title="actions", metavar="ACTION", required=True)
+    gen = actions.add_parser("generate", help="write a lesson from a concept note")
+    gen.add_argument("concept", metavar="CONCEPT", help="concept note title or vault path")
+    gen.add_argument("--language", default="", help="lesson language (default: the note's)")
+    gen.add_argument("--objective", action="append", default=[], help="a learning objective")
+    gen.add_argument("--sections", type=int, default=0, help="number of sections")
+    review = actions.add_parser("review", help="check, self-review and judge a lesson note")
+    review.add_argument("note", metavar="NOTE", help="the lesson note (vault-relative path)")
+    for sub in (gen, review):
+        mode = sub.add_mutually_exclusive_group()
+        mode.add_argument("--accept", action="store_true", help="accept when escalated")
+        mode.add_argument("--no-input", action="store_true", help="leave escalations waiting")
+        sub.set_defaults(func=run)
+    savings = actions.add_parser("savings", help="judge tokens saved, and what was caught")
+    savings.add_argument("--json", action="store_true", help="print the report as JSON")
+    savings.set_defaults(func=run_savings)
+
+
+def run(args: argparse.Namespace, backend: Any = None, ask: Any = None) -> int:
+    """The `generate` / `review` handler; `backend` and `ask` are for tests."""
+    settings = settings_from(args)
+    require_vault(settings)
+    if getattr(args, "concept", None):
+        data = {"mode": "generate", "concept": args.concept, "language": args.language,
+                "objectives": args.objective, "sections": args.sections}  # fmt: skip
+    else:
+        data = {"mode": "review", "note_path": args.note}
+    return asyncio.run(_drive(settings, data, args, backend, ask or input))
+
+
+async def _drive(settings: Any, data: dict[str, Any], args: Any, backend: Any, ask: Any) -> int:
+    from core.flows.lesson.driver import drive_lesson, start_lesson
+    from core.flows.registry import open_app
+
+    services = open_app(settings, backend=backend)
+    async with services:
+        if services.vault is not None:
+            services.vault.index.sync()
+        try:
+            run_id = start_lesson(services, data)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        outcome = await drive_lesson(services, run_id, Decider(args, ask), _progress)
+    if outcome.status == "failed":
+        raise CommandError(
+            f"the lesson run failed: {outcome.error.splitlines()[-1] if outcome.error else ''}"
+        )
+    if outcome.status == "awaiting_review":
+        print(f"run {run_id[:8]} awaits your review (noema runs; resume in the TUI)")
+        return 0
+    state = outcome.state
+    print(f"{state.get('lesson_path', '')}: {state.get('status', '')}")
+    report = outcome.savings
+    print(f"judge tokens {report['judge_tokens']} (judging fully: {report['full_judge_tokens']})")
+    return 0
+
+
+def _progress(event: Any) -> None:
+    from core.events import Progress
+
+    if isinstance(event, Progress) and event.data.get("phase"):
+        data = event.data
+        err(f"{data['phase']}: {data.get('status', '')} ({data.get('tokens', 0)} tokens)")
+
+
+class Decider:
+    """Answers the escalation at the terminal."""
+
+    def __init__(self, args: argparse.Namespace, ask: Any) -> None:
+        self.args, self.ask = args, ask
+
+    async def __call__(self, payload: dict[str, Any]) -> Any:
+        cascade = payload.get("cascade") or {}
+        print(f"The judges escalated: {cascade.get('reason', 'no verdict')}")
+        if self.args.accept:
+            return {"action": "accept"}
+        if self.args.no_input or (self.ask is input and not sys.stdin.isatty()):
+            return None
+        while True:
+            answer = self.ask("[a]ccept / [r]egenerate / [j]udge again / re[x]ject / [l]ater: ")
+            action = CHOICES.get(answer.strip().lower()[:1], answer.strip().lower())
+            if action == "later":
+                return None
+            if action in CHOICES.values():
+                return {"action": action}
+            err("please answer a, r, j, x or l")
+
+
+def run_savings(args: argparse.Namespace) -> int:
+    from core.flows.lesson.traces import lesson_rows, savings_report
+    from core.store import Store
+
+    settings = settings_from(args)
+    store = Store(settings.store_path)
+    try:
+        report = savings_report(store)
+        rows = lesson_rows(store)
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps({"total": report, "lessons": rows}, ensure_ascii=False))
+        return 0
+    for row in rows:
+        print(f"{row['status']:<20} {row['judge_tokens']:>7} / {row['full_judge_tokens']:>7} "
+              f"caught by {row['caught_by'] or '-':<12} {row['lesson_path']}")  # fmt: skip
+    print(
+        f"{report['lessons']} lessons: {report['judge_tokens']} judge tokens spent, "
+        f"{report['full_judge_tokens']} when judging fully, saved {report['saved_share']:.0%}"
+    )
+    print(f"caught before the judges: {report['caught'] or 'nothing'}")
+    return 0
