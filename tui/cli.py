@@ -28,6 +28,7 @@ COMMAND_MODULES: list[str] = [
     "tui.commands.demo",  # noema demo
     "tui.commands.doctor",  # noema doctor
     "tui.commands.evaluate",  # noema evaluate, noema criteria
+    "tui.commands.lesson",  # noema lesson generate / review / savings
     "tui.commands.extraction",  # noema extract, noema review, noema repair
     "tui.commands.normalization",  # noema normalize, noema merges
     "tui.commands.runs",  # noema runs
