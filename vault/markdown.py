@@ -13,7 +13,7 @@ from frontmatter.default_handlers import YAMLHandler
 
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 INLINE_CODE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
-HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*\r?$", re.MULTILINE)
+HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*\r?$", re.MULTILINE)
 BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*\r?$", re.MULTILINE)
 _BOUNDARY = YAMLHandler.FM_BOUNDARY  # ^-{3,}\s*$ (multiline), python-frontmatter's own rule
 _yaml = YAMLHandler()
@@ -105,7 +105,8 @@ def sections(text: str, masked: str | None = None) -> list[Section]:
     found = [(m.start(), m.end(), len(m.group(1)), m.group(2)) for m in HEADING.finditer(masked)]
     result = []
     for i, (start, end, level, _) in enumerate(found):
-        heading = text[start:end].lstrip("#").strip().rstrip("#").strip()
+        own = HEADING.match(text, start)
+        heading = own.group(2).strip() if own else text[start:end].lstrip("#").strip()
         stop = len(text)
         for later in found[i + 1 :]:
             if later[2] <= level:

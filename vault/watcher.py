@@ -34,7 +34,7 @@ class VaultEvent:
     """Vault-relative POSIX path (the new path for moves)."""
     old_path: str | None = None
     hash: str | None = None
-    """Content hash now (None when deleted)."""
+    """Content hash now; for a deleted note the last one seen."""
 
 
 Callback = Callable[[list[VaultEvent]], None]
@@ -175,7 +175,7 @@ class VaultWatcher:
             ready = [p for p, (due, _) in self._pending.items() if force or due <= now]
             items = [(p, self._pending.pop(p)[1]) for p in ready]
         events = [e for p, origin in items if (e := self._decide(p, origin)) is not None]
-        events = [e for e in events if not (e.kind == "deleted" and _moved_away(e, events))]
+        events = _pair_moves(events)
         if events:
             self.recent.extend(events)
             try:
@@ -200,7 +200,7 @@ class VaultWatcher:
         if expected is not None and expected == (digest or ""):
             return None  # noema's own write
         if digest is None:
-            return VaultEvent("deleted", rel) if previous is not None else None
+            return VaultEvent("deleted", rel, None, previous) if previous is not None else None
         if digest == previous:
             return None  # duplicate event or same bytes rewritten
         if moved_from and moved_from != rel and not (self.root / moved_from).exists():
@@ -208,5 +208,18 @@ class VaultWatcher:
         return VaultEvent("created" if previous is None else "modified", rel, None, digest)
 
 
-def _moved_away(event: VaultEvent, events: list[VaultEvent]) -> bool:
-    return any(e.kind == "moved" and e.old_path == event.path for e in events)
+def _pair_moves(events: list[VaultEvent]) -> list[VaultEvent]:
+    """Drop the deletion behind a move; a deletion and a creation of the same content in one
+    batch are a move whose rename event was not seen (e.g. into a brand-new folder)."""
+    moved_from = {e.old_path for e in events if e.kind == "moved"}
+    deleted = {e.hash: e for e in events if e.kind == "deleted" and e.path not in moved_from}
+    result, paired = [], set()
+    for event in events:
+        if event.kind == "deleted" and event.path in moved_from:
+            continue
+        if event.kind == "created" and event.hash in deleted and event.hash not in paired:
+            paired.add(event.hash)
+            event = VaultEvent("moved", event.path, deleted[event.hash].path, event.hash)
+        result.append(event)
+    gone = {deleted[h].path for h in paired}
+    return [e for e in result if not (e.kind == "deleted" and e.path in gone)]
