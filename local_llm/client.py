@@ -21,7 +21,12 @@ from local_llm.answers import InvalidAnswer, parse_answer, reask_messages
 from local_llm.backends import Backend, backend_for
 from local_llm.backends.base import Completion, PullProgress
 from local_llm.config import ModelConfig
-from local_llm.errors import ContextBudgetError, LLMError, StructuredOutputError
+from local_llm.errors import (
+    ContextBudgetError,
+    LLMError,
+    StructuredOutputError,
+    TransientModelError,
+)
 from local_llm.retry import with_transient_retry
 from local_llm.schema import JsonSchema, default_schema, schema_name
 from local_llm.tokens import MESSAGE_OVERHEAD, count_messages, count_text
@@ -189,12 +194,13 @@ class LLMClient:
         prompt = [dict(m) for m in messages]
         counted = self._check_budget(call, prompt)
         started, pieces, outcome, detail = time.perf_counter(), [], "error", ""
+        iterator: AsyncIterator[str] | None = None
         try:
             iterator, first = await self._request(call, partial(self._open, call, prompt))
             while first is not None:
                 pieces.append(first)
                 yield first
-                first = await anext(iterator, None)
+                first = await self._next_piece(call, iterator)
             outcome = "ok"
         except GeneratorExit:
             outcome, detail = "ok", "closed early by the caller"
@@ -203,6 +209,8 @@ class LLMClient:
             detail = f"{type(exc).__name__}: {exc}"
             raise
         finally:
+            if iterator is not None and hasattr(iterator, "aclose"):
+                await iterator.aclose()
             text = "".join(pieces)
             call.trace(
                 outcome, started=started, prompt=counted, completion=count_text(text), detail=detail
@@ -324,6 +332,17 @@ class LLMClient:
             call.trace("error", started=started, prompt=counted, detail=detail, attempt=attempt)
             raise
         return _Answer(completion, started, counted, time.perf_counter())
+
+    @staticmethod
+    async def _next_piece(call: _Call, iterator: AsyncIterator[str]) -> str | None:
+        """The next streamed piece; a server that stalls longer than the timeout is an error."""
+        try:
+            async with asyncio.timeout(call.config.timeout_s):
+                return await anext(iterator, None)
+        except TimeoutError as exc:
+            raise TransientModelError(
+                f"stream from {call.config.model} stalled for {call.config.timeout_s}s"
+            ) from exc
 
     async def _open(
         self, call: _Call, prompt: list[dict[str, Any]]

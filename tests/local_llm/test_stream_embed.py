@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 
 import pytest
@@ -113,3 +114,38 @@ async def test_round_trips_report_latency_and_dimension():
     bad = scripted_client([{"status": "nope"}] * 3)
     with pytest.raises(Exception, match="no valid answer"):
         await structured_round_trip(bad)
+
+
+async def test_a_stalled_stream_is_an_error_not_a_hang():
+    from local_llm import TransientModelError
+
+    class Stalling(ScriptedBackend):
+        async def stream(self, messages, *, config):
+            yield "first"
+            await asyncio.sleep(30)
+            yield "never"
+
+    traces: list[CallTrace] = []
+    client = LLMClient(
+        {"default": ModelConfig(model="m", timeout_s=0.2)},
+        backend=Stalling(),
+        trace_sink=traces.append,
+    )
+    pieces = []
+    with pytest.raises(TransientModelError, match="stalled"):
+        async for piece in client.stream([{"role": "user", "content": "x"}]):
+            pieces.append(piece)
+    assert pieces == ["first"]
+    assert traces[0].outcome == "error"
+
+
+async def test_closing_a_stream_early_is_traced_as_ok():
+    traces: list[CallTrace] = []
+    backend = ScriptedBackend(["abcdefghijklmnop"], stream_chunk=2)
+    client = LLMClient(
+        {"default": ModelConfig(model="m")}, backend=backend, trace_sink=traces.append
+    )
+    stream = client.stream([{"role": "user", "content": "x"}])
+    assert await anext(stream) == "ab"
+    await stream.aclose()
+    assert traces[0].outcome == "ok" and "closed early" in traces[0].detail
