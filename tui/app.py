@@ -40,11 +40,13 @@ ScreenFactory = Callable[..., Screen] | str
 SCREENS: dict[str, tuple[str, str, ScreenFactory]] = {
     "model": ("m", "Model", "tui.screens.model:ModelScreen"),
     "rubric": ("e", "Rubric", "tui.screens.rubric:open_screen"),
+    "normalization": ("n", "Normalize", "tui.screens.normalization:open_screen"),
 }
 """name -> (key, title, factory(app) -> Screen). Workflow screens add one line each."""
 
 REVIEW_SCREENS: dict[str, ScreenFactory] = {
     "rubric": "tui.screens.rubric:review_screen",
+    "normalization": "tui.screens.normalization:review_screen",
 }
 """flow name -> factory(app, run) -> Screen that reviews a run awaiting review."""
 

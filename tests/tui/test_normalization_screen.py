@@ -1,0 +1,153 @@
+"""The normalization screen in the real app shell with a scripted model: Pilot and snapshots."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import frontmatter
+
+from core.flows.normalization.accumulate import make_merge
+from core.flows.normalization.graph import SPEC
+from core.ingest import index_vault
+from core.merges.reviews import ReviewsRepo
+from core.services import open_services
+from core.settings import Settings
+from local_llm.testing import ScriptedBackend
+from tests.flows.normalization.conftest import is_generator, propose, weak_when
+from tests.merges.conftest import SAMPLE, snapshot
+from tui.app import NoemaApp
+from tui.screens.normalization import DiffModal, NormalizationScreen, RenameModal
+from tui.widgets.normalization_live import NormalizationLive
+from tui.widgets.normalization_proposals import ProposalsView
+
+IDEAS = "08 - Ideas"
+
+
+def make_app(tmp_path: Path, seed_review: bool = False) -> tuple[NoemaApp, Path]:
+    root = tmp_path / "vault"
+    shutil.copytree(SAMPLE, root)
+    settings = Settings(vault={"path": root}, data={"directory": tmp_path / "data"})
+    generator = propose(("ZDP", "Zona de desarrollo próximo"), ("Hábitos atómicos", "Deep Work"))
+    evaluator = weak_when("Deep Work")
+    backend = ScriptedBackend(lambda m, s: generator(m, s) if is_generator(m) else evaluator(m, s))
+    services = open_services(settings, {"normalization": SPEC}, backend=backend)
+    index_vault(settings, services.store)
+    if seed_review:
+        ids = {r[0]: r[1] for r in services.store.query("SELECT title, entity_id FROM concepts")}
+        pairs = [("Zona de desarrollo próximo", "ZDP"), ("Metacognición", "metacognicion"),
+                 ("Repetición espaciada", "Aprendizaje espaciado")]  # fmt: skip
+        merges = [make_merge(ids[a], ids[b], a, b, "same idea") for a, b in pairs]
+        ReviewsRepo(services.store).create("f" * 32, "f" * 32, merges, [3, 1, 0])
+    app = NoemaApp(settings, services=services, watch=False)
+    app.animation_level = "none"
+    return app, root
+
+
+async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 15.0) -> None:
+    waited = 0.0
+    while not condition():
+        await pilot.pause(0.05)
+        waited += 0.05
+        if waited > timeout:
+            raise AssertionError("timed out waiting for the screen")
+
+
+def rows(app: NoemaApp) -> list:
+    return app.screen.query_one(ProposalsView).rows
+
+
+async def test_run_live_view_then_review_apply_and_undo(tmp_path: Path) -> None:
+    app, root = make_app(tmp_path)
+    files = snapshot(root)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await wait_for(pilot, lambda: app.services is not None)
+        await pilot.press("n")
+        screen = app.screen
+        assert isinstance(screen, NormalizationScreen)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: len(rows(app)) == 3)
+        live = screen.query_one(NormalizationLive)
+        assert live.data["phase"] == "complete" and live.data["weak_count"] == 1
+        assert list(screen.query_one("#live-trend").data) == [1.0, 0.0]
+        assert {r.canonical for r in rows(app)} >= {"Zona de desarrollo próximo"}
+
+        first = rows(app)[0]
+        await pilot.press("r")  # reject the highlighted merge: weak for future runs
+        await wait_for(pilot, lambda: rows(app)[-1].status == "rejected")
+        weak = app.services.store.query("SELECT key FROM normalization_weak_merges")
+        assert first.key in {r[0] for r in weak}
+        await pilot.press("A")  # accept all remaining
+        await wait_for(pilot, lambda: all(r.status != "pending" for r in rows(app)))
+        await pilot.press("p")
+        await wait_for(pilot, lambda: isinstance(app.screen, DiffModal))
+        assert "99 - Archive" in app.screen.diff
+        await pilot.press("y")
+        await wait_for(pilot, lambda: screen.review_status == "applied")
+        assert snapshot(root) != files
+        await pilot.press("u")
+        await wait_for(pilot, lambda: screen.review_status == "pending")
+        assert snapshot(root) == files
+
+
+async def test_choose_and_rename_the_canonical(tmp_path: Path) -> None:
+    app, root = make_app(tmp_path, seed_review=True)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await wait_for(pilot, lambda: app.services is not None)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: len(rows(app)) == 3)
+        key = next(r.key for r in rows(app) if "ZDP" in (r.canonical, r.variants))
+
+        def row():
+            return next(r for r in rows(app) if r.key == key)
+
+        table = app.screen.query_one("#proposals")
+        table.move_cursor(row=rows(app).index(row()))
+        before = row().canonical
+        await pilot.press("c")
+        await wait_for(pilot, lambda: row().canonical != before)
+        table.move_cursor(row=rows(app).index(row()))
+        await pilot.press("t")
+        await wait_for(pilot, lambda: isinstance(app.screen, RenameModal))
+        app.screen.query_one("#rename-input").value = "Zona proxima"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: row().canonical == "Zona proxima")
+        table.move_cursor(row=rows(app).index(row()))
+        await pilot.press("a", "p")
+        await wait_for(pilot, lambda: isinstance(app.screen, DiffModal))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: (root / IDEAS / "Zona proxima.md").exists())
+        post = frontmatter.loads((root / IDEAS / "Zona proxima.md").read_text(encoding="utf-8"))
+        assert before in post["aliases"]
+
+
+def test_snapshot_live_view(tmp_path: Path, snap_compare) -> None:
+    app, _ = make_app(tmp_path)
+
+    async def run_before(pilot) -> None:
+        await wait_for(pilot, lambda: app.services is not None)
+        await pilot.press("n")
+        live = app.screen.query_one(NormalizationLive)
+        for n, trend in enumerate(([6], [6, 4], [6, 4, 1]), start=1):
+            live.apply({
+                "phase": "validation", "iteration": n, "merges_found": trend[-1],
+                "total_merges": sum(trend), "weak_count": n, "new_unique_merges_trend": trend,
+                "agent_activity": f"Evaluator: iteration {n}",
+                "latest_merges": [{"a_name": f"Concept {n}", "b_name": f"Concepts {n}"}],
+            })  # fmt: skip
+        await pilot.pause(0.2)
+
+    assert snap_compare(app, terminal_size=(110, 40), run_before=run_before)
+
+
+def test_snapshot_proposals(tmp_path: Path, snap_compare) -> None:
+    app, _ = make_app(tmp_path, seed_review=True)
+
+    async def run_before(pilot) -> None:
+        await wait_for(pilot, lambda: app.services is not None)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: len(rows(app)) == 3)
+        await pilot.pause(0.2)
+
+    assert snap_compare(app, terminal_size=(110, 40), run_before=run_before)

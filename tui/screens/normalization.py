@@ -1,0 +1,317 @@
+"""The normalization screen: run the generator/evaluator loop and watch it live, then review the
+proposed merges (accept, reject, choose or rename the canonical, accept the rest) and apply
+them after a dry-run diff; undo an apply, or finish one that was interrupted.
+
+The run is driven by the app (`app.drive_run`); this screen follows its `RunUpdate`s. Reviews
+live in the store (core.merges), so the latest one shows whenever the screen opens.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.syntax import Syntax
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Button, Footer, Header, Input, Label, Static
+
+from core.events import Done, Failed, Progress
+from tui.messages import RunUpdate, ServicesReady
+from tui.screens.base import NoemaModal, NoemaScreen
+from tui.widgets.normalization_live import NormalizationLive
+from tui.widgets.normalization_proposals import ProposalsView, build_rows
+
+
+class RenameModal(NoemaModal):
+    """A new title for the canonical concept: enter saves, escape cancels."""
+
+    DEFAULT_CSS = """
+    RenameModal { align: center middle; }
+    RenameModal > Vertical { width: 70; height: auto; border: thick $accent; background: $surface; padding: 1; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="normalization.rename.cancel")]
+
+    def __init__(self, title: str) -> None:
+        super().__init__()
+        self.current = title
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(f"Rename the canonical concept {self.current!r}")
+            yield Input(self.current, id="rename-input")
+
+    @on(Input.Submitted)
+    def save(self, event: Input.Submitted) -> None:
+        value = event.value.strip()
+        self.dismiss(value if value and value != self.current else None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class DiffModal(NoemaModal):
+    """The dry-run diff of an apply: y writes it, n / escape does not."""
+
+    DEFAULT_CSS = """
+    DiffModal { align: center middle; }
+    DiffModal > Vertical { width: 95%; height: 90%; border: thick $accent; background: $surface; }
+    DiffModal VerticalScroll { height: 1fr; }
+    DiffModal Horizontal { height: auto; align-horizontal: right; }
+    """
+    BINDINGS = [
+        Binding("y", "confirm", "Apply", id="normalization.diff.apply"),
+        Binding("n,escape", "cancel", "Cancel", id="normalization.diff.cancel"),
+    ]
+
+    def __init__(self, summary: str, diff: str) -> None:
+        super().__init__()
+        self.summary, self.diff = summary, diff
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(f"Apply these merges? {self.summary}", id="diff-summary")
+            with VerticalScroll():
+                yield Static(Syntax(self.diff or "(nothing to change)", "diff"), id="diff-text")
+            with Horizontal():
+                yield Button("Apply (y)", variant="primary", id="diff-apply")
+                yield Button("Cancel (n)", id="diff-cancel")
+
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+    @on(Button.Pressed, "#diff-apply")
+    def _apply(self) -> None:
+        self.action_confirm()
+
+    @on(Button.Pressed, "#diff-cancel")
+    def _cancel(self) -> None:
+        self.action_cancel()
+
+
+class NormalizationScreen(NoemaScreen):
+    """Find, review and apply concept merges."""
+
+    DEFAULT_CSS = """
+    NormalizationScreen #review-title { padding: 0 1; text-style: bold; }
+    NormalizationScreen #status-line { padding: 0 1; height: auto; }
+    """
+    BINDINGS = [
+        Binding("s", "start", "Start run", id="normalization.start"),
+        Binding("a", "accept", "Accept", id="normalization.accept"),
+        Binding("r", "reject", "Reject", id="normalization.reject"),
+        Binding("c", "canonical", "Other canonical", id="normalization.canonical"),
+        Binding("t", "rename", "Rename canonical", id="normalization.rename"),
+        Binding("A", "accept_all", "Accept rest", id="normalization.accept_all"),
+        Binding("p", "apply", "Apply", id="normalization.apply"),
+        Binding("u", "undo", "Undo apply", id="normalization.undo"),
+        Binding("escape", "back", "Back", id="normalization.back"),
+    ]
+
+    def __init__(self, review_id: str | None = None) -> None:
+        super().__init__()
+        self.review_id = review_id
+        self.run_id: str | None = None
+        self.review_status = ""
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield NormalizationLive(id="live")
+        yield Label("No review yet.", id="review-title")
+        yield ProposalsView(id="proposals-view")
+        yield Static("", id="status-line")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "Concept normalization"
+        if self.services is not None:
+            self.load_review(self.review_id)
+
+    def on_services_ready(self, _message: ServicesReady) -> None:
+        self.load_review(self.review_id)
+
+    @property
+    def services(self) -> Any:
+        return getattr(self.app, "services", None)
+
+    def merges(self) -> Any:
+        from core.merges.service import Merges
+
+        return Merges(self.services.store, self.services.vault)
+
+    # -- loading the review ------------------------------------------------------------------
+
+    @work(exclusive=True, group="normalization-load", thread=True, exit_on_error=False)
+    def load_review(self, review_id: str | None = None) -> None:
+        """Read the review (the latest one when no id is given) off the UI thread."""
+        if self.services is None or self.services.vault is None:
+            return
+        merges = self.merges()
+        if review_id is None:
+            reviews = merges.reviews.list()
+            if not reviews:
+                return
+            review_id = reviews[0].id
+        review = merges.review(review_id)
+        concepts = merges.concepts()
+        rows = build_rows(review, merges.clusters(review.id), concepts)
+        unfinished = [u for u in merges.unfinished() if u[0] == review.id]
+        self.app.call_from_thread(self.show_review, review, rows, unfinished)
+
+    def show_review(self, review: Any, rows: list[Any], unfinished: list[Any]) -> None:
+        self.review_id, self.review_status = review.id, review.status
+        counts = review.counts()
+        self.query_one("#review-title", Label).update(
+            f"Review {review.id[:8]} · {review.status} · {len(review.items)} merges "
+            f"({counts['pending']} pending, {counts['accepted']} accepted, "
+            f"{counts['rejected']} rejected)"
+        )
+        self.query_one(ProposalsView).show(rows)
+        if unfinished:
+            self.set_status(f"An apply was interrupted ({unfinished[0][2] or 'crash'}): "
+                            "p finishes it, u undoes it.")  # fmt: skip
+        self.refresh_bindings()
+
+    def set_status(self, text: str) -> None:
+        self.query_one("#status-line", Static).update(text)
+
+    # -- the run -------------------------------------------------------------------------------
+
+    def action_start(self) -> None:
+        if self.services is None:
+            self.notify("Still opening the vault and the model.", severity="warning")
+            return
+        run = self.services.runtime.start("normalization", {})
+        self.run_id = run.id
+        self.query_one(NormalizationLive).latest.clear()
+        self.set_status("Looking for concepts that are the same idea...")
+        self.app.drive_run(run.id)
+
+    def on_run_update(self, message: RunUpdate) -> None:
+        event = message.event
+        if event.run_id != self.run_id:
+            return
+        if isinstance(event, Progress):
+            self.query_one(NormalizationLive).apply(event.data)
+        elif isinstance(event, Done):
+            review = event.output.get("review_id")
+            self.set_status("Done." if review else "Done: no merges to propose.")
+            if review:
+                self.load_review(review)
+        elif isinstance(event, Failed):
+            self.set_status(f"Failed: {event.error}")
+
+    # -- review actions --------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("accept", "reject", "canonical", "rename", "accept_all", "apply"):
+            return self.review_id is not None and self.review_status != "applied"
+        if action == "undo":
+            return self.review_id is not None
+        return True
+
+    def _current(self) -> Any:
+        return self.query_one(ProposalsView).current()
+
+    def _mark(self, status: str) -> None:
+        row = self._current()
+        if row is not None and self.review_id:
+            self.merges().reviews.set_item(self.review_id, row.key, status)
+            self.load_review(self.review_id)
+
+    def action_accept(self) -> None:
+        self._mark("accepted")
+
+    def action_reject(self) -> None:
+        self._mark("rejected")
+
+    def action_accept_all(self) -> None:
+        if self.review_id:
+            self.merges().reviews.accept_remaining(self.review_id)
+            self.load_review(self.review_id)
+
+    def action_canonical(self) -> None:
+        """The next member of the highlighted cluster becomes its canonical."""
+        row = self._current()
+        if row is None or row.status == "rejected" or not self.review_id:
+            return
+        members = list(row.members)
+        nxt = members[(members.index(row.canonical_id) + 1) % len(members)]
+        self.merges().reviews.choose_canonical(self.review_id, nxt, members)
+        self.load_review(self.review_id)
+
+    def action_rename(self) -> None:
+        row = self._current()
+        if row is None or row.status == "rejected" or not self.review_id:
+            return
+
+        def save(title: str | None) -> None:
+            if title:
+                self.merges().reviews.choose_canonical(
+                    self.review_id, row.canonical_id, row.members, title
+                )
+                self.load_review(self.review_id)
+
+        self.app.push_screen(RenameModal(row.canonical), save)
+
+    # -- apply / undo ----------------------------------------------------------------------------
+
+    @work(exclusive=True, group="normalization-apply", thread=True, exit_on_error=False)
+    def action_apply(self) -> None:
+        """Finish an interrupted apply, or plan one and show its diff before writing."""
+        merges = self.merges()
+        if [u for u in merges.unfinished() if u[0] == self.review_id]:
+            merges.resume(self.review_id)
+            self.app.call_from_thread(self.after_write, "The interrupted apply is finished.")
+            return
+        merges.vault.index.sync_files()
+        plan = merges.plan(self.review_id)
+        if not plan.clusters:
+            self.app.call_from_thread(self.notify, "Accept some merges first.", severity="warning")
+            return
+        self.app.call_from_thread(self.confirm_apply, plan)
+
+    def confirm_apply(self, plan: Any) -> None:
+        def answer(ok: bool | None) -> None:
+            if ok:
+                self.write_plan(plan)
+
+        self.app.push_screen(DiffModal(plan.summary(), plan.diff()), answer)
+
+    @work(exclusive=True, group="normalization-apply", thread=True, exit_on_error=False)
+    def write_plan(self, plan: Any) -> None:
+        from core.merges.journal import ApplyInterrupted
+
+        try:
+            self.merges().apply(plan)
+        except ApplyInterrupted as exc:
+            self.app.call_from_thread(self.after_write, f"{exc} (p resumes, u undoes)")
+            return
+        self.app.call_from_thread(self.after_write, f"Applied: {plan.summary()}. u undoes it.")
+
+    @work(exclusive=True, group="normalization-apply", thread=True, exit_on_error=False)
+    def action_undo(self) -> None:
+        self.merges().undo(self.review_id)
+        self.app.call_from_thread(self.after_write, "Undone: the vault is as it was.")
+
+    def after_write(self, text: str) -> None:
+        self.set_status(text)
+        self.notify(text)
+        self.load_review(self.review_id)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+
+def open_screen(app: Any) -> NormalizationScreen:
+    """The screen as opened from home (SCREENS factory)."""
+    return NormalizationScreen()
+
+
+def review_screen(app: Any, run: Any) -> NormalizationScreen:
+    """The review a normalization run stored (REVIEW_SCREENS factory; review id = run id)."""
+    return NormalizationScreen(review_id=run.id)

@@ -1,0 +1,57 @@
+"""The live view of a normalization run: iteration, merges found, a sparkline of the trend
+of new unique merges, the weak count and the latest merges and activity."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Label, Sparkline, Static
+
+MAX_LINES = 8
+
+
+class NormalizationLive(Vertical):
+    """Fed with the progress events' data (spec 000's NormalizationStreamEvent fields)."""
+
+    DEFAULT_CSS = """
+    NormalizationLive { height: auto; padding: 0 1; border: round $primary; }
+    NormalizationLive #live-stats { text-style: bold; }
+    NormalizationLive Sparkline { height: 3; margin: 1 0; }
+    NormalizationLive #live-latest { height: auto; }
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.data: dict[str, Any] = {}
+        self.latest: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield Label("No run yet: press s to look for duplicate concepts.", id="live-stats")
+        yield Label("new unique merges per iteration", classes="dim")
+        yield Sparkline([], id="live-trend")
+        yield Static("", id="live-activity")
+        yield Static("", id="live-latest")
+
+    def apply(self, data: dict[str, Any]) -> None:
+        """Show one progress event."""
+        self.data = data
+        stats = (
+            f"{data.get('phase', '')} · iteration {data.get('iteration', 0)} · "
+            f"merges found {data.get('merges_found', 0)} · total {data.get('total_merges', 0)} · "
+            f"weak {data.get('weak_count', 0)}"
+        )
+        self.query_one("#live-stats", Label).update(stats)
+        trend = list(data.get("new_unique_merges_trend") or [])
+        if trend:
+            self.query_one("#live-trend", Sparkline).data = [float(x) for x in trend]
+        self.query_one("#live-activity", Static).update(str(data.get("agent_activity", "")))
+        if data.get("phase") != "complete":
+            for merge in data.get("latest_merges") or []:
+                self.latest.append(f"{merge.get('a_name')} = {merge.get('b_name')}")
+        text = Text()
+        for line in self.latest[-MAX_LINES:]:
+            text.append("+ ", style="green").append(line + "\n")
+        self.query_one("#live-latest", Static).update(text)
