@@ -41,12 +41,14 @@ SCREENS: dict[str, tuple[str, str, ScreenFactory]] = {
     "model": ("m", "Model", "tui.screens.model:ModelScreen"),
     "rubric": ("e", "Rubric", "tui.screens.rubric:open_screen"),
     "normalization": ("n", "Normalize", "tui.screens.normalization:open_screen"),
+    "extraction": ("x", "Extraction", "tui.screens.extraction:open_screen"),
 }
 """name -> (key, title, factory(app) -> Screen). Workflow screens add one line each."""
 
 REVIEW_SCREENS: dict[str, ScreenFactory] = {
     "rubric": "tui.screens.rubric:review_screen",
     "normalization": "tui.screens.normalization:review_screen",
+    "extraction": "tui.screens.extraction:review_screen",
 }
 """flow name -> factory(app, run) -> Screen that reviews a run awaiting review."""
 
@@ -140,6 +142,9 @@ class NoemaApp(App):
             services = await asyncio.to_thread(open_app, self.settings, backend=self._backend)
         await services.__aenter__()
         services.runtime.runs.recover_interrupted()
+        from core.repair import repair  # finish extraction commits a crash left half-written
+
+        await asyncio.to_thread(repair, services)
         self.services = services
         self.post_message(ServicesReady())
 
