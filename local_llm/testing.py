@@ -45,6 +45,8 @@ class ScriptedCall:
     json_schema: JsonSchema | None = None
     config: ModelConfig | None = None
     texts: list[str] = field(default_factory=list)
+    completion: Completion | None = None
+    """What `complete` answered (with its token accounting)."""
 
     @property
     def last_user(self) -> str:
@@ -88,6 +90,15 @@ class ScriptedBackend:
     def calls_of(self, kind: str) -> list[ScriptedCall]:
         return [c for c in self.calls if c.kind == kind]
 
+    @property
+    def usage(self) -> dict[str, int]:
+        """Total prompt and completion tokens of the completions answered so far."""
+        done = [c.completion for c in self.calls if c.completion is not None]
+        return {
+            "prompt_tokens": sum(c.prompt_tokens or 0 for c in done),
+            "completion_tokens": sum(c.completion_tokens or 0 for c in done),
+        }
+
     # -- Backend protocol ---------------------------------------------------------------
 
     async def complete(
@@ -99,18 +110,15 @@ class ScriptedBackend:
         schema_name: str = "answer",
     ) -> Completion:
         msgs = [dict(m) for m in messages]
-        self.calls.append(ScriptedCall("complete", msgs, json_schema, config))
+        call = ScriptedCall("complete", msgs, json_schema, config)
+        self.calls.append(call)
         await self._wait()
         response = self._next(msgs, json_schema)
-        if isinstance(response, Completion):
-            return response
-        text = to_text(response)
-        return Completion(
-            text=text,
-            prompt_tokens=count_messages(msgs),
-            completion_tokens=count_text(text),
-            finish_reason="stop",
-        )
+        if not isinstance(response, Completion):
+            text = to_text(response)
+            response = Completion(text, count_messages(msgs), count_text(text), "stop")
+        call.completion = response
+        return response
 
     async def stream(
         self, messages: Sequence[Message], *, config: ModelConfig
@@ -144,7 +152,7 @@ class ScriptedBackend:
     # -- internals ----------------------------------------------------------------------
 
     async def _wait(self) -> None:
-        await asyncio.sleep(self.latency_s) if self.latency_s else await asyncio.sleep(0)
+        await asyncio.sleep(self.latency_s)
 
     def _next(self, messages: list[dict[str, Any]], json_schema: JsonSchema | None) -> Response:
         if self._responder is not None:

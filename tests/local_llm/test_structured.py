@@ -182,3 +182,17 @@ async def test_scripted_backend_reports_running_out():
     client = scripted_client([])
     with pytest.raises(AssertionError, match="ran out of responses"):
         await client.structured(MESSAGES, Pick)
+
+
+async def test_scripted_backend_accounts_tokens_per_call_and_in_total():
+    client = scripted_client(["bad", {"quote_ids": ["q1"], "reason": "r"}])
+    await client.structured(MESSAGES, Pick)
+    backend = client.backend()
+    first, second = backend.calls
+    assert first.completion.prompt_tokens == client.count_tokens(MESSAGES)
+    assert second.completion.prompt_tokens == client.count_tokens(second.messages)
+    assert backend.usage == {
+        "prompt_tokens": first.completion.prompt_tokens + second.completion.prompt_tokens,
+        "completion_tokens": first.completion.completion_tokens
+        + second.completion.completion_tokens,
+    }
