@@ -3,14 +3,15 @@
 Each name is looked up with the index's full-text search; a hit counts as similar when the
 two names share a word stem that is rare among concept names (so `theory` linking half the
 vault does not), or when one name is an acronym of the other. Connected groups of similar
-concepts become units, units are packed into blocks under a token budget, and a concept with
-no similar name is in no block: there is nothing the model could merge it with. A pair can
-only be proposed when both names are in one block, which the units guarantee for every
-similar pair.
+concepts become units (split into neighbourhoods when a group is too large), units are packed
+into blocks under a token budget, and a concept with no similar name is in no block: there is
+nothing the model could merge it with. A pair can only be proposed when both names are in one
+block, which the units guarantee for every similar pair.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -51,12 +52,20 @@ def similar_pairs(
     search: Searcher,
     *,
     neighbors: int,
-    common_share: float = 0.01,
+    common_share: float = 0.05,
+    min_overlap: float = 0.5,
 ) -> dict[str, set[str]]:
-    """concept id -> ids of concepts with a similar name (symmetric)."""
+    """concept id -> ids of concepts with a similar name (symmetric).
+
+    Similar: the stems the two names share carry at least `min_overlap` of the rarer
+    weight of the shorter name (each stem weighs log(N / df); stems in more than
+    `common_share` of the names weigh nothing), or one name is an acronym of the other.
+    """
     stems = {c.id: _stems(c) for c in concepts}
     df = Counter(w for ws in stems.values() for w in ws)
-    cutoff = max(3, int(len(concepts) * common_share))
+    total = max(1, len(concepts))
+    weight = {w: (0.0 if n > max(3, total * common_share) else math.log(1 + total / n))
+              for w, n in df.items()}  # fmt: skip
     edges: dict[str, set[str]] = {}
 
     def link(a: str, b: str) -> None:
@@ -66,9 +75,12 @@ def similar_pairs(
 
     for item in names:
         mine = {w for w in words(item.name) if w not in STOPWORDS}
+        mass = sum(weight.get(w, 0.0) for w in mine)
         for hit in search(item.name, neighbors + 1):
-            shared = mine & stems.get(hit, set())
-            if any(df[w] <= cutoff for w in shared):
+            theirs = stems.get(hit, set())
+            shared = sum(weight.get(w, 0.0) for w in mine & theirs)
+            other = sum(weight.get(w, 0.0) for w in theirs)
+            if shared > 0 and shared >= min_overlap * min(mass, other):
                 link(item.concept_id, hit)
     for source, targets in acronym_candidates(names).items():
         for target in targets:
@@ -109,22 +121,31 @@ def _units(edges: Mapping[str, set[str]], cost: Mapping[str, int], budget: int) 
     return units
 
 
-def pack(units: Iterable[list[str]], cost: Mapping[str, int], budget: int) -> list[list[str]]:
-    """First-fit decreasing: each block's names stay within `budget` tokens."""
-    blocks: list[tuple[int, list[str]]] = []
-    for unit in sorted(units, key=lambda u: -sum(cost[c] for c in u)):
-        for i, (used, members) in enumerate(blocks):
-            extra = [c for c in unit if c not in members]
-            size = sum(cost[c] for c in extra)
+def pack(units: Sequence[list[str]], cost: Mapping[str, int], budget: int) -> list[list[int]]:
+    """First-fit decreasing: unit indexes per block, each block's names within `budget`."""
+    blocks: list[tuple[int, list[int], set[str]]] = []
+    order = sorted(range(len(units)), key=lambda i: -sum(cost.get(c, 0) for c in units[i]))
+    for index in order:
+        unit = units[index]
+        for slot, (used, members, ids) in enumerate(blocks):
+            size = sum(cost.get(c, 0) for c in unit if c not in ids)
             if used + size <= budget:
-                blocks[i] = (used + size, members + extra)
+                blocks[slot] = (used + size, [*members, index], ids | set(unit))
                 break
         else:
-            blocks.append((sum(cost[c] for c in unit), list(unit)))
-    return [members for _, members in blocks]
+            blocks.append((sum(cost.get(c, 0) for c in unit), [index], set(unit)))
+    return [members for _, members, _ in blocks]
 
 
-def build_blocks(
+def name_costs(names: Iterable[NamedConcept]) -> dict[str, int]:
+    """Concept id -> tokens its names cost in a prompt."""
+    cost: dict[str, int] = {}
+    for item in names:
+        cost[item.concept_id] = cost.get(item.concept_id, 0) + name_tokens(item.name)
+    return cost
+
+
+def build_units(
     concepts: Sequence[ConceptInfo],
     names: Sequence[NamedConcept],
     search: Searcher,
@@ -132,9 +153,10 @@ def build_blocks(
     budget: int,
     neighbors: int,
 ) -> list[list[str]]:
-    """Blocks of concept ids whose names each fit `budget` tokens."""
-    cost: dict[str, int] = {c.id: 0 for c in concepts}
-    for item in names:
-        cost[item.concept_id] = cost.get(item.concept_id, 0) + name_tokens(item.name)
+    """Groups of similar concept ids, each fitting `budget` tokens of names.
+
+    Units are what the loop re-asks: each iteration packs the active units into blocks.
+    """
+    cost = {c.id: 0 for c in concepts} | name_costs(names)
     edges = similar_pairs(concepts, names, search, neighbors=neighbors)
-    return pack(_units(edges, cost, budget), cost, budget)
+    return _units(edges, cost, budget)

@@ -25,7 +25,7 @@ from core.flows.normalization.accumulate import (
     make_merge,
     should_stop,
 )
-from core.flows.normalization.blocks import build_blocks, index_searcher
+from core.flows.normalization.blocks import build_units, index_searcher, name_costs, pack
 from core.flows.normalization.catalog import ConceptInfo, concept_names, load_concepts
 from core.flows.normalization.state import NormalizationStreamEvent, Phase
 from core.flows.normalization.variants import deterministic_merges
@@ -60,6 +60,12 @@ def _sync_index(runtime: Runtime[FlowContext]) -> None:
         index.sync_files()
 
 
+def _block_budget(runtime: Runtime[FlowContext]) -> int:
+    """Tokens of names one block may hold."""
+    limit = runtime.context.llm.budget("default") - ANSWER_RESERVE
+    return max(100, min(_settings(runtime).block_tokens, limit))
+
+
 def _full_list_fits(runtime: Runtime[FlowContext], names: list[str], weak: State) -> bool:
     messages = prompts.generator_messages(names, format_weak(weak.values()), len(weak))
     llm = runtime.context.llm
@@ -81,20 +87,19 @@ async def load(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
         ]
     merged = accumulate({}, found, weak).all_merges
     strategy = state.get("strategy") or settings.strategy
-    blocks: list[list[str]] = []
+    units: list[list[str]] = []
     if strategy == "blocks" or (
         strategy == "auto" and not _full_list_fits(runtime, [n.name for n in names], weak)
     ):
-        budget = min(settings.block_tokens, runtime.context.llm.budget("default") - ANSWER_RESERVE)
         searcher = index_searcher(store)
-        blocks = build_blocks(
-            concepts, names, searcher, budget=max(100, budget), neighbors=settings.neighbors
+        units = build_units(
+            concepts, names, searcher, budget=_block_budget(runtime), neighbors=settings.neighbors
         )
-    mode = f"{len(blocks)} blocks of similar names" if blocks else "the full list"
+    mode = f"{len(units)} groups of similar names" if units else "the full list"
     update = {
         "concepts": [c.to_dict() for c in concepts],
-        "blocks": blocks,
-        "active_blocks": list(range(len(blocks))),
+        "units": units,
+        "active_units": list(range(len(units))),
         "iteration": 0,
         "all_merges": merged,
         "weak_merges": weak,
@@ -114,11 +119,14 @@ def route_after_load(state: State) -> Literal["generation", "finish"]:
     return "generation" if len(state.get("concepts", [])) >= 2 else "finish"
 
 
-def _calls(state: State) -> list[tuple[int, list[str]]]:
-    """(block index or -1, concept ids) of each generator call of this iteration."""
-    if not state.get("blocks"):
-        return [(-1, [c["id"] for c in state.get("concepts", [])])]
-    return [(i, state["blocks"][i]) for i in state.get("active_blocks", [])]
+def _calls(state: State, runtime: Runtime[FlowContext]) -> list[list[str]]:
+    """The concept ids of each generator call of this iteration."""
+    if not state.get("units"):
+        return [[c["id"] for c in state.get("concepts", [])]]
+    units = [state["units"][i] for i in state.get("active_units", [])]
+    cost = name_costs(concept_names(ConceptInfo(**c) for c in state["concepts"]))
+    blocks = pack(units, cost, _block_budget(runtime))
+    return [list(dict.fromkeys(cid for i in block for cid in units[i])) for block in blocks]
 
 
 async def _generate_one(
@@ -153,10 +161,9 @@ async def generation(state: State, runtime: Runtime[FlowContext]) -> dict[str, A
     iteration = state.get("iteration", 0) + 1
     known = set(state.get("all_merges", {})) | set(state.get("weak_merges", {}))
     batch: dict[str, dict[str, Any]] = {}
-    origins: dict[str, int] = {}
     errors: list[str] = []
-    calls = _calls(state)
-    for n, (block, ids) in enumerate(calls, start=1):
+    calls = _calls(state, runtime)
+    for n, ids in enumerate(calls, start=1):
         try:
             proposals = await _generate_one(runtime, ids, state)
         except Exception as exc:  # noqa: BLE001 - one failed call must not end the run
@@ -165,17 +172,11 @@ async def generation(state: State, runtime: Runtime[FlowContext]) -> dict[str, A
         for merge in proposals:
             if merge["key"] not in known and merge["key"] not in batch:
                 batch[merge["key"]] = merge
-                origins[merge["key"]] = block
-        where = f" (block {n} of {len(calls)})" if block >= 0 else ""
+        where = f" (block {n} of {len(calls)})" if state.get("units") else ""
         emit("generation", "generation",
              f"Generator: iteration {iteration}{where}, {len(batch)} new proposals so far.",
              state, iteration=iteration)  # fmt: skip
-    return {
-        "iteration": iteration,
-        "new_merge_batch": list(batch.values()),
-        "batch_blocks": [origins[k] for k in batch],
-        "errors": errors,
-    }
+    return {"iteration": iteration, "new_merge_batch": list(batch.values()), "errors": errors}
 
 
 async def _validate_chunk(
@@ -216,13 +217,22 @@ async def _judge(
     return accepted, weak, errors
 
 
-def _next_active(state: State, latest: list[dict], new_weak: Mapping[str, Any]) -> list[int]:
-    """Blocks whose last answer changed something; an unchanged block would answer the same."""
-    changed = {m["key"] for m in latest} | set(new_weak)
-    batch, origins = state.get("new_merge_batch", []), state.get("batch_blocks", [])
-    return sorted(
-        {b for m, b in zip(batch, origins, strict=False) if m["key"] in changed and b >= 0}
-    )
+def _next_active(
+    state: State, merged: Mapping[str, Any], latest: list[dict], new_weak: Mapping[str, Any]
+) -> list[int]:
+    """Units to re-ask: those whose prompt changed (a new weak merge among their names), and
+    those that gave a new merge while some of their names are still in no merge. A unit whose
+    prompt is unchanged and whose names are settled would only repeat itself."""
+    units = state.get("units") or []
+    settled = {cid for m in merged.values() for cid in (m["a_id"], m["b_id"])}
+    active = []
+    for index, unit in enumerate(units):
+        members = set(unit)
+        weak = any({w["a_id"], w["b_id"]} <= members for w in new_weak.values())
+        found = any(m["a_id"] in members or m["b_id"] in members for m in latest)
+        if weak or (found and not members <= settled):
+            active.append(index)
+    return active
 
 
 async def validation(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
@@ -247,7 +257,7 @@ async def validation(state: State, runtime: Runtime[FlowContext]) -> dict[str, A
         "latest_merges": result.latest,
         "new_unique_merges": result.new_unique,
         "new_unique_merges_trend": [result.new_unique],
-        "active_blocks": _next_active(state, result.latest, new_weak),
+        "active_units": _next_active(state, result.all_merges, result.latest, new_weak),
         "converged": converged(state, trend, runtime),
         "errors": errors,
         "messages": [activity],

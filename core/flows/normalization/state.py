@@ -24,16 +24,15 @@ class NormalizationState(TypedDict, total=False):
     """The input's strategy override."""
     concepts: list[dict[str, Any]]
     """Every concept (ConceptInfo as a dict), read from the index at the start."""
-    blocks: list[list[str]]
-    """Blocks of similar concept ids; empty when the full list is sent each iteration."""
-    active_blocks: list[int]
-    """Blocks to send in the next iteration (those that changed something in the last)."""
+    units: list[list[str]]
+    """Groups of similar concept ids (packed into blocks per iteration); empty when the full
+    list is sent each iteration."""
+    active_units: list[int]
+    """Units to send in the next iteration."""
     iteration: int
     """Generator/evaluator iterations done (0 before the first)."""
     new_merge_batch: list[dict[str, Any]]
     """This iteration's proposals that are neither weak nor already accepted."""
-    batch_blocks: list[int]
-    """For each proposal of the batch, the block it came from (-1 for the full list)."""
     all_merges: dict[str, dict[str, Any]]
     """Every accepted merge so far, by order-insensitive key."""
     weak_merges: dict[str, dict[str, Any]]

@@ -90,7 +90,7 @@ async def test_convergence_settings_bound_the_iterations(harness) -> None:
 async def test_blocks_hold_similar_names_and_find_the_same_merges(harness) -> None:
     h = harness(propose(ZDP, ("Hábito atómico", "Hábito")), weak_when(), strategy="blocks")
     state = await h.run()
-    assert state["blocks"], "blocks mode builds blocks"
+    assert state["units"], "blocks mode groups similar names"
     for call in h.calls("generator"):
         assert "Deep Work" not in listed_names(call.messages)  # no similar name: in no block
     keys = {tuple(sorted((m["a_name"], m["b_name"]))) for m in state["all_merges"].values()}
