@@ -40,6 +40,7 @@ ScreenFactory = Callable[..., Screen] | str
 SCREENS: dict[str, tuple[str, str, ScreenFactory]] = {
     "model": ("m", "Model", "tui.screens.model:ModelScreen"),
     "rubric": ("e", "Rubric", "tui.screens.rubric:open_screen"),
+    "tutor": ("t", "Tutor", "tui.screens.tutor:open_screen"),
     "normalization": ("n", "Normalize", "tui.screens.normalization:open_screen"),
     "extraction": ("x", "Extraction", "tui.screens.extraction:open_screen"),
 }

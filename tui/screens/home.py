@@ -12,6 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Label
 
+from core.flows.tutor.sessions import due_for_practice
 from tui.messages import RunsChanged, RunUpdate, ServicesReady, VaultChanged, WatcherStatus
 from tui.screens.base import NoemaScreen
 from tui.widgets import InfoPanel, RunsTable, mark
@@ -39,6 +40,7 @@ def note_counts(store: Any) -> dict[str, Any]:
         "unprocessed": store.query_one("SELECT COUNT(*) FROM sources WHERE processed_date IS NULL")[
             0
         ],
+        "due": due_for_practice(store, 3),
     }
 
 
@@ -93,6 +95,9 @@ class HomeScreen(NoemaScreen):
                 ("Concepts", str(counts["concepts"])),
                 ("Unprocessed", f"{counts['unprocessed']} sources"),
             ]
+            if counts.get("due"):  # concepts the tutor says are due (weakest, stalest first)
+                due = ", ".join(f"{d.title} {d.mastery:.0%}" for d in counts["due"])
+                rows.append(("Practice", due))
         self.query_one("#vault-panel", InfoPanel).show_rows(rows)
 
     def show_model(self, state: str, detail: str) -> None:

@@ -1,0 +1,272 @@
+"""The tutor screen: pick a subtopic (or a concept), then learn in a chat with a live plan.
+
+The session's turns run in one worker (`tutor-turn`) that posts each run event to the screen:
+tokens stream into the chat, the plan beside it shows live step statuses and a notice when it
+changes, and the summary appears at the end. Sessions can be resumed (ctrl+r) and their agent
+logs read (ctrl+l); the learner profile is edited with F2 and saved to the settings file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Footer, Header, Input, Static
+
+from core.events import Failed, NodeFinished, Progress, RunEvent
+from tui.messages import ServicesReady
+from tui.screens.base import NoemaScreen
+from tui.widgets.tutor_chat import TutorChat
+from tui.widgets.tutor_modals import LearnerModal, LogsModal, SessionsModal
+from tui.widgets.tutor_picker import LessonPicker
+from tui.widgets.tutor_plan import PlanPanel
+
+
+class TutorEvent(Message):
+    """One event of the running turn, posted by the turn worker."""
+
+    def __init__(self, event: RunEvent) -> None:
+        super().__init__()
+        self.event = event
+
+
+class TurnEnded(Message):
+    """The turn finished (or failed); `values` is the session's state after it."""
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        super().__init__()
+        self.values = values
+
+
+class TutorScreen(NoemaScreen):
+    """Tutoring: pickers, chat, plan, hints, summary."""
+
+    DEFAULT_CSS = """
+    TutorScreen #tutor-body { height: 1fr; }
+    TutorScreen #chat-column { width: 1fr; }
+    TutorScreen #answer { margin: 0 0 0 0; }
+    TutorScreen #summary { height: auto; border: round $success; padding: 0 1; }
+    TutorScreen .hidden { display: none; }
+    """
+    BINDINGS = [
+        Binding("ctrl+t", "toggle_hints", "Hints", id="tutor.hints"),
+        Binding("ctrl+r", "sessions", "Sessions", id="tutor.sessions"),
+        Binding("ctrl+l", "logs", "Logs", id="tutor.logs"),
+        Binding("ctrl+n", "new_session", "New", id="tutor.new"),
+        Binding("f2", "learner", "Learner", id="tutor.learner"),
+    ]
+
+    def __init__(self, session_id: str | None = None) -> None:
+        super().__init__()
+        self.session_id = session_id
+        self.conversation: list[dict[str, Any]] = []
+        self.values: dict[str, Any] = {}
+        self.busy = False
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        yield LessonPicker(id="picker")
+        with Horizontal(id="tutor-body"):
+            with Vertical(id="chat-column"):
+                yield TutorChat(id="chat")
+                yield Static("", id="summary", classes="hidden")
+                yield Input(placeholder="Your answer (Enter to send)", id="answer", disabled=True)
+            yield PlanPanel(id="plan")
+        yield Footer()
+
+    @property
+    def services(self) -> Any:
+        return self.app.services
+
+    def on_mount(self) -> None:
+        self.sub_title = "Tutor"
+        if self.services is not None:
+            self.on_services_ready(ServicesReady())
+
+    def on_services_ready(self, _message: ServicesReady) -> None:
+        self.load_choices()
+        if self.session_id:
+            self.open_session(self.session_id)
+
+    # -- choosing what to learn -----------------------------------------------------------------
+
+    @work(exclusive=True, group="tutor-choices", exit_on_error=False)
+    async def load_choices(self) -> None:
+        from core.curriculum import list_concepts
+        from core.flows.tutor.session import curriculum
+
+        services = self.services
+        if services is None or services.vault is None:
+            self.notify("no vault configured: the tutor needs a curriculum", severity="warning")
+            return
+        lessons = await asyncio.to_thread(curriculum, services.vault, services.store)
+        concepts = await asyncio.to_thread(list_concepts, services.store)
+        self.query_one(LessonPicker).load(lessons, concepts)
+
+    @on(LessonPicker.Chosen)
+    def _chosen(self, message: LessonPicker.Chosen) -> None:
+        from core.flows.tutor.session import concept_session_lesson, start_session
+
+        services = self.services
+        lesson = message.lesson or concept_session_lesson(
+            services.vault, services.store, message.concept_id
+        )
+        record = start_session(services.runtime, lesson, self.app.settings)
+        self.open_session(record.id)
+
+    # -- a session -------------------------------------------------------------------------
+
+    @work(exclusive=True, group="tutor-open", exit_on_error=False)
+    async def open_session(self, session_id: str) -> None:
+        """Show a session (new or resumed) and run its pending turn, if any."""
+        from core.flows.tutor.session import needs_retry, session_values
+
+        self.session_id = session_id
+        self.query_one(LessonPicker).add_class("hidden")
+        chat = self.query_one(TutorChat)
+        chat.clear_all()
+        values = await session_values(self.services.runtime, session_id)
+        self.conversation = list(values.get("conversation") or [])
+        self.show_state(values)
+        if needs_retry(self.services.runtime, session_id):
+            self.run_turn(None)
+
+    def show_state(self, values: dict[str, Any]) -> None:
+        self.values = values
+        info = values.get("topic_info") or {}
+        self.sub_title = f"Tutor · {info.get('title', '')}"
+        self.query_one(TutorChat).show_messages(self.conversation)
+        panel = self.query_one(PlanPanel)
+        panel.show_plan(values.get("study_plan"), float(values.get("mastery") or 0.0))
+        hints = next((m.get("hints") for m in reversed(self.conversation)
+                      if m.get("kind") == "teaching"), [])  # fmt: skip
+        panel.show_hints(hints or [])
+        answer = self.query_one("#answer", Input)
+        complete = bool(values.get("is_complete"))
+        answer.disabled = complete or self.busy
+        if complete:
+            self.show_summary(values.get("summary") or {})
+        elif not self.busy:
+            answer.focus()
+
+    def show_summary(self, summary: dict[str, Any]) -> None:
+        from core.flows.tutor.summary import summary_text
+
+        widget = self.query_one("#summary", Static)
+        note = f"\nSaved as {summary['note_path']}" if summary.get("note_path") else ""
+        widget.update("Session summary\n" + summary_text(summary) + note)
+        widget.remove_class("hidden")
+
+    @on(Input.Submitted, "#answer")
+    def _answer(self, event: Input.Submitted) -> None:
+        from core.flows.tutor.session import student_message
+
+        text = event.value.strip()
+        if not text or self.busy or not self.session_id:
+            return
+        event.input.value = ""
+        self.conversation.append(student_message(text))
+        self.query_one(TutorChat).show_messages(self.conversation)
+        self.run_turn(text)
+
+    @work(exclusive=True, group="tutor-turn", exit_on_error=False)
+    async def run_turn(self, text: str | None) -> None:
+        """One turn; every event is posted to the screen as it comes."""
+        from core.flows.tutor.session import session_values, turn
+
+        self.busy = True
+        self.query_one("#answer", Input).disabled = True
+        self.query_one(PlanPanel).notice("")
+        try:
+            async for event in turn(self.services.runtime, self.session_id, text):
+                self.post_message(TutorEvent(event))
+        finally:
+            values = await session_values(self.services.runtime, self.session_id)
+            self.post_message(TurnEnded(values))
+
+    def on_tutor_event(self, message: TutorEvent) -> None:
+        event = message.event
+        chat, panel = self.query_one(TutorChat), self.query_one(PlanPanel)
+        if isinstance(event, Progress) and "token" in event.data:
+            chat.stream(event.data["token"])
+        elif isinstance(event, Progress) and event.data.get("replanned"):
+            panel.notice("The plan changed to suit you better.")
+            panel.show_plan(event.data.get("plan"), float(self.values.get("mastery") or 0.0))
+        elif isinstance(event, NodeFinished):
+            if "study_plan" in event.update:
+                panel.show_plan(event.update["study_plan"], float(event.update.get("mastery", 0)))
+            if event.update.get("conversation"):
+                self.conversation.extend(event.update["conversation"])
+                chat.show_messages(self.conversation)
+        elif isinstance(event, Failed):
+            self.notify(f"the turn failed: {event.error}", severity="error", timeout=10)
+
+    def on_turn_ended(self, message: TurnEnded) -> None:
+        self.busy = False
+        self.conversation = list(message.values.get("conversation") or [])
+        self.show_state(message.values)
+
+    # -- actions ---------------------------------------------------------------------------
+
+    def action_toggle_hints(self) -> None:
+        self.query_one(PlanPanel).toggle_hints()
+
+    def action_new_session(self) -> None:
+        self.session_id = None
+        self.conversation = []
+        self.query_one(TutorChat).clear_all()
+        self.query_one("#summary", Static).add_class("hidden")
+        self.query_one(PlanPanel).show_plan(None, 0.0)
+        self.query_one("#answer", Input).disabled = True
+        self.query_one(LessonPicker).remove_class("hidden")
+
+    def action_sessions(self) -> None:
+        from core.flows.tutor.sessions import list_sessions
+
+        if self.services is None:
+            return
+
+        def chosen(session_id: str | None) -> None:
+            if session_id:
+                self.query_one("#summary", Static).add_class("hidden")
+                self.open_session(session_id)
+
+        self.app.push_screen(SessionsModal(list_sessions(self.services.store)), chosen)
+
+    def action_logs(self) -> None:
+        if not self.session_id:
+            self.notify("no session open", severity="warning")
+            return
+        self.app.push_screen(LogsModal(self.app.settings.data_dir, self.session_id))
+
+    def action_learner(self) -> None:
+        profile = self.app.settings.flows.tutor.learner.model_dump()
+        self.app.push_screen(LearnerModal(profile), self.save_learner)
+
+    def save_learner(self, values: dict[str, Any] | None) -> None:
+        """Keep the edited profile in the running settings and the user's settings file."""
+        from core.settings import SettingsError, user_settings_path
+        from core.settings.flows import LearnerProfile
+        from core.settings.writer import save_user_settings
+
+        if values is None:
+            return
+        path = getattr(self.app, "settings_path", None) or user_settings_path()
+        try:
+            profile = LearnerProfile(**values)
+            save_user_settings(path, {"flows": {"tutor": {"learner": profile.model_dump()}}})
+        except (SettingsError, ValueError) as exc:
+            self.notify(f"profile not saved: {exc}", severity="error")
+            return
+        self.app.settings.flows.tutor.learner = profile
+        self.notify(f"learner profile saved to {path}")
+
+
+def open_screen(app: Any) -> TutorScreen:
+    """The factory the app's screen registry calls."""
+    return TutorScreen()
