@@ -43,6 +43,7 @@ SCREENS: dict[str, tuple[str, str, ScreenFactory]] = {
     "tutor": ("t", "Tutor", "tui.screens.tutor:open_screen"),
     "normalization": ("n", "Normalize", "tui.screens.normalization:open_screen"),
     "extraction": ("x", "Extraction", "tui.screens.extraction:open_screen"),
+    "lesson": ("l", "Lessons", "tui.screens.lesson:open_screen"),
 }
 """name -> (key, title, factory(app) -> Screen). Workflow screens add one line each."""
 
@@ -50,6 +51,7 @@ REVIEW_SCREENS: dict[str, ScreenFactory] = {
     "rubric": "tui.screens.rubric:review_screen",
     "normalization": "tui.screens.normalization:review_screen",
     "extraction": "tui.screens.extraction:review_screen",
+    "lesson": "tui.screens.lesson:review_screen",
 }
 """flow name -> factory(app, run) -> Screen that reviews a run awaiting review."""
 

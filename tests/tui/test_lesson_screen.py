@@ -1,0 +1,115 @@
+"""The lessons screen inside the app shell with scripted models: Pilot and a snapshot."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import frontmatter
+
+from tests.flows.lesson.conftest import CONCEPT, GOOD, LessonHarness
+from tui.app import NoemaApp
+from tui.screens.lesson import LessonScreen
+from tui.widgets.lesson_review import SelfReviewPanel
+from tui.widgets.lesson_stepper import LessonStepper
+
+
+def make_app(tmp_path: Path, **lesson: Any) -> tuple[NoemaApp, LessonHarness]:
+    harness = LessonHarness(tmp_path, **lesson)
+    harness.services.vault.index.sync()
+    app = NoemaApp(harness.settings, services=harness.services, watch=False)
+    app.animation_level = "none"
+    return app, harness
+
+
+async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 15.0) -> None:
+    waited = 0.0
+    while not condition():
+        await pilot.pause(0.05)
+        waited += 0.05
+        if waited > timeout:
+            raise AssertionError("timed out waiting for the screen")
+
+
+async def generate(pilot, app: NoemaApp) -> LessonScreen:
+    await wait_for(pilot, lambda: app.services is not None)
+    await pilot.press("l")
+    screen = app.screen
+    assert isinstance(screen, LessonScreen)
+    screen.query_one("#concept").value = CONCEPT
+    await pilot.click("#generate")
+    return screen
+
+
+def finished(screen: LessonScreen) -> bool:
+    return screen.query_one(LessonStepper).states == ["done"] * 6 and bool(
+        screen.state_values.get("status")
+    )
+
+
+async def test_generate_shows_steps_review_and_judge(tmp_path: Path) -> None:
+    app, harness = make_app(tmp_path)
+    async with app.run_test(size=(150, 50)) as pilot:
+        screen = await generate(pilot, app)
+        await wait_for(
+            pilot, lambda: finished(screen) and screen.query_one("#lessons").row_count == 1
+        )
+        assert "## Parte 1" in screen.query_one("#preview").text
+        assert "Passed" in str(screen.query_one("#sr-badge").render())
+        judge = str(screen.query_one("#judge").render())
+        assert "ACCEPT" in judge and "Objective alignment" in judge
+    notes = list((harness.root / "09 - Lessons").glob("*.md"))
+    assert frontmatter.loads(notes[0].read_text(encoding="utf-8"))["status"] == "accepted"
+
+
+async def test_escalation_accept_key(tmp_path: Path) -> None:
+    app, harness = make_app(tmp_path, max_regenerations=0, max_judge_fixes=0)
+    harness.script.scores = {"judge-a": [0.2], "judge-b": [0.2], "judge-c": [0.2]}
+    async with app.run_test(size=(150, 50)) as pilot:
+        screen = await generate(pilot, app)
+        judge = screen.query_one("#judge")
+        await wait_for(
+            pilot, lambda: screen.payload is not None and "ESCALATE" in str(judge.render())
+        )
+        assert screen.query_one(LessonStepper).states[-1] == "waiting"
+        await pilot.press("a")
+        await wait_for(pilot, lambda: screen.state_values.get("status") == "accepted")
+
+
+async def test_self_fix_diff_and_issue_jumps_to_section(tmp_path: Path) -> None:
+    app, harness = make_app(tmp_path)
+    harness.script.sections = [
+        f"{GOOD[0]}\n\n{GOOD[1]}",
+        f"Sure, here is the part. {GOOD[2]}\n\n{GOOD[3]}",
+    ]
+    async with app.run_test(size=(150, 50)) as pilot:
+        screen = await generate(pilot, app)
+        await wait_for(pilot, lambda: finished(screen))
+        badge = str(screen.query_one("#sr-badge").render())
+        assert "Automatic fixes applied" in badge
+        assert "-" in str(screen.query_one("#sr-diff").render())
+        panel = screen.query_one(SelfReviewPanel)
+        assert panel.issues and panel.issues[0]["location"] == "Parte 2"
+        options = screen.query_one("#sr-issues")
+        options.focus()
+        options.highlighted = 0
+        await pilot.press("enter")
+        preview = screen.query_one("#preview")
+        await wait_for(pilot, lambda: preview.cursor_location[0] > 0)
+        assert preview.document.get_line(preview.cursor_location[0]).startswith("## Parte 2")
+
+
+def test_snapshot(tmp_path: Path, snap_compare) -> None:
+    app, _ = make_app(tmp_path)
+
+    async def run_before(pilot) -> None:
+        screen = await generate(pilot, app)
+        await wait_for(
+            pilot, lambda: finished(screen) and screen.query_one("#lessons").row_count == 1
+        )
+        await pilot.pause(0.2)
+        app.clear_notifications()
+        await pilot.pause(0.1)
+
+    assert snap_compare(app, terminal_size=(150, 44), run_before=run_before)

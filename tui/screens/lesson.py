@@ -1,0 +1,263 @@
+"""The lessons screen: the lessons with their status, generation from a concept with a live
+six-step stepper, the self-review panel, the judges' scores, and accept / regenerate / send to
+the judges / edit.
+
+Runs are driven by the app (`app.drive_run` / `app.resume_run`); this screen follows the
+`RunUpdate` messages of its own run. Reached from home with `l`, and from a lesson run that
+waits at an escalation in the runs table (`review_screen`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import frontmatter
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Button, DataTable, Footer, Header, Input, Static, TextArea
+
+from core.events import Done, Failed, Interrupted
+from core.flows.lesson.document import section_index
+from tui.messages import RunUpdate, ServicesReady
+from tui.screens.base import NoemaScreen
+from tui.widgets.lesson_review import SelfReviewPanel, judge_text
+from tui.widgets.lesson_stepper import LessonStepper
+
+STATUS_MARK = {"accepted": "✓", "needs_review": "?", "needs_regeneration": "✗", "rejected": "−"}
+
+
+def lesson_list(vault: Any) -> list[tuple[str, str, str]]:
+    """(path, status, topic) of every note in the lessons folder."""
+    folder = vault.root / vault.layout.lessons
+    rows = []
+    for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
+        meta = frontmatter.loads(path.read_text(encoding="utf-8")).metadata
+        rows.append((path.relative_to(vault.root).as_posix(), str(meta.get("status", "")),
+                     str(meta.get("topic", path.stem))))  # fmt: skip
+    return rows
+
+
+class LessonScreen(NoemaScreen):
+    """Generate, review and judge lessons."""
+
+    DEFAULT_CSS = """
+    LessonScreen #top { height: auto; padding: 0 1; }
+    LessonScreen #concept { width: 1fr; }
+    LessonScreen #main { height: 1fr; }
+    LessonScreen #lessons { width: 34; }
+    LessonScreen #preview { width: 1fr; }
+    LessonScreen #side { width: 52; padding: 0 1; }
+    LessonScreen #judge { margin: 1 0 0 0; }
+    """
+    BINDINGS = [
+        Binding("a", "accept", "Accept", id="lesson.accept"),
+        Binding("r", "regenerate", "Regenerate", id="lesson.regenerate"),
+        Binding("j", "judge", "Send to judge", id="lesson.judge"),
+        Binding("e", "edit", "Edit", id="lesson.edit"),
+        Binding("escape", "back", "Back", id="lesson.back"),
+    ]
+
+    def __init__(self, run: Any = None, concept: str = "") -> None:
+        super().__init__()
+        self.run_id: str | None = run.id if run is not None else None
+        self.concept = concept
+        self.payload: dict[str, Any] | None = None
+        self.path: str = ""
+        self.state_values: dict[str, Any] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="top"):
+            yield Input(self.concept, placeholder="concept note (title or path)", id="concept")
+            yield Button("Generate", variant="primary", id="generate")
+        yield LessonStepper(id="stepper")
+        with Horizontal(id="main"):
+            yield DataTable(id="lessons", cursor_type="row")
+            yield TextArea("", read_only=True, id="preview", language="markdown")
+            with VerticalScroll(id="side"):
+                yield SelfReviewPanel(id="self-review")
+                yield Static(judge_text(None, []), id="judge")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "Lessons"
+        self.query_one(DataTable).add_columns("", "Lesson", "Status")
+        if self.services is not None:
+            self.load_lessons()
+        if self.run_id is not None:
+            self.load_run(self.run_id)
+
+    @property
+    def services(self) -> Any:
+        return getattr(self.app, "services", None)
+
+    def on_services_ready(self, _message: ServicesReady) -> None:
+        self.load_lessons()
+
+    # -- the list ------------------------------------------------------------------------------
+
+    @work(exclusive=True, group="lesson-list", thread=True, exit_on_error=False)
+    def load_lessons(self) -> None:
+        vault = self.services.vault
+        rows = lesson_list(vault) if vault is not None else []
+        self.app.call_from_thread(self.fill_lessons, rows)
+
+    def fill_lessons(self, rows: list[tuple[str, str, str]]) -> None:
+        table = self.query_one(DataTable)
+        table.clear()
+        for path, status, topic in rows:
+            table.add_row(STATUS_MARK.get(status, "·"), topic[:22], status, key=path)
+
+    @on(DataTable.RowSelected, "#lessons")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        self.show_note(str(event.row_key.value))
+
+    @work(exclusive=True, group="lesson-show", exit_on_error=False)
+    async def show_note(self, path: str) -> None:
+        """A lesson note in the preview, with its run's panels when the run is known."""
+        note = self.services.vault.writer.read(path)
+        self.path = path
+        self.query_one("#preview", TextArea).load_text(note.body)
+        run_id = str(note.frontmatter.get("noema_run") or "")
+        values: dict[str, Any] = {}
+        if run_id:
+            try:
+                values = dict((await self.services.runtime.state(run_id)).values)
+            except KeyError:
+                values = {}
+        self.show_state(values)
+
+    # -- runs ----------------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#generate")
+    @on(Input.Submitted, "#concept")
+    def generate(self) -> None:
+        concept = self.query_one("#concept", Input).value.strip()
+        if not concept or self.services is None:
+            self.notify("Name a concept note first.", severity="warning")
+            return
+        self.start_run({"mode": "generate", "concept": concept}, concept)
+
+    def start_run(self, data: dict[str, Any], target: str) -> None:
+        try:
+            run = self.services.runtime.start("lesson", data, target=target)
+        except ValueError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self.run_id, self.payload = run.id, None
+        self.query_one(LessonStepper).reset()
+        self.refresh_bindings()
+        self.app.drive_run(run.id)
+
+    def on_run_update(self, message: RunUpdate) -> None:
+        event = message.event
+        if event.run_id != self.run_id:
+            return
+        self.query_one(LessonStepper).apply(event)
+        if isinstance(event, Interrupted):
+            self.payload = event.payload
+            self.load_run(event.run_id)
+        elif isinstance(event, Done | Failed):
+            self.payload = None
+            self.load_run(event.run_id)
+            self.load_lessons()
+        self.refresh_bindings()
+
+    @work(exclusive=True, group="lesson-run", exit_on_error=False)
+    async def load_run(self, run_id: str) -> None:
+        runtime = self.services.runtime
+        pending = await runtime.pending_interrupt(run_id)
+        self.payload = pending.payload if pending is not None else None
+        values = dict((await runtime.state(run_id)).values)
+        self.path = values.get("lesson_path", "") or self.path
+        self.query_one("#preview", TextArea).load_text(values.get("lesson", ""))
+        self.show_state(values)
+        self.refresh_bindings()
+
+    def show_state(self, values: dict[str, Any]) -> None:
+        self.state_values = values
+        self.query_one(SelfReviewPanel).show(values.get("self_review"), values.get("before_fix", ""),
+                                             values.get("lesson", ""))  # fmt: skip
+        results = [values[f] for f in ("judge_primary", "judge_secondary", "judge_tiebreak")
+                   if values.get(f)]  # fmt: skip
+        self.query_one("#judge", Static).update(judge_text(values.get("cascade"), results))
+
+    def on_self_review_panel_issue_selected(self, message: SelfReviewPanel.IssueSelected) -> None:
+        preview = self.query_one("#preview", TextArea)
+        line = section_index(preview.text, message.location)
+        if line >= 0:
+            preview.move_cursor((line, 0), center=True)
+            preview.scroll_to(y=max(0, line - 2), animate=False)
+
+    # -- keys ----------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("accept", "regenerate", "judge", "edit"):
+            return self.payload is not None or bool(self.path)
+        return True
+
+    def answer(self, value: dict[str, Any]) -> bool:
+        """Resume the escalated run with the user's answer (False when none is waiting)."""
+        if self.payload is None or self.run_id is None:
+            return False
+        self.payload = None
+        self.app.resume_run(self.run_id, value)
+        self.refresh_bindings()
+        return True
+
+    def action_accept(self) -> None:
+        if not self.answer({"action": "accept"}):
+            self.set_status(self.path, "accepted")
+
+    @work(exclusive=True, group="lesson-write", thread=True, exit_on_error=False)
+    def set_status(self, path: str, status: str) -> None:
+        writer = self.services.vault.writer
+        writer.set_frontmatter(path, {"status": status}, expected_hash=writer.read(path).hash)
+        self.app.call_from_thread(self.notify, f"{path}: {status}")
+        self.load_lessons()
+
+    def action_regenerate(self) -> None:
+        if self.payload is not None and self.state_values.get("plan"):
+            self.answer({"action": "regenerate"})
+            return
+        meta = frontmatter.loads((self.services.vault.root / self.path).read_text(encoding="utf-8"))
+        concept = str(meta.get("concept") or meta.get("topic") or "").strip("[]")
+        if concept:
+            self.start_run({"mode": "generate", "concept": concept}, concept)
+
+    def action_judge(self) -> None:
+        if not self.answer({"action": "judge"}) and self.path:
+            self.start_run({"mode": "review", "note_path": self.path}, self.path)
+
+    def action_edit(self) -> None:
+        from tui.screens.rubric import TextModal
+
+        text = self.query_one("#preview", TextArea).text
+        self.app.push_screen(TextModal("Edit the lesson (ctrl+s saves)", text), self.edited)
+
+    def edited(self, text: str | None) -> None:
+        if text is None or self.answer({"action": "edit", "content": text}):
+            return
+        self.save_and_review(self.path, text)
+
+    @work(exclusive=True, group="lesson-write", thread=True, exit_on_error=False)
+    def save_and_review(self, path: str, body: str) -> None:
+        from core.flows.lesson.document import render_note
+
+        writer = self.services.vault.writer
+        note = writer.read(path)
+        writer.write(path, render_note(body, {}, note.text), expected_hash=note.hash)
+        self.app.call_from_thread(self.start_run, {"mode": "review", "note_path": path}, path)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+
+def open_screen(app: Any) -> LessonScreen:
+    return LessonScreen()
+
+
+def review_screen(app: Any, run: Any) -> LessonScreen:
+    return LessonScreen(run=run)

@@ -1,0 +1,69 @@
+"""The six-step lesson stepper: Planner, Expander, Assembler, Smoother, Self-Review, Judge.
+
+Nodes map to steps (`core.flows.lesson.graph.NODE_STEP`); a node starting marks its step
+running and every earlier step done, so regenerations visibly move the stepper back.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from core.events import Done, Failed, Interrupted, NodeStarted, Progress, RunEvent
+from core.flows.lesson.graph import NODE_STEP, STEPS
+
+MARKS = {"pending": ("○", "dim"), "running": ("◉", "bold yellow"), "done": ("✓", "green"),
+         "failed": ("✗", "red"), "waiting": ("⏸", "magenta")}  # fmt: skip
+
+
+class LessonStepper(Static):
+    """One line: the six steps with their states, and the latest phase message below."""
+
+    DEFAULT_CSS = "LessonStepper { height: 2; padding: 0 1; }"
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.states = ["pending"] * len(STEPS)
+        self.message = ""
+
+    def reset(self) -> None:
+        self.states = ["pending"] * len(STEPS)
+        self.message = ""
+        self.render_steps()
+
+    def at(self, step: int, state: str) -> None:
+        """Step `step` is in `state`; earlier steps are done, later ones pending."""
+        self.states = ["done"] * step + [state] + ["pending"] * (len(STEPS) - step - 1)
+        self.render_steps()
+
+    def apply(self, event: RunEvent) -> None:
+        if isinstance(event, NodeStarted) and event.node in NODE_STEP:
+            self.at(NODE_STEP[event.node], "running")
+        elif isinstance(event, Progress) and event.data.get("phase"):
+            data = event.data
+            self.message = (
+                f"{data['phase']}: {data.get('status', '')} · {data.get('tokens', 0)} tokens"
+            )
+            self.render_steps()
+        elif isinstance(event, Interrupted):
+            self.at(len(STEPS) - 1, "waiting")
+        elif isinstance(event, Done):
+            self.states = ["done"] * len(STEPS)
+            self.render_steps()
+        elif isinstance(event, Failed):
+            self.states = ["failed" if s == "running" else s for s in self.states]
+            self.message = event.error.splitlines()[-1] if event.error else "failed"
+            self.render_steps()
+
+    def render_steps(self) -> None:
+        text = Text()
+        for n, (name, state) in enumerate(zip(STEPS, self.states, strict=True)):
+            mark, style = MARKS[state]
+            if n:
+                text.append(" → ", style="dim")
+            text.append(f"{mark} [{n + 1}] {name}", style=style)
+        text.append(f"\n{self.message}", style="dim")
+        self.update(text)
+
+    def on_mount(self) -> None:
+        self.render_steps()
