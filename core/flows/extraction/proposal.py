@@ -104,8 +104,10 @@ def dedupe_relations(
     relations: Iterable[ProposedRelation], new_ids: set[str], known_ids: set[str]
 ) -> list[ProposedRelation]:
     """Valid relations once each: one end new (B3: never two existing concepts), the other
-    new or known, no self-relations, one edge per pair (its inverse is implied)."""
+    new or known, no self-relations, one edge per pair (its inverse is implied), and no
+    contradiction (A PART_OF B and B PART_OF A: the first one stays)."""
     seen: set[tuple[str, str, str]] = set()
+    families: dict[tuple[frozenset, frozenset], tuple[str, str, str]] = {}
     kept = []
     for relation in relations:
         ends = (relation.source_id, relation.target_id)
@@ -113,9 +115,15 @@ def dedupe_relations(
             continue
         if not all(e in new_ids or e in known_ids for e in ends):
             continue
-        if relation.pair_key not in seen:
-            seen.add(relation.pair_key)
-            kept.append(relation)
+        family = (frozenset(ends), frozenset({relation.type, RELATION_MAP[relation.type]}))
+        if (
+            relation.pair_key in seen
+            or families.get(family, relation.pair_key) != relation.pair_key
+        ):
+            continue
+        seen.add(relation.pair_key)
+        families[family] = relation.pair_key
+        kept.append(relation)
     return kept
 
 

@@ -46,11 +46,14 @@ def test_relations_are_deduplicated_with_their_inverse_and_never_between_existin
         ProposedRelation(source_id=a, type=RelationType.OPPOSES, target_id="ghost"),  # unknown
         ProposedRelation(source_id=a, type=RelationType.SIMILAR_TO, target_id=a),  # self
         ProposedRelation(source_id=a, type=RelationType.GENERALIZES, target_id=x),
+        ProposedRelation(source_id=b, type=RelationType.PART_OF, target_id=a),  # contradicts
+        ProposedRelation(source_id=b, type=RelationType.SIMILAR_TO, target_id=a),  # another kind
     ]
     kept = dedupe_relations(relations, {a, b}, {x, y})
     assert [(r.source_id, r.type.value, r.target_id) for r in kept] == [
         (a, "PART_OF", b),
         (a, "GENERALIZES", x),
+        (b, "SIMILAR_TO", a),
     ]
 
 

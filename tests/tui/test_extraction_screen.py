@@ -1,0 +1,115 @@
+"""The extraction screen inside the real app shell, with a scripted model: Pilot and snapshots."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import frontmatter
+
+from core.flows.extraction.graph import SPEC
+from core.services import open_services
+from core.settings import Settings
+from tests.flows.extraction.conftest import SOURCE
+from tests.flows.extraction.driver import candidates, relations
+from tests.flows.extraction.script import ConcurrencyBackend, FlowScript
+from tests.flows.extraction.test_runtime import make_vault
+from tui.app import NoemaApp
+from tui.screens.extraction import ExtractionScreen
+from tui.widgets.extraction_review import ReviewTable
+from tui.widgets.extraction_sources import SourcesTable
+
+
+def make_app(tmp_path: Path, script: FlowScript | None = None) -> tuple[NoemaApp, Path, FlowScript]:
+    root, data = make_vault(tmp_path)
+    settings = Settings(vault={"path": root}, data={"directory": data})
+    script = script or FlowScript(candidates=candidates, relations=relations)
+    services = open_services(settings, {"extraction": SPEC}, backend=ConcurrencyBackend(script))
+    services.vault.index.sync_files()
+    app = NoemaApp(settings, services=services, watch=False)
+    app.animation_level = "none"
+    return app, root, script
+
+
+async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 15.0) -> None:
+    waited = 0.0
+    while not condition():
+        await pilot.pause(0.05)
+        waited += 0.05
+        if waited > timeout:
+            raise AssertionError("timed out waiting for the screen")
+
+
+async def open_review(pilot, app: NoemaApp) -> ExtractionScreen:
+    await wait_for(pilot, lambda: app.services is not None)
+    await pilot.press("x")
+    screen = app.screen
+    assert isinstance(screen, ExtractionScreen)
+    table = screen.query_one(SourcesTable)
+    await wait_for(pilot, lambda: table.row_count == 1)
+    assert table.rows_by_path[SOURCE][2] == "unprocessed"
+    table.focus()
+    await pilot.press("x")
+    await wait_for(pilot, lambda: screen.payload is not None)
+    return screen
+
+
+async def test_extract_drop_and_approve_with_the_keyboard(tmp_path: Path) -> None:
+    app, root, _script = make_app(tmp_path)
+    async with app.run_test(size=(140, 50)) as pilot:
+        screen = await open_review(pilot, app)
+        items = screen.query_one(ReviewTable)
+        assert items.row_count >= 4  # two concepts, a relation, quote attributions
+        steps = screen.query_one("#steps").render()
+        assert "1.1a" in str(steps) and "1.2" in str(steps)
+        assert "Efecto del espaciado" in str(screen.query_one("#detail").render())
+        assert "unattributed [ms-retrieval]" in str(screen.query_one("#notes").render())
+        # drop the first concept, restore it, drop it again, then move down and approve
+        await pilot.press("d")
+        assert screen.dropped and "DROPPED" in str(screen.query_one("#detail").render())
+        await pilot.press("d")
+        assert not screen.dropped
+        await pilot.press("d")
+        await pilot.press("down")
+        assert "Práctica intercalada" in str(screen.query_one("#detail").render())
+        await pilot.press("a")
+        await wait_for(pilot, lambda: "Written notes" in str(screen.query_one("#outcome").render()))
+        outcome = str(screen.query_one("#outcome").render())
+        assert "08 - Ideas/Práctica intercalada.md" in outcome
+        table = screen.query_one(SourcesTable)
+        await wait_for(
+            pilot, lambda: table.rows_by_path.get(SOURCE, ("", "", ""))[2] == "processed"
+        )
+    assert not (root / "08 - Ideas/Efecto del espaciado.md").exists()
+    post = frontmatter.loads(
+        (root / "08 - Ideas/Práctica intercalada.md").read_text(encoding="utf-8")
+    )
+    assert post["entity_type"] == "Concept"
+    assert frontmatter.loads((root / SOURCE).read_text(encoding="utf-8"))["processed_date"]
+
+
+async def test_feedback_then_abort(tmp_path: Path) -> None:
+    app, root, script = make_app(tmp_path)
+    before = (root / SOURCE).read_text(encoding="utf-8")
+    async with app.run_test(size=(140, 50)) as pilot:
+        screen = await open_review(pilot, app)
+        await pilot.press("f")
+        await pilot.press(*"une los dos")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen.payload is not None and screen.payload["round"] == 1)
+        assert script.count("feedback") == 1 and "une los dos" in script.prompts["feedback"][0]
+        await pilot.press("X")
+        await wait_for(pilot, lambda: "aborted" in str(screen.query_one("#outcome").render()))
+    assert (root / SOURCE).read_text(encoding="utf-8") == before
+
+
+def test_snapshot_review(tmp_path: Path, snap_compare) -> None:
+    app, _root, _script = make_app(tmp_path)
+
+    async def run_before(pilot) -> None:
+        await open_review(pilot, app)
+        await pilot.pause(0.2)
+        app.clear_notifications()  # toasts name the random run id
+        await pilot.pause(0.1)
+
+    assert snap_compare(app, terminal_size=(130, 46), run_before=run_before)

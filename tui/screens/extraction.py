@@ -1,0 +1,254 @@
+"""The extraction screen: sources -> live progress by step -> the review -> written notes.
+
+Left, the source notes and their state (processed, unprocessed, queued, running, awaiting
+review). Enter (or `x`) on a source starts its extraction, or opens the review it waits at.
+The run is driven by the app (`app.drive_run` / `app.resume_run`); this screen follows its
+`RunUpdate`s. In the review, the cursor moves over every item (new concepts, duplicates,
+relations, quote attributions); `d` drops or restores the item, `f` sends feedback, `a`
+approves (with the drops), `X` aborts. After the commit the written notes are listed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import DataTable, Footer, Header, Label, Static
+
+from core.events import Done, Failed, Interrupted
+from tui.messages import RunsChanged, RunUpdate, ServicesReady
+from tui.screens.base import NoemaScreen
+from tui.screens.rubric import TextModal
+from tui.widgets.extraction_review import ReviewTable, detail_text, drops_for, notes_text
+from tui.widgets.extraction_sources import SourcesTable, source_rows
+from tui.widgets.extraction_steps import ExtractionSteps
+
+FLOW = "extraction"
+
+
+class ExtractionScreen(NoemaScreen):
+    """Extract concepts from a source note and review them."""
+
+    DEFAULT_CSS = """
+    ExtractionScreen #left { width: 42; border-right: solid $primary; }
+    ExtractionScreen #sources { height: 1fr; }
+    ExtractionScreen #right { width: 1fr; }
+    ExtractionScreen #items { height: 14; }
+    ExtractionScreen #detail, ExtractionScreen #notes, ExtractionScreen #outcome { padding: 0 1; }
+    ExtractionScreen .title { text-style: bold; padding: 0 1; }
+    """
+    BINDINGS = [
+        Binding("x", "extract", "Extract", id="extraction.extract"),
+        Binding("d", "toggle_drop", "Drop/restore", id="extraction.drop"),
+        Binding("f", "feedback", "Feedback", id="extraction.feedback"),
+        Binding("a", "approve", "Approve", id="extraction.approve"),
+        Binding("X", "abort", "Abort", id="extraction.abort"),
+        Binding("escape", "back", "Back", id="extraction.back"),
+    ]
+
+    def __init__(self, run: Any = None) -> None:
+        super().__init__()
+        self.run_id: str | None = run.id if run is not None else None
+        self.payload: dict[str, Any] | None = None
+        self.dropped: set[str] = set()
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal():
+            with Vertical(id="left"):
+                yield Label("Sources", classes="title")
+                yield SourcesTable(id="sources")
+            with VerticalScroll(id="right"):
+                yield ExtractionSteps(id="steps")
+                yield ReviewTable(id="items")
+                yield Static("", id="detail")
+                yield Static("", id="notes")
+                yield Static("Pick a source and press x (or Enter).", id="outcome")
+        yield Footer()
+
+    @property
+    def services(self) -> Any:
+        return getattr(self.app, "services", None)
+
+    def on_mount(self) -> None:
+        self.sub_title = "Concept extraction"
+        if self.services is not None:
+            self.load_sources()
+            if self.run_id is not None:
+                self.load_pending(self.run_id)
+
+    def on_services_ready(self, _message: ServicesReady) -> None:
+        self.load_sources()
+
+    def on_runs_changed(self, _message: RunsChanged) -> None:
+        self.load_sources()
+
+    @work(exclusive=True, group="extraction-sources", thread=True, exit_on_error=False)
+    def load_sources(self) -> None:
+        rows = source_rows(self.services.store)
+        self.app.call_from_thread(self.query_one(SourcesTable).show, rows)
+
+    @work(exclusive=True, group="extraction-load", exit_on_error=False)
+    async def load_pending(self, run_id: str) -> None:
+        """Show the review a run waits at (opened from the runs table or the sources list)."""
+        pending = await self.services.runtime.pending_interrupt(run_id)
+        if pending is not None:
+            self.query_one(ExtractionSteps).apply(pending)
+            self.show_payload(pending.payload)
+
+    # -- starting ------------------------------------------------------------------------------
+
+    @on(DataTable.RowSelected, "#sources")
+    def _source_selected(self) -> None:
+        self.action_extract()
+
+    def action_extract(self) -> None:
+        table = self.query_one(SourcesTable)
+        path = table.current_path()
+        if path is None or self.services is None:
+            return
+        _path, _title, status, run_id = table.rows_by_path[path]
+        if status == "processed":
+            self.notify(f"{path} is already processed.")
+            return
+        if status == "awaiting review":
+            self.follow(run_id)
+            self.load_pending(run_id)
+            return
+        if status == "running":
+            self.follow(run_id)
+            return
+        if run_id is None:
+            run_id = self.services.runtime.start(FLOW, {"source": path}, target=path).id
+        self.follow(run_id)
+        self.query_one("#outcome", Static).update(f"Extracting {path}...")
+        self.app.drive_run(run_id)
+
+    def follow(self, run_id: str) -> None:
+        self.run_id, self.payload, self.dropped = run_id, None, set()
+        self.query_one(ExtractionSteps).reset()
+        self.query_one(ReviewTable).clear()
+        for name in ("#detail", "#notes"):
+            self.query_one(name, Static).update("")
+        self.refresh_bindings()
+
+    # -- run events ------------------------------------------------------------------------------
+
+    def on_run_update(self, message: RunUpdate) -> None:
+        event = message.event
+        if event.run_id != self.run_id:
+            return
+        self.query_one(ExtractionSteps).apply(event)
+        if isinstance(event, Interrupted):
+            self.show_payload(event.payload)
+        elif isinstance(event, Done):
+            self.show_outcome(event.output)
+        elif isinstance(event, Failed):
+            self.payload = None
+            self.query_one("#outcome", Static).update(
+                Text(f"Failed: {event.error}", style="bold red")
+            )
+            self.refresh_bindings()
+
+    def show_payload(self, payload: dict[str, Any]) -> None:
+        self.payload, self.dropped = payload, set()
+        table = self.query_one(ReviewTable)
+        table.show(payload, self.dropped)
+        self.query_one("#notes", Static).update(notes_text(payload))
+        self.show_detail()
+        counts = f"{len(payload['concepts'])} new, {len(payload['duplicates'])} duplicates, {len(payload['relations'])} relations"
+        self.query_one("#outcome", Static).update(
+            f"Review of {payload['source_title']} ({counts}; round {payload['round']}/{payload['max_rounds']})"
+            "   d: drop/restore   f: feedback   a: approve   X: abort"
+        )
+        table.focus()
+        self.refresh_bindings()
+
+    @on(DataTable.RowHighlighted, "#items")
+    def show_detail(self) -> None:
+        key = self.query_one(ReviewTable).current_key()
+        if self.payload is None or key is None:
+            self.query_one("#detail", Static).update("")
+            return
+        dropped = (
+            Text("DROPPED — d restores it\n", style="bold red") if key in self.dropped else Text()
+        )
+        self.query_one("#detail", Static).update(dropped + detail_text(self.payload, key))
+
+    def show_outcome(self, output: dict[str, Any]) -> None:
+        self.payload = None
+        self.query_one(ReviewTable).clear()
+        self.query_one("#detail", Static).update("")
+        written = output.get("written") or []
+        messages = output.get("messages") or ["Done."]
+        text = Text(
+            messages[-1].splitlines()[0] + "\n",
+            style="bold green" if output.get("outcome") == "committed" else "bold yellow",
+        )
+        if written:
+            text.append("Written notes:\n", style="bold")
+            for path in written:
+                text.append(f"  {path}\n")
+        self.query_one("#outcome", Static).update(text)
+        self.load_sources()
+        self.refresh_bindings()
+
+    # -- review actions --------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("toggle_drop", "feedback", "approve", "abort"):
+            return self.payload is not None
+        return True
+
+    def action_toggle_drop(self) -> None:
+        table = self.query_one(ReviewTable)
+        key = table.current_key()
+        if self.payload is None or key is None:
+            return
+        self.dropped.symmetric_difference_update({key})
+        table.show(self.payload, self.dropped)
+        self.show_detail()
+
+    def drops(self) -> list[dict[str, str]]:
+        items = [d for key in sorted(self.dropped) for d in drops_for(key, self.payload or {})]
+        return [dict(t) for t in dict.fromkeys(tuple(sorted(d.items())) for d in items)]
+
+    def answer(self, value: dict[str, Any]) -> None:
+        if self.run_id is None:
+            return
+        self.payload = None
+        self.refresh_bindings()
+        self.query_one("#outcome", Static).update("Continuing...")
+        self.app.resume_run(self.run_id, value)
+
+    def action_approve(self) -> None:
+        self.answer({"action": "approve", "drops": self.drops()})
+
+    def action_feedback(self) -> None:
+        drops = self.drops()
+
+        def send(feedback: str | None) -> None:
+            if feedback and feedback.strip():
+                self.answer({"action": "feedback", "feedback": feedback.strip(), "drops": drops})
+
+        self.app.push_screen(TextModal("What should change in this extraction?"), send)
+
+    def action_abort(self) -> None:
+        self.answer({"action": "abort"})
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+
+def open_screen(app: Any) -> ExtractionScreen:
+    """The screen as opened from home (SCREENS factory)."""
+    return ExtractionScreen()
+
+
+def review_screen(app: Any, run: Any) -> ExtractionScreen:
+    """The review of an extraction run awaiting review (REVIEW_SCREENS factory)."""
+    return ExtractionScreen(run=run)

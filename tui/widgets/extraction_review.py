@@ -1,0 +1,137 @@
+"""The review of an extraction: its items in one table, the selected item's detail, the
+warnings and the critique log. Items can be marked dropped (and restored) before answering.
+
+Row keys: `concept|ID`, `duplicate|CONCEPT_ID`, `relation|ID`, `attribution|CONCEPT_ID|QUOTE_ID`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+Payload = dict[str, Any]
+
+
+def review_rows(payload: Payload) -> list[tuple[str, str, str, str]]:
+    """(key, section, item, detail) for every reviewable item, in report order."""
+    rows = [(f"concept|{c['id']}", "new concept", c["title"], f"{len(c['quotes'])} quote(s)")
+            for c in payload.get("concepts", [])]  # fmt: skip
+    rows += [
+        (f"duplicate|{d['concept_id']}", "duplicate", f"{d['candidate']} → {d['title']}",
+         f"{d['decided_by']} {d['confidence']:.2f}")
+        for d in payload.get("duplicates", [])
+    ]  # fmt: skip
+    rows += [
+        (f"relation|{r['id']}", "relation", f"{r['source_title']} {r['type']} {r['target_title']}",
+         f"inverse {r['inverse_type']}")
+        for r in payload.get("relations", [])
+    ]  # fmt: skip
+    for a in payload.get("attributions", []):
+        for c in a["concepts"]:
+            mark = " ★" if a["multi"] else ""
+            rows.append((f"attribution|{c['id']}|{a['quote_id']}", "quote", f"[{a['quote_id']}]{mark} → {c['title']}",
+                         "existing" if c["existing"] else "new"))  # fmt: skip
+    return rows
+
+
+def drops_for(key: str, payload: Payload) -> list[dict[str, str]]:
+    """The drop items of the flow's resume value for one row."""
+    kind, _, rest = key.partition("|")
+    if kind in ("concept", "relation"):
+        return [{"kind": kind, "id": rest}]
+    if kind == "attribution":
+        concept_id, _, quote_id = rest.partition("|")
+        return [{"kind": "attribution", "concept_id": concept_id, "quote_id": quote_id}]
+    link = next((e for e in payload.get("existing", []) if e["concept_id"] == rest), None)
+    return [
+        {"kind": "attribution", "concept_id": rest, "quote_id": q}
+        for q in (link or {}).get("quote_ids", [])
+    ]
+
+
+def detail_text(payload: Payload, key: str) -> Text:
+    """Everything about one item."""
+    kind, _, rest = key.partition("|")
+    text = Text()
+    if kind == "concept":
+        c = next(c for c in payload["concepts"] if c["id"] == rest)
+        text.append(c["title"] + "\n", style="bold").append(
+            c["short_summary"] + "\n", style="italic"
+        )
+        text.append("Concepto: ", style="bold").append(c["concept"] + "\n")
+        text.append("Análisis: ", style="bold").append(c["analysis"] + "\n")
+        text.append("Why: ", style="bold").append(c.get("rationale", "") + "\n")
+        for q in c["quotes"]:
+            text.append(f"> [{q['id']}] {q['text']}\n", style="green")
+    elif kind == "duplicate":
+        d = next(d for d in payload["duplicates"] if d["concept_id"] == rest)
+        text.append(f"{d['candidate']} is {d['title']}\n", style="bold")
+        text.append(
+            f"decided by {d['decided_by']}, confidence {d['confidence']:.2f}\n{d['reasoning']}\n"
+        )
+        text.append(f"quotes handed over: {', '.join(d['quote_ids'])}\n", style="green")
+    elif kind == "relation":
+        r = next(r for r in payload["relations"] if r["id"] == rest)
+        text.append(f"{r['source_title']} —{r['type']}→ {r['target_title']}\n", style="bold")
+        text.append(
+            f"and back: {r['target_title']} —{r['inverse_type']}→ {r['source_title']}\n",
+            style="dim",
+        )
+        text.append(f"{r['explanation']} (confidence {r['confidence']:.2f})\n")
+    else:
+        concept_id, _, quote_id = rest.partition("|")
+        a = next(a for a in payload["attributions"] if a["quote_id"] == quote_id)
+        text.append(f"[{quote_id}] {a['quote_text']}\n", style="green")
+        text.append("supports: " + ", ".join(c["title"] for c in a["concepts"]) + "\n")
+    return text
+
+
+def notes_text(payload: Payload) -> Text:
+    """Warnings (unattributed quotes, disconnected concepts, ...) and the critique log."""
+    text = Text("Warnings\n", style="bold yellow")
+    for q in payload.get("unattributed", []):
+        text.append(f"  • unattributed [{q['id']}] {q['text'][:90]}\n")
+    for title in payload.get("disconnected", []):
+        text.append(f"  • disconnected: {title}\n")
+    for warning in payload.get("warnings", []):
+        text.append(f"  • {warning}\n")
+    text.append("Critique log\n", style="bold cyan")
+    for entry in payload.get("critique_log", []):
+        verdict = {True: "passed", False: "failed", None: "unavailable"}[entry.get("passed")]
+        text.append(f"  round {entry.get('round')}: {verdict} — {entry.get('summary', '')}\n")
+    return text
+
+
+class ReviewTable(DataTable):
+    """The review's items; dropped ones are struck through."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
+        self.payload: Payload = {}
+
+    def on_mount(self) -> None:
+        self.add_columns("", "kind", "item", "")
+
+    def show(self, payload: Payload, dropped: set[str]) -> None:
+        self.payload = payload
+        row = self.cursor_row
+        self.clear()
+        for key, section, item, detail in review_rows(payload):
+            gone = key in dropped
+            style = "strike dim" if gone else ""
+            self.add_row(
+                "✗" if gone else " ",
+                section,
+                Text(item, style=style),
+                Text(detail, style="dim"),
+                key=key,
+            )
+        if self.row_count:
+            self.move_cursor(row=min(row, self.row_count - 1))
+
+    def current_key(self) -> str | None:
+        if not self.row_count:
+            return None
+        return str(self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value)

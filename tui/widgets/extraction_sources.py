@@ -1,0 +1,64 @@
+"""The source notes and where each stands: processed, unprocessed, queued, running,
+awaiting review, failed (from the store's sources table and the extraction runs)."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+STATUS_STYLES = {
+    "awaiting review": "bold magenta", "running": "yellow", "queued": "cyan",
+    "failed": "red", "unprocessed": "white", "processed": "green",
+}  # fmt: skip
+
+
+def source_rows(store: Any) -> list[tuple[str, str, str, str | None]]:
+    """(path, title, status, run id) per source note, awaiting reviews first."""
+    runs: dict[str, tuple[str, str]] = {}
+    for row in store.query(
+        "SELECT id, target, status FROM runs WHERE flow='extraction' ORDER BY updated_at"
+    ):
+        if row["status"] in ("queued", "running", "awaiting_review", "failed"):
+            runs[row["target"]] = (row["status"].replace("_", " "), row["id"])
+        else:
+            runs.pop(row["target"], None)
+    rows = []
+    for row in store.query("SELECT path, title, processed_date FROM sources ORDER BY path"):
+        status, run_id = runs.get(
+            row["path"], ("processed" if row["processed_date"] else "unprocessed", None)
+        )
+        rows.append((row["path"], row["title"], status, run_id))
+    order = list(STATUS_STYLES)
+    return sorted(rows, key=lambda r: (order.index(r[2]) if r[2] in order else 9, r[0]))
+
+
+class SourcesTable(DataTable):
+    """One row per source note; the row key is its path."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(cursor_type="row", **kwargs)
+        self.rows_by_path: dict[str, tuple[str, str, str, str | None]] = {}
+
+    def on_mount(self) -> None:
+        self.add_columns("source", "status")
+
+    def show(self, rows: list[tuple[str, str, str, str | None]]) -> None:
+        current = self.current_path()
+        self.clear()
+        self.rows_by_path = {r[0]: r for r in rows}
+        for path, _title, status, _run in rows:
+            self.add_row(
+                PurePosixPath(path).stem[:30],
+                Text(status, style=STATUS_STYLES.get(status, "")),
+                key=path,
+            )
+        if current in self.rows_by_path:
+            self.move_cursor(row=self.get_row_index(current))
+
+    def current_path(self) -> str | None:
+        if not self.row_count:
+            return None
+        return str(self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value)

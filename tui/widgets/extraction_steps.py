@@ -1,0 +1,91 @@
+"""Live progress of an extraction run, step by step (1.1a ... 3.3) with counts."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from core.events import Done, Failed, Interrupted, NodeFinished, NodeStarted, Progress, RunEvent
+from core.flows.extraction.steps import NODE_STEPS, STEPS
+from tui.widgets.progress import STEP_MARKS
+
+FAN_OUT = {"extract_batch", "detect_duplicate", "relation_queries", "relate"}
+"""Nodes that run once per batch / candidate / concept: their finishes are counted."""
+
+
+class ExtractionSteps(Static):
+    """One line per step: its mark, label, counts and latest message."""
+
+    DEFAULT_CSS = "ExtractionSteps { height: auto; padding: 0 1; }"
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.reset()
+
+    def reset(self) -> None:
+        self.states = {step: "pending" for step, _ in STEPS}
+        self.counts: dict[str, str] = {}
+        self.finished: dict[str, int] = {}
+        self.totals: dict[str, int] = {}
+        self.messages: dict[str, str] = {}
+
+    def on_mount(self) -> None:
+        self.refresh_steps()
+
+    def apply(self, event: RunEvent) -> None:
+        """Show one run event."""
+        if isinstance(event, NodeStarted | NodeFinished):
+            self._node(event)
+        elif isinstance(event, Progress):
+            self._progress(event.data)
+        elif isinstance(event, Interrupted):
+            self.states["2.1"] = "waiting"
+        elif isinstance(event, Failed):
+            for step, state in self.states.items():
+                if state == "running":
+                    self.states[step] = "failed"
+        elif isinstance(event, Done):
+            self.states = {
+                s: ("done" if v in ("running", "waiting") else v) for s, v in self.states.items()
+            }
+        self.refresh_steps()
+
+    def _node(self, event: NodeStarted | NodeFinished) -> None:
+        step = NODE_STEPS.get(event.node)
+        if step is None:
+            return
+        if isinstance(event, NodeStarted):
+            self.states[step] = "running"
+            if step == "2.1":
+                self.states[step] = "waiting"
+            return
+        if event.node in FAN_OUT:
+            self.finished[step] = self.finished.get(step, 0) + 1
+            total = self.totals.get(step)
+            self.counts[step] = (
+                f"{self.finished[step]}/{total}" if total else str(self.finished[step])
+            )
+        self.states[step] = "done"
+
+    def _progress(self, data: dict) -> None:
+        step = str(data.get("step", ""))
+        if step not in self.states:
+            return
+        if isinstance(data.get("total"), int):
+            self.totals[step] = data["total"]
+        if data.get("message"):
+            self.messages[step] = str(data["message"])
+
+    def refresh_steps(self) -> None:
+        text = Text()
+        for step, label in STEPS:
+            symbol, style = STEP_MARKS.get(self.states[step], STEP_MARKS["pending"])
+            text.append(f"{symbol} ", style=style).append(f"{step:<5}", style="bold").append(
+                f"{label:<20}"
+            )
+            if self.counts.get(step):
+                text.append(f" {self.counts[step]:>7}", style="cyan")
+            if self.messages.get(step):
+                text.append(f"  {self.messages[step][:70]}", style="dim")
+            text.append("\n")
+        self.update(text)
