@@ -36,7 +36,7 @@ def stem(word: str) -> str:
     if len(word) > 3:
         if word.endswith("es") and len(word) > 4:
             word = word[:-2]
-        elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        elif word.endswith("s") and not word.endswith("ss"):
             word = word[:-1]
         if len(word) > 3 and word.endswith("e"):
             word = word[:-1]

@@ -25,6 +25,8 @@ SAME = [
     ("Processes", "Process"),
     ("Deep Work", "deep work!"),
     ("Ideas", "Idea"),
+    ("Tribus urbanas", "Tribu urbana"),
+    ("Status", "status"),
 ]
 DIFFERENT = [
     ("Hábito atómico", "Hábito"),
