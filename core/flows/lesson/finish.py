@@ -115,7 +115,8 @@ def phase_tokens(runtime: Runtime[FlowContext]) -> dict[str, int]:
 
 def full_judging_cost(state: State, runtime: Runtime[FlowContext]) -> int:
     """What judging this lesson with the full panel would have cost (see traces)."""
-    criteria = load_criteria("lesson", "lesson").criteria
+    user_dir = runtime.context.settings.data_dir / "criteria"
+    criteria = load_criteria("lesson", "lesson", [user_dir]).criteria
     messages = build_messages(
         criteria, state.get("lesson", ""), "lesson", None, judge_context(state)
     )

@@ -43,6 +43,8 @@ def judge_options(field: str, role: str | None) -> EvaluationNodeOptions:
     def configure(state: State, runtime: Any) -> dict[str, Any]:
         settings = lesson_settings(runtime)
         changes: dict[str, Any] = {"timeout_s": settings.judge_timeout_s}
+        # the user's own criteria folder first (a `lesson.json` there overrides the shipped one)
+        changes["criteria_dirs"] = (runtime.context.settings.data_dir / "criteria",)
         changes["model_role"] = role or settings.tiebreak_role
         return changes
 
