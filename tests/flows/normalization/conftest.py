@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -139,6 +138,3 @@ def harness(tmp_path: Path) -> Callable[..., Harness]:
     return lambda generator, evaluator, **settings: Harness(
         tmp_path, generator, evaluator, **settings
     )
-
-
-__all__ = ["Harness", "json"]
