@@ -34,7 +34,7 @@ WEIGHT_TOLERANCE = 0.01
 """How far the sum of the weights may be from 1."""
 BANDS = ("excellent", "good", "adequate", "poor", "inadequate")
 """The five scoring-guideline bands, best first."""
-ID_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"
+ID_PATTERN = r"^[a-z][a-z0-9_-]{0,63}$"
 
 _STRICT = ConfigDict(extra="forbid", str_strip_whitespace=True, frozen=True)
 
@@ -62,7 +62,7 @@ class Criterion(BaseModel):
     model_config = _STRICT
 
     id: str = Field(pattern=ID_PATTERN)
-    """Unique id within the file (lowercase snake_case; the model answers under it)."""
+    """Unique id within the file (lowercase letters, digits, `_`, `-`; the model answers under it)."""
     name: str = Field(min_length=1, max_length=120)
     """Human-readable name."""
     description: str = Field(min_length=1)

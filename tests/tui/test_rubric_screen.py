@@ -14,6 +14,7 @@ from core.services import open_services
 from core.settings import Settings
 from local_llm.testing import ScriptedBackend
 from tests.flows.rubric.conftest import NOTE_PATH, NOTE_TEXT, REVISED_BODY, evaluation
+from tui import app as app_module
 from tui.app import NoemaApp
 from tui.screens.rubric import RubricScreen, TextModal, criterion_text
 
@@ -35,7 +36,7 @@ def make_app(tmp_path: Path, responses: list[Any]) -> tuple[NoemaApp, Path]:
     return app, root
 
 
-async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 10.0) -> None:
+async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 30.0) -> None:
     waited = 0.0
     while not condition():
         await pilot.pause(0.05)
@@ -51,7 +52,7 @@ async def open_and_evaluate(pilot, app: NoemaApp) -> RubricScreen:
     assert isinstance(screen, RubricScreen)
     screen.query_one("#note").value = NOTE_PATH
     await pilot.click("#evaluate")
-    await wait_for(pilot, lambda: screen.payload is not None)
+    await wait_for(pilot, lambda: screen.payload is not None and screen.ready)
     return screen
 
 
@@ -86,10 +87,12 @@ async def test_revise_shows_the_diff_and_accept_reevaluates(tmp_path: Path) -> N
         assert isinstance(app.screen, TextModal)
         app.screen.query_one("#modal-text").text = "an example please"
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: (screen.payload or {}).get("type") == "revision_review")
+        await wait_for(
+            pilot, lambda: (screen.payload or {}).get("type") == "revision_review" and screen.ready
+        )
         assert "maple leaf" in str(screen.payload["diff"])
         await pilot.press("y")
-        await wait_for(pilot, lambda: (screen.payload or {}).get("round") == 2)
+        await wait_for(pilot, lambda: (screen.payload or {}).get("round") == 2 and screen.ready)
         assert "PASSED overall 0.90" in str(screen.query_one("#verdict").render())
     assert "maple leaf" in (root / NOTE_PATH).read_text(encoding="utf-8")
 
@@ -106,7 +109,7 @@ async def test_edit_in_the_modal_writes_and_reevaluates(tmp_path: Path) -> None:
         )
         modal.query_one("#modal-text").text = "# Photosynthesis\n\nRewritten by me.\n"
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: (screen.payload or {}).get("round") == 2)
+        await wait_for(pilot, lambda: (screen.payload or {}).get("round") == 2 and screen.ready)
     assert (root / NOTE_PATH).read_text(encoding="utf-8").endswith("Rewritten by me.\n")
 
 
@@ -144,7 +147,9 @@ def test_criterion_text_marks_threshold_and_critical() -> None:
 
 
 @pytest.mark.parametrize("action", ["evaluation", "revision"])
-def test_snapshot(action: str, tmp_path: Path, snap_compare) -> None:
+def test_snapshot(action: str, tmp_path: Path, snap_compare, monkeypatch) -> None:
+    # only this screen's entry, so other teams' screens do not change the footer
+    monkeypatch.setattr(app_module, "SCREENS", {"rubric": app_module.SCREENS["rubric"]})
     responses = [critical_evaluation(0.9), {"body": REVISED_BODY, "summary": "example added"}]
     app, _ = make_app(tmp_path, responses)
 
@@ -153,7 +158,10 @@ def test_snapshot(action: str, tmp_path: Path, snap_compare) -> None:
         if action == "revision":
             await pilot.press("r")
             await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: (screen.payload or {}).get("type") == "revision_review")
+            await wait_for(
+                pilot,
+                lambda: (screen.payload or {}).get("type") == "revision_review" and screen.ready,
+            )
         await pilot.pause(0.2)
         app.clear_notifications()  # toasts name the random run id
         await pilot.pause(0.1)

@@ -36,9 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--criteria",
-        default="default",
         metavar="NAME",
-        help="criteria name or file (default: default)",
+        help="criteria name or file (default: the note's `rubric:` key, else default)",
     )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument(

@@ -22,10 +22,12 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
 
 from core.events import Done, Failed, Interrupted
-from tui.messages import RunUpdate, ServicesReady
+from tui.messages import RunsChanged, RunUpdate, ServicesReady
 from tui.screens.base import NoemaScreen
 from tui.widgets.progress import RunProgress
 
+FROM_NOTE = "(from note)"
+"""Criteria choice meaning: the note's `rubric:` frontmatter key, else `default`."""
 STEPS = ["load_note", "evaluate", "evaluate_judge", "evaluate_review"]
 MAX_NOTES = 5000
 BAR_WIDTH = 30
@@ -164,11 +166,13 @@ class RubricScreen(NoemaScreen):
         Binding("escape", "back", "Back", id="rubric.back"),
     ]
 
-    def __init__(self, note: str = "", criteria: str = "default", run: Any = None) -> None:
+    def __init__(self, note: str = "", criteria: str | None = None, run: Any = None) -> None:
         super().__init__()
-        self.note, self.criteria = note, criteria
+        self.note, self.criteria = note, criteria or FROM_NOTE
         self.run_id: str | None = run.id if run is not None else None
         self.payload: dict[str, Any] | None = None
+        self.ready = False
+        """True once the runtime has recorded the run as awaiting review (answers allowed)."""
 
     # -- layout ------------------------------------------------------------------------------
 
@@ -219,8 +223,8 @@ class RubricScreen(NoemaScreen):
 
     def fill_pickers(self, names: list[str], notes: list[str]) -> None:
         select = self.query_one("#criteria", Select)
-        select.set_options([(name, name) for name in names])
-        if self.criteria in names:
+        select.set_options([(FROM_NOTE, FROM_NOTE), *((name, name) for name in names)])
+        if self.criteria in names or self.criteria == FROM_NOTE:
             select.value = self.criteria
         self.query_one("#note", Input).suggester = SuggestFromList(notes, case_sensitive=False)
 
@@ -252,16 +256,17 @@ class RubricScreen(NoemaScreen):
             )
             return
         self.note, self.criteria = note, str(criteria)
+        chosen = None if self.criteria == FROM_NOTE else self.criteria
         run = self.services.runtime.start(
-            "rubric", {"note_path": note, "criteria": self.criteria}, target=note
+            "rubric", {"note_path": note, "criteria": chosen}, target=note
         )
         self.run_id = run.id
-        self.clear_result(f"Evaluating {note} against {self.criteria}...")
+        self.clear_result(f"Evaluating {note}...")
         self.query_one("#result", VerticalScroll).focus()
         self.app.drive_run(run.id)
 
     def clear_result(self, headline: str) -> None:
-        self.payload = None
+        self.payload, self.ready = None, False
         self.query_one("#verdict", Static).update(headline)
         self.query_one("#bars", Vertical).remove_children()
         for name in ("#remarks", "#diff", "#outcome"):
@@ -280,14 +285,27 @@ class RubricScreen(NoemaScreen):
         elif isinstance(event, Done):
             self.show_outcome(event.output)
         elif isinstance(event, Failed):
-            self.payload = None
+            self.payload, self.ready = None, False
             self.query_one("#outcome", Static).update(
                 Text(f"Failed: {event.error}", style="bold red")
             )
             self.refresh_bindings()
 
+    def on_runs_changed(self, _message: RunsChanged) -> None:
+        self.update_ready()
+
+    def update_ready(self) -> None:
+        """Answers are accepted only once the run's pause is recorded (after its stream ends)."""
+        ready = False
+        if self.payload is not None and self.run_id is not None and self.services is not None:
+            ready = self.services.runtime.runs.get(self.run_id).status == "awaiting_review"
+        if ready != self.ready:
+            self.ready = ready
+            self.refresh_bindings()
+
     def show_payload(self, payload: dict[str, Any]) -> None:
         self.payload = payload
+        self.update_ready()
         if payload.get("type") == "revision_review":
             diff = payload.get("diff") or "(no changes)"
             self.query_one("#diff", Static).update(
@@ -311,7 +329,7 @@ class RubricScreen(NoemaScreen):
         self.refresh_bindings()
 
     def show_outcome(self, output: dict[str, Any]) -> None:
-        self.payload = None
+        self.payload, self.ready = None, False
         messages = output.get("messages") or []
         style = "bold green" if output.get("outcome") == "approved" else "bold yellow"
         self.query_one("#outcome", Static).update(
@@ -323,7 +341,7 @@ class RubricScreen(NoemaScreen):
     # -- review actions --------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        kind = (self.payload or {}).get("type")
+        kind = (self.payload or {}).get("type") if self.ready else None
         if action in ("approve", "revise", "edit"):
             return kind == "evaluation_review" and action in self.payload.get("actions", [])
         if action in ("accept", "reject"):
@@ -334,7 +352,7 @@ class RubricScreen(NoemaScreen):
         """Resume the run with the human's answer."""
         if self.run_id is None:
             return
-        self.payload = None
+        self.payload, self.ready = None, False
         self.refresh_bindings()
         self.query_one("#outcome", Static).update("Continuing...")
         self.app.resume_run(self.run_id, value)
@@ -379,5 +397,5 @@ def open_screen(app: Any) -> RubricScreen:
 
 def review_screen(app: Any, run: Any) -> RubricScreen:
     """The review of a rubric run awaiting review (REVIEW_SCREENS factory)."""
-    criteria = (run.input or {}).get("criteria", "default")
+    criteria = (run.input or {}).get("criteria")
     return RubricScreen(note=run.target, criteria=criteria, run=run)

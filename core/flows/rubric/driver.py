@@ -43,7 +43,7 @@ def describe_progress(data: dict[str, Any]) -> str:
 
 
 async def review_note(
-    services: Any, note_path: str, criteria: str, decide: Decide, emit: Emit
+    services: Any, note_path: str, criteria: str | None, decide: Decide, emit: Emit
 ) -> ReviewOutcome:
     """Run the rubric flow on a note until it ends, fails, or `decide` returns None."""
     runtime = services.runtime

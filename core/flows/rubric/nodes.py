@@ -71,9 +71,10 @@ async def load_note(state: State, runtime: Runtime[FlowContext]) -> dict[str, An
         return failure(f"the note {path} cannot be read", f"{type(exc).__name__}: {exc}")
     if not note.body.strip():
         return failure(f"the note {path} has no text to evaluate")
-    criteria = state.get("criteria") or "default"
+    criteria = state.get("criteria") or note_rubric(note.frontmatter) or "default"
     criteria_path = resolve_criteria_path(criteria, user_criteria_dir(runtime))
     return {
+        "criteria": criteria,
         "note_title": note.title,
         "frontmatter_text": note.text[: note.body_start],
         "content": note.body,
@@ -83,6 +84,12 @@ async def load_note(state: State, runtime: Runtime[FlowContext]) -> dict[str, An
         "max_rounds": runtime.context.settings.flows.rubric.max_rounds,
         "messages": [f"Evaluating {path} against the {criteria} criteria."],
     }
+
+
+def note_rubric(frontmatter: Mapping[str, Any]) -> str | None:
+    """The rubric a note asks for in its frontmatter (`rubric: <name>`), if any."""
+    value = frontmatter.get("rubric")
+    return value.strip() if isinstance(value, str) and value.strip() else None
 
 
 def evaluation_options() -> EvaluationNodeOptions:

@@ -16,8 +16,9 @@ class RubricInput(BaseModel):
 
     note_path: str = Field(min_length=1)
     """Vault-relative path of the note to evaluate."""
-    criteria: str = Field(default="default", min_length=1)
-    """Criteria name (a file in the criteria folders) or a path to a criteria file."""
+    criteria: str | None = Field(default=None, min_length=1)
+    """Criteria name (a file in the criteria folders) or a path to a criteria file; None
+    means the note's own `rubric:` frontmatter key, else `default`."""
 
 
 class RubricState(EvaluationFields, total=False):
@@ -25,8 +26,8 @@ class RubricState(EvaluationFields, total=False):
 
     note_path: str
     """Vault-relative path of the note (input)."""
-    criteria: str
-    """Criteria name or path as the user gave it (input)."""
+    criteria: str | None
+    """Criteria name or path as given (input); load_note fills in the one used."""
     criteria_path: str
     """The criteria file it resolved to (the default file when it did not exist)."""
     note_title: str

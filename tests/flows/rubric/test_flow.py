@@ -173,7 +173,7 @@ def test_flow_spec_validates_input() -> None:
     from core.flows.rubric.graph import SPEC as spec
 
     assert spec.name == "rubric" and spec.human_in_loop
-    assert spec.make_input({"note_path": "a.md"}) == {"note_path": "a.md", "criteria": "default"}
+    assert spec.make_input({"note_path": "a.md"}) == {"note_path": "a.md", "criteria": None}
     with pytest.raises(ValidationError):
         spec.make_input({"note_path": ""})
 
