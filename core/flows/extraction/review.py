@@ -138,6 +138,27 @@ def rendered(state: State) -> str:
     return render_proposal(proposal, labels_for(state, proposal), state.get("known", {}), quote_ids)
 
 
+PROMPT_RESERVE = 1800
+"""Tokens kept for the instructions and the rubric around the content of a prompt."""
+
+
+def issues_text(issues: list[dict[str, Any]], limit: int = 30) -> str:
+    """Issues grouped by what is wrong (`- [criterion] what: where, where, ...`), so hundreds
+    of unattributed quotes take one line; at most `limit` lines."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for item in issues:
+        grouped.setdefault((item.get("criterion", ""), item.get("what", "")), []).append(
+            str(item.get("where", ""))
+        )
+    lines = []
+    for (criterion, what), wheres in list(grouped.items())[:limit]:
+        shown = ", ".join(wheres[:12]) + (
+            f" and {len(wheres) - 12} more" if len(wheres) > 12 else ""
+        )
+        lines.append(f"- [{criterion}] {what}: {shown}")
+    return "\n".join(lines) or "- none"
+
+
 def fit_quotes(quotes: list[dict[str, str]], tokens: int) -> str:
     """As many quotes as fit in `tokens` (estimated), in note order; the rest counted."""
     lines, used = [], 0
@@ -156,19 +177,13 @@ def critique_options() -> EvaluationNodeOptions:
     """The self-critique: criteria `concept_extraction`, the judge role, no human."""
 
     def configure(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+        found = issues_text(state.get("code_issues", []))
+        head = f"Concepts must be written in {options(runtime).language}. Found by code (certain):\n{found}"
         budget = runtime.context.llm.budget("judge")
-        room = max(200, budget - count_text(rendered(state)) - 1800)
-        issues = state.get("code_issues", [])
+        room = max(200, budget - count_text(rendered(state) + head) - PROMPT_RESERVE)
 
         def context(s: State) -> str:
-            found = (
-                "\n".join(f"- [{i['criterion']}] {i['where']}: {i['what']}" for i in issues)
-                or "- none"
-            )
-            return (
-                f"Concepts must be written in {options(runtime).language}. Found by code "
-                f"(certain):\n{found}\nQuotes of the source:\n{fit_quotes(s.get('quotes', []), room)}"
-            )
+            return f"{head}\nQuotes of the source:\n{fit_quotes(s.get('quotes', []), room)}"
 
         return {"timeout_s": options(runtime).timeout_s, "context_extractor": context}
 
@@ -234,7 +249,7 @@ async def revise(
     known = state.get("known", {})
     text = render_proposal(proposal, labels, known, [q["id"] for q in quotes])
     llm, language = runtime.context.llm, options(runtime).language
-    room = max(200, llm.budget("default") - count_text(text + instructions) - 1500)
+    room = max(200, llm.budget("default") - count_text(text + instructions) - PROMPT_RESERVE)
     messages = revision_messages(
         text, fit_quotes(quotes, room), instructions, language, feedback=model is FeedbackRevision
     )
@@ -255,14 +270,9 @@ async def revise(
 async def refine(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     """Call 1.3: address the critique's issues."""
     last = (state.get("critique_log") or [{}])[-1]
-    lines = [
-        f"- [{i['criterion']}] {i['where']}: {i['what']}"
-        for i in [*last.get("code_issues", []), *last.get("issues", [])]
-    ]
+    lines = [issues_text([*last.get("code_issues", []), *last.get("issues", [])])]
     lines += [f"- suggestion: {s}" for s in last.get("suggestions", [])]
-    instructions = "Fix these problems found by the self-critique:\n" + (
-        "\n".join(lines) or "- none listed"
-    )
+    instructions = "Fix these problems found by the self-critique:\n" + "\n".join(lines)
     proposal, _answer, warning = await revise(state, runtime, instructions, Revision)
     report(
         "1.3", f"refinement {state.get('critique_round', 0)}: {len(proposal.concepts)} concept(s)"
