@@ -162,3 +162,54 @@ def test_choosing_and_renaming_the_canonical(mv) -> None:
     )
     mv.merges.undo(review)
     assert snapshot(mv.root) == files
+
+
+class Crash(BaseException):
+    """The process dying mid-apply: nothing catches it, the journal stays in progress."""
+
+
+def test_a_crash_after_a_write_is_resumed_by_a_new_process(mv, tmp_path) -> None:
+    from core.merges.service import Merges
+    from tests.merges.conftest import MergeVault
+
+    clean = MergeVault(tmp_path / "clean")
+    clean.merges.apply(clean.merges.plan(clean.review()))
+    plan = mv.merges.plan(mv.review())
+    real, count = mv.writer.write, {"n": 0}
+
+    def dies_after_second_write(rel, text, *, expected_hash):
+        count["n"] += 1
+        written = real(rel, text, expected_hash=expected_hash)
+        if count["n"] == 2:
+            raise Crash  # written, but the journal never marked it done
+        return written
+
+    mv.writer.write = dies_after_second_write
+    with pytest.raises(Crash):
+        mv.merges.apply(plan)
+    mv.writer.write = real
+    again = Merges(mv.store, mv.vault)  # a new process finds the unfinished apply
+    assert [u[0] for u in again.unfinished()] == ["rev1"]
+    assert mv.store.query_one("SELECT status FROM merge_journals")[0] == "in_progress"
+    again.resume("rev1")
+    assert snapshot(mv.root) == snapshot(clean.root)
+
+
+def test_a_crash_can_be_undone_byte_for_byte(mv) -> None:
+    files = snapshot(mv.root)
+    plan = mv.merges.plan(mv.review())
+    real, count = mv.writer.write, {"n": 0}
+
+    def dies(rel, text, *, expected_hash):
+        count["n"] += 1
+        written = real(rel, text, expected_hash=expected_hash)
+        if count["n"] == 3:
+            raise Crash
+        return written
+
+    mv.writer.write = dies
+    with pytest.raises(Crash):
+        mv.merges.apply(plan)
+    mv.writer.write = real
+    mv.merges.undo("rev1")
+    assert snapshot(mv.root) == files
