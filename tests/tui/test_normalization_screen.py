@@ -70,6 +70,7 @@ async def test_run_live_view_then_review_apply_and_undo(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: len(rows(app)) == 3)
         live = screen.query_one(NormalizationLive)
         assert live.data["phase"] == "complete" and live.data["weak_count"] == 1
+        assert any(not ok and "Deep Work" in line for ok, line in live.latest)
         assert list(screen.query_one("#live-trend").data) == [1.0, 0.0]
         assert {r.canonical for r in rows(app)} >= {"Zona de desarrollo próximo"}
 
@@ -123,11 +124,14 @@ async def test_choose_and_rename_the_canonical(tmp_path: Path) -> None:
 
 
 def test_snapshot_live_view(tmp_path: Path, snap_compare) -> None:
-    app, _ = make_app(tmp_path)
+    # a stored review too: its bindings fill the footer, so other teams' screen keys
+    # (which change as screens are registered) stay out of the picture
+    app, _ = make_app(tmp_path, seed_review=True)
 
     async def run_before(pilot) -> None:
         await wait_for(pilot, lambda: app.services is not None)
         await pilot.press("n")
+        await wait_for(pilot, lambda: len(rows(app)) == 3)
         live = app.screen.query_one(NormalizationLive)
         for n, trend in enumerate(([6], [6, 4], [6, 4, 1]), start=1):
             live.apply({
@@ -135,6 +139,7 @@ def test_snapshot_live_view(tmp_path: Path, snap_compare) -> None:
                 "total_merges": sum(trend), "weak_count": n, "new_unique_merges_trend": trend,
                 "agent_activity": f"Evaluator: iteration {n}",
                 "latest_merges": [{"a_name": f"Concept {n}", "b_name": f"Concepts {n}"}],
+                "latest_weak": [{"a_name": f"Part {n}", "b_name": "Whole", "reason": "component"}],
             })  # fmt: skip
         await pilot.pause(0.2)
 

@@ -26,7 +26,8 @@ class NormalizationLive(Vertical):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.data: dict[str, Any] = {}
-        self.latest: list[str] = []
+        self.latest: list[tuple[bool, str]] = []
+        """(accepted?, "A = B" or "A ≠ B (reason)") in order of arrival."""
 
     def compose(self) -> ComposeResult:
         yield Label("No run yet: press s to look for duplicate concepts.", id="live-stats")
@@ -50,8 +51,12 @@ class NormalizationLive(Vertical):
         self.query_one("#live-activity", Static).update(str(data.get("agent_activity", "")))
         if data.get("phase") != "complete":
             for merge in data.get("latest_merges") or []:
-                self.latest.append(f"{merge.get('a_name')} = {merge.get('b_name')}")
+                self.latest.append((True, f"{merge.get('a_name')} = {merge.get('b_name')}"))
+            for weak in data.get("latest_weak") or []:
+                why = weak.get("reason", "weak")
+                self.latest.append((False, f"{weak.get('a_name')} ≠ {weak.get('b_name')} ({why})"))
         text = Text()
-        for line in self.latest[-MAX_LINES:]:
-            text.append("+ ", style="green").append(line + "\n")
+        for accepted, line in self.latest[-MAX_LINES:]:
+            mark, style = ("+ ", "green") if accepted else ("× weak: ", "red")
+            text.append(mark, style=style).append(line + "\n")
         self.query_one("#live-latest", Static).update(text)

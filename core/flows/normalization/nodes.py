@@ -250,7 +250,8 @@ async def validation(state: State, runtime: Runtime[FlowContext]) -> dict[str, A
     )
     emit("validation", "validation", activity, state, merges_found=result.new_unique,
          total_merges=len(result.all_merges), latest_merges=result.latest,
-         weak_count=len(weak), new_unique_merges_trend=trend)  # fmt: skip
+         weak_count=len(weak), latest_weak=list(new_weak.values()),
+         new_unique_merges_trend=trend)  # fmt: skip
     return {
         "all_merges": result.all_merges,
         "weak_merges": weak,

@@ -72,6 +72,8 @@ class NormalizationStreamEvent(BaseModel):
     latest_merges: list[dict[str, Any]] = Field(default_factory=list)
     weak_count: int = 0
     """Weak merges known (rejected ever)."""
+    latest_weak: list[dict[str, Any]] = Field(default_factory=list)
+    """Merges the evaluator judged weak in the latest iteration, with their reason."""
     new_unique_merges_trend: list[int] = Field(default_factory=list)
     requires_review: bool = False
     review_id: str | None = None
