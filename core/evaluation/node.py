@@ -123,7 +123,12 @@ def make_prepare_node(base: EvaluationNodeOptions):
             loaded = criteria_for(options)
         except EvaluationFailure as failure:
             return error_update(options, failure)
-        progress(stage="evaluating", content_type=options.content_type, criteria=loaded.criteria.id)
+        progress(
+            stage="evaluating",
+            content_type=options.content_type,
+            criteria=loaded.criteria.id,
+            message=f"evaluating against the {loaded.criteria.name} rubric",
+        )
         return {
             options.status_field: "evaluating",
             "is_interrupted": False,
@@ -289,7 +294,11 @@ def make_judge_node(base: EvaluationNodeOptions):
         options = base
         try:
             options = run_options(base, state, runtime)
-            progress(stage="asking_model", content_type=options.content_type)
+            progress(
+                stage="asking_model",
+                content_type=options.content_type,
+                message=f"asking the {options.model_role} model...",
+            )
             llm = getattr(getattr(runtime, "context", None), "llm", None)
             result = await evaluate_content(llm, options, state)
         except EvaluationFailure as failure:
@@ -303,6 +312,7 @@ def make_judge_node(base: EvaluationNodeOptions):
             content_type=options.content_type,
             overall=result.overall_score,
             passed=result.passed,
+            message=f"scored {result.overall_score:.2f}",
         )
         return success_update(options, result, state)
 

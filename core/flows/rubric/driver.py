@@ -33,6 +33,8 @@ class ReviewOutcome:
 
 def describe_progress(data: dict[str, Any]) -> str:
     """A progress event as one line."""
+    if data.get("message"):
+        return str(data["message"])
     stage = data.get("stage", "")
     return {
         "evaluating": f"evaluating against {data.get('criteria', '')}...",

@@ -150,7 +150,11 @@ async def rewrite(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]
         RevisedNote, max_length={"body": max_body_chars(body), "summary": MAX_SUMMARY}
     )
     timeout = runtime.context.settings.flows.rubric.timeout_s
-    progress(stage="revising", note=state.get("note_path", ""))
+    progress(
+        stage="revising",
+        note=state.get("note_path", ""),
+        message="the model is revising the note...",
+    )
     try:
         call = runtime.context.llm.structured(
             revision_messages(state.get("note_title", ""), body, result, feedback),

@@ -39,7 +39,7 @@ async def test_driver_runs_to_approval_and_reports_progress(tmp_path: Path) -> N
         run = services.runtime.runs.get(outcome.run_id)
     assert outcome.status == "done" and outcome.state["outcome"] == "approved"
     assert run.status == "done" and [p["round"] for p in seen] == [1, 2]
-    assert "asking the model..." in lines and "scored 0.80" in lines
+    assert "asking the judge model..." in lines and "scored 0.80" in lines
     post = frontmatter.loads((root / NOTE_PATH).read_text(encoding="utf-8"))
     assert post["review_status"] == "approved" and post.content.strip().endswith("Better.")
 
