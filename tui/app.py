@@ -33,7 +33,14 @@ from core.services import Services
 from core.settings import Settings
 from core.store.runs import RunRecord
 from local_llm import Backend
-from tui.messages import RunsChanged, RunUpdate, ServicesReady, VaultChanged, WatcherStatus
+from tui.messages import (
+    ModelStatus,
+    RunsChanged,
+    RunUpdate,
+    ServicesReady,
+    VaultChanged,
+    WatcherStatus,
+)
 
 ScreenFactory = Callable[..., Screen] | str
 
@@ -120,6 +127,8 @@ class NoemaApp(App):
         self.watcher: Any = None
         self.ingest: Any = None
         self.recent_events: list[Any] = []
+        self.model_ok: bool | None = None
+        """Whether the default model answered the last reachability check (None: unknown)."""
         self.theme = settings.tui.theme
         for name, (key, title, _factory) in SCREENS.items():
             self._bindings.key_to_bindings.setdefault(key, []).append(
@@ -155,7 +164,27 @@ class NoemaApp(App):
         self._broadcast(ServicesReady)
         if self.watch and self.services is not None and self.services.vault is not None:
             self.start_watcher()
-        self.start_next_queued()
+        self.check_model()
+
+    # -- the model ------------------------------------------------------------------------
+
+    @work(exclusive=True, group="model-status", exit_on_error=False)
+    async def check_model(self) -> None:
+        """Is the default role's server reachable? (No model request is made.)"""
+        from tui.probe import reachable
+
+        if self.services is None:
+            return
+        self.post_message(ModelStatus(None, "checking…"))
+        result = await reachable(self.services.llm)
+        self.model_ok = result.ok
+        prefix = "reachable: " if result.ok else "unreachable: "
+        self.post_message(ModelStatus(result.ok, prefix + result.detail))
+
+    def on_model_status(self, message: ModelStatus) -> None:
+        self._broadcast(lambda: ModelStatus(message.ok, message.detail))
+        if message.ok:
+            self.start_next_queued()
 
     async def on_unmount(self) -> None:
         if self.watcher is not None:
@@ -203,8 +232,11 @@ class NoemaApp(App):
     # -- runs ------------------------------------------------------------------------------
 
     def start_next_queued(self) -> None:
-        """Start the oldest queued run of a registered flow, one at a time (if enabled)."""
+        """Start the oldest queued run of a registered flow, one at a time, when autostart is
+        on and the model is reachable (a run against a dead server would only fail)."""
         if self.services is None or not self.settings.tui.autostart_queued_runs:
+            return
+        if not self.model_ok:
             return
         if any(w.group == "runs" and w.state == WorkerState.RUNNING for w in self.workers):
             return

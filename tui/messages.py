@@ -47,3 +47,12 @@ class RunUpdate(Message, bubble=False):
 
 class RunsChanged(Message, bubble=False):
     """The runs table changed (a run was queued, started, paused, finished or cancelled)."""
+
+
+class ModelStatus(Message, bubble=False):
+    """The default role's model is reachable (True), not (False) or being checked (None)."""
+
+    def __init__(self, ok: bool | None, detail: str) -> None:
+        super().__init__()
+        self.ok = ok
+        self.detail = detail

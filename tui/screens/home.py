@@ -13,7 +13,14 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Label
 
 from core.flows.tutor.sessions import due_for_practice
-from tui.messages import RunsChanged, RunUpdate, ServicesReady, VaultChanged, WatcherStatus
+from tui.messages import (
+    ModelStatus,
+    RunsChanged,
+    RunUpdate,
+    ServicesReady,
+    VaultChanged,
+    WatcherStatus,
+)
 from tui.screens.base import NoemaScreen
 from tui.widgets import InfoPanel, RunsTable, mark
 
@@ -145,10 +152,13 @@ class HomeScreen(NoemaScreen):
 
     # -- workers --------------------------------------------------------------------------
 
+    def on_model_status(self, message: ModelStatus) -> None:
+        state = "busy" if message.ok is None else ("ok" if message.ok else "fail")
+        self.show_model(state, message.detail)
+
     def refresh_all(self) -> None:
         self.load_counts()
         self.load_runs()
-        self.check_model()
 
     @work(exclusive=True, group="home-counts", exit_on_error=False)
     async def load_counts(self) -> None:
@@ -165,20 +175,6 @@ class HomeScreen(NoemaScreen):
         runs = await asyncio.to_thread(services.runtime.list_runs)
         runs.sort(key=lambda r: ACTIVE_FIRST.get(r.status, 9))
         self.query_one(RunsTable).show_runs(runs)
-
-    @work(exclusive=True, group="model-status", exit_on_error=False)
-    async def check_model(self) -> None:
-        from tui.probe import reachable
-
-        services = self.app.services
-        if services is None:
-            return
-        self.show_model("busy", "checking…")
-        result = await reachable(services.llm)
-        self.show_model(
-            "ok" if result.ok else "fail",
-            ("reachable: " if result.ok else "unreachable: ") + result.detail,
-        )
 
     @work(exclusive=True, group="index", exit_on_error=False)
     async def action_index(self) -> None:
@@ -231,3 +227,4 @@ class HomeScreen(NoemaScreen):
 
     def action_refresh(self) -> None:
         self.refresh_all()
+        self.app.check_model()
