@@ -129,6 +129,8 @@ class NoemaApp(App):
         self.recent_events: list[Any] = []
         self.model_ok: bool | None = None
         """Whether the default model answered the last reachability check (None: unknown)."""
+        self.driving: set[str] = set()
+        """Ids of the runs a worker is executing right now."""
         self.theme = settings.tui.theme
         for name, (key, title, _factory) in SCREENS.items():
             self._bindings.key_to_bindings.setdefault(key, []).append(
@@ -232,33 +234,52 @@ class NoemaApp(App):
     # -- runs ------------------------------------------------------------------------------
 
     def start_next_queued(self) -> None:
-        """Start the oldest queued run of a registered flow, one at a time, when autostart is
-        on and the model is reachable (a run against a dead server would only fail)."""
+        """Start the oldest queued runs of registered flows, up to `tui.max_parallel_runs` at
+        once, when autostart is on and the model is reachable (a run against a dead server
+        would only fail)."""
         if self.services is None or not self.settings.tui.autostart_queued_runs:
             return
         if not self.model_ok:
             return
-        if any(w.group == "runs" and w.state == WorkerState.RUNNING for w in self.workers):
-            return
+        room = self.settings.tui.max_parallel_runs - len(self.driving)
         flows = self.services.runtime.flows
-        queued = [r for r in self.services.runtime.list_runs(status="queued") if r.flow in flows]
-        if queued:
-            self.drive_run(queued[-1].id)
+        queued = [
+            r
+            for r in reversed(self.services.runtime.list_runs(status="queued"))
+            if r.flow in flows and r.id not in self.driving
+        ]
+        for run in queued[: max(0, room)]:
+            self.drive_run(run.id)
 
-    @work(exclusive=True, group="runs", exit_on_error=False)
-    async def drive_run(self, run_id: str, resume: bool = False, value: Any = None) -> None:
-        """Execute (or resume) a run to its next pause, posting each event."""
+    def drive_run(self, run_id: str, resume: bool = False, value: Any = None) -> bool:
+        """Execute (or resume) a run to its next pause in a worker; False if it is already
+        being driven. Events arrive as `RunUpdate` messages on every screen."""
+        if run_id in self.driving:
+            return False
+        self.driving.add(run_id)
+        self.run_worker(
+            self._drive(run_id, resume, value),
+            name=f"run {run_id[:8]}",
+            group="runs",
+            exit_on_error=False,
+        )
+        return True
+
+    async def _drive(self, run_id: str, resume: bool, value: Any) -> None:
         assert self.services is not None
         runtime = self.services.runtime
-        self.post_message(RunsChanged())
-        events = runtime.resume(run_id, value) if resume else runtime.stream(run_id)
-        async for event in events:
-            self.post_message(RunUpdate(event))
-        self.post_message(RunsChanged())
+        try:
+            self.post_message(RunsChanged())
+            events = runtime.resume(run_id, value) if resume else runtime.stream(run_id)
+            async for event in events:
+                self.post_message(RunUpdate(event))
+        finally:
+            self.driving.discard(run_id)
+            self.post_message(RunsChanged())
 
-    def resume_run(self, run_id: str, value: Any) -> None:
+    def resume_run(self, run_id: str, value: Any) -> bool:
         """Answer a run's review (what review screens call); events arrive as RunUpdate."""
-        self.drive_run(run_id, True, value)
+        return self.drive_run(run_id, True, value)
 
     def on_run_update(self, message: RunUpdate) -> None:
         event = message.event

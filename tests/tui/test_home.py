@@ -161,3 +161,56 @@ async def test_start_and_cancel_selected_run(make_app, settings):
         await pilot.press("c")
         await settle(pilot, app)
         assert table.records[FIXED_RUNS[0][0]].status == "cancelled"
+
+
+async def test_without_a_vault_home_says_what_to_do(tmp_path):
+    from core.services import open_services
+    from core.settings import Settings
+    from local_llm.testing import ScriptedBackend
+    from tui.app import NoemaApp
+
+    settings = Settings(data={"directory": tmp_path / "data"})
+    services = open_services(settings, {}, backend=ScriptedBackend([]))
+    app = NoemaApp(settings, services=services)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        text = app.screen.query_one("#vault-panel").text
+        assert "no vault configured" in text and "noema demo" in text
+        assert app.watcher is None
+
+
+async def test_command_palette_opens_a_registered_screen(make_app):
+    from tui.screens.model import ModelScreen
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Open Model")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert isinstance(app.screen, ModelScreen)
+
+
+async def test_a_second_run_does_not_cancel_the_first(make_app, tmp_path):
+    app = make_app(flows={"counting": counting_flow.SPEC})
+    runtime = app._injected.runtime
+    first = runtime.start("counting", {"counter_file": str(tmp_path / "one.json")})
+    second = runtime.start("counting", {"counter_file": str(tmp_path / "two.json")})
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(50):
+            await settle(pilot, app)
+            statuses = {runtime.runs.get(r.id).status for r in (first, second)}
+            if statuses == {"awaiting_review"}:
+                break
+        assert statuses == {"awaiting_review"}  # one after the other, both reached review
+        assert app.resume_run(first.id, "ok") is True
+        assert app.resume_run(first.id, "again") is False  # already being driven
+        app.resume_run(second.id, "ok")
+        for _ in range(50):
+            await settle(pilot, app)
+            if {runtime.runs.get(r.id).status for r in (first, second)} == {"done"}:
+                break
+        assert {runtime.runs.get(r.id).status for r in (first, second)} == {"done"}
