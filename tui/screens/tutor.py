@@ -26,6 +26,8 @@ from tui.widgets.tutor_modals import LearnerModal, LogsModal, SessionsModal
 from tui.widgets.tutor_picker import LessonPicker
 from tui.widgets.tutor_plan import PlanPanel
 
+PLACEHOLDER = "Your answer (Enter to send)"
+
 
 class TutorEvent(Message):
     """One event of the running turn, posted by the turn worker."""
@@ -75,7 +77,7 @@ class TutorScreen(NoemaScreen):
             with Vertical(id="chat-column"):
                 yield TutorChat(id="chat")
                 yield Static("", id="summary", classes="hidden")
-                yield Input(placeholder="Your answer (Enter to send)", id="answer", disabled=True)
+                yield Input(placeholder=PLACEHOLDER, id="answer", disabled=True)
             yield PlanPanel(id="plan")
         yield Footer()
 
@@ -148,10 +150,11 @@ class TutorScreen(NoemaScreen):
         panel.show_hints(hints or [])
         answer = self.query_one("#answer", Input)
         complete = bool(values.get("is_complete"))
-        answer.disabled = complete or self.busy
+        if answer.disabled != complete:
+            answer.disabled = complete
         if complete:
             self.show_summary(values.get("summary") or {})
-        elif not self.busy:
+        elif not self.busy and not answer.has_focus:
             answer.focus()
 
     def show_summary(self, summary: dict[str, Any]) -> None:
@@ -179,8 +182,10 @@ class TutorScreen(NoemaScreen):
         """One turn; every event is posted to the screen as it comes."""
         from core.flows.tutor.session import session_values, turn
 
+        # the answer box stays enabled (answers are ignored while busy): toggling it would move
+        # the focus and make the footer recompose on every turn
         self.busy = True
-        self.query_one("#answer", Input).disabled = True
+        self.query_one("#answer", Input).placeholder = "The tutor is thinking…"
         self.query_one(PlanPanel).notice("")
         try:
             async for event in turn(self.services.runtime, self.session_id, text):
@@ -208,6 +213,7 @@ class TutorScreen(NoemaScreen):
 
     def on_turn_ended(self, message: TurnEnded) -> None:
         self.busy = False
+        self.query_one("#answer", Input).placeholder = PLACEHOLDER
         self.conversation = list(message.values.get("conversation") or [])
         self.show_state(message.values)
 

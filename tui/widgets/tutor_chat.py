@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -63,10 +64,16 @@ class TutorChat(VerticalScroll):
 
     def stream(self, token: str) -> None:
         """Append a token to the tutor message being written."""
+        if not self.streamed:
+            self.call_after_refresh(self._first_token_shown)
         self.streamed += token
         live = self.live()
         live.update(Text.assemble(("Tutor: ", "bold cyan"), self.streamed))
         self.scroll_end(animate=False)
+
+    def _first_token_shown(self) -> None:
+        """When the first token of a message reached the screen (read by bench/tutor.py)."""
+        self.first_token_at = time.perf_counter()
 
     def live(self) -> Static:
         found = self.query("#live")

@@ -60,7 +60,9 @@ SPEC = FlowSpec(
     build_graph=build_graph,
     make_input=make_input,
     recursion_limit=lambda settings: settings.flows.tutor.recursion_limit,
-    human_in_loop=True,
+    # a turn never stops at an interrupt: checkpoints are written in the background while the
+    # next node runs, and all of them before the turn's stream ends
+    human_in_loop=False,
     title="Tutoring",
 )
 """The registered spec (core/flows/registry.py collects every flow's SPEC)."""

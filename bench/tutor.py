@@ -1,0 +1,201 @@
+"""Benchmark: tutor turns with a scripted streaming model of fixed latency.
+
+Measured in the same run:
+- baseline: the turn's two model calls (evaluator + executor stream) made directly through the
+  LLMClient, no graph: the model time a turn cannot avoid;
+- headless turns through the runtime (SQLite checkpoints, logs, store): wall time per turn and
+  the overhead beyond model time (wall - calls x latency);
+- the Textual screen driven headless with Pilot: time from pressing Enter to the first token on
+  screen (recorded after the screen refresh that shows it) and the per-turn overhead there.
+
+Target: at most 20 ms overhead per turn. The last line is one JSON object.
+
+    .venv/bin/python bench/tutor.py [--turns 8] [--latency-ms 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from core.flows.tutor.graph import SPEC  # noqa: E402
+from core.flows.tutor.prompts import EvaluatorAnswer, evaluator_schema  # noqa: E402
+from core.flows.tutor.session import start_session, turn  # noqa: E402
+from core.ingest import index_vault  # noqa: E402
+from core.services import open_services  # noqa: E402
+from core.settings import Settings  # noqa: E402
+from local_llm.testing import ScriptedBackend  # noqa: E402
+from tests.flows.tutor.scripted import TutorScript, lesson  # noqa: E402
+from tui.demo import sample_vault  # noqa: E402
+
+TARGET_OVERHEAD_MS = 20.0
+TUTOR = {"correct_to_complete": 10}
+"""Partial answers never complete a step, so every measured turn is evaluator + executor."""
+
+
+def settings_for(base: Path) -> Settings:
+    root = base / "vault"
+    if not root.exists():
+        shutil.copytree(sample_vault(), root)
+    return Settings(vault={"path": root}, data={"directory": base / "data"}, flows={"tutor": TUTOR})
+
+
+def backend(latency: float, turns: int) -> ScriptedBackend:
+    return ScriptedBackend(
+        TutorScript(["partial"] * (turns + 2)), latency_s=latency, stream_chunk=4
+    )
+
+
+async def baseline(latency: float, turns: int) -> list[float]:
+    """The two model calls of a turn, straight through the client (ms per turn)."""
+    from local_llm import LLMClient, ModelConfig
+
+    scripted = backend(latency, turns)
+    client = LLMClient({"default": ModelConfig(model="scripted")}, backend=scripted)
+    evaluator = [
+        {"role": "system", "content": "You are the EVALUATOR"},
+        {"role": "user", "content": "x"},
+    ]
+    executor = [
+        {"role": "system", "content": "You are the tutor"},
+        {"role": "user", "content": "x"},
+    ]
+    times = []
+    for _ in range(turns):
+        start = time.perf_counter()
+        await client.structured(evaluator, EvaluatorAnswer, json_schema=evaluator_schema())
+        async for _piece in client.stream(executor):
+            pass
+        times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+async def headless(base: Path, latency: float, turns: int) -> tuple[list[float], list[float]]:
+    """(wall ms, overhead ms) of each answered turn through the runtime."""
+    settings = settings_for(base)
+    scripted = backend(latency, turns)
+    walls, overheads = [], []
+    async with open_services(settings, {"tutor": SPEC}, backend=scripted) as services:
+        session = start_session(services.runtime, lesson(), settings).id
+        [e async for e in turn(services.runtime, session)]
+        for n in range(turns):
+            calls = len(scripted.calls)
+            start = time.perf_counter()
+            [e async for e in turn(services.runtime, session, f"answer {n}")]
+            wall = (time.perf_counter() - start) * 1000
+            model = (len(scripted.calls) - calls) * latency * 1000
+            walls.append(wall)
+            overheads.append(wall - model)
+    return walls, overheads
+
+
+async def on_screen(base: Path, latency: float, turns: int) -> tuple[list[float], list[float]]:
+    """(time to first token on screen beyond model latency, turn overhead) per turn, in ms."""
+    from tui.app import NoemaApp
+    from tui.screens.tutor import TutorScreen
+    from tui.widgets.tutor_chat import TutorChat
+
+    settings = settings_for(base)
+    scripted = backend(latency, turns)
+    services = open_services(settings, {"tutor": SPEC}, backend=scripted)
+    index_vault(settings, services.store)
+    app = NoemaApp(settings, services=services, vault_label="bench", watch=False)
+    first_token, overheads = [], []
+    async with app.run_test(size=(130, 40)) as pilot:
+        while app.services is None:
+            await pilot.pause(0.01)
+        record = start_session(services.runtime, lesson(), settings)
+        screen = TutorScreen(record.id)
+        await app.push_screen(screen)
+        chat = screen.query_one(TutorChat)
+        await until(pilot, lambda: screen.conversation and not screen.busy)
+        for n in range(turns):
+            calls, chat.first_token_at = len(scripted.calls), None
+            screen.query_one("#answer").value = f"answer {n}"
+            size = len(screen.conversation)
+            start = time.perf_counter()
+            # Enter on the answer box (Pilot's own key-press machinery is not part of the app)
+            await screen.query_one("#answer").action_submit()
+            # the answer, the feedback and the next question
+            await until(pilot, lambda s=size: not screen.busy and len(screen.conversation) >= s + 3)
+            wall = (time.perf_counter() - start) * 1000
+            # the first token follows the evaluator call and the executor's opening latency
+            first_token.append((chat.first_token_at - start) * 1000 - 2 * latency * 1000)
+            overheads.append(wall - (len(scripted.calls) - calls) * latency * 1000)
+    return first_token, overheads
+
+
+async def until(pilot, condition, timeout: float = 30.0) -> None:
+    deadline = time.perf_counter() + timeout
+    while not condition():
+        if time.perf_counter() > deadline:
+            raise TimeoutError(
+                f"the screen did not get there: {pilot.app.focused!r} {len(pilot.app.screen.conversation)} busy={pilot.app.screen.busy}"
+            )
+        await asyncio.sleep(0.002)  # not pilot.pause: its idle checks would load the loop
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {
+        "median": round(statistics.median(values), 2),
+        "max": round(max(values), 2),
+        "mean": round(statistics.fmean(values), 2),
+    }
+
+
+async def main(turns: int, latency_ms: float) -> dict:
+    latency = latency_ms / 1000
+    base = baseline_ms = await baseline(latency, turns)
+    with tempfile.TemporaryDirectory() as tmp:
+        walls, overheads = await headless(Path(tmp) / "headless", latency, turns)
+        ttft, screen_overheads = await on_screen(Path(tmp) / "screen", latency, turns)
+    model_ms = 2 * latency_ms
+    result = {
+        "bench": "tutor",
+        "turns": turns,
+        "model_latency_ms_per_call": latency_ms,
+        "baseline_direct_calls_ms": summary(base),
+        "baseline_client_overhead_ms": round(statistics.median(baseline_ms) - model_ms, 2),
+        "headless_turn_ms": summary(walls),
+        "headless_overhead_ms": summary(overheads),
+        "screen_first_token_beyond_model_ms": summary(ttft),
+        "screen_turn_overhead_ms": summary(screen_overheads),
+        "target_overhead_ms": TARGET_OVERHEAD_MS,
+        "headless_meets_target": statistics.median(overheads) <= TARGET_OVERHEAD_MS,
+        "screen_meets_target": statistics.median(screen_overheads) <= TARGET_OVERHEAD_MS,
+    }
+    return result
+
+
+def report(result: dict) -> None:
+    print(
+        f"tutor turns: {result['turns']}, model latency {result['model_latency_ms_per_call']} ms/call"
+    )
+    print(f"  baseline (2 direct model calls): {result['baseline_direct_calls_ms']} ms")
+    print(f"  headless turn: {result['headless_turn_ms']} ms")
+    print(f"  headless overhead beyond model time: {result['headless_overhead_ms']} ms")
+    print(
+        f"  screen: first token beyond model latency: {result['screen_first_token_beyond_model_ms']} ms"
+    )
+    print(f"  screen: turn overhead beyond model time: {result['screen_turn_overhead_ms']} ms")
+    print(f"  target: <= {result['target_overhead_ms']} ms overhead per turn")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=8)
+    parser.add_argument("--latency-ms", type=float, default=40.0)
+    args = parser.parse_args()
+    report(asyncio.run(main(args.turns, args.latency_ms)))
