@@ -2,8 +2,9 @@
 
 A judge's confidence is computed, not asked for (a small model's self-reported confidence means
 little): it is how far its overall score sits from the nearest decision threshold (accept or
-fix) — a score right at a threshold could go either way — lowered when the heuristics or the
-self-review flagged the lesson, since flagged lessons deserve a second opinion.
+fix), measured in units of the judge disagreement the settings tolerate — a score closer to a
+threshold than two judges may disagree could flip the decision, one farther away could not —
+lowered when the heuristics or the self-review flagged the lesson (a second opinion is due).
 """
 
 from __future__ import annotations
@@ -14,15 +15,15 @@ from typing import Any, Literal
 
 from core.flows.lesson.review_types import CascadeVerdict, JudgeVote
 
-MARGIN = 0.2
-"""Distance from the nearest threshold at which a judge is fully confident."""
 FLAG_PENALTY = 0.15
 
 
-def confidence(score: float, accept: float, fix: float, *, flagged: bool) -> float:
-    """0.5 at a threshold, 1.0 at `MARGIN` or more away; minus a penalty for flagged lessons."""
+def confidence(score: float, accept: float, fix: float, *, flagged: bool,
+               margin: float = 0.1) -> float:  # fmt: skip
+    """0.5 at a threshold, 1.0 at `margin` (the tolerated judge disagreement) or more away;
+    minus a penalty for flagged lessons."""
     distance = min(abs(score - accept), abs(score - fix))
-    value = 0.5 + 0.5 * min(1.0, distance / MARGIN)
+    value = 0.5 + 0.5 * min(1.0, distance / max(margin, 1e-6))
     return round(max(0.0, value - (FLAG_PENALTY if flagged else 0.0)), 4)
 
 
@@ -37,7 +38,7 @@ def vote(
         role=role,
         score=score,
         confidence=confidence(score, settings.accept_threshold, settings.fix_threshold,
-                              flagged=flagged),
+                              flagged=flagged, margin=settings.judge_disagreement),
         passed=bool(result["passed"]),
     )  # fmt: skip
 

@@ -106,12 +106,11 @@ async def verdict(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]
     results = [
         state[f] for f in ("judge_primary", "judge_secondary", "judge_tiebreak") if state.get(f)
     ]
-    can_regen = (
-        state.get("mode") == "generate"
-        and state.get("regenerations", 0) < settings.max_regenerations
-    )
-    result = cascade.verdict(votes, results, settings,
-                             fixes_left=state.get("judge_fixes", 0) < settings.max_judge_fixes,
+    generating = state.get("mode") == "generate"
+    # a reviewed note is the user's own text: fixing or regenerating it is the user's call
+    can_regen = generating and state.get("regenerations", 0) < settings.max_regenerations
+    can_fix = generating and state.get("judge_fixes", 0) < settings.max_judge_fixes
+    result = cascade.verdict(votes, results, settings, fixes_left=can_fix,
                              regenerations_left=can_regen)  # fmt: skip
     trace(runtime, "verdict", result.decision, time.perf_counter(), (), score=result.score,
           judges=len(votes))  # fmt: skip

@@ -48,7 +48,9 @@ async def heuristics(state: State, runtime: Runtime[FlowContext]) -> dict[str, A
     status = "PASS" if report.passed else str(report.action)
     trace(runtime, "heuristics", status, started, (), summary=report.summary(),
           ms=round(report.duration_ms, 3))  # fmt: skip
-    update: dict[str, Any] = {"heuristics": {**report.model_dump(), "action": report.action}}
+    update: dict[str, Any] = {
+        "heuristics": {**report.model_dump(mode="json"), "action": report.action.value}
+    }
     if not state.get("caught_by") and report.action not in (
         HeuristicAction.NONE, HeuristicAction.FLAG_TO_JUDGE,
     ):  # fmt: skip

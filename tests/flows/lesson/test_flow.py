@@ -163,3 +163,19 @@ async def test_review_mode_judges_a_clean_note(harness_factory):
         meta, _ = h.note("09 - Lessons/Buena.md")
         assert meta["status"] == "accepted" and meta["mine"] == "keep"
         assert h.judge_models() == ["judge-a"]
+
+
+async def test_review_mode_never_rewrites_the_note_itself(harness_factory):
+    async with harness_factory() as h:
+        h.script.scores = {"judge-a": [0.6], "judge-b": [0.6], "judge-c": [0.6]}
+        good = (f"---\ntopic: Recursión\nlanguage: es\n---\n# Recursión\n\n## Idea\n\n"
+                f"{GOOD[0]}\n\n## Final\n\n{GOOD[1]}\n")  # fmt: skip
+        (h.root / "09 - Lessons").mkdir(exist_ok=True)
+        (h.root / "09 - Lessons" / "Media.md").write_text(good, encoding="utf-8")
+        run_id, events = await h.run(mode="review", note_path="09 - Lessons/Media.md")
+        assert isinstance(events[-1], Interrupted)  # a fix of the user's note is the user's call
+        assert (await h.state(run_id))["cascade"]["decision"] == "escalate"
+        assert h.script.count("fix") == 0
+        events = await h.resume(run_id, {"action": "reject"})
+        meta, body = h.note("09 - Lessons/Media.md")
+        assert meta["status"] == "rejected" and GOOD[0] in body

@@ -27,7 +27,9 @@ def test_confidence_is_low_at_thresholds_and_high_far_from_them():
     assert cascade.confidence(0.7, 0.7, 0.5, flagged=False) == 0.5
     assert cascade.confidence(0.95, 0.7, 0.5, flagged=False) == 1.0
     assert cascade.confidence(0.95, 0.7, 0.5, flagged=True) == 0.85
-    assert cascade.confidence(0.6, 0.7, 0.5, flagged=False) == 0.75
+    assert cascade.confidence(0.6, 0.7, 0.5, flagged=False) == 1.0  # 0.1 from both: no flip
+    assert cascade.confidence(0.73, 0.7, 0.5, flagged=False) == 0.65
+    assert cascade.confidence(0.73, 0.7, 0.5, flagged=False, margin=0.2) == 0.575
 
 
 def test_cascade_routes():
