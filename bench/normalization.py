@@ -10,7 +10,8 @@ evaluator that accepts everything:
 - noema: deterministic variants first, then blocks of similar names (from the index's
   full-text search) within an 8,192-token context budget.
 
-Both use the same convergence rule. Printed: prompt tokens per run, calls, largest prompt and
+Both use the same convergence rule and the same completion room (large: the oracle has no
+completion limit, so neither approach is capped by answer size). Printed: prompt tokens per run, calls, largest prompt and
 recall; then noema alone at 5,000 concepts, where every prompt must fit 8,192 tokens.
 Targets: equal recall at no more than 25% of the full-list tokens; every prompt <= 8,192.
 The last line is one JSON object with the figures and the targets.
@@ -167,7 +168,7 @@ async def run_flow(rows, planted, *, noema: bool, budget: int) -> dict[str, Any]
         title = {cid: t for cid, t, _ in rows}
         pairs = [tuple(title[cid] for cid in key.split("|")) for key in planted]
         backend = ScriptedBackend(oracle(pairs))
-        config = ModelConfig(model="oracle", context_budget=budget, retries=0)
+        config = ModelConfig(model="oracle", context_budget=budget, max_tokens=16384, retries=0)
         llm = LLMClient({"default": config}, backend=backend)
         flows = {"strategy": "auto" if noema else "full_list", "deterministic": noema,
                  "max_merges_per_call": 200}  # fmt: skip

@@ -60,6 +60,11 @@ def _sync_index(runtime: Runtime[FlowContext]) -> None:
         index.sync_files()
 
 
+def _max_tokens(runtime: Runtime[FlowContext]) -> int:
+    """The completion limit of the default role (answers are bounded to fit it)."""
+    return int(runtime.context.llm.config("default").max_tokens)
+
+
 def _block_budget(runtime: Runtime[FlowContext]) -> int:
     """Tokens of names one block may hold."""
     limit = runtime.context.llm.budget("default") - ANSWER_RESERVE
@@ -141,12 +146,13 @@ async def _generate_one(
         w for w in state.get("weak_merges", {}).values()
         if w["a_id"] in wanted and w["b_id"] in wanted
     ]  # fmt: skip
-    settings = _settings(runtime)
+    room = prompts.merges_that_fit(list(by_name), _max_tokens(runtime))
+    limit = min(_settings(runtime).max_merges_per_call, room)
     answer = await runtime.context.llm.structured(
         prompts.generator_messages(list(by_name), format_weak(weak), len(weak)),
         prompts.MergeBatch,
         role="default",
-        json_schema=prompts.generator_schema(list(by_name), settings.max_merges_per_call),
+        json_schema=prompts.generator_schema(list(by_name), limit),
     )
     found = []
     for item in answer.merges:
@@ -197,7 +203,7 @@ async def _judge(
 ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], list[str]]:
     """(accepted, new weak by key, errors). A chunk whose call fails is not accepted."""
     definitions = {c["id"]: ConceptInfo(**c).definition() for c in state.get("concepts", [])}
-    size = _settings(runtime).validation_batch
+    size = min(_settings(runtime).validation_batch, prompts.weak_that_fit(_max_tokens(runtime)))
     accepted: list[dict[str, Any]] = []
     weak: dict[str, dict[str, Any]] = {}
     errors: list[str] = []

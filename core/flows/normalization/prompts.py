@@ -11,9 +11,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from local_llm.schema import bounded_schema
+from local_llm.tokens import count_text
 
 BEGIN, END = "<<<DATA", "DATA>>>"
 MAX_REASON = 200
+SHORT_REASON = 80
+"""Per-call bound on reasons and explanations: small models write up to the bound."""
 WeakReason = Literal["hierarchy", "component", "different_meaning", "different_scope"]
 
 
@@ -95,8 +98,20 @@ def generator_schema(names: Sequence[str], max_merges: int) -> dict[str, Any]:
         MergeBatch,
         enums={"concept_a": list(names), "concept_b": list(names)},
         max_items={"merges": max_merges},
-        max_length={"reason": MAX_REASON},
+        max_length={"reason": SHORT_REASON},
     )
+
+
+def merges_that_fit(names: Sequence[str], max_tokens: int) -> int:
+    """How many merges a generator answer can hold within `max_tokens` of completion."""
+    longest = max((len(n.encode("utf-8")) for n in names), default=10)
+    per_merge = count_text("x" * (2 * longest + SHORT_REASON + 50))
+    return max(1, (max_tokens - 10) // per_merge)
+
+
+def weak_that_fit(max_tokens: int) -> int:
+    """How many weak merges a validator answer can hold within `max_tokens`."""
+    return max(1, (max_tokens - 10) // count_text("x" * (SHORT_REASON + 80)))
 
 
 def validator_messages(
@@ -121,5 +136,5 @@ def validator_schema(count: int) -> dict[str, Any]:
         ValidationResult,
         enums={"merge_id": ids},
         max_items={"weak_merges": count},
-        max_length={"explanation": MAX_REASON},
+        max_length={"explanation": SHORT_REASON},
     )
