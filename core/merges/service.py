@@ -47,7 +47,10 @@ class Merges:
         return build_clusters(items, self.concepts(), choices)
 
     def plan(self, review_id: str) -> MergePlan:
-        """The dry run of applying the review's accepted merges."""
+        """The dry run of applying the review's accepted merges (on a freshly synced index)."""
+        index = getattr(self.vault, "index", None)
+        if index is not None:
+            index.sync_files()
         return plan_review(self.store, self.vault.writer, self.vault.layout, self.review(review_id))
 
     def apply(self, plan: MergePlan) -> int:
