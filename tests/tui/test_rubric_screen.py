@@ -129,6 +129,36 @@ async def test_review_screen_reopens_a_waiting_run(tmp_path: Path) -> None:
         assert app.screen is not screen and app.screen.note == NOTE_PATH
 
 
+async def test_missing_note_ends_with_a_message_and_cancelled_modal_sends_nothing(
+    tmp_path: Path,
+) -> None:
+    app, root = make_app(tmp_path, [evaluation(0.8)])
+    async with app.run_test(size=(120, 50)) as pilot:
+        await wait_for(pilot, lambda: app.services is not None)
+        await pilot.press("e")
+        screen = app.screen
+        await pilot.click("#evaluate")  # no note picked yet
+        assert screen.run_id is None
+        screen.query_one("#note").value = "notes/Nope.md"
+        await pilot.click("#evaluate")
+        await wait_for(
+            pilot, lambda: "does not exist" in str(screen.query_one("#outcome").render())
+        )
+        assert "Not evaluated" in str(screen.query_one("#verdict").render())
+        await wait_for(
+            pilot, lambda: not any(w.group == "runs" and w.is_running for w in app.workers)
+        )
+        screen.query_one("#note").value = NOTE_PATH
+        await pilot.click("#evaluate")
+        await wait_for(pilot, lambda: screen.payload is not None and screen.ready)
+        await pilot.press("r")
+        await pilot.press("escape")  # cancel the feedback modal
+        await pilot.pause(0.2)
+        assert app.screen is screen and screen.ready
+        assert app.services.runtime.runs.get(screen.run_id).status == "awaiting_review"
+    assert (root / NOTE_PATH).read_text(encoding="utf-8") == NOTE_TEXT
+
+
 def test_criterion_text_marks_threshold_and_critical() -> None:
     text = criterion_text(
         {

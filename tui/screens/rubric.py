@@ -20,6 +20,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
+from textual.worker import WorkerState
 
 from core.events import Done, Failed, Interrupted
 from tui.messages import RunsChanged, RunUpdate, ServicesReady
@@ -255,6 +256,11 @@ class RubricScreen(NoemaScreen):
                 "Still opening the vault and the model; try again in a moment.", severity="warning"
             )
             return
+        if any(w.group == "runs" and w.state == WorkerState.RUNNING for w in self.app.workers):
+            self.notify(
+                "Another run is in progress; start this one when it pauses.", severity="warning"
+            )
+            return
         self.note, self.criteria = note, str(criteria)
         chosen = None if self.criteria == FROM_NOTE else self.criteria
         run = self.services.runtime.start(
@@ -332,6 +338,8 @@ class RubricScreen(NoemaScreen):
         self.payload, self.ready = None, False
         messages = output.get("messages") or []
         style = "bold green" if output.get("outcome") == "approved" else "bold yellow"
+        if output.get("outcome") == "failed" and not output.get("evaluation"):
+            self.query_one("#verdict", Static).update("Not evaluated.")
         self.query_one("#outcome", Static).update(
             Text(messages[-1] if messages else "Done.", style=style)
         )
