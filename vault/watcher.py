@@ -22,6 +22,9 @@ from watchdog.observers.polling import PollingObserver
 from vault.layout import VaultLayout
 from vault.note import content_hash
 
+PAIR_WINDOW_S = 0.6
+"""How long a creation or deletion waits for the other half of a move."""
+
 EventKind = Literal["created", "modified", "deleted", "moved"]
 
 
@@ -82,6 +85,7 @@ class VaultWatcher:
         self._hashes: dict[str, str] = dict(known_hashes or {})
         self._expected: dict[str, str] = {}
         self._pending: dict[str, tuple[float, str | None]] = {}
+        self._held: list[tuple[float, VaultEvent]] = []
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -174,8 +178,8 @@ class VaultWatcher:
         with self._lock:
             ready = [p for p, (due, _) in self._pending.items() if force or due <= now]
             items = [(p, self._pending.pop(p)[1]) for p in ready]
-        events = [e for p, origin in items if (e := self._decide(p, origin)) is not None]
-        events = _pair_moves(events)
+        decided = [e for p, origin in items if (e := self._decide(p, origin)) is not None]
+        events = self._hold_unpaired(_pair_moves([e for _, e in self._held] + decided), force)
         if events:
             self.recent.extend(events)
             try:
@@ -183,6 +187,23 @@ class VaultWatcher:
             except Exception as exc:  # a failing callback must not kill the watcher
                 self.errors.append(f"{type(exc).__name__}: {exc}")
         return events
+
+    def _hold_unpaired(self, events: list[VaultEvent], force: bool) -> list[VaultEvent]:
+        """Keep creations and deletions back a little longer: when a note is renamed into a
+        folder the observer did not watch yet, the two halves of the move arrive apart
+        (watchdog waits about 0.5 s for a rename's second half), and pair only then."""
+        now = time.monotonic()
+        due_of = {id(e): due for due, e in self._held}
+        ready, held = [], []
+        for event in events:
+            if event.kind in ("created", "deleted") and not force:
+                due = due_of.get(id(event), now + max(self.debounce_s, PAIR_WINDOW_S))
+                if due > now:
+                    held.append((due, event))
+                    continue
+            ready.append(event)
+        self._held = held
+        return ready
 
     def _decide(self, rel: str, moved_from: str | None) -> VaultEvent | None:
         full = self.root / rel
