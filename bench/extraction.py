@@ -39,6 +39,8 @@ from tests.flows.extraction.script import FlowScript, concept, enum_of  # noqa: 
 from tui.demo import sample_vault  # noqa: E402
 
 LATENCY_S = 0.2
+MAX_TOKENS = 8192
+"""Completion budget of the scripted model: room for 10 concepts per answer."""
 CANDIDATES = 20
 SOURCE = "03 - Sources/Bench.md"
 
@@ -75,7 +77,10 @@ async def run_once(base: Path, quotes: int, script: FlowScript, flows: dict, lat
     shutil.copytree(sample_vault(), root)
     (root / SOURCE).write_text(source_text(quotes), encoding="utf-8")
     settings = Settings(
-        vault={"path": root}, data={"directory": work / "data"}, flows={"extraction": flows}
+        vault={"path": root},
+        data={"directory": work / "data"},
+        flows={"extraction": flows},
+        models={"max_tokens": MAX_TOKENS},
     )
     backend = ScriptedBackend(script, latency_s=latency)
     async with open_services(settings, {"extraction": SPEC}, backend=backend) as app:

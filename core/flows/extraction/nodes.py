@@ -19,6 +19,7 @@ from langgraph.types import Send
 from core.context import FlowContext
 from core.flows.extraction.batching import clip_quote, plan_batches
 from core.flows.extraction.prompts import (
+    CONCEPT_TOKENS,
     CandidatesAnswer,
     DuplicateAnswer,
     candidates_messages,
@@ -26,6 +27,7 @@ from core.flows.extraction.prompts import (
     concept_card,
     duplicate_messages,
     duplicate_schema,
+    fitting,
 )
 from core.flows.extraction.proposal import ExistingLink, NewConcept, Proposal, merge_links
 from core.flows.extraction.text import clip_words, normalize_title
@@ -102,16 +104,27 @@ async def load_source(state: State, runtime: Runtime[FlowContext]) -> dict[str, 
     }
 
 
+QUOTES_PER_CONCEPT = 3
+"""Quotes per concept slot of an answer: a batch holds at most this many quotes per concept
+the completion can hold, so its ideas are not cut short by the output budget."""
+
+
+def max_tokens(runtime: Runtime[FlowContext], role: str = "default") -> int:
+    return runtime.context.llm.config(role).max_tokens
+
+
 def batch_quotes(
     runtime: Runtime[FlowContext], title: str, meta: dict, quotes: list[dict]
 ) -> list[list[str]]:
+    """Batches that fit the prompt budget AND whose concepts fit the completion budget."""
     llm, language = runtime.context.llm, options(runtime).language
+    slots = fitting(max_tokens(runtime), CONCEPT_TOKENS)
     return plan_batches(
         quotes,
         lambda batch: candidates_messages(title, meta, batch, language),
         lambda messages: llm.count_tokens(messages, role="default"),
         llm.budget("default"),
-        options(runtime).max_quotes_per_batch,
+        min(options(runtime).max_quotes_per_batch, QUOTES_PER_CONCEPT * slots),
     )
 
 
@@ -140,8 +153,9 @@ async def extract_batch(state: State, runtime: Runtime[FlowContext]) -> dict[str
     language = options(runtime).language
     messages = candidates_messages(state["source_title"], state["source_meta"], quotes, language)
     answer = await runtime.context.llm.structured(
-        messages, CandidatesAnswer, role="default", json_schema=candidates_schema(ids)
-    )
+        messages, CandidatesAnswer, role="default",
+        json_schema=candidates_schema(ids, max_tokens(runtime)),
+    )  # fmt: skip
     found = [
         {
             **c.model_dump(),

@@ -19,7 +19,18 @@ from core.evaluation.prompts import BEGIN, END, delimit
 from local_llm.schema import JsonSchema, bounded_schema
 
 LANGUAGES = {"es": "Spanish", "en": "English", "fr": "French", "de": "German", "pt": "Portuguese"}
-MAX_TITLE, MAX_SHORT, MAX_CONCEPT, MAX_ANALYSIS, MAX_REASON = 100, 240, 700, 500, 300
+MAX_TITLE, MAX_SHORT, MAX_CONCEPT, MAX_ANALYSIS, MAX_REASON = 80, 160, 400, 240, 160
+MAX_QUOTES_PER_CONCEPT = 8
+ANSWER_RESERVE = 60
+"""Completion tokens kept for the JSON around the items of an answer."""
+CONCEPT_TOKENS = (
+    (MAX_TITLE + MAX_SHORT + MAX_CONCEPT + MAX_ANALYSIS + MAX_REASON) // 3
+    + 5 * MAX_QUOTES_PER_CONCEPT
+    + 40
+)
+"""Worst-case completion tokens of one candidate concept (every field at its max length)."""
+RELATION_TOKENS = MAX_REASON // 3 + 30
+QUERY_TOKENS = 80 // 3 + 4
 TYPES = [t.value for t in RelationType]
 Messages = list[dict[str, str]]
 
@@ -88,13 +99,20 @@ def candidates_messages(
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def candidates_schema(quote_ids: Sequence[str]) -> JsonSchema:
+def fitting(max_tokens: int, per_item: int) -> int:
+    """How many items of worst-case size fit in a completion of `max_tokens` (at least 1), so
+    a bounded answer is never cut off at the token limit."""
+    return max(1, (max_tokens - ANSWER_RESERVE) // per_item)
+
+
+def candidates_schema(quote_ids: Sequence[str], max_tokens: int = 4096) -> JsonSchema:
     ids = list(quote_ids)
+    most = min(2 * len(ids), 15, fitting(max_tokens, CONCEPT_TOKENS))
     return bounded_schema(
         CandidatesAnswer,
         enums={"quote_ids": ids},
         min_items={"quote_ids": 1},
-        max_items={"concepts": max(1, min(2 * len(ids), 15)), "quote_ids": min(len(ids), 20)},
+        max_items={"concepts": most, "quote_ids": min(len(ids), MAX_QUOTES_PER_CONCEPT)},
         max_length={
             "title": MAX_TITLE, "short_summary": MAX_SHORT, "concept": MAX_CONCEPT,
             "analysis": MAX_ANALYSIS, "rationale": MAX_REASON, "notes": MAX_REASON,
@@ -179,6 +197,11 @@ def queries_messages(concept: Mapping[str, Any], n: int, language: str) -> Messa
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
+def queries_per_type(n: int, max_tokens: int) -> int:
+    """The queries per relation type that fit in the completion (the setting at most)."""
+    return max(1, min(n, fitting(max_tokens, QUERY_TOKENS * len(TYPES))))
+
+
 def queries_schema(n: int) -> JsonSchema:
     return bounded_schema(
         RelationQueries, max_items=dict.fromkeys(TYPES, n), max_length=dict.fromkeys(TYPES, 80)
@@ -223,10 +246,11 @@ def relations_messages(concept: Mapping[str, Any], others: Sequence[tuple[str, s
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def relations_schema(labels: Sequence[str]) -> JsonSchema:
+def relations_schema(labels: Sequence[str], max_tokens: int = 4096) -> JsonSchema:
+    most = max(1, min(len(labels), 8, fitting(max_tokens, RELATION_TOKENS)))
     return bounded_schema(
         RelationsAnswer,
         enums={"target": list(labels)},
-        max_items={"relations": max(1, min(len(labels), 8))},
+        max_items={"relations": most},
         max_length={"explanation": MAX_REASON, "notes": MAX_REASON},
     )

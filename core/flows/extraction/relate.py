@@ -13,12 +13,13 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from core.context import FlowContext
-from core.flows.extraction.nodes import find_concepts, known_entry, options, report
+from core.flows.extraction.nodes import find_concepts, known_entry, max_tokens, options, report
 from core.flows.extraction.prompts import (
     RelationQueries,
     RelationsAnswer,
     concept_card,
     queries_messages,
+    queries_per_type,
     queries_schema,
     relations_messages,
     relations_schema,
@@ -49,7 +50,7 @@ def route_after_aggregate(state: State, runtime: Runtime[FlowContext]) -> list[S
 async def relation_queries(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     """Call 1.1c: search queries per relation type for one new concept."""
     concept, opts = state["concept"], options(runtime)
-    n = opts.queries_per_relation
+    n = queries_per_type(opts.queries_per_relation, max_tokens(runtime))
     try:
         answer = await runtime.context.llm.structured(
             queries_messages(concept, n, opts.language), RelationQueries, role="default",
@@ -128,7 +129,7 @@ async def relate(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     try:
         answer = await runtime.context.llm.structured(
             relations_messages(concept, listing), RelationsAnswer, role="default",
-            json_schema=relations_schema(list(labels)),
+            json_schema=relations_schema(list(labels), max_tokens(runtime)),
         )  # fmt: skip
     except LLMError as exc:
         note = f"relations failed for {concept['title']!r} ({type(exc).__name__}); none proposed"

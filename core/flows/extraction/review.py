@@ -185,7 +185,14 @@ def critique_options() -> EvaluationNodeOptions:
         def context(s: State) -> str:
             return f"{head}\nQuotes of the source:\n{fit_quotes(s.get('quotes', []), room)}"
 
-        return {"timeout_s": options(runtime).timeout_s, "context_extractor": context}
+        user_criteria = (
+            runtime.context.settings.data_dir / "criteria",
+        )  # overrides the shipped file
+        return {
+            "timeout_s": options(runtime).timeout_s,
+            "context_extractor": context,
+            "criteria_dirs": user_criteria,
+        }
 
     return EvaluationNodeOptions(
         content_type="concept_extraction",

@@ -83,7 +83,7 @@ class Harness:
 
     def __init__(self, base: Path, script: FlowScript, *, existing: bool = True,
                  sources: dict[str, str] | None = None, flows: dict | None = None,
-                 latency_s: float = 0.0, context_budget: int = 8192) -> None:  # fmt: skip
+                 latency_s: float = 0.0, context_budget: int = 8192, max_tokens: int = 4096) -> None:  # fmt: skip
         base = Path(tempfile.mkdtemp(dir=base))
         self.root = base / "vault"
         for rel, text in (sources or {SOURCE: SOURCE_TEXT}).items():
@@ -106,7 +106,7 @@ class Harness:
         self.script = script
         self.backend = ConcurrencyBackend(script, latency_s=latency_s)
         config = ModelConfig(model="scripted", retries=1, transient_retries=0, backoff_s=0.0,
-                             context_budget=context_budget)  # fmt: skip
+                             context_budget=context_budget, max_tokens=max_tokens)  # fmt: skip
         self.llm = LLMClient(
             {"default": config, "judge": config, "embedding": config}, backend=self.backend
         )

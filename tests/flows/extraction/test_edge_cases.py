@@ -84,7 +84,7 @@ async def test_very_large_source_is_batched_and_merged(harness) -> None:
 
     script = FlowScript(candidates=candidates)
     h = harness(script, sources={"03 - Sources/Big Book.md": quote_source(300)},
-                flows={"max_quotes_per_batch": 40})  # fmt: skip
+                flows={"max_quotes_per_batch": 40}, max_tokens=8192)  # fmt: skip
     out = await h.start("03 - Sources/Big Book.md")
     payload = out["__interrupt__"][0].value
     assert len(batches) == 8 and all(len(b) <= 40 for b in batches)
@@ -108,3 +108,15 @@ async def test_batches_follow_the_context_budget(harness) -> None:
     for call in h.backend.calls_of("complete"):
         if "Quotes:" in call.last_user:
             assert h.llm.count_tokens(call.messages) <= 1200
+
+
+async def test_batches_and_answers_fit_the_completion_budget(harness) -> None:
+    """With 1024 completion tokens at most 2 concepts of worst-case size fit: batches hold
+    at most 6 quotes and the schema admits at most 2 concepts."""
+    script = FlowScript()
+    h = harness(script, sources={"03 - Sources/Big Book.md": quote_source(20)}, max_tokens=1024)
+    await h.start("03 - Sources/Big Book.md")
+    schemas = script.calls["candidates"]
+    assert len(schemas) == 4
+    assert all(s["properties"]["concepts"]["maxItems"] == 2 for s in schemas)
+    assert sorted(len(enum_of(s, "concepts", "[]", "quote_ids")) for s in schemas) == [2, 6, 6, 6]
