@@ -204,3 +204,21 @@ def test_demo_starts_the_bundled_model_and_the_connection_test_answers(tmp_path)
     assert "Starting the bundled local model" in result.stdout
     assert "✓ connection test: answered 'pong'" in result.stdout
     assert "Indexed the vault:" in result.stdout and "re-embedded" in result.stdout
+
+
+def test_demo_a_second_time_reopens_the_same_vault(tmp_path, monkeypatch, capsys):
+    import local_llm.local_server as local_server
+
+    monkeypatch.setattr(local_server, "is_available", lambda: False)
+    user = tmp_path / "user.toml"
+    user.write_text(f'[models]\nbase_url = "http://127.0.0.1:{free_port()}"\n', encoding="utf-8")
+    target = tmp_path / "demo"
+    args = ["--settings", str(user), "demo", "--no-tui", "--path", str(target)]
+    assert main(args) == 0
+    note = target / "08 - Ideas" / "ZDP.md"
+    note.write_text(note.read_text(encoding="utf-8") + "\nmy own line\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "Reopening the demo vault" in out and "1 changed" in out
+    assert note.read_text(encoding="utf-8").endswith("my own line\n")  # nothing copied over it

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import tomllib
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -92,6 +93,8 @@ class Demo:
     connection: probe.ProbeResult | None = None
     index_summary: str = ""
     servers: ExitStack = field(default_factory=ExitStack)
+    servers_started: bool = False
+    """Whether this demo started the bundled local model (stopped by `close()`)."""
 
     def close(self) -> None:
         """Stop the local model servers this demo started."""
@@ -135,6 +138,7 @@ def _start_local(demo: Demo, say: Say) -> None:
     say(f"  chat server:      {chat.url}")
     embedding = demo.servers.enter_context(LocalServer("embedding", ctx_size=2048))
     say(f"  embedding server: {embedding.url}")
+    demo.servers_started = True
     demo.settings = local_settings(demo.settings, chat, embedding)
     demo.model_note = f"bundled local model (Gemma 3 270M) at {chat.url}"
 
@@ -187,14 +191,30 @@ def index(demo: Demo, say: Say) -> None:
     say(f"Indexed the vault: {demo.index_summary}")
 
 
+def previous_demo(vault: Path) -> Path | None:
+    """The settings file of an earlier `noema demo` into this folder, if there is one."""
+    settings_file = vault.parent / f"{vault.name}-data" / "settings.toml"
+    try:
+        with settings_file.open("rb") as handle:
+            written = tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    return settings_file if written.get("vault", {}).get("path") == str(vault) else None
+
+
 def prepare(path: Path, base: Settings, say: Say) -> Demo:
-    """Copy the vault, write its settings, find a model, index. Call `close()` when done."""
+    """Copy the vault (or reopen an earlier demo there), write its settings, find a model,
+    index. Call `close()` when done."""
     vault = path.resolve()
-    count = copy_sample_vault(vault)
-    say(f"Copied the sample vault ({count} notes) to {vault}")
     data_dir = vault.parent / f"{vault.name}-data"
-    settings_file = write_settings(data_dir / "settings.toml", vault, data_dir, base)
-    say(f"Wrote its settings to {settings_file} (data dir {data_dir})")
+    settings_file = previous_demo(vault) if vault.is_dir() else None
+    if settings_file is not None:
+        say(f"Reopening the demo vault at {vault} (settings {settings_file})")
+    else:
+        count = copy_sample_vault(vault)
+        say(f"Copied the sample vault ({count} notes) to {vault}")
+        settings_file = write_settings(data_dir / "settings.toml", vault, data_dir, base)
+        say(f"Wrote its settings to {settings_file} (data dir {data_dir})")
     demo = Demo(vault, data_dir, settings_file, load_settings(settings_file))
     try:
         choose_model(demo, say)

@@ -86,3 +86,21 @@ async def test_a_failing_worker_is_a_notification_not_a_crash(make_app):
         assert app.is_running
         errors = [n for n in app._notifications if n.severity == "error"]
         assert errors and "ollama went away" in errors[0].message
+
+
+async def test_ollama_models_through_litellm_report_a_down_server(tmp_path, vault):
+    from core.services import open_services
+    from local_llm.local_server import free_port
+    from tests.tui.conftest import make_settings
+    from tui.app import NoemaApp
+
+    port = free_port()
+    settings = make_settings(
+        vault, tmp_path / "data", models={"base_url": f"http://127.0.0.1:{port}"}
+    )
+    app = NoemaApp(settings, services=open_services(settings, {}), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_model_screen(pilot, app)
+        note = text_of(screen, "#installed-note")
+        assert f"cannot list models at http://127.0.0.1:{port}" in note
+        assert app.is_running

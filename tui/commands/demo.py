@@ -40,6 +40,8 @@ def run(args: argparse.Namespace) -> int:
         if args.no_tui:
             say(f"Ready: vault {demo.vault}, model: {demo.model_note}.")
             say(f"Open it with: noema --settings {demo.settings_file}")
+            if demo.servers_started:
+                say("(the bundled model runs only during `noema demo`; run it again to reuse it)")
             return 0 if demo.connection is None or demo.connection.ok else 1
         from tui.app import NoemaApp
 

@@ -24,6 +24,7 @@ class ModelScreen(NoemaScreen):
 
     def __init__(self, app=None) -> None:
         super().__init__()
+        self._ollama = None
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -67,8 +68,27 @@ class ModelScreen(NoemaScreen):
                 str(cfg.context_budget), str(cfg.max_tokens), key=role,
             )  # fmt: skip
 
+    def manager(self):
+        """(backend, config) that can list and pull models for the default role, or None.
+
+        An Ollama backend does it itself; a litellm `ollama_chat/...` model is served by an
+        Ollama server too, so the official client is used for it.
+        """
+        llm = self.llm
+        if llm is None:
+            return None
+        backend, config = llm.backend("default"), llm.config("default")
+        if hasattr(backend, "list_models"):
+            return backend, config
+        if config.model.startswith(("ollama_chat/", "ollama/")):
+            from local_llm.backends.ollama_backend import OllamaBackend
+
+            self._ollama = self._ollama or OllamaBackend()
+            return self._ollama, config
+        return None
+
     def _can_list(self) -> bool:
-        return self.llm is not None and hasattr(self.llm.backend("default"), "list_models")
+        return self.manager() is not None
 
     # -- connection test ------------------------------------------------------------------
 
@@ -99,15 +119,22 @@ class ModelScreen(NoemaScreen):
             note.update("services are still opening")
             return
         if not self._can_list():
-            note.update('Listing and pulling models needs provider = "ollama".')
+            note.update(
+                'Listing and pulling models needs an Ollama model (provider = "ollama" or an ollama_chat/... name).'
+            )
             self.query_one("#pull-row").display = False
             return
         self.load_models()
 
     @work(exclusive=True, group="model-list", exit_on_error=False)
     async def load_models(self) -> None:
-        llm = self.llm
-        models = await llm.backend("default").list_models(llm.config("default"))
+        backend, config = self.manager()
+        try:
+            models = await backend.list_models(config)
+        except Exception as exc:  # noqa: BLE001 - a down server is a status, not a crash
+            note = f"cannot list models at {config.base_url}: {type(exc).__name__}: {exc}"
+            self.query_one("#installed-note", Static).update(note)
+            return
         table = self.query_one("#installed", DataTable)
         table.clear()
         for name in models:
@@ -129,11 +156,11 @@ class ModelScreen(NoemaScreen):
 
     @work(exclusive=True, group="model-pull", exit_on_error=False)
     async def pull(self, name: str) -> None:
-        llm = self.llm
+        backend, config = self.manager()
         bar = self.query_one("#pull-progress", ProgressBar)
         status = self.query_one("#pull-status", Static)
         bar.update(total=100, progress=0)
-        async for step in llm.backend("default").pull(name, llm.config("default")):
+        async for step in backend.pull(name, config):
             if step.fraction is not None:
                 bar.update(progress=step.fraction * 100)
             status.update(f"{name}: {step.status}")
