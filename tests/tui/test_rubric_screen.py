@@ -16,7 +16,8 @@ from local_llm.testing import ScriptedBackend
 from tests.flows.rubric.conftest import NOTE_PATH, NOTE_TEXT, REVISED_BODY, evaluation
 from tui import app as app_module
 from tui.app import NoemaApp
-from tui.screens.rubric import RubricScreen, TextModal, criterion_text
+from tui.screens.rubric import RubricScreen
+from tui.widgets.evaluation import TextModal, criterion_text
 
 
 def critical_evaluation(score: float) -> dict[str, Any]:
