@@ -287,7 +287,13 @@ class VaultIndex:
         concepts = [rows for rows in fresh if rows.concept is not None]
         if not concepts:
             return
-        taken = {row[0]: row[1] for row in self.db.query("SELECT entity_id, path FROM concepts")}
+        ids = [rows.concept[0] for rows in concepts]
+        if len(ids) < 500:  # the watcher's case: look up only these ids
+            sql = f"SELECT entity_id, path FROM concepts WHERE entity_id IN ({','.join('?' * len(ids))})"
+            found = self.db.query(sql, ids)
+        else:
+            found = self.db.query("SELECT entity_id, path FROM concepts")
+        taken = {row[0]: row[1] for row in found}
         for rows in concepts:
             entity_id, path = rows.concept[0], rows.concept[1]
             if taken.get(entity_id, path) != path:
