@@ -113,3 +113,40 @@ def test_snapshot_review(tmp_path: Path, snap_compare) -> None:
         await pilot.pause(0.1)
 
     assert snap_compare(app, terminal_size=(130, 46), run_before=run_before)
+
+
+async def test_a_source_dropped_into_the_vault_is_extracted_reviewed_and_committed(
+    tmp_path: Path,
+) -> None:
+    """The watcher queues the new source, the app starts the run by itself, the run stops
+    at its review; the review is opened from the run and approved with the keyboard."""
+    app, root, _script = make_app(tmp_path)
+    (root / SOURCE).write_text((root / SOURCE).read_text(encoding="utf-8").replace(
+        "category: book\n", "category: book\nprocessed_date: 2026-01-01\n"), encoding="utf-8")  # fmt: skip
+    app._injected.vault.index.sync_files()
+    app.watch = True
+    app.settings.vault.watch_debounce_ms = 50
+    new = "03 - Sources/Nuevo.md"
+    async with app.run_test(size=(140, 50)) as pilot:
+        await wait_for(pilot, lambda: app.ingest is not None)
+        text = (
+            (root / SOURCE).read_text(encoding="utf-8").replace("processed_date: 2026-01-01\n", "")
+        )
+        (root / new).write_text(text.replace("Make It Stick", "Nuevo"), encoding="utf-8")
+        runs = app.services.runtime.runs
+
+        def waiting() -> list:
+            return [
+                r for r in runs.list(status="awaiting_review", flow="extraction") if r.target == new
+            ]
+
+        await wait_for(pilot, lambda: bool(waiting()), timeout=30)
+        app.open_run(waiting()[0])
+        screen = app.screen
+        assert isinstance(screen, ExtractionScreen)
+        await wait_for(pilot, lambda: screen.payload is not None)
+        assert screen.payload["source"] == new
+        await pilot.press("a")
+        await wait_for(pilot, lambda: "Written notes" in str(screen.query_one("#outcome").render()))
+        await app.workers.wait_for_complete()
+    assert frontmatter.loads((root / new).read_text(encoding="utf-8"))["processed_date"]
