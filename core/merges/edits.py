@@ -98,6 +98,31 @@ def drop_links_to(text: str, names: Iterable[str], heading: str) -> str:
     return text[: section.content_start] + new_body + text[section.end :]
 
 
+_RELATION_LINE = re.compile(
+    rf"^([-*][ \t]+(?:{'|'.join(t.value for t in RelationType)}):)([^\r\n]*)", re.M
+)
+
+
+def dedupe_relation_links(text: str) -> str:
+    """In `- TYPE: [[A]], [[B|x]]` lines, a second link to the same note is dropped (after a
+    merge `[[Canonical]], [[Canonical|Variant]]` would otherwise name one relation twice)."""
+
+    def clean(match: re.Match[str]) -> str:
+        links = [m.group(0) for m in _WIKI.finditer(match.group(2))]
+        seen: set[str] = set()
+        kept = []
+        for link in links:
+            target = note_name(_WIKI.match(link).group(1).strip()).lower()
+            if target not in seen:
+                seen.add(target)
+                kept.append(link)
+        if len(kept) == len(links):
+            return match.group(0)
+        return match.group(1) + " " + ", ".join(kept)
+
+    return _RELATION_LINE.sub(clean, text)
+
+
 def merged_section(variant: ConceptNote, language: str, newline: str = "\n") -> str:
     """The section that carries a variant's content into the canonical."""
     heading = MERGED_HEADING.get(language, MERGED_HEADING["es"]).format(title=variant.concept.title)

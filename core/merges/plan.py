@@ -14,7 +14,12 @@ from urllib.parse import quote
 from core.concept_notes import ConceptNote, parse_concept_note
 from core.merges.catalog import ConceptInfo, load_concepts
 from core.merges.clusters import Cluster, build_clusters
-from core.merges.edits import merge_into_canonical, reparse, retarget_frontmatter
+from core.merges.edits import (
+    dedupe_relation_links,
+    merge_into_canonical,
+    reparse,
+    retarget_frontmatter,
+)
 from core.merges.reviews import Review, ReviewsRepo
 from core.store import Store
 from vault.layout import VaultLayout
@@ -147,6 +152,9 @@ def plan_review(
                  concepts[c.canonical_id].path) for c in clusters for v in c.variants}  # fmt: skip
     redirects.update(renames)
     _rewrite_backlinks(writer, layout, texts, redirects, variant_paths)
+    for path, text in list(texts.now.items()):
+        if text != texts.before[path][1]:
+            texts.set(path, dedupe_relation_links(text))
     plan.writes = texts.writes()
     after = {w.path: w for w in plan.writes}
     taken: set[str] = set()

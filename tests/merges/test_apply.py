@@ -213,3 +213,34 @@ def test_a_crash_can_be_undone_byte_for_byte(mv) -> None:
     mv.writer.write = real
     mv.merges.undo("rev1")
     assert snapshot(mv.root) == files
+
+
+def test_relation_lines_do_not_name_the_canonical_twice() -> None:
+    from core.merges.edits import dedupe_relation_links
+
+    text = "## Conexiones\n- RELATES_TO: [[B]], [[B|V]], [[C]]\n- SIMILAR_TO: [[D]]\nSee [[B]], [[B|V]].\n"
+    assert dedupe_relation_links(text) == (
+        "## Conexiones\n- RELATES_TO: [[B]], [[C]]\n- SIMILAR_TO: [[D]]\nSee [[B]], [[B|V]].\n"
+    )
+
+
+def test_a_note_relating_to_both_canonical_and_variant_keeps_one_relation(mv) -> None:
+    note = mv.root / IDEAS / "Carga cognitiva.md"
+    text = (
+        note.read_text(encoding="utf-8")
+        .replace(
+            "RELATES_TO: [[Zona de desarrollo próximo]]",
+            "RELATES_TO: [[Zona de desarrollo próximo]], [[ZDP]]",
+        )
+        .replace(
+            "  - 655b5ef7-a53d-5d27-ba67-86616990b32c\n",
+            "  - 655b5ef7-a53d-5d27-ba67-86616990b32c\n  - 0ed5d3e7-e285-5e17-87f6-7db5809945e5\n",
+        )
+    )
+    note.write_text(text, encoding="utf-8")
+    mv.index.sync_files()
+    mv.merges.apply(mv.merges.plan(mv.review([("Zona de desarrollo próximo", "ZDP")])))
+    post = frontmatter.loads(note.read_text(encoding="utf-8"))
+    assert post["concept_relations"]["RELATES_TO"].count(mv.ids["Zona de desarrollo próximo"]) == 1
+    assert mv.ids["ZDP"] not in post["concept_relations"]["RELATES_TO"]
+    assert "- RELATES_TO: [[Zona de desarrollo próximo]], [[Deep Work]]" in post.content
