@@ -26,12 +26,12 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
 from core.evaluation.answer import EvaluationAnswer, answer_problems, answer_schema, raw_answer
-from core.evaluation.loader import CriteriaError, LoadedCriteria, load_criteria
+from core.evaluation.loader import CriteriaError, EvaluationCriteria, LoadedCriteria, load_criteria
 from core.evaluation.options import EvaluationNodeOptions
 from core.evaluation.prompts import build_messages, human_readable
 from core.evaluation.result import CriterionResult, EvaluationResult, Issue
 from core.evaluation.review import make_review_node, review_metadata
-from core.evaluation.scoring import ScoringError, score_criteria
+from core.evaluation.scoring import ScoringError, Verdict, score_criteria
 from local_llm.errors import ContextBudgetError, LLMError, StructuredOutputError
 
 
@@ -182,6 +182,26 @@ async def ask_model(
         ) from exc
 
 
+def criterion_results(
+    criteria: EvaluationCriteria, answer: EvaluationAnswer, verdict: Verdict
+) -> list[CriterionResult]:
+    """Per criterion: the model's score and reasons with code's verdict, in rubric order."""
+    return [
+        CriterionResult(
+            id=c.id,
+            name=c.name,
+            score=answer.criteria[c.id].score,
+            weight=c.weight,
+            passing_threshold=c.passing_threshold,
+            is_critical=c.is_critical,
+            passed=verdict.criterion_passed[c.id],
+            rationale=answer.criteria[c.id].rationale,
+            issues=[Issue(what=i.what, where=i.where) for i in answer.criteria[c.id].issues],
+        )
+        for c in criteria.criteria
+    ]
+
+
 def build_result(
     options: EvaluationNodeOptions, loaded: LoadedCriteria, answer: EvaluationAnswer
 ) -> EvaluationResult:
@@ -192,30 +212,13 @@ def build_result(
             "validation", "the model's answer does not match the rubric", "; ".join(problems)
         )
     criteria = loaded.criteria
-    threshold = next(
-        t
-        for t in (options.passing_threshold, criteria.passing_threshold, options.default_threshold)
-        if t is not None
-    )
+    candidates = (options.passing_threshold, criteria.passing_threshold, options.default_threshold)
+    threshold = next(t for t in candidates if t is not None)
     scores = {cid: answer.criteria[cid].score for cid in criteria.ids}
     try:
         verdict = score_criteria(criteria, scores, threshold)
     except ScoringError as exc:
         raise EvaluationFailure("scoring", "the scores could not be combined", str(exc)) from exc
-    details = [
-        CriterionResult(
-            id=c.id,
-            name=c.name,
-            score=scores[c.id],
-            weight=c.weight,
-            passing_threshold=c.passing_threshold,
-            is_critical=c.is_critical,
-            passed=verdict.criterion_passed[c.id],
-            rationale=answer.criteria[c.id].rationale,
-            issues=[Issue(what=i.what, where=i.where) for i in answer.criteria[c.id].issues],
-        )
-        for c in criteria.criteria
-    ]
     return EvaluationResult(
         passed=verdict.passed,
         evaluator="ai",
@@ -226,7 +229,7 @@ def build_result(
         suggestions=answer.suggestions,
         feedback=answer.feedback,
         raw_response=raw_answer(answer),
-        criteria=details,
+        criteria=criterion_results(criteria, answer, verdict),
         criteria_id=criteria.id,
         criteria_version=criteria.version,
         passing_threshold=threshold,

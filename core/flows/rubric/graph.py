@@ -25,23 +25,25 @@ from core.flows.rubric.state import RubricInput, RubricState
 from core.runtime import FlowSpec
 
 FLOW_NAME = "rubric"
+PLAIN_NODES = (
+    "load_note",
+    "revision_gate",
+    "rewrite",
+    "confirm_revision",
+    "write_revision",
+    "write_edit",
+    "approve_note",
+    "round_limit",
+    "record_failure",
+)
+"""The flow's own nodes (functions of `nodes` by these names); the evaluation adds three."""
 
 
 def build_graph() -> StateGraph:
     """The uncompiled rubric graph (compile it with a checkpointer)."""
     graph = StateGraph(RubricState, context_schema=FlowContext)
-    for name, node in (
-        ("load_note", nodes.load_note),
-        ("revision_gate", nodes.revision_gate),
-        ("rewrite", nodes.rewrite),
-        ("confirm_revision", nodes.confirm_revision),
-        ("write_revision", nodes.write_revision),
-        ("write_edit", nodes.write_edit),
-        ("approve_note", nodes.approve_note),
-        ("round_limit", nodes.round_limit),
-        ("record_failure", nodes.record_failure),
-    ):
-        graph.add_node(name, node)
+    for name in PLAIN_NODES:
+        graph.add_node(name, getattr(nodes, name))
     entry = add_evaluation(
         graph,
         "evaluate",
