@@ -78,6 +78,35 @@ PARAGRAPHS: dict[str, list[str]] = {
     ],
 }
 
+HARD: dict[str, list[str]] = {
+    "en": [
+        "Big-O notation describes how running time grows with input, e.g. O(n) for a linear scan and O(log n) for binary search. Constants are dropped, i.e. O(2n) is written O(n), and nested loops cost O(n²).",
+    ],
+    "es": [
+        'En *Atomic Habits*, James Clear propone que los hábitos son el interés compuesto de la mejora personal. Según el libro, "you do not rise to the level of your goals", es decir, caemos al nivel de nuestros sistemas.',
+        "Usa un *habit tracker* sencillo o un *framework* de estudio: marca cada día con `git commit` o con tarjetas de Anki y no rompas la cadena.",
+    ],
+    "de": [
+        "Quicksort braucht im Durchschnitt O(n log n) Vergleiche, im schlechtesten Fall aber O(n²). Viele Bibliotheken nutzen deshalb Timsort, wie Python mit `sorted()`, oder ein Machine-Learning-Framework wie PyTorch.",
+    ],
+    "fr": [
+        "Le machine learning permet d'apprendre des modèles à partir des données ; un framework comme PyTorch ou TensorFlow fournit les briques de base, du tenseur à la descente de gradient, avec une API en Python.",
+    ],
+    "ru": [
+        "Single Page Application (SPA) загружает одну страницу и обновляет её через JavaScript. Фреймворки React, Vue и Angular упрощают эту работу, а сервер отдаёт данные через REST API или GraphQL.",
+    ],
+    "zh": [
+        "在 Visual Studio Code 中安装 GitHub Copilot 插件后，编辑器会根据上下文给出代码建议，但你仍然需要理解每一行代码的含义。"
+    ],
+    "ja": [
+        "Visual Studio Code に GitHub Copilot を入れると、エディタが文脈からコードを提案しますが、各行の意味は自分で理解する必要があります。"
+    ],
+    "ar": [
+        "بعد تثبيت إضافة GitHub Copilot في Visual Studio Code يقترح المحرر شيفرة حسب السياق، لكن عليك أن تفهم معنى كل سطر بنفسك."
+    ],
+}
+"""Harder clean prose: quoted English, anglicisms, math notation, product names."""
+
 TITLES = {
     "en": (
         "Programming foundations",
@@ -177,6 +206,8 @@ def clean_lesson(language: str, rng: random.Random, sections: int = 3) -> str:
         else:
             parts.append("\n".join(f"- {item}" for item in LISTS[language]))
         parts.append(paragraphs[second])
+        if rng.random() < 0.35:
+            parts.append(rng.choice(HARD[language]))
     return "\n\n".join(parts) + "\n"
 
 

@@ -215,3 +215,8 @@ def test_corpus_has_every_label():
     corpus = build_corpus(per_language=1)
     assert {s.defect for s in corpus} == {None, *DEFECTS}
     assert {s.language for s in corpus} == set(LANGUAGES)
+
+
+def test_math_and_number_forms_are_not_foreign_letters():
+    body = "# T\n\n## A\n\nNested loops cost O(n²), λ-calculus uses ½ and ① and ℝ and µs.\n"
+    assert check_language_consistency(parse_lesson(body), "en").passed

@@ -15,7 +15,11 @@ CYRILLIC = "\u0400-\u052f\u1c80-\u1c8f\u2de0-\u2dff\ua640-\ua69f"
 HAN = "\u3005-\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 KANA = "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f"
 ARABIC = "\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufeff"
-NEUTRAL = "\u00b5\u0370-\u03ff\u1f00-\u1fff\u2070-\u209f\u2100-\u214f\U0001d400-\U0001d7ff"
+NEUTRAL = (
+    "\u00b2\u00b3\u00b5\u00b9\u00bc-\u00be\u0370-\u03ff\u1f00-\u1fff\u2070-\u209f"
+    "\u2100-\u218f\u2460-\u24ff\u2776-\u2793\U0001d400-\U0001d7ff"
+)
+"""Greek, math letters and number forms (superscripts, fractions, roman and circled numerals)."""
 
 LANGUAGE_SCRIPTS: dict[str, str] = {
     "en": LATIN,
