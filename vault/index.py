@@ -205,16 +205,7 @@ class VaultIndex:
                 fresh.append(rows)
         if progress is not None:
             progress(total, total, "")
-        gone_hashes = {known[p][0] for p in deleted}
-        for rows in fresh:
-            if rows.note[0] in known:
-                result.changed += 1
-            elif rows.note[1] in gone_hashes:
-                result.renamed += 1
-            else:
-                result.added += 1
-            result.changed_paths.append(rows.note[0])
-        result.deleted = max(0, len(deleted) - result.renamed)
+        _count(fresh, known, deleted, result)
         with self.db.transaction():
             self._delete([rows.note[0] for rows in fresh if rows.note[0] in known] + deleted)
             self.db.executemany(
@@ -339,6 +330,25 @@ class VaultIndex:
             "INSERT OR IGNORE INTO quotes VALUES (?, ?, ?, ?, ?)",
             [x for r in fresh for x in r.quotes],
         )
+
+
+def _count(
+    fresh: list[NoteRows],
+    known: dict[str, tuple[str, int, int]],
+    deleted: list[str],
+    result: SyncResult,
+) -> None:
+    """Added, changed, renamed (a new path with the content of a gone one) and deleted."""
+    gone_hashes = {known[p][0] for p in deleted}
+    for rows in fresh:
+        if rows.note[0] in known:
+            result.changed += 1
+        elif rows.note[1] in gone_hashes:
+            result.renamed += 1
+        else:
+            result.added += 1
+        result.changed_paths.append(rows.note[0])
+    result.deleted = max(0, len(deleted) - result.renamed)
 
 
 def sync(
