@@ -37,7 +37,12 @@ async def generate(pilot, app: NoemaApp) -> LessonScreen:
     await pilot.press("l")
     screen = app.screen
     assert isinstance(screen, LessonScreen)
-    screen.query_one("#concept").value = CONCEPT
+    concept = screen.query_one("#concept")
+    await wait_for(pilot, lambda: concept.suggester is not None)
+    concept.focus()
+    await pilot.press(*"práctica de r")
+    await pilot.press("right")  # accept the suggestion from the concepts in the index
+    assert concept.value == CONCEPT
     await pilot.click("#generate")
     return screen
 

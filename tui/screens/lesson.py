@@ -16,6 +16,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.suggester import SuggestFromList
 from textual.widgets import Button, DataTable, Footer, Header, Input, Static, TextArea
 
 from core.events import Done, Failed, Interrupted
@@ -102,9 +103,15 @@ class LessonScreen(NoemaScreen):
     def load_lessons(self) -> None:
         vault = self.services.vault
         rows = lesson_list(vault) if vault is not None else []
-        self.app.call_from_thread(self.fill_lessons, rows)
+        store = self.services.store
+        concepts = [str(r[0]) for r in store.query("SELECT title FROM concepts ORDER BY title")]
+        self.app.call_from_thread(self.fill_lessons, rows, concepts)
 
-    def fill_lessons(self, rows: list[tuple[str, str, str]]) -> None:
+    def fill_lessons(self, rows: list[tuple[str, str, str]], concepts: list[str] = ()) -> None:
+        if concepts:
+            self.query_one("#concept", Input).suggester = SuggestFromList(
+                concepts, case_sensitive=False
+            )
         table = self.query_one(DataTable)
         table.clear()
         for path, status, topic in rows:
