@@ -104,7 +104,10 @@ def make_review_node(base: EvaluationNodeOptions):
     """The review node: interrupt with the metadata, then apply the decision."""
 
     async def review(state: Mapping[str, Any], runtime: Runtime) -> dict[str, Any]:
-        options = base.for_run(state, runtime)
+        try:
+            options = base.for_run(state, runtime)
+        except Exception:  # the judge already reported a broken `configure`; review plainly
+            options = base
         metadata = state.get("interrupt_metadata")
         if not metadata:
             result = EvaluationResult.model_validate(state[options.result_field])

@@ -92,6 +92,13 @@ def note_rubric(frontmatter: Mapping[str, Any]) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
+def edited_body(state: State, content: Any) -> dict[str, Any]:
+    """The human's edit replaces the body; it must be text (a ValueError asks again)."""
+    if not isinstance(content, str) or not content.strip():
+        raise ValueError("the edited note must be non-empty text")
+    return {"content": content}
+
+
 def evaluation_options() -> EvaluationNodeOptions:
     """The evaluation of the note body; criteria, timeout and threshold come per run."""
 
@@ -108,7 +115,7 @@ def evaluation_options() -> EvaluationNodeOptions:
         content_extractor=lambda s: s.get("content"),
         result_field="evaluation",
         status_field="rubric_status",
-        content_field="content",
+        apply_edit=edited_body,
         decision_field="decision",
         context_extractor=lambda s: f"The note is titled {s.get('note_title', '')!r}.",
         payload_extras=lambda s: {

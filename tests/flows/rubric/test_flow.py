@@ -186,3 +186,13 @@ async def test_writes_refresh_the_vault_index(rubric) -> None:
     await h.resume({"action": "edit", "content": "Edited body.\n"})
     await h.resume("approve")
     assert refreshed == [NOTE_PATH, NOTE_PATH]
+
+
+async def test_an_edit_that_is_not_text_is_asked_again(rubric) -> None:
+    h = rubric([evaluation(0.5)])
+    await h.start()
+    await h.resume({"action": "edit", "content": {"not": "text"}})
+    state = await h.state()
+    assert state["rubric_status"] == "awaiting_review" and "non-empty text" in state["errors"][-1]
+    assert (await h.pending())["type"] == "evaluation_review"
+    assert h.note.read_text(encoding="utf-8") == NOTE_TEXT
