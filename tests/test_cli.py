@@ -222,3 +222,34 @@ def test_demo_a_second_time_reopens_the_same_vault(tmp_path, monkeypatch, capsys
     out = capsys.readouterr().out
     assert "Reopening the demo vault" in out and "1 changed" in out
     assert note.read_text(encoding="utf-8").endswith("my own line\n")  # nothing copied over it
+
+
+def test_local_settings_point_every_role_at_the_local_servers(tmp_path):
+    from core.models import model_configs
+    from core.settings import Settings
+    from tui.demo import local_settings
+
+    class Server:
+        def __init__(self, port: int, budget: int) -> None:
+            self.port, self.budget = port, budget
+
+        def model_config(self, max_tokens: int = 256):
+            from local_llm import ModelConfig
+
+            return ModelConfig(
+                model="openai/gemma3-270m", base_url=f"http://127.0.0.1:{self.port}/v1",
+                context_budget=self.budget, max_tokens=max_tokens,
+            )  # fmt: skip
+
+    user = Settings(
+        data={"directory": tmp_path / "data"},
+        models={
+            "roles": {"judge": {"model": "gpt-4o", "api_key_env": "OPENAI_API_KEY"}, "critic": {}}
+        },
+    )
+    configs = model_configs(local_settings(user, Server(1111, 3584), Server(2222, 2040)))
+    assert set(configs) >= {"default", "judge", "judge_secondary", "embedding", "critic"}
+    for name, config in configs.items():
+        port = 2222 if name == "embedding" else 1111
+        assert config.base_url == f"http://127.0.0.1:{port}/v1", name
+        assert config.model == "openai/gemma3-270m" and config.api_key is None

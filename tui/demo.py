@@ -105,15 +105,19 @@ def local_settings(settings: Settings, chat: Any, embedding: Any) -> Settings:
     """Every role pointed at the local servers (chat roles at one, `embedding` at the other)."""
     chat_cfg = chat.model_config(max_tokens=CHAT_MAX_TOKENS)
     emb_cfg = embedding.model_config()
+
+    def role(cfg: Any) -> dict[str, Any]:
+        return {
+            "provider": "litellm", "model": cfg.model, "base_url": cfg.base_url,
+            "context_budget": cfg.context_budget, "max_tokens": CHAT_MAX_TOKENS,
+            "temperature": 0.0, "api_key_env": "",
+        }  # fmt: skip
+
+    roles = {name: role(chat_cfg) for name in settings.models.roles}
+    roles["embedding"] = role(emb_cfg)
     overrides = {
         "models": {
-            "provider": "litellm", "model": chat_cfg.model, "base_url": chat_cfg.base_url,
-            "temperature": 0.0, "context_budget": chat_cfg.context_budget,
-            "max_tokens": CHAT_MAX_TOKENS, "timeout_s": 120.0, "embeddings_enabled": True,
-            "roles": {"embedding": {
-                "provider": "litellm", "model": emb_cfg.model, "base_url": emb_cfg.base_url,
-                "context_budget": emb_cfg.context_budget,
-            }},
+            **role(chat_cfg), "timeout_s": 120.0, "embeddings_enabled": True, "roles": roles,
         }
     }  # fmt: skip
     return Settings(**deep_merge(settings.model_dump(), overrides))
