@@ -4,6 +4,7 @@ LM Studio, vLLM; `ollama_chat/...`; hosted providers). litellm is imported on fi
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -24,6 +25,10 @@ def load_litellm() -> Any:
     litellm.suppress_debug_info = True
     litellm.disable_hf_tokenizer_download = True
     litellm.num_retries = 0
+    # litellm logs through its own "LiteLLM" logger to stderr; in a terminal app those lines
+    # tear the screen. Our own traces record every call; keep only litellm's errors.
+    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
+        logging.getLogger(name).setLevel(logging.ERROR)
     return litellm
 
 
