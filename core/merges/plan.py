@@ -156,15 +156,25 @@ def plan_review(
         if text != texts.before[path][1]:
             texts.set(path, dedupe_relation_links(text))
     plan.writes = texts.writes()
-    after = {w.path: w for w in plan.writes}
-    taken: set[str] = set()
-    for path in sorted(variant_paths):
-        plan.moves.append(FileMove(path, _archive_path(writer, layout, path, taken),
-                                   texts.before.get(path, (writer.current_hash(path),))[0] or ""))  # fmt: skip
-    for old, new in renames.items():
-        expected = content_hash(after[old].after_text.encode()) if old in after else ""
-        plan.moves.append(FileMove(old, new, expected or (writer.current_hash(old) or "")))
+    plan.moves = _moves(writer, layout, texts, plan.writes, variant_paths, renames)
     return plan
+
+
+def _moves(writer, layout, texts: _Texts, writes, variant_paths, renames) -> list[FileMove]:
+    """Variants into the archive first (freeing their names), then canonical renames."""
+    after = {w.path: w for w in writes}
+    taken: set[str] = set()
+    moves = []
+    for path in sorted(variant_paths):
+        expected = texts.before[path][0] if path in texts.before else writer.current_hash(path)
+        moves.append(FileMove(path, _archive_path(writer, layout, path, taken), expected or ""))
+    for old, new in renames.items():
+        if old in after:
+            expected = content_hash(after[old].after_text.encode("utf-8"))
+        else:
+            expected = writer.current_hash(old) or ""
+        moves.append(FileMove(old, new, expected))
+    return moves
 
 
 def _note(texts: _Texts, path: str) -> ConceptNote:
