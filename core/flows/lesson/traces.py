@@ -31,22 +31,26 @@ def node_tokens(store: Store, run_id: str, *nodes: str) -> int:
     return int(row[0]) if row else 0
 
 
-def recorded_tokens(store: Store, run_id: str, phase: str) -> int:
+def recorded_tokens(store: Store, run_id: str, nodes: tuple[str, ...]) -> int:
+    """Tokens of these nodes already recorded in earlier phase traces of the run."""
     row = store.query_one(
-        "SELECT COALESCE(SUM(tokens), 0) FROM lesson_traces WHERE run_id = ? AND phase = ?",
-        (run_id, phase),
+        "SELECT COALESCE(SUM(tokens), 0) FROM lesson_traces WHERE run_id = ?"
+        " AND json_extract(detail_json, '$._nodes') = ?",
+        (run_id, ",".join(nodes)),
     )
     return int(row[0]) if row else 0
 
 
 def record_phase(store: Store, run_id: str, phase: str, status: str, *, nodes: tuple[str, ...],
                  duration_ms: float, detail: dict[str, Any] | None = None) -> int:  # fmt: skip
-    """One trace row for a phase; its tokens are those of `nodes` not yet recorded."""
-    tokens = max(0, node_tokens(store, run_id, *nodes) - recorded_tokens(store, run_id, phase))
+    """One trace row for a phase; its tokens are those of `nodes` not yet recorded (a phase
+    can run several times, and several nodes can share a phase, like the three judges)."""
+    tokens = max(0, node_tokens(store, run_id, *nodes) - recorded_tokens(store, run_id, nodes))
+    detail = {**(detail or {}), "_nodes": ",".join(nodes)}
     store.execute(
         "INSERT INTO lesson_traces (run_id, phase, status, tokens, duration_ms, detail_json,"
         " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (run_id, phase, status, tokens, round(duration_ms, 3), json.dumps(detail or {}),
+        (run_id, phase, status, tokens, round(duration_ms, 3), json.dumps(detail),
          now_iso()),
     )  # fmt: skip
     return tokens

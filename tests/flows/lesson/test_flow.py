@@ -179,3 +179,17 @@ async def test_review_mode_never_rewrites_the_note_itself(harness_factory):
         events = await h.resume(run_id, {"action": "reject"})
         meta, body = h.note("09 - Lessons/Media.md")
         assert meta["status"] == "rejected" and GOOD[0] in body
+
+
+async def test_every_judge_call_is_counted_in_its_phase_trace(harness_factory):
+    async with harness_factory() as h:
+        h.script.scores = {"judge-a": [0.72], "judge-b": [0.95], "judge-c": [0.8]}
+        run_id, _ = await h.run()
+        rows = h.services.store.query(
+            "SELECT tokens FROM lesson_traces WHERE run_id = ? AND phase = 'judge'", (run_id,)
+        )
+        assert len(rows) == 3 and all(r[0] > 0 for r in rows)
+        total = h.services.store.query_one(
+            "SELECT SUM(prompt_tokens + completion_tokens) FROM traces WHERE run_id = ?"
+            " AND node LIKE 'judge_%'", (run_id,))[0]  # fmt: skip
+        assert sum(r[0] for r in rows) == total
