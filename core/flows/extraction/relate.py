@@ -43,7 +43,8 @@ def route_after_aggregate(state: State, runtime: Runtime[FlowContext]) -> list[S
         return "critique_checks"
     has_existing = runtime.context.store.query_one("SELECT 1 FROM concepts LIMIT 1") is not None
     if has_existing:
-        return [Send("relation_queries", {"concept": _card(c)}) for c in concepts]
+        total = len(concepts)
+        return [Send("relation_queries", {"concept": _card(c), "total": total}) for c in concepts]
     return route_to_relate({**state, "pools": {}}) if len(concepts) > 1 else "critique_checks"
 
 
@@ -64,7 +65,12 @@ async def relation_queries(state: State, runtime: Runtime[FlowContext]) -> dict[
             f"relation queries failed for {concept['title']!r} ({type(exc).__name__}); searched by title"
         ]
     count = sum(len(q) for q in queries.values())
-    report("1.1c", f"{concept['title']!r}: {count} search queries", queries=count)
+    report(
+        "1.1c",
+        f"{concept['title']!r}: {count} search queries",
+        queries=count,
+        total=state.get("total", 1),
+    )
     return {"query_sets": [{"concept_id": concept["id"], "queries": queries}], "warnings": warning}
 
 
