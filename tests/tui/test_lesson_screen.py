@@ -118,3 +118,27 @@ def test_snapshot(tmp_path: Path, snap_compare) -> None:
         await pilot.pause(0.1)
 
     assert snap_compare(app, terminal_size=(150, 44), run_before=run_before)
+
+
+async def test_send_to_judge_and_edit_keys_on_a_written_lesson(tmp_path: Path) -> None:
+    app, harness = make_app(tmp_path)
+    async with app.run_test(size=(150, 50)) as pilot:
+        screen = await generate(pilot, app)
+        await wait_for(
+            pilot, lambda: finished(screen) and screen.query_one("#lessons").row_count == 1
+        )
+        first_run = screen.run_id
+        judged = len(harness.judge_models())
+        screen.payload = None
+        await pilot.press("j")  # a review run of the written note: checks, self-review, judges
+        await wait_for(pilot, lambda: screen.run_id != first_run and finished(screen)
+                       and screen.state_values.get("mode") == "review")  # fmt: skip
+        assert len(harness.judge_models()) == judged + 1
+        await pilot.press("e")
+        area = app.screen.query_one("#modal-text")
+        area.text = area.text.replace("## Parte 2", "## Parte dos")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: finished(screen) and "## Parte dos" in screen.query_one("#preview").text
+                       and screen.state_values.get("status") == "accepted")  # fmt: skip
+    notes = list((harness.root / "09 - Lessons").glob("*.md"))
+    assert len(notes) == 1 and "## Parte dos" in notes[0].read_text(encoding="utf-8")
