@@ -70,6 +70,27 @@ def add_transitions(body: str, transitions: list[str]) -> str:
     return join_sections(preamble, sections)
 
 
+def apply_terminology(body: str, fixes: list[tuple[str, str]]) -> tuple[str, list[str]]:
+    """Replace a term by the lesson's other term for the same thing, outside code; only when
+    the term to keep already appears in the lesson (so the model cannot bring in new words)."""
+    applied: list[str] = []
+    for use, instead in fixes:
+        use, instead = use.strip(), instead.strip()
+        if not use or not instead or use.lower() == instead.lower() or use not in body:
+            continue
+        pattern = re.compile(rf"(?<!\w){re.escape(instead)}(?!\w)")
+
+        def swap(line: str, pattern=pattern, use=use) -> str:
+            parts = re.split(r"(`[^`]*`)", line)
+            return "".join(p if p.startswith("`") else pattern.sub(use, p) for p in parts)
+
+        fixed = _outside_code(body, swap)
+        if fixed != body:
+            applied.append(f"{instead} -> {use}")
+            body = fixed
+    return body, applied
+
+
 def _outside_code(body: str, fix) -> str:
     out, in_code = [], False
     for line in body.split("\n"):

@@ -174,10 +174,14 @@ async def smoother(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any
     if sections < 2:
         trace(runtime, "smoother", "skipped", started)
         return {}
-    schema = bounded_schema(Transitions, max_length={"transitions": 240},
-                            max_items={"transitions": sections - 1},
+    schema = bounded_schema(Transitions, max_length={"transitions": 240, "use": 40, "instead_of": 40},
+                            max_items={"transitions": sections - 1, "terminology": 4},
                             min_items={"transitions": sections - 1})  # fmt: skip
     messages = smoother_messages(state["lesson"], state["language"], sections - 1)
     answer: Transitions = await ask(runtime, messages, Transitions, schema)
-    trace(runtime, "smoother", "ok", started, transitions=len(answer.transitions))
-    return {"lesson": document.add_transitions(state["lesson"], answer.transitions)}
+    lesson = document.add_transitions(state["lesson"], answer.transitions)
+    lesson, terms = document.apply_terminology(
+        lesson, [(t.use, t.instead_of) for t in answer.terminology]
+    )
+    trace(runtime, "smoother", "ok", started, transitions=len(answer.transitions), terms=terms)
+    return {"lesson": lesson}

@@ -77,17 +77,27 @@ def expander_messages(plan: Plan, index: int, language: str, sources: str,
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
+class TermFix(BaseModel):
+    """One term written two ways: keep `use`, replace `instead_of`."""
+
+    use: str = Field(max_length=40)
+    instead_of: str = Field(max_length=40)
+
+
 class Transitions(BaseModel):
-    """The smoother's bridges: one opening sentence per section after the first."""
+    """The smoother's bridges (one opening sentence per section after the first) and the
+    terms the lesson writes inconsistently."""
 
     transitions: list[str]
+    terminology: list[TermFix] = Field(default_factory=list, max_length=4)
 
 
 def smoother_messages(lesson: str, language: str, count: int) -> list[dict[str, str]]:
     system = (
         f"You smooth a lesson in {language_name(language)}: for each of the {count} sections "
         "after the first, write one short sentence that links it to the previous one, in the "
-        f"lesson's tone and terminology. {UNTRUSTED}"
+        "lesson's tone. If the lesson names one thing with two different terms, list the term "
+        f"to keep and the one to replace (else an empty list). {UNTRUSTED}"
     )
     return [
         {"role": "system", "content": system},

@@ -57,7 +57,8 @@ class LessonScript:
             return {"text": self.sections[index % len(self.sections)]}
         if kind == "smooth":
             count = schema["properties"]["transitions"]["maxItems"]
-            return {"transitions": ["Ahora veamos el siguiente paso con calma."] * count}
+            return {"transitions": ["Ahora veamos el siguiente paso con calma."] * count,
+                    "terminology": [{"use": "commit", "instead_of": "confirmación"}]}  # fmt: skip
         if kind == "review":
             return self.review
         if kind == "fix":

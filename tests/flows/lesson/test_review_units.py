@@ -147,3 +147,14 @@ def test_deterministic_fixes_keep_code():
     assert "Sure, here is the lesson" not in fixed and "Real text here." in fixed
     assert "Sure, here is code 的" in fixed
     assert len(applied) == 2
+
+
+def test_terminology_only_to_a_term_the_lesson_already_uses():
+    from core.flows.lesson.document import apply_terminology
+
+    body = "# L\n\n## A\n\nUn commit guarda. Una confirmación `confirmación` también.\n\n```\nconfirmación\n```\n"
+    fixed, applied = apply_terminology(body, [("commit", "confirmación"), ("rama", "branch")])
+    assert applied == ["confirmación -> commit"]
+    assert "Una commit guarda" not in fixed and "Una commit `confirmación` también." in fixed
+    assert fixed.endswith("```\nconfirmación\n```\n")  # code untouched
+    assert apply_terminology(body, [("rebase", "commit")])[1] == []  # "rebase" is not in it
