@@ -67,10 +67,18 @@ async def reachable(llm: LLMClient, role: str = "default", timeout_s: float = 3.
             return ProbeResult(True, f"{len(models)} models installed", _ms(started), models)
         if not config.base_url:
             return ProbeResult(True, f"hosted provider ({config.model}); not checked")
-        status = await asyncio.to_thread(_http_status, config.base_url, timeout_s)
+        status = await asyncio.to_thread(_http_status, _probe_url(config.base_url), timeout_s)
     except (OSError, TimeoutError, Exception) as exc:  # noqa: BLE001 - any failure is "unreachable"
         return ProbeResult(False, f"{config.base_url or config.model}: {_error(exc)}", _ms(started))
-    return ProbeResult(True, f"{config.base_url} answers (HTTP {status})", _ms(started))
+    if status >= 500:
+        return ProbeResult(False, f"{config.base_url} fails (HTTP {status})", _ms(started))
+    return ProbeResult(True, f"{config.base_url} answers", _ms(started))
+
+
+def _probe_url(base_url: str) -> str:
+    """OpenAI-compatible servers (llama.cpp, LM Studio, vLLM) answer GET /v1/models."""
+    base = base_url.rstrip("/")
+    return f"{base}/models" if base.endswith("/v1") else base
 
 
 async def round_trip(
