@@ -19,13 +19,15 @@ from pydantic import BaseModel, Field
 from core.evaluation.loader import EvaluationCriteria
 from local_llm.schema import JsonSchema, bounded_schema
 
-MAX_RATIONALE = 400
-MAX_ISSUES = 4
-MAX_ISSUE_TEXT = 200
-MAX_WHERE = 120
-MAX_LIST_ITEMS = 5
-MAX_ITEM_TEXT = 240
-MAX_FEEDBACK = 800
+# Bounds keep answers short: small local models tend to fill every string to its limit, and
+# output tokens dominate an evaluation's latency on a CPU.
+MAX_RATIONALE = 300
+MAX_ISSUES = 3
+MAX_ISSUE_TEXT = 160
+MAX_WHERE = 80
+MAX_LIST_ITEMS = 3
+MAX_ITEM_TEXT = 160
+MAX_FEEDBACK = 400
 
 
 class IssueAnswer(BaseModel):

@@ -114,8 +114,9 @@ class RubricSettings(BaseModel):
 
     max_rounds: int = Field(5, ge=1, le=20)
     """How many evaluate/revise rounds a note may go through."""
-    timeout_s: float = Field(60.0, gt=0)
-    """Timeout of one evaluation model call, in seconds."""
+    timeout_s: float = Field(180.0, gt=0)
+    """Timeout of one evaluation model call (re-asks included), in seconds. The spec's 60 s
+    is too short for a small local model on a CPU, which writes the answer slowly."""
     passing_threshold: float = Field(0.7, ge=0, le=1)
     """Default overall passing threshold when a criteria file does not set one."""
     recursion_limit: int = Field(60, ge=10)

@@ -57,7 +57,7 @@ async def test_rubric_flow_with_the_local_model_through_approve(
     (root / "notes").mkdir(parents=True)
     note = root / "notes" / "Photosynthesis.md"
     note.write_text(NOTE, encoding="utf-8")
-    settings = Settings(data={"directory": tmp_path / "data"}, flows={"rubric": {"timeout_s": 120}})
+    settings = Settings(data={"directory": tmp_path / "data"})
     compact_rubric(settings.data_dir / "criteria")
     writer = VaultWriter(root)
     vault = SimpleNamespace(root=root, layout=writer.layout, writer=writer)
