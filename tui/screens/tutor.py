@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Footer, Header, Input, Static
 
-from core.events import Failed, NodeFinished, Progress, RunEvent
+from core.events import Done, Failed, NodeFinished, Progress, RunEvent
 from tui.messages import ServicesReady
 from tui.screens.base import NoemaScreen
 from tui.widgets.tutor_chat import TutorChat
@@ -187,11 +187,15 @@ class TutorScreen(NoemaScreen):
         self.busy = True
         self.query_one("#answer", Input).placeholder = "The tutor is thinking…"
         self.query_one(PlanPanel).notice("")
+        values: dict[str, Any] | None = None
         try:
             async for event in turn(self.services.runtime, self.session_id, text):
+                if isinstance(event, Done):
+                    values = event.output  # the state after the turn: no second read
                 self.post_message(TutorEvent(event))
         finally:
-            values = await session_values(self.services.runtime, self.session_id)
+            if values is None:
+                values = await session_values(self.services.runtime, self.session_id)
             self.post_message(TurnEnded(values))
 
     def on_tutor_event(self, message: TutorEvent) -> None:

@@ -43,7 +43,7 @@ class TutorChat(VerticalScroll):
     TutorChat { height: 1fr; border: round $primary; padding: 0 1; }
     TutorChat > .msg { margin: 0 0 1 0; }
     TutorChat > .student { color: $text; text-style: italic; }
-    TutorChat > #live { color: $text-muted; }
+    TutorChat > .live { color: $text-muted; }
     """
 
     def __init__(self, **kwargs: Any) -> None:
@@ -52,14 +52,23 @@ class TutorChat(VerticalScroll):
         self.rendered = 0
         self.streamed = ""
         self.first_token_at: float | None = None
+        self._live: Static | None = None
 
     def show_messages(self, conversation: list[Mapping[str, Any]]) -> None:
-        """Add the messages not shown yet (the conversation only grows)."""
-        new = [ChatMessage(m) for m in conversation[self.rendered :]]
+        """Add the messages not shown yet (the conversation only grows).
+
+        The streamed line becomes the tutor's message when it arrives (no remount)."""
+        pending = list(conversation[self.rendered :])
         self.rendered = len(conversation)
+        live = self._live
+        if live is not None and pending and pending[0].get("role") == "tutor":
+            live.update(message_text(pending[0]))
+            live.set_classes("msg tutor")
+            self._live = None
+            pending = pending[1:]
         self.end_stream()
-        if new:
-            self.mount_all(new)
+        if pending:
+            self.mount_all([ChatMessage(m) for m in pending])
             self.scroll_end(animate=False)
 
     def stream(self, token: str) -> None:
@@ -76,19 +85,20 @@ class TutorChat(VerticalScroll):
         self.first_token_at = time.perf_counter()
 
     def live(self) -> Static:
-        found = self.query("#live")
-        if found:
-            return found.first(Static)
-        widget = Static("", id="live")
-        self.mount(widget)
-        return widget
+        """The line the tutor's message streams into (it becomes that message when done)."""
+        if self._live is None:
+            self._live = Static("", classes="live")
+            self.mount(self._live)
+        return self._live
 
     def end_stream(self) -> None:
         self.streamed = ""
-        for widget in self.query("#live"):
-            widget.remove()
+        if self._live is not None:
+            self._live.remove()
+            self._live = None
 
     def clear_all(self) -> None:
         self.rendered = 0
         self.streamed = ""
+        self._live = None
         self.remove_children()

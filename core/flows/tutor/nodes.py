@@ -19,6 +19,7 @@ from core.flows.tutor import logs
 from core.flows.tutor import plan as p
 from core.flows.tutor.hints import HintSplitter
 from core.flows.tutor.prompts import (
+    MAX_MESSAGE_TOKENS,
     EvaluatorAnswer,
     PlanDraft,
     evaluator_messages,
@@ -132,7 +133,9 @@ async def stream_message(runtime: Runtime[FlowContext], messages: list[dict]) ->
     """Stream the model's text to the front end token by token; returns (message, hints)."""
     write = get_stream_writer()
     splitter = HintSplitter()
-    async for piece in runtime.context.llm.stream(messages, role="default"):
+    async for piece in runtime.context.llm.stream(
+        messages, role="default", max_tokens=MAX_MESSAGE_TOKENS
+    ):
         visible = splitter.feed(piece)
         if visible:
             write({"node": "executor", "token": visible})

@@ -6,7 +6,6 @@ delimited blocks and the instructions say to treat them as data. Schemas are bou
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -15,6 +14,8 @@ from pydantic import BaseModel, Field
 from local_llm.schema import JsonSchema, bounded_schema
 
 MAX_GUIDELINE_CHARS = 6000
+MAX_MESSAGE_TOKENS = 300
+"""The executor's message (teaching, one question, hints) stays short."""
 
 
 def block(name: str, text: str) -> str:
@@ -65,16 +66,16 @@ def plan_text(plan: Mapping[str, Any]) -> str:
 class StepDraft(BaseModel):
     """One step as the planner writes it (ids, statuses and counters are code's)."""
 
-    title: str = Field(min_length=1, max_length=80)
-    description: str = Field(min_length=1, max_length=300)
-    teaching_approach: str = Field(min_length=1, max_length=120)
-    success_criteria: str = Field(min_length=1, max_length=200)
+    title: str = Field(min_length=1, max_length=60)
+    description: str = Field(min_length=1, max_length=160)
+    teaching_approach: str = Field(min_length=1, max_length=80)
+    success_criteria: str = Field(min_length=1, max_length=120)
 
 
 class PlanDraft(BaseModel):
     """The planner's answer."""
 
-    reasoning: str = Field(max_length=400)
+    reasoning: str = Field(max_length=200)
     steps: list[StepDraft] = Field(min_length=1, max_length=5)
 
 
@@ -84,7 +85,7 @@ def plan_schema(replan: bool) -> JsonSchema:
         PlanDraft,
         min_items={"steps": 1 if replan else 3},
         max_items={"steps": 5},
-        max_length={"reasoning": 400},
+        max_length={"reasoning": 200},
     )
 
 
@@ -170,20 +171,20 @@ ProposedStatus = Literal["in_progress", "completed", "blocked"]
 class EvaluatorAnswer(BaseModel):
     """The evaluator's answer, in the order it must think: solve, then judge, then decide."""
 
-    own_answer: str = Field(max_length=300)
+    own_answer: str = Field(max_length=160)
     """The evaluator's own answer to the question, worked out BEFORE scoring."""
     was_off_topic: bool
-    off_topic_response: str = Field(max_length=300)
+    off_topic_response: str = Field(max_length=160)
     """A friendly redirect to the question (empty when on topic)."""
     score: float = Field(ge=0, le=1)
-    feedback: str = Field(max_length=400)
-    reasoning: str = Field(max_length=400)
+    feedback: str = Field(max_length=240)
+    reasoning: str = Field(max_length=200)
     step_status: ProposedStatus
-    assessment_note: str = Field(max_length=240)
-    misconception: str = Field(max_length=120)
+    assessment_note: str = Field(max_length=160)
+    misconception: str = Field(max_length=100)
     """A misconception the answer shows (empty when none)."""
     replan_needed: bool
-    replan_reason: str = Field(max_length=200)
+    replan_reason: str = Field(max_length=120)
 
 
 def evaluator_schema() -> JsonSchema:
@@ -226,7 +227,3 @@ def evaluator_messages(
         {"role": "system", "content": EVALUATOR_SYSTEM},
         {"role": "user", "content": "\n\n".join(parts)},
     ]
-
-
-def compact_json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
