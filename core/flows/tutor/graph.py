@@ -5,6 +5,7 @@
                      |              +-> continue -> executor -> END
                      |              +-> end      -> finish -> END
                      +-> executor -> END                    (edge case: the tutor spoke last)
+                     +-> END                                (the session has ended)
 
 The ROUTER is code (`plan.route_entry`). A new turn starts when the learner's message is sent
 as input on the finished thread (`core.runtime.Runtime.send`): the conversation reducer
@@ -36,7 +37,7 @@ def build_graph() -> StateGraph:
     graph.add_conditional_edges(
         START,
         route_entry,
-        {"planner": "planner", "evaluator": "evaluator", "executor": "executor"},
+        {"planner": "planner", "evaluator": "evaluator", "executor": "executor", "closed": END},
     )
     graph.add_edge("planner", "executor")
     graph.add_edge("executor", END)

@@ -126,8 +126,13 @@ def replan_count(plan: Mapping[str, Any] | None) -> int:
 # -- routers -----------------------------------------------------------------------------
 
 
-def route_entry(state: State) -> Literal["planner", "evaluator", "executor"]:
-    """Spec 004's ROUTER: no plan -> planner; the student spoke last -> evaluator; else executor."""
+def route_entry(state: State) -> Literal["planner", "evaluator", "executor", "closed"]:
+    """Spec 004's ROUTER: no plan -> planner; the student spoke last -> evaluator; else executor.
+
+    A session that has ended stays closed: a message sent to it changes nothing but the log.
+    """
+    if state.get("is_complete"):
+        return "closed"
     if not steps(state.get("study_plan")):
         return "planner"
     conversation = state.get("conversation") or []

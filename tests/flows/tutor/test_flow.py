@@ -68,6 +68,10 @@ async def test_session_completes_with_summary_note(tutor) -> None:
         row = list_sessions(t.services.store)[0]
         assert (row.status, row.mastery, row.turns) == ("completed", 1.0, 4)
         assert row.summary_path == summary["note_path"]
+        calls = len(t.backend.calls)
+        events = await t.turn("one more?")  # a closed session stays closed
+        assert nodes_run(events) == [] and len(t.backend.calls) == calls
+        assert len(list((t.vault / "11 - Tutoring").iterdir())) == 1
 
 
 async def test_off_topic_redirects_without_counting(tutor) -> None:

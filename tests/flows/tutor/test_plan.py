@@ -44,6 +44,8 @@ def test_router_rules() -> None:
     convo = [msg("tutor"), msg("student")]
     assert p.route_entry({"study_plan": planned, "conversation": convo}) == "evaluator"
     assert p.route_entry({"study_plan": planned, "conversation": convo[:1]}) == "executor"
+    ended = {"study_plan": planned, "conversation": convo, "is_complete": True}
+    assert p.route_entry(ended) == "closed"
 
 
 def test_route_after_evaluation_replan_limit_and_completion() -> None:
