@@ -89,18 +89,35 @@ async def load_lesson(state: State, runtime: Runtime[FlowContext]) -> dict[str, 
     meta = note.frontmatter
     language = state.get("language") or str(meta.get("language") or "")
     objectives = state.get("objectives") or [str(o) for o in meta.get("objectives") or []]
+    topic = str(meta.get("topic") or note.title)
     return {
-        "topic": str(meta.get("topic") or note.title),
+        "topic": topic,
         "language": language or lesson_settings(runtime).language,
         "objectives": objectives,
         "lesson": note.body,
         "note_hash": note.hash,
         "lesson_path": state["note_path"],
-        "source_text": f"Topic: {meta.get('topic') or note.title}",
+        "source_text": _review_sources(runtime, str(meta.get("concept") or ""), topic),
         "status": "generating",
         "regenerations": 0, "self_fixes": 0, "judge_fixes": 0,
         "messages": [f"Reviewing {state['note_path']}."],
     }  # fmt: skip
+
+
+def _review_sources(runtime: Runtime[FlowContext], concept: str, topic: str) -> str:
+    """The sources of a reviewed lesson: its `concept: [[...]]` note's material when it has
+    one (so the judges check facts against it), else just the topic."""
+    name = concept.strip().strip("[]").split("|")[0].strip()
+    if name:
+        settings = lesson_settings(runtime)
+        try:
+            return read_sources(
+                vault_of(runtime), runtime.context.store, name, language="",
+                related_limit=settings.related_limit, quote_limit=settings.quote_limit,
+            ).text()  # fmt: skip
+        except (FileNotFoundError, OSError, ValueError):
+            pass
+    return f"Topic: {topic}"
 
 
 async def planner(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:

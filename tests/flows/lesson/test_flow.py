@@ -193,3 +193,14 @@ async def test_every_judge_call_is_counted_in_its_phase_trace(harness_factory):
             "SELECT SUM(prompt_tokens + completion_tokens) FROM traces WHERE run_id = ?"
             " AND node LIKE 'judge_%'", (run_id,))[0]  # fmt: skip
         assert sum(r[0] for r in rows) == total
+
+
+async def test_review_of_a_generated_lesson_gives_the_judges_its_concept_sources(harness_factory):
+    async with harness_factory() as h:
+        run_id, _ = await h.run()
+        path = (await h.state(run_id))["lesson_path"]
+        review_id, events = await h.run(mode="review", note_path=path)
+        assert isinstance(events[-1], Done)
+        sources = (await h.state(review_id))["source_text"]
+        assert sources.startswith("Concept: Práctica de recuperación")
+        assert "Repetición espaciada" in sources
