@@ -70,7 +70,8 @@ class CandidatesAnswer(BaseModel):
 
 CANDIDATES_SYSTEM = """You extract atomic concepts (Zettelkasten notes) from quotes of a source.
 An atomic concept holds ONE clear, standalone idea: understandable without the quote, detailed
-enough to mean something, never a list of several benefits or features.
+enough to mean something, never a list of several benefits or features. Illustrations of the
+rule (about another topic: never copy them):
 - Too thin: "El ejercicio es bueno".
 - Not atomic: "El ejercicio mejora la salud cardiovascular, reduce el estrés y mejora el sueño".
 - Atomic: "El ejercicio aeróbico regular mejora la salud cardiovascular al fortalecer el
