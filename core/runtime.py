@@ -172,7 +172,9 @@ class Runtime:
             # into the same run and ignores it; traces then fall back to the thread id (= run id)
             config["metadata"].pop("run_id", None)
         self.runs.set_status(run.id, "running")
-        interrupted: Interrupted | None = None
+        # An interrupt is reported only once the run is recorded as awaiting review, so a front
+        # end that answers at once never finds the run still "running".
+        interrupts: list[Interrupted] = []
         try:
             async for mode, chunk in graph.astream(
                 graph_input,
@@ -183,16 +185,19 @@ class Runtime:
             ):
                 for event in _translate(run.id, mode, chunk):
                     if isinstance(event, Interrupted):
-                        interrupted = event
-                    yield event
+                        interrupts.append(event)
+                    else:
+                        yield event
         except GraphRecursionError as exc:
             yield self._fail(run.id, f"recursion limit reached: {exc}")
             return
         except Exception as exc:  # noqa: BLE001 - a node's failure becomes a failed run
             yield self._fail(run.id, _describe_exception(exc))
             return
-        if interrupted is not None:
+        if interrupts:
             self.runs.set_status(run.id, "awaiting_review")
+            for event in interrupts:
+                yield event
             return
         snapshot = await graph.aget_state(config)
         self.runs.set_status(run.id, "done")

@@ -128,3 +128,14 @@ def test_awaiting_run_survives_a_process_restart(tmp_path: Path) -> None:
     out = run_process(data, "resume", run_id)
     assert out == 'awaiting_review ["prepare"] Done ["prepare", "review", "commit"]'
     assert counts(counter) == {"prepare": 1, "review": 1, "commit": 1}
+
+
+async def test_interrupt_is_reported_after_the_run_is_recorded_as_awaiting(tmp_path: Path) -> None:
+    async with make_runtime(tmp_path) as runtime:
+        run = runtime.start("counting", {"counter_file": str(tmp_path / "c.json")})
+        async for event in runtime.stream(run.id):
+            if isinstance(event, Interrupted):
+                assert runtime.runs.get(run.id).status == "awaiting_review"
+                break
+        else:
+            raise AssertionError("no interrupt")

@@ -130,6 +130,11 @@ async def test_review_screen_reopens_a_waiting_run(tmp_path: Path) -> None:
         assert app.screen is not screen and app.screen.note == NOTE_PATH
 
 
+def press_evaluate(screen) -> None:
+    """Press the Evaluate button (a click could land on a notification toast covering it)."""
+    screen.query_one("#evaluate").press()
+
+
 async def test_missing_note_ends_with_a_message_and_cancelled_modal_sends_nothing(
     tmp_path: Path,
 ) -> None:
@@ -138,10 +143,11 @@ async def test_missing_note_ends_with_a_message_and_cancelled_modal_sends_nothin
         await wait_for(pilot, lambda: app.services is not None)
         await pilot.press("e")
         screen = app.screen
-        await pilot.click("#evaluate")  # no note picked yet
+        press_evaluate(screen)  # no note picked yet
         assert screen.run_id is None
         screen.query_one("#note").value = "notes/Nope.md"
-        await pilot.click("#evaluate")
+        press_evaluate(screen)
+        await pilot.pause()
         await wait_for(
             pilot, lambda: "does not exist" in str(screen.query_one("#outcome").render())
         )
@@ -150,7 +156,8 @@ async def test_missing_note_ends_with_a_message_and_cancelled_modal_sends_nothin
             pilot, lambda: not any(w.group == "runs" and w.is_running for w in app.workers)
         )
         screen.query_one("#note").value = NOTE_PATH
-        await pilot.click("#evaluate")
+        press_evaluate(screen)
+        await pilot.pause()
         await wait_for(pilot, lambda: screen.payload is not None and screen.ready)
         await pilot.press("r")
         await pilot.press("escape")  # cancel the feedback modal
