@@ -7,6 +7,7 @@ the store, so a restart loses nothing: `Ingest.catch_up` queues whatever was mis
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -91,6 +92,9 @@ class Ingest:
                 paths.append(event.old_path)
         with self._lock:
             self.index.index_paths(paths)
+            for event in events:
+                if event.kind == "moved" and event.old_path:
+                    self._follow_move(event.old_path, event.path)
             candidates = [e.path for e in events if e.kind in ("created", "modified", "moved")]
             queued = self._queue(candidates)
         for listener in self.listeners:
@@ -104,6 +108,13 @@ class Ingest:
         )
         with self._lock:
             return self._queue([row[0] for row in rows])
+
+    def _follow_move(self, old: str, new: str) -> None:
+        """A queued (not yet started) extraction follows its source note to its new path."""
+        self.store.execute(
+            "UPDATE runs SET target=?, input_json=? WHERE flow=? AND target=? AND status='queued'",
+            (new, json.dumps({"source": new}), EXTRACTION, old),
+        )
 
     def _queue(self, paths: list[str]) -> list[RunRecord]:
         if not paths:

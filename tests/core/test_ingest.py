@@ -137,3 +137,19 @@ def test_a_changed_unprocessed_source_after_a_failed_run_is_queued_again(setting
         watcher.stop()
     assert [r.status for r in RunsRepo(store).list(flow=EXTRACTION)].count("queued") == 1
     store.close()
+
+
+def test_a_queued_run_follows_its_source_when_renamed(settings):
+    store = Store(settings.store_path)
+    watcher, ingest, _ = start_watching(settings, store)
+    try:
+        (run,) = RunsRepo(store).list(flow=EXTRACTION)
+        new = "03 - Sources/Kahneman.md"
+        os.rename(settings.vault.path / UNPROCESSED, settings.vault.path / new)
+        assert wait_until(lambda: RunsRepo(store).get(run.id).target == new, timeout=10)
+        time.sleep(1.0)
+    finally:
+        watcher.stop()
+    runs = RunsRepo(store).list(flow=EXTRACTION)
+    assert [(r.id, r.target, r.input) for r in runs] == [(run.id, new, {"source": new})]
+    store.close()
