@@ -161,3 +161,17 @@ def test_polling_observer(vault):
         watcher.stop()
     assert [(e.kind, e.path) for e in events] == [("created", "notes/P.md")]
     assert "stopped" in watcher.status
+
+
+def test_a_renamed_folder_moves_its_notes(vault):
+    (vault / "notes" / "B.md").write_text("bee\n")
+    watcher, recorder = start(vault)
+    try:
+        os.rename(vault / "notes", vault / "renamed")
+        events = recorder.wait_for(1)
+    finally:
+        watcher.stop()
+    moves = sorted((e.kind, e.path, e.old_path) for e in events)
+    assert ("moved", "renamed/A.md", "notes/A.md") in moves
+    assert ("deleted", "notes/A.md", None) not in moves
+    assert {e.path for e in events} == {"renamed/A.md", "renamed/B.md"}
