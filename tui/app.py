@@ -8,6 +8,8 @@ Workflow teams plug in here with one line each:
   `factory(app) -> Screen` or a "module:attribute" string naming one (imported on first use).
 - `REVIEW_SCREENS["extraction"] = "tui.screens.extraction:review_screen"` opens a run's
   review when Enter is pressed on it in the runs table: `factory(app, run) -> Screen`.
+- `RUN_SCREENS["extraction"] = ...` (same signature) opens a running run's screen,
+  following it live; `app.run_log(run_id)` holds its events so far to replay.
 
 Everything slow (model, disk, graph) runs in workers that post messages; one
 `on_worker_state_changed` handler turns any worker failure into a notification.
@@ -28,7 +30,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from core.events import Done, Failed, Interrupted
+from core.events import Done, Failed, Interrupted, RunEvent
 from core.services import Services
 from core.settings import Settings
 from core.store.runs import RunRecord
@@ -61,6 +63,17 @@ REVIEW_SCREENS: dict[str, ScreenFactory] = {
     "lesson": "tui.screens.lesson:review_screen",
 }
 """flow name -> factory(app, run) -> Screen that reviews a run awaiting review."""
+
+RUN_SCREENS: dict[str, ScreenFactory] = {
+    "rubric": "tui.screens.rubric:review_screen",
+    "extraction": "tui.screens.extraction:review_screen",
+    "lesson": "tui.screens.lesson:review_screen",
+}
+"""flow name -> factory(app, run) -> Screen that follows a running run live
+(Enter on it in the runs table); it can replay what the run did so far from `app.run_log`."""
+
+RUN_LOG_RUNS = 20
+RUN_LOG_EVENTS = 2000
 
 WATCHER_FAILED = "watcher failed"
 
@@ -131,6 +144,9 @@ class NoemaApp(App):
         """Whether the default model answered the last reachability check (None: unknown)."""
         self.driving: set[str] = set()
         """Ids of the runs a worker is executing right now."""
+        self.run_logs: dict[str, list[RunEvent]] = {}
+        """The events of the runs this app drove (the latest runs, bounded): a screen opened
+        while a run is under way replays them to show what was done before it opened."""
         self.theme = settings.tui.theme
         for name, (key, title, _factory) in SCREENS.items():
             self._bindings.key_to_bindings.setdefault(key, []).append(
@@ -281,8 +297,20 @@ class NoemaApp(App):
         """Answer a run's review (what review screens call); events arrive as RunUpdate."""
         return self.drive_run(run_id, True, value)
 
+    def run_log(self, run_id: str) -> list[RunEvent]:
+        """The events of a run this app drove so far (empty when it drove none)."""
+        return list(self.run_logs.get(run_id, ()))
+
+    def _record(self, event: RunEvent) -> None:
+        log = self.run_logs.pop(event.run_id, [])  # re-inserted: the newest run goes last
+        log.append(event)
+        self.run_logs[event.run_id] = log[-RUN_LOG_EVENTS:]
+        while len(self.run_logs) > RUN_LOG_RUNS:
+            del self.run_logs[next(iter(self.run_logs))]
+
     def on_run_update(self, message: RunUpdate) -> None:
         event = message.event
+        self._record(event)
         short = event.run_id[:8]
         if isinstance(event, Interrupted):
             self.notify(f"run {short} awaits your review", title="Review")
@@ -297,10 +325,15 @@ class NoemaApp(App):
         self.start_next_queued()
 
     def open_run(self, run: RunRecord) -> None:
-        """Open the review screen of a run's flow, or say why there is none."""
+        """Open the review screen of a run's flow (or the screen following a running run), or
+        say why there is none."""
         factory = REVIEW_SCREENS.get(run.flow)
         if run.status == "awaiting_review" and factory is not None:
             self.push_screen(resolve(factory)(self, run))
+            return
+        follower = RUN_SCREENS.get(run.flow)
+        if run.status == "running" and follower is not None:
+            self.push_screen(resolve(follower)(self, run))
             return
         detail = f": {run.error}" if run.error else ""
         if factory is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,12 +13,14 @@ from core.services import open_services
 from core.settings import Settings
 from tests.flows.extraction.conftest import SOURCE
 from tests.flows.extraction.driver import candidates, relations
-from tests.flows.extraction.script import ConcurrencyBackend, FlowScript
+from tests.flows.extraction.script import ConcurrencyBackend, FlowScript, kind_of
 from tests.flows.extraction.test_runtime import make_vault
 from tui.app import NoemaApp
 from tui.screens.extraction import ExtractionScreen
+from tui.widgets import RunsTable
 from tui.widgets.extraction_review import ReviewTable
 from tui.widgets.extraction_sources import SourcesTable
+from tui.widgets.extraction_steps import ExtractionSteps
 
 
 def make_app(tmp_path: Path, script: FlowScript | None = None) -> tuple[NoemaApp, Path, FlowScript]:
@@ -150,3 +153,53 @@ async def test_a_source_dropped_into_the_vault_is_extracted_reviewed_and_committ
         await wait_for(pilot, lambda: "Written notes" in str(screen.query_one("#outcome").render()))
         await app.workers.wait_for_complete()
     assert frontmatter.loads((root / new).read_text(encoding="utf-8"))["processed_date"]
+
+
+class GatedBackend(ConcurrencyBackend):
+    """Holds every duplicate-detection call (1.1b) until `gate` is set: a run held mid-way."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.held, self.gate = 0, asyncio.Event()
+
+    async def complete(self, messages, *, json_schema, config, schema_name="answer"):
+        if kind_of(json_schema) == "duplicate":
+            self.held += 1
+            await self.gate.wait()
+        return await super().complete(
+            messages, json_schema=json_schema, config=config, schema_name=schema_name
+        )
+
+
+async def test_enter_on_a_running_run_opens_the_screen_with_its_progress_so_far(
+    tmp_path: Path,
+) -> None:
+    """A run started from home, opened mid-way with Enter: the steps it finished before the
+    screen opened are shown done (replayed from the app's log), and the rest follows live."""
+    root, data = make_vault(tmp_path)
+    settings = Settings(vault={"path": root}, data={"directory": data})
+    backend = GatedBackend(FlowScript(candidates=candidates, relations=relations))
+    services = open_services(settings, {"extraction": SPEC}, backend=backend)
+    services.vault.index.sync_files()
+    app = NoemaApp(settings, services=services, watch=False)
+    app.animation_level = "none"
+    async with app.run_test(size=(140, 50)) as pilot:
+        await wait_for(pilot, lambda: app.services is not None)
+        run = services.runtime.start("extraction", {"source": SOURCE}, target=SOURCE)
+        app.drive_run(run.id)
+        await wait_for(pilot, lambda: backend.held > 0)
+        home = app.screen
+        await wait_for(pilot, lambda: home.query_one(RunsTable).selected_run is not None)
+        assert home.query_one(RunsTable).selected_run.status == "running"
+        await pilot.press("enter")
+        screen = app.screen
+        assert isinstance(screen, ExtractionScreen) and screen.run_id == run.id
+        steps = screen.query_one(ExtractionSteps)
+        assert steps.states["load"] == "done" and steps.states["1.1a"] == "done"
+        assert steps.states["1.1b"] == "running"
+        backend.gate.set()
+        await wait_for(pilot, lambda: screen.payload is not None)
+        finished = [e for e in app.run_log(run.id) if getattr(e, "node", "") == "detect_duplicate"]
+        detections = [e for e in finished if type(e).__name__ == "NodeFinished"]
+        assert steps.finished["1.1b"] == len(detections) > 0  # nothing counted twice
+        assert steps.states["1.2"] == "done" and steps.states["2.1"] == "waiting"

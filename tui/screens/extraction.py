@@ -55,6 +55,8 @@ class ExtractionScreen(NoemaScreen):
         self.run_id: str | None = run.id if run is not None else None
         self.payload: dict[str, Any] | None = None
         self.dropped: set[str] = set()
+        self.replayed: set[int] = set()
+        """ids of the logged events already shown by `follow` (their RunUpdate may follow)."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -76,6 +78,8 @@ class ExtractionScreen(NoemaScreen):
 
     def on_mount(self) -> None:
         self.sub_title = "Concept extraction"
+        if self.run_id is not None:
+            self.follow(self.run_id)
         if self.services is not None:
             self.load_sources()
             if self.run_id is not None:
@@ -129,8 +133,13 @@ class ExtractionScreen(NoemaScreen):
         self.app.drive_run(run_id)
 
     def follow(self, run_id: str) -> None:
+        """Show `run_id` from now on, starting with what it did so far (the app's log)."""
         self.run_id, self.payload, self.dropped = run_id, None, set()
-        self.query_one(ExtractionSteps).reset()
+        log = self.app.run_log(run_id) if hasattr(self.app, "run_log") else []
+        self.replayed = {id(event) for event in log}
+        self.query_one(ExtractionSteps).replay(log)
+        if log:
+            self.query_one("#outcome", Static).update(f"Following run {run_id[:8]}...")
         self.query_one(ReviewTable).clear()
         for name in ("#detail", "#notes"):
             self.query_one(name, Static).update("")
@@ -141,6 +150,9 @@ class ExtractionScreen(NoemaScreen):
     def on_run_update(self, message: RunUpdate) -> None:
         event = message.event
         if event.run_id != self.run_id:
+            return
+        if id(event) in self.replayed:  # shown already by the replay in `follow`
+            self.replayed.discard(id(event))
             return
         self.query_one(ExtractionSteps).apply(event)
         if isinstance(event, Interrupted):

@@ -32,7 +32,14 @@ class ExtractionSteps(Static):
     def on_mount(self) -> None:
         self.refresh_steps()
 
-    def apply(self, event: RunEvent) -> None:
+    def replay(self, events: list[RunEvent]) -> None:
+        """Start over and show a run's events so far (a screen opened mid-run)."""
+        self.reset()
+        for event in events:
+            self.apply(event, refresh=False)
+        self.refresh_steps()
+
+    def apply(self, event: RunEvent, *, refresh: bool = True) -> None:
         """Show one run event."""
         if isinstance(event, NodeStarted | NodeFinished):
             self._node(event)
@@ -48,7 +55,8 @@ class ExtractionSteps(Static):
             self.states = {
                 s: ("done" if v in ("running", "waiting") else v) for s, v in self.states.items()
             }
-        self.refresh_steps()
+        if refresh:
+            self.refresh_steps()
 
     def _node(self, event: NodeStarted | NodeFinished) -> None:
         step = NODE_STEPS.get(event.node)
