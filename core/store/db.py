@@ -68,7 +68,14 @@ class Store:
         """Apply every migration newer than the store's version, each in its own transaction."""
         with self._lock:
             current = self.version
-            for version, name, sql in migrations():
+            known = migrations()
+            latest = known[-1][0] if known else 0
+            if current > latest:
+                raise StoreError(
+                    f"the store at {self.path} has schema version {current}, newer than this "
+                    f"noema knows ({latest}); upgrade noema or point data.directory elsewhere"
+                )
+            for version, name, sql in known:
                 if version <= current:
                     continue
                 try:
