@@ -59,12 +59,25 @@ def _has_key(data: dict[str, Any], loc: tuple[Any, ...]) -> bool:
     return True
 
 
+def _env_name(loc: tuple[Any, ...]) -> str | None:
+    """The NOEMA_ variable that set this key or one of its parent tables, if any (env wins)."""
+    for depth in range(len(loc), 0, -1):
+        name = "NOEMA_" + "__".join(str(part) for part in loc[:depth]).upper()
+        if any(key.upper() == name for key in os.environ):
+            return f"environment variable {name}"
+    return None
+
+
 def _describe(exc: ValidationError, layers: list[tuple[str, dict[str, Any]]]) -> str:
     lines = []
     for error in exc.errors():
         loc = tuple(part for part in error["loc"] if part != "__root__")
         key = ".".join(str(part) for part in loc) or "(settings)"
-        origin = next((name for name, data in reversed(layers) if _has_key(data, loc)), None)
+        env_name = _env_name(loc)
+        origin = env_name if env_name else None
+        origin = origin or next(
+            (name for name, data in reversed(layers) if _has_key(data, loc)), None
+        )
         if origin is None:
             origin = "environment (NOEMA_*)" if loc else layers[-1][0]
         lines.append(f"{origin}: {key}: {error['msg']}")

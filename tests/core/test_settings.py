@@ -113,3 +113,13 @@ def test_role_inherits_unset_fields_and_overrides_set_ones(tmp_path) -> None:
 def test_api_keys_are_never_stored_in_settings() -> None:
     names = set(Settings().models.model_dump()) | set(Settings().role("default").model_dump())
     assert not {"api_key", "key", "secret", "token"} & names
+
+
+def test_invalid_environment_value_names_the_variable_not_a_file(tmp_path, monkeypatch) -> None:
+    user = write(tmp_path / "ok.toml", "[models]\ntemperature = 0.2\n")
+    monkeypatch.setenv("NOEMA_MODELS__TEMPERATURE", "hot")
+    with pytest.raises(SettingsError) as info:
+        load_settings(user)
+    message = str(info.value)
+    assert "NOEMA_MODELS__TEMPERATURE" in message and "models.temperature" in message
+    assert str(user) not in message
