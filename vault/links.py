@@ -156,6 +156,14 @@ def _new_target(written: str, new_rel: str) -> str:
     return value + ".md" if has_ext else value
 
 
+def _in_table_row(text: str, link: Link) -> bool:
+    """Whether the link sits in a Markdown table row, where an alias pipe must be `\\|`."""
+    if link.in_frontmatter:
+        return False
+    line_start = text.rfind("\n", 0, link.start) + 1
+    return text[line_start : link.start].lstrip().startswith("|")
+
+
 def _rewrite_wiki(text: str, link: Link, new_rel: str) -> str:
     original = text[link.start : link.end]
     inner = original[3:-2] if link.embed else original[2:-2]
@@ -168,7 +176,7 @@ def _rewrite_wiki(text: str, link: Link, new_rel: str) -> str:
         new_inner += ("\\|" if escaped_pipe else "|") + link.alias
     elif not link.embed and note_name(new_target) != note_name(written):
         shown = written  # the note name the reader saw, without the heading or block
-        new_inner += ("\\|" if escaped_pipe else "|") + shown
+        new_inner += ("\\|" if _in_table_row(text, link) else "|") + shown
     return ("![[" if link.embed else "[[") + new_inner + "]]"
 
 

@@ -89,6 +89,12 @@ def test_rewrite_keeps_escaped_table_pipe():
     assert new == "| [[New\\|shown]] |\n"
 
 
+def test_rewrite_inside_a_table_row_escapes_the_added_pipe():
+    text = "| a | [[Old]] |\n|---|---|\n| [[Old#H]] | x |\n[[Old]]\n"
+    new, _ = rewrite_links(text, "Old.md", "New.md")
+    assert new == "| a | [[New\\|Old]] |\n|---|---|\n| [[New#H\\|Old]] | x |\n[[New|Old]]\n"
+
+
 def test_rewrite_without_matches_returns_same_text():
     text = "nothing [[Else]] here\r\n"
     assert rewrite_links(text, "Old.md", "New.md") == (text, [])
