@@ -8,7 +8,9 @@ Measured in the same run:
 - the Textual screen driven headless with Pilot: time from pressing Enter to the first token on
   screen (recorded after the screen refresh that shows it) and the per-turn overhead there.
 
-Target: at most 20 ms overhead per turn. The last line is one JSON object.
+CPU time of this process per turn is reported too: on a shared machine it is the steadier
+figure (the model's latency is a sleep and costs no CPU). Target: at most 20 ms overhead per
+turn. The last line is one JSON object.
 
     .venv/bin/python bench/tutor.py [--turns 8] [--latency-ms 40]
 """
@@ -81,27 +83,28 @@ async def baseline(latency: float, turns: int) -> list[float]:
     return times
 
 
-async def headless(base: Path, latency: float, turns: int) -> tuple[list[float], list[float]]:
-    """(wall ms, overhead ms) of each answered turn through the runtime."""
+async def headless(base: Path, latency: float, turns: int) -> tuple[list, list, list]:
+    """(wall ms, overhead ms, CPU ms) of each answered turn through the runtime."""
     settings = settings_for(base)
     scripted = backend(latency, turns)
-    walls, overheads = [], []
+    walls, overheads, cpu = [], [], []
     async with open_services(settings, {"tutor": SPEC}, backend=scripted) as services:
         session = start_session(services.runtime, lesson(), settings).id
         [e async for e in turn(services.runtime, session)]
         for n in range(turns):
             calls = len(scripted.calls)
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             [e async for e in turn(services.runtime, session, f"answer {n}")]
             wall = (time.perf_counter() - start) * 1000
+            cpu.append((time.process_time() - start_cpu) * 1000)
             model = (len(scripted.calls) - calls) * latency * 1000
             walls.append(wall)
             overheads.append(wall - model)
-    return walls, overheads
+    return walls, overheads, cpu
 
 
-async def on_screen(base: Path, latency: float, turns: int) -> tuple[list[float], list[float]]:
-    """(time to first token on screen beyond model latency, turn overhead) per turn, in ms."""
+async def on_screen(base: Path, latency: float, turns: int) -> tuple[list, list, list]:
+    """(first token on screen beyond model latency, turn overhead, CPU) per turn, in ms."""
     from tui.app import NoemaApp
     from tui.screens.tutor import TutorScreen
     from tui.widgets.tutor_chat import TutorChat
@@ -111,7 +114,7 @@ async def on_screen(base: Path, latency: float, turns: int) -> tuple[list[float]
     services = open_services(settings, {"tutor": SPEC}, backend=scripted)
     index_vault(settings, services.store)
     app = NoemaApp(settings, services=services, vault_label="bench", watch=False)
-    first_token, overheads = [], []
+    first_token, overheads, cpu = [], [], []
     async with app.run_test(size=(130, 40)) as pilot:
         while app.services is None:
             await pilot.pause(0.01)
@@ -124,16 +127,17 @@ async def on_screen(base: Path, latency: float, turns: int) -> tuple[list[float]
             calls, chat.first_token_at = len(scripted.calls), None
             screen.query_one("#answer").value = f"answer {n}"
             size = len(screen.conversation)
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             # Enter on the answer box (Pilot's own key-press machinery is not part of the app)
             await screen.query_one("#answer").action_submit()
             # the answer, the feedback and the next question
             await until(pilot, lambda s=size: not screen.busy and len(screen.conversation) >= s + 3)
             wall = (time.perf_counter() - start) * 1000
+            cpu.append((time.process_time() - start_cpu) * 1000)
             # the first token follows the evaluator call and the executor's opening latency
             first_token.append((chat.first_token_at - start) * 1000 - 2 * latency * 1000)
             overheads.append(wall - (len(scripted.calls) - calls) * latency * 1000)
-    return first_token, overheads
+    return first_token, overheads, cpu
 
 
 async def until(pilot, condition, timeout: float = 30.0) -> None:
@@ -158,8 +162,8 @@ async def main(turns: int, latency_ms: float) -> dict:
     latency = latency_ms / 1000
     base = baseline_ms = await baseline(latency, turns)
     with tempfile.TemporaryDirectory() as tmp:
-        walls, overheads = await headless(Path(tmp) / "headless", latency, turns)
-        ttft, screen_overheads = await on_screen(Path(tmp) / "screen", latency, turns)
+        walls, overheads, cpu = await headless(Path(tmp) / "headless", latency, turns)
+        ttft, screen_overheads, screen_cpu = await on_screen(Path(tmp) / "screen", latency, turns)
     model_ms = 2 * latency_ms
     result = {
         "bench": "tutor",
@@ -169,8 +173,11 @@ async def main(turns: int, latency_ms: float) -> dict:
         "baseline_client_overhead_ms": round(statistics.median(baseline_ms) - model_ms, 2),
         "headless_turn_ms": summary(walls),
         "headless_overhead_ms": summary(overheads),
+        "headless_cpu_ms_per_turn": summary(cpu),
         "screen_first_token_beyond_model_ms": summary(ttft),
         "screen_turn_overhead_ms": summary(screen_overheads),
+        "screen_cpu_ms_per_turn": summary(screen_cpu),
+        "load_average_1m": round(os.getloadavg()[0], 2),
         "target_overhead_ms": TARGET_OVERHEAD_MS,
         "headless_meets_target": statistics.median(overheads) <= TARGET_OVERHEAD_MS,
         "screen_meets_target": statistics.median(screen_overheads) <= TARGET_OVERHEAD_MS,
@@ -185,10 +192,13 @@ def report(result: dict) -> None:
     print(f"  baseline (2 direct model calls): {result['baseline_direct_calls_ms']} ms")
     print(f"  headless turn: {result['headless_turn_ms']} ms")
     print(f"  headless overhead beyond model time: {result['headless_overhead_ms']} ms")
+    print(f"  headless CPU per turn (this process): {result['headless_cpu_ms_per_turn']} ms")
     print(
         f"  screen: first token beyond model latency: {result['screen_first_token_beyond_model_ms']} ms"
     )
     print(f"  screen: turn overhead beyond model time: {result['screen_turn_overhead_ms']} ms")
+    print(f"  screen: CPU per turn (this process): {result['screen_cpu_ms_per_turn']} ms")
+    print(f"  load average (1 min) during the run: {result['load_average_1m']}")
     print(f"  target: <= {result['target_overhead_ms']} ms overhead per turn")
     print(json.dumps(result))
 

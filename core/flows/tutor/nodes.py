@@ -86,7 +86,7 @@ def build_plan(state: State, draft: PlanDraft, max_replans: int) -> dict[str, An
             "status": "pending",
             "status_info": {"questions_asked": 0, "questions_correct": 0, "attempts": 0},
         }
-        for i, step in enumerate(draft.steps, 1)
+        for i, step in enumerate(draft.steps(), 1)
     ]
     replans = int(meta.get("replan_count", 0)) + (1 if replanning else 0)
     return {

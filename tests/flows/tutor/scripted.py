@@ -52,19 +52,15 @@ class TutorScript:
 
     def plan(self, schema: Any) -> dict[str, Any]:
         self.plans += 1
-        low = schema["properties"]["steps"].get("minItems", 1)
+        low = schema["properties"]["titles"].get("minItems", 1)
         count = max(low, self.steps if self.plans == 1 else 2)
+        numbers = range(1, count + 1)
         return {
             "reasoning": f"plan {self.plans}",
-            "steps": [
-                {
-                    "title": f"P{self.plans} step {i}",
-                    "description": f"Learn part {i}",
-                    "teaching_approach": "pizza slices",
-                    "success_criteria": f"answers {i} question right",
-                }
-                for i in range(1, count + 1)
-            ],
+            "titles": [f"P{self.plans} step {i}" for i in numbers],
+            "descriptions": [f"Learn part {i}" for i in numbers],
+            "teaching_approaches": ["pizza slices" for _ in numbers],
+            "success_criteria": [f"answers {i} question right" for i in numbers],
         }
 
     def evaluate(self) -> dict[str, Any]:
