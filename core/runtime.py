@@ -45,6 +45,9 @@ class FlowSpec:
     """Human-readable name."""
     max_concurrency: Callable[[Settings], int | None] = lambda _settings: None
     """How many of the run's tasks (e.g. parallel `Send`s) execute at once; None: no limit."""
+    failure: Callable[[dict[str, Any]], str | None] = lambda _state: None
+    """The error of a run whose graph ended normally but whose final state is a failure (the
+    flow handled the error itself); the run is then recorded `failed`, not `done`."""
 
 
 ContextFactory = Callable[[str], FlowContext]
@@ -200,8 +203,13 @@ class Runtime:
                 yield event
             return
         snapshot = await graph.aget_state(config)
-        self.runs.set_status(run.id, "done")
-        yield Done(run.id, dict(snapshot.values))
+        output = dict(snapshot.values)
+        error = spec.failure(output)
+        if error:
+            self.runs.set_status(run.id, "failed", error=error)
+        else:
+            self.runs.set_status(run.id, "done")
+        yield Done(run.id, output)
 
     def _fail(self, run_id: str, error: str) -> Failed:
         self.runs.set_status(run_id, "failed", error=error)

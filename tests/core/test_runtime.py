@@ -139,3 +139,24 @@ async def test_interrupt_is_reported_after_the_run_is_recorded_as_awaiting(tmp_p
                 break
         else:
             raise AssertionError("no interrupt")
+
+
+async def test_a_graph_that_ends_in_a_failure_state_is_a_failed_run(tmp_path: Path) -> None:
+    def build() -> StateGraph:
+        graph = StateGraph(dict)
+        graph.add_node("work", lambda state: {"outcome": "failed", "why": "no luck"})
+        graph.add_edge(START, "work")
+        graph.add_edge("work", END)
+        return graph
+
+    def failure(state: dict) -> str | None:
+        return state.get("why") if state.get("outcome") == "failed" else None
+
+    spec = FlowSpec(name="fragile", build_graph=build, human_in_loop=False, failure=failure)
+    async with make_runtime(tmp_path, {"fragile": spec}) as runtime:
+        run = runtime.start("fragile", {})
+        events = await runtime.run_until_pause(run.id)
+        assert isinstance(events[-1], Done) and events[-1].output["outcome"] == "failed"
+        record = runtime.runs.get(run.id)
+        assert record.status == "failed" and record.error == "no luck"
+        assert [r.id for r in runtime.list_runs(status="failed")] == [run.id]

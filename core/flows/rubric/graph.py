@@ -91,7 +91,16 @@ def flow_spec() -> FlowSpec:
         recursion_limit=lambda settings: settings.flows.rubric.recursion_limit,
         human_in_loop=True,
         title="Rubric evaluation",
+        failure=failure_of,
     )
+
+
+def failure_of(state: dict[str, Any]) -> str | None:
+    """A run that ended with outcome `failed` is a failed run in the runs table."""
+    if state.get("outcome") != "failed":
+        return None
+    errors = state.get("errors") or []
+    return str(errors[-1]) if errors else "the rubric review failed"
 
 
 SPEC = flow_spec()

@@ -56,3 +56,17 @@ async def test_driver_leaves_the_run_waiting_when_decide_returns_none(tmp_path: 
         pending = await services.runtime.pending_interrupt(outcome.run_id)
     assert outcome.status == "awaiting_review" and outcome.payload["type"] == "evaluation_review"
     assert pending is not None and pending.payload["evaluation"]["passed"] is True
+
+
+async def test_a_failed_evaluation_is_a_failed_run_in_the_runs_table(tmp_path: Path) -> None:
+    services, root = make_services(tmp_path, ["nonsense", "nonsense", "nonsense", "nonsense"])
+
+    async def never(payload: dict[str, Any]) -> Any:
+        raise AssertionError("no review is offered after a failed evaluation")
+
+    async with services:
+        outcome = await review_note(services, NOTE_PATH, "default", never, lambda line: None)
+        run = services.runtime.runs.get(outcome.run_id)
+    assert outcome.status == "done" and outcome.state["outcome"] == "failed"
+    assert run.status == "failed" and "could not be understood" in (run.error or "")
+    assert (root / NOTE_PATH).read_text(encoding="utf-8") == NOTE_TEXT
