@@ -127,7 +127,9 @@ def make_prepare_node(base: EvaluationNodeOptions):
             stage="evaluating",
             content_type=options.content_type,
             criteria=loaded.criteria.id,
-            message=f"evaluating against the {loaded.criteria.name} rubric",
+            message="; ".join(
+                [f"evaluating against the {loaded.criteria.name} rubric", *loaded.warnings]
+            ),
         )
         return {
             options.status_field: "evaluating",

@@ -192,7 +192,11 @@ async def test_custom_validator_that_accepts_and_one_that_crashes(harness) -> No
 async def test_missing_criteria_file_falls_back_with_a_message(harness) -> None:
     h = harness([uniform(0.8)])
     app = build(options(criteria_path="no_such_rubric"))
-    await h.run(app, {})
+    shown = [
+        chunk.get("message", "")
+        async for chunk in app.astream({}, h.config, context=h.context, stream_mode="custom")
+    ]
+    assert any("no_such_rubric.json not found" in line for line in shown)  # front ends say so
     state = (await app.aget_state(h.config)).values
     assert any("using the default criteria" in m for m in state["messages"])
     assert state["draft_evaluation"]["criteria_id"] == "default"
