@@ -3,8 +3,8 @@
 Workflow teams plug in here with one line each:
 
 - `SCREENS["extraction"] = ("x", "Extraction", "tui.screens.extraction:ExtractionScreen")`
-  adds a screen reachable from home with a key (binding id `app.screen.extraction`), listed
-  in the footer, the help screen and the command palette. The factory is a callable
+  adds a screen reachable from every screen with a key (binding id `app.screen.extraction`),
+  listed on the home screen, the help screen and the command palette (not in footers). The factory is a callable
   `factory(app) -> Screen` or a "module:attribute" string naming one (imported on first use).
 - `REVIEW_SCREENS["extraction"] = "tui.screens.extraction:review_screen"` opens a run's
   review when Enter is pressed on it in the runs table: `factory(app, run) -> Screen`.
@@ -150,7 +150,9 @@ class NoemaApp(App):
         self.theme = settings.tui.theme
         for name, (key, title, _factory) in SCREENS.items():
             self._bindings.key_to_bindings.setdefault(key, []).append(
-                Binding(key, f"open_screen('{name}')", title, id=f"app.screen.{name}")
+                # kept out of the footers (they would overflow it); home lists them in a line
+                # of its own, and help and the command palette list them everywhere
+                Binding(key, f"open_screen('{name}')", title, id=f"app.screen.{name}", show=False)
             )
         self.set_keymap(settings.tui.keymap)
 

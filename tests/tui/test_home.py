@@ -214,3 +214,28 @@ async def test_a_second_run_does_not_cancel_the_first(make_app, tmp_path):
             if {runtime.runs.get(r.id).status for r in (first, second)} == {"done"}:
                 break
         assert {runtime.runs.get(r.id).status for r in (first, second)} == {"done"}
+
+
+async def test_screen_keys_fit_the_footer_and_home_lists_them(make_app, settings):
+    """Footers carry each screen's own keys (they used to overflow at 160 columns with every
+    screen key on every screen); home lists the screen keys, remapped ones included, and the
+    keys still open their screens from anywhere."""
+    from textual.widgets._footer import FooterKey
+
+    settings.tui.keymap = {"app.screen.lesson": "L"}
+    app = make_app()
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot, app)
+        line = str(app.screen.query_one("#screens-line", Label).render())
+        assert " m  Model" in line and " x  Extraction" in line and " L  Lessons" in line
+        for screen_key in ("m", "x"):
+            await pilot.press(screen_key)
+            await pilot.pause()
+            keys = app.screen.query(FooterKey)
+            assert keys and not any("open_screen" in key.action for key in keys)
+            assert sum(key.size.width for key in keys) <= 160 - 12  # room for ^p palette
+            await pilot.press("escape")
+            await pilot.pause()
+        await pilot.press("L")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "LessonScreen"

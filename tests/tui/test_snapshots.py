@@ -12,7 +12,7 @@ SIZE = (130, 36)
 
 @pytest.fixture(autouse=True)
 def only_shell_screens(monkeypatch):
-    """The footer lists every registered screen; keep these snapshots to the shell's own."""
+    """Home lists every registered screen; keep these snapshots to the shell's own."""
     monkeypatch.setattr(app_module, "SCREENS", {"model": app_module.SCREENS["model"]})
 
 

@@ -68,6 +68,7 @@ class HomeScreen(NoemaScreen):
             yield InfoPanel("Vault", id="vault-panel")
             yield InfoPanel("Model", id="model-panel")
             yield InfoPanel("Watcher", id="watcher-panel")
+        yield Label("", id="screens-line")
         yield Label("Runs  (Enter or o: open · s: start/retry · c: cancel)", id="runs-title")
         yield RunsTable(id="runs")
         yield Footer()
@@ -75,6 +76,7 @@ class HomeScreen(NoemaScreen):
     def on_mount(self) -> None:
         self.sub_title = self.vault_label
         self.query_one(RunsTable).focus()
+        self.show_screens()
         self.show_vault(None)
         self.show_model("busy", "opening…")
         self.show_watcher("off", "waiting for the vault" if self.app.watch else "off")
@@ -88,6 +90,25 @@ class HomeScreen(NoemaScreen):
         return str(path) if path else "no vault configured"
 
     # -- panels ---------------------------------------------------------------------------
+
+    def show_screens(self) -> None:
+        """One line with every registered screen's key (after the keymap), instead of the
+        footer, where they would not fit next to the screen's own keys."""
+        from tui.app import SCREENS
+
+        keys = {
+            active.binding.id: self.app.get_key_display(active.binding)
+            for active in self.active_bindings.values()
+            if active.binding.id
+        }
+        line = Text("Screens  ", style="bold")
+        for name, (_key, title, _factory) in SCREENS.items():
+            key = keys.get(f"app.screen.{name}")
+            if key:
+                line.append(f" {key} ", style="reverse").append(f" {title}  ")
+        line.append(" ^p ", style="reverse").append(" palette  ")
+        line.append(" ? ", style="reverse").append(" all keys")
+        self.query_one("#screens-line", Label).update(line)
 
     def show_vault(self, counts: dict[str, Any] | None) -> None:
         rows: list[tuple[str, Any]] = [("Vault", self.vault_label)]

@@ -14,6 +14,12 @@ STATUS_STYLES = {
     "failed": "red", "unprocessed": "white", "processed": "green",
 }  # fmt: skip
 
+SOURCE_WIDTH, STATUS_WIDTH = 21, len("awaiting review")
+
+
+def clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
 
 def source_rows(store: Any) -> list[tuple[str, str, str, str | None]]:
     """(path, title, status, run id) per source note, awaiting reviews first."""
@@ -43,7 +49,10 @@ class SourcesTable(DataTable):
         self.rows_by_path: dict[str, tuple[str, str, str, str | None]] = {}
 
     def on_mount(self) -> None:
-        self.add_columns("source", "status")
+        # fixed widths: auto widths lagged behind a refresh ("awaiting re"), and they must fit
+        # the screen's 42-column sources pane (with each cell's 1-column padding either side)
+        self.add_column("source", width=SOURCE_WIDTH)
+        self.add_column("status", width=STATUS_WIDTH)
 
     def show(self, rows: list[tuple[str, str, str, str | None]]) -> None:
         current = self.current_path()
@@ -51,7 +60,7 @@ class SourcesTable(DataTable):
         self.rows_by_path = {r[0]: r for r in rows}
         for path, _title, status, _run in rows:
             self.add_row(
-                PurePosixPath(path).stem[:30],
+                clip(PurePosixPath(path).stem, SOURCE_WIDTH),
                 Text(status, style=STATUS_STYLES.get(status, "")),
                 key=path,
             )
