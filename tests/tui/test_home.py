@@ -80,6 +80,8 @@ async def test_help_lists_bindings_with_ids(make_app):
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
+        title = str(app.screen.query_one("#help-title", Label).render())
+        assert "[tui] keymap" in title  # not eaten as console markup
         ids = {row[2] for row in app.screen.rows}
         assert {
             "app.help",

@@ -35,7 +35,9 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
-            yield Label("Keys  (remap any id with [tui] keymap in settings)", id="help-title")
+            yield Label(
+                "Keys  (remap any id with [tui] keymap in settings)", id="help-title", markup=False
+            )
             table = DataTable(cursor_type="row", id="help-table")
             table.add_columns("Key", "Action", "Binding id")
             for row in self.rows:
