@@ -134,6 +134,7 @@ async def on_screen(base: Path, latency: float, turns: int) -> tuple[list, list,
             await until(pilot, lambda s=size: not screen.busy and len(screen.conversation) >= s + 3)
             wall = (time.perf_counter() - start) * 1000
             cpu.append((time.process_time() - start_cpu) * 1000)
+            await until(pilot, lambda: chat.first_token_at is not None)  # its refresh may lag
             # the first token follows the evaluator call and the executor's opening latency
             first_token.append((chat.first_token_at - start) * 1000 - 2 * latency * 1000)
             overheads.append(wall - (len(scripted.calls) - calls) * latency * 1000)

@@ -66,6 +66,7 @@ class PlanPanel(Vertical):
         super().__init__(**kwargs)
         self.border_title = "Plan"
         self.hints: list[str] = []
+        self._shown: tuple[Any, float] | None = None
 
     def compose(self):
         yield Static(mastery_text(0.0), id="mastery")
@@ -74,6 +75,10 @@ class PlanPanel(Vertical):
         yield Static("", id="hints", classes="hidden")
 
     def show_plan(self, plan: Mapping[str, Any] | None, mastery: float) -> None:
+        """Show the plan and mastery (nothing is redrawn when they did not change)."""
+        if (plan, mastery) == self._shown:
+            return
+        self._shown = (plan, mastery)
         self.query_one("#mastery", Static).update(mastery_text(mastery))
         self.query_one("#steps", Static).update(plan_text(plan))
 
@@ -81,6 +86,8 @@ class PlanPanel(Vertical):
         self.query_one("#notice", Static).update(text)
 
     def show_hints(self, hints: list[str]) -> None:
+        if list(hints) == self.hints and self.hints:
+            return
         self.hints = list(hints)
         body = "\n".join(f"• {h}" for h in hints) or "no hints for this question"
         self.query_one("#hints", Static).update(Text.assemble(("Hints\n", "bold"), body))

@@ -6,6 +6,7 @@ delimited blocks and the instructions say to treat them as data. Schemas are bou
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -101,8 +102,9 @@ LISTS = ("titles", "descriptions", "teaching_approaches", "success_criteria")
 LENGTHS = {"titles": 50, "descriptions": 120, "teaching_approaches": 60, "success_criteria": 100}
 
 
+@functools.lru_cache(maxsize=2)
 def plan_schema(replan: bool) -> JsonSchema:
-    """3-5 steps for a new plan; 1-5 for the remaining work after a replan."""
+    """3-5 steps for a new plan; 1-5 for the remaining work after a replan. Do not mutate."""
     return bounded_schema(
         PlanDraft,
         min_items={name: 1 if replan else 3 for name in LISTS},
@@ -209,7 +211,9 @@ class EvaluatorAnswer(BaseModel):
     replan_reason: str = Field(max_length=120)
 
 
+@functools.lru_cache(maxsize=1)
 def evaluator_schema() -> JsonSchema:
+    """The evaluator's bounded schema (the same for every call). Do not mutate."""
     return bounded_schema(EvaluatorAnswer)
 
 
