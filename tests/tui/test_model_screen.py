@@ -104,3 +104,38 @@ async def test_ollama_models_through_litellm_report_a_down_server(tmp_path, vaul
         note = text_of(screen, "#installed-note")
         assert f"cannot list models at http://127.0.0.1:{port}" in note
         assert app.is_running
+
+
+async def test_opened_before_the_services_it_fills_in_when_they_are_ready(make_app):
+    from tui.messages import ServicesReady
+
+    app = make_app(backend=ScriptedBackend([], models=["llama3.2:latest"]))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        services, app.services = app.services, None  # as during start-up
+        await pilot.press("m")
+        await pilot.pause()
+        screen = app.screen
+        assert "still opening" in text_of(screen, "#installed-note")
+        app.services = services
+        screen.post_message(ServicesReady())
+        await settle(pilot, app)
+        assert "1 installed" in text_of(screen, "#installed-note")
+
+
+async def test_a_model_that_cannot_be_listed_shows_no_list_or_pull_parts(tmp_path, vault):
+    from core.services import open_services
+    from tests.tui.conftest import make_settings
+    from tui.app import NoemaApp
+
+    settings = make_settings(
+        vault,
+        tmp_path / "data",
+        models={"model": "openai/gemma3-270m", "base_url": "http://127.0.0.1:9/v1"},
+    )
+    app = NoemaApp(settings, services=open_services(settings, {}), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_model_screen(pilot, app)
+        assert "needs an Ollama model" in text_of(screen, "#installed-note")
+        for part in ("#installed", "#pull-row", "#pull-progress", "#pull-status"):
+            assert not screen.query_one(part).display, part

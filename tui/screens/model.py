@@ -8,6 +8,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, ProgressBar, Static
 
+from tui.messages import ServicesReady
 from tui.screens.base import NoemaScreen
 from tui.widgets import mark
 
@@ -49,6 +50,12 @@ class ModelScreen(NoemaScreen):
         table = self.query_one("#roles", DataTable)
         table.add_columns("Role", "Provider", "Model", "Base URL", "Temp", "Budget", "Max tokens")
         self.query_one("#installed", DataTable).add_columns("Model")
+        self.query_one("#pull-progress").display = False  # until a pull starts
+        self.show_roles()
+        self.action_list_models()
+
+    def on_services_ready(self, _message: ServicesReady) -> None:
+        """Opened before the services were: show the resolved roles and the models now."""
         self.show_roles()
         self.action_list_models()
 
@@ -122,7 +129,8 @@ class ModelScreen(NoemaScreen):
             note.update(
                 'Listing and pulling models needs an Ollama model (provider = "ollama" or an ollama_chat/... name).'
             )
-            self.query_one("#pull-row").display = False
+            for part in ("#installed", "#pull-row", "#pull-progress", "#pull-status"):
+                self.query_one(part).display = False
             return
         self.load_models()
 
@@ -160,6 +168,7 @@ class ModelScreen(NoemaScreen):
         bar = self.query_one("#pull-progress", ProgressBar)
         status = self.query_one("#pull-status", Static)
         bar.update(total=100, progress=0)
+        bar.display = True
         async for step in backend.pull(name, config):
             if step.fraction is not None:
                 bar.update(progress=step.fraction * 100)
