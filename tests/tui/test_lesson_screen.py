@@ -8,11 +8,14 @@ from typing import Any
 
 import frontmatter
 
-from tests.flows.lesson.conftest import CONCEPT, GOOD, LessonHarness
+from tests.flows.lesson.conftest import CONCEPT, GOOD, SAMPLE_VAULT, LessonHarness
 from tui.app import NoemaApp
 from tui.screens.lesson import LessonScreen
 from tui.widgets.lesson_review import SelfReviewPanel
 from tui.widgets.lesson_stepper import LessonStepper
+
+SAMPLE_LESSONS = {p.name for p in (SAMPLE_VAULT / "09 - Lessons").glob("*.md")}
+"""The demo vault's own lessons (a planted bad draft); the list shows them too."""
 
 
 def make_app(tmp_path: Path, **lesson: Any) -> tuple[NoemaApp, LessonHarness]:
@@ -47,6 +50,12 @@ async def generate(pilot, app: NoemaApp) -> LessonScreen:
     return screen
 
 
+def generated(harness: LessonHarness) -> list[Path]:
+    """The lesson notes the test wrote (not the demo vault's own)."""
+    folder = harness.root / "09 - Lessons"
+    return [p for p in folder.glob("*.md") if p.name not in SAMPLE_LESSONS]
+
+
 def finished(screen: LessonScreen) -> bool:
     return screen.query_one(LessonStepper).states == ["done"] * 6 and bool(
         screen.state_values.get("status")
@@ -58,13 +67,17 @@ async def test_generate_shows_steps_review_and_judge(tmp_path: Path) -> None:
     async with app.run_test(size=(150, 50)) as pilot:
         screen = await generate(pilot, app)
         await wait_for(
-            pilot, lambda: finished(screen) and screen.query_one("#lessons").row_count == 1
+            pilot,
+            lambda: (
+                finished(screen)
+                and screen.query_one("#lessons").row_count == len(SAMPLE_LESSONS) + 1
+            ),
         )
         assert "## Parte 1" in screen.query_one("#preview").text
         assert "Passed" in str(screen.query_one("#sr-badge").render())
         judge = str(screen.query_one("#judge").render())
         assert "ACCEPT" in judge and "Objective alignment" in judge
-    notes = list((harness.root / "09 - Lessons").glob("*.md"))
+    notes = generated(harness)
     assert frontmatter.loads(notes[0].read_text(encoding="utf-8"))["status"] == "accepted"
 
 
@@ -111,7 +124,11 @@ def test_snapshot(tmp_path: Path, snap_compare) -> None:
     async def run_before(pilot) -> None:
         screen = await generate(pilot, app)
         await wait_for(
-            pilot, lambda: finished(screen) and screen.query_one("#lessons").row_count == 1
+            pilot,
+            lambda: (
+                finished(screen)
+                and screen.query_one("#lessons").row_count == len(SAMPLE_LESSONS) + 1
+            ),
         )
         await pilot.pause(0.2)
         app.clear_notifications()
@@ -125,7 +142,11 @@ async def test_send_to_judge_and_edit_keys_on_a_written_lesson(tmp_path: Path) -
     async with app.run_test(size=(150, 50)) as pilot:
         screen = await generate(pilot, app)
         await wait_for(
-            pilot, lambda: finished(screen) and screen.query_one("#lessons").row_count == 1
+            pilot,
+            lambda: (
+                finished(screen)
+                and screen.query_one("#lessons").row_count == len(SAMPLE_LESSONS) + 1
+            ),
         )
         first_run = screen.run_id
         judged = len(harness.judge_models())
@@ -140,5 +161,5 @@ async def test_send_to_judge_and_edit_keys_on_a_written_lesson(tmp_path: Path) -
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: finished(screen) and "## Parte dos" in screen.query_one("#preview").text
                        and screen.state_values.get("status") == "accepted")  # fmt: skip
-    notes = list((harness.root / "09 - Lessons").glob("*.md"))
+    notes = generated(harness)
     assert len(notes) == 1 and "## Parte dos" in notes[0].read_text(encoding="utf-8")

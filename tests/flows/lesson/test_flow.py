@@ -204,3 +204,19 @@ async def test_review_of_a_generated_lesson_gives_the_judges_its_concept_sources
         sources = (await h.state(review_id))["source_text"]
         assert sources.startswith("Concept: Práctica de recuperación")
         assert "Repetición espaciada" in sources
+
+
+async def test_planted_bad_lesson_of_the_sample_vault_is_caught_before_the_judges(harness_factory):
+    """Issue 7's "Done when": the demo vault's draft lesson (an English paragraph in a Spanish
+    lesson, a last section cut mid-sentence) never reaches the self-review or a judge."""
+    path = "09 - Lessons/Práctica de recuperación (borrador).md"
+    async with harness_factory() as h:
+        run_id, events = await h.run(mode="review", note_path=path)
+        assert isinstance(events[-1], Done)
+        assert h.judge_models() == [] and h.script.count("review") == 0
+        failed = {c["name"] for c in (await h.state(run_id))["heuristics"]["checks"]
+                  if c["status"] == "FAIL"}  # fmt: skip
+        assert failed == {"language_consistency", "content_truncation"}
+        meta, _ = h.note(path)
+        assert meta["status"] == "needs_regeneration"
+        assert savings_report(h.services.store, run_id)["caught"] == {"heuristics": 1}
