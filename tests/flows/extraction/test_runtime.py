@@ -159,3 +159,42 @@ async def test_duplicate_detection_runs_in_parallel_within_the_limit(tmp_path: P
         await app.runtime.run_until_pause(run.id)
         assert backend.max_in_flight == 3
         assert sum(1 for c in backend.calls if "Candidate:" in str(c.messages)) == 6
+
+
+def _with_existing(messages, schema):
+    """A new concept and a duplicate of the existing note (which then gains a quote)."""
+    ids = enum_of(schema, "concepts", "[]", "quote_ids")
+    return {
+        "concepts": [
+            concept("Efecto del espaciado", [ids[1]]),
+            concept("Práctica de recuperación", [ids[0]]),
+        ],
+        "notes": "",
+    }
+
+
+async def test_repair_of_a_plan_already_written_writes_nothing_twice(tmp_path: Path) -> None:
+    """A crash after every vault write but before the plan is marked done: repair applies the
+    whole plan again (block ids, new notes, the existing note's edit, processed_date) and
+    every step finds its work done."""
+    from core.repair import load_plan
+    from tests.flows.extraction.driver import relations
+
+    root, data = make_vault(tmp_path)
+    script = FlowScript(candidates=_with_existing, relations=relations)
+    async with open_app(root, data, script) as app:
+        app.vault.index.sync_files()
+        run = app.runtime.start("extraction", {"source": SOURCE}, target=SOURCE)
+        assert isinstance((await app.runtime.run_until_pause(run.id))[-1], Interrupted)
+        events = await app.runtime.run_until_pause(run.id, "approve", resume=True)
+        assert isinstance(events[-1], Done)
+        plan = load_plan(app.store, run.id)
+        assert plan.create and plan.edit and plan.block_ids  # every kind of write is replayed
+        snapshot = {p: p.read_bytes() for p in root.rglob("*.md")}
+        app.store.execute(
+            "UPDATE extraction_commits SET status='pending' WHERE run_id=?", (run.id,)
+        )
+        again = repair(app)
+        assert again.finished == [run.id] and again.written == [] and not again.errors
+        assert {p: p.read_bytes() for p in root.rglob("*.md")} == snapshot
+        consistent(app, root)
