@@ -63,3 +63,26 @@ def test_unknown_note_is_a_clear_error(tmp_path: Path) -> None:
     args = argparse.Namespace(settings=settings_file(tmp_path, root, data), note="Nope")
     with pytest.raises(CommandError, match="no source note"):
         extraction.run_extract(args, backend())
+
+
+def test_review_feedback_then_abort_from_the_terminal(tmp_path: Path, capsys) -> None:
+    root, data = make_vault(tmp_path)
+    settings = settings_file(tmp_path, root, data)
+    before = {p: p.read_bytes() for p in root.rglob("*.md")}
+    assert (
+        extraction.run_extract(argparse.Namespace(settings=settings, note=SOURCE), backend()) == 0
+    )
+    run_id = capsys.readouterr().out.rsplit("noema review ", 1)[1].split()[0]
+    base = dict(settings=settings, run=run_id, approve=False, feedback=None, abort=False, drop=[])
+    feedback = argparse.Namespace(**{**base, "feedback": "Une los dos conceptos."})
+    script = FlowScript(candidates=candidates, relations=relations)
+    assert extraction.run_review(feedback, ConcurrencyBackend(script)) == 0
+    assert script.count("feedback") == 1
+    assert "Une los dos conceptos." in script.prompts["feedback"][0]
+    out = capsys.readouterr().out
+    assert "New concepts (2):" in out and f"noema review {run_id[:8]}" in out  # back to review
+    assert extraction.run_review(argparse.Namespace(**{**base, "abort": True}), backend()) == 0
+    capsys.readouterr()
+    assert {p: p.read_bytes() for p in root.rglob("*.md")} == before
+    with pytest.raises(CommandError, match="not awaiting review"):
+        extraction.run_review(argparse.Namespace(**base), backend())
