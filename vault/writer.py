@@ -44,15 +44,22 @@ _RESERVED = {
     *(f"lpt{i}" for i in range(10)),
 }
 MAX_NAME = 120
+MAX_NAME_BYTES = 200
+"""File systems limit a name to 255 bytes: room is left for ` 99` and `.md`."""
+_INVISIBLE = {"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"}
+"""Control, format (bidi overrides, zero-width), private and unassigned characters."""
 
 
 def safe_filename(title: str) -> str:
     """A file name (without `.md`) that is safe on every OS and in Obsidian links."""
     name = unicodedata.normalize("NFC", title)
+    name = "".join(" " if unicodedata.category(ch) in _INVISIBLE else ch for ch in name)
     name = _UNSAFE.sub(" ", name)
     name = " ".join(name.split()).strip(" .")
     if len(name) > MAX_NAME:
         name = name[:MAX_NAME].rstrip(" .")
+    while len(name.encode("utf-8")) > MAX_NAME_BYTES:
+        name = name[:-1].rstrip(" .")
     if not name or name.lower() in _RESERVED:
         name = f"Untitled {name}".strip()
     return name

@@ -117,6 +117,15 @@ def test_safe_unique_file_names(vault):
     assert writer.unique_path("notes", "../../etc/passwd") == "notes/etc passwd.md"
 
 
+def test_file_names_fit_the_file_system_and_drop_invisible_characters(vault):
+    wide = "概念" * 100  # 200 characters, 600 bytes in UTF-8
+    name = safe_filename(wide)
+    assert len(name.encode("utf-8")) <= 200 and wide.startswith(name)
+    rel = VaultWriter(vault).unique_path("notes", wide)
+    VaultWriter(vault).create(rel, "x")  # no "File name too long"
+    assert safe_filename("evil\u202egpj.exe\u200b") == "evil gpj.exe"
+
+
 def test_set_frontmatter_is_a_minimal_in_place_edit(vault):
     text = (
         "---\r\ntitle: Book  # my comment\r\ntags:\r\n  - a\r\nprocessed_date:\r\n"
