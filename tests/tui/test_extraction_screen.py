@@ -79,6 +79,8 @@ async def test_extract_drop_and_approve_with_the_keyboard(tmp_path: Path) -> Non
         await wait_for(pilot, lambda: "Written notes" in str(screen.query_one("#outcome").render()))
         outcome = str(screen.query_one("#outcome").render())
         assert "08 - Ideas/Práctica intercalada.md" in outcome
+        assert outcome.startswith("Committed.\nWritten notes:")  # said once, not twice
+        assert not str(screen.query_one("#notes").render())  # the review's warnings are gone
         table = screen.query_one(SourcesTable)
         await wait_for(
             pilot, lambda: table.rows_by_path.get(SOURCE, ("", "", ""))[2] == "processed"

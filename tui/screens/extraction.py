@@ -194,18 +194,24 @@ class ExtractionScreen(NoemaScreen):
     def show_outcome(self, output: dict[str, Any]) -> None:
         self.payload = None
         self.query_one(ReviewTable).clear()
-        self.query_one("#detail", Static).update("")
+        for name in ("#detail", "#notes"):  # the review's warnings no longer apply
+            self.query_one(name, Static).update("")
         written = output.get("written") or []
         messages = output.get("messages") or ["Done."]
+        headline = messages[-1].splitlines()[0]
+        if written and headline.endswith(":"):  # "Committed. Files written:": listed below
+            headline = headline.rsplit(". ", 1)[0].rstrip(".") + "."
         text = Text(
-            messages[-1].splitlines()[0] + "\n",
+            headline + "\n",
             style="bold green" if output.get("outcome") == "committed" else "bold yellow",
         )
         if written:
             text.append("Written notes:\n", style="bold")
             for path in written:
                 text.append(f"  {path}\n")
-        self.query_one("#outcome", Static).update(text)
+        outcome = self.query_one("#outcome", Static)
+        outcome.update(text)
+        outcome.scroll_visible(animate=False)
         self.load_sources()
         self.refresh_bindings()
 
