@@ -205,3 +205,27 @@ def test_snapshot(action: str, tmp_path: Path, snap_compare, monkeypatch) -> Non
         await pilot.pause(0.1)
 
     assert snap_compare(app, terminal_size=(110, 44), run_before=run_before)
+
+
+async def test_evaluate_while_another_run_is_in_progress_queues_and_then_runs(
+    tmp_path: Path,
+) -> None:
+    """With the one run slot taken (a background extraction, say) the evaluation is queued,
+    not refused, and starts by itself when the slot frees."""
+    from tui.messages import RunsChanged
+
+    app, _root = make_app(tmp_path, [critical_evaluation(0.9)])
+    async with app.run_test(size=(120, 50)) as pilot:
+        await wait_for(pilot, lambda: app.services is not None and app.model_ok)
+        app.driving.add("another-run")  # the slot is taken
+        await pilot.press("e")
+        screen = app.screen
+        screen.query_one("#note").value = NOTE_PATH
+        await pilot.press("enter")  # submits the note
+        await wait_for(pilot, lambda: screen.run_id is not None)
+        assert app.services.runtime.runs.get(screen.run_id).status == "queued"
+        assert "Queued" in str(screen.query_one("#verdict").render())
+        app.driving.discard("another-run")
+        app.post_message(RunsChanged())
+        await wait_for(pilot, lambda: screen.payload is not None and screen.ready)
+        assert "NOT PASSED" in str(screen.query_one("#verdict").render())

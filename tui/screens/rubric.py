@@ -19,7 +19,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.suggester import SuggestFromList
 from textual.widgets import Button, Footer, Header, Input, Select, Static
-from textual.worker import WorkerState
 
 from core.events import Done, Failed, Interrupted
 from tui.messages import RunsChanged, RunUpdate, ServicesReady
@@ -155,20 +154,21 @@ class RubricScreen(NoemaScreen):
                 "Still opening the vault and the model; try again in a moment.", severity="warning"
             )
             return
-        if any(w.group == "runs" and w.state == WorkerState.RUNNING for w in self.app.workers):
-            self.notify(
-                "Another run is in progress; start this one when it pauses.", severity="warning"
-            )
-            return
         self.note, self.criteria = note, str(criteria)
         chosen = None if self.criteria == FROM_NOTE else self.criteria
         run = self.services.runtime.start(
             "rubric", {"note_path": note, "criteria": chosen}, target=note
         )
         self.run_id = run.id
-        self.clear_result(f"Evaluating {note}...")
         self.query_one("#result", VerticalScroll).focus()
-        self.app.drive_run(run.id)
+        if len(self.app.driving) < self.app.settings.tui.max_parallel_runs:
+            self.clear_result(f"Evaluating {note}...")
+            self.app.drive_run(run.id)
+        else:  # the app starts it when a running run pauses (tui.max_parallel_runs)
+            self.clear_result(
+                f"Queued: {note} is evaluated when the run in progress pauses "
+                "(or press s on it in the home runs table)."
+            )
 
     def clear_result(self, headline: str) -> None:
         self.payload, self.ready = None, False
