@@ -7,6 +7,7 @@ values. Nothing inside fenced or inline code counts.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -195,22 +196,44 @@ def _rewrite_markdown(text: str, link: Link, new_rel: str) -> str:
     return f"{m.group(1)}[{m.group(2)}]({href}{m.group(4)})"
 
 
-def rewrite_links(text: str, old_rel: str, new_rel: str) -> tuple[str, list[LinkEdit]]:
+def _relative_target(target: str, old_rel: str, new_rel: str, source_rel: str) -> str | None:
+    """For a link written relative to its note (`../A.md`, `./A`): the new relative path when
+    it resolves to `old_rel`, else None."""
+    folder = posixpath.dirname(source_rel)
+    resolved = posixpath.normpath(posixpath.join(folder, target.strip())).lower()
+    old = old_rel.lower()
+    if resolved not in (old, old.removesuffix(".md")):
+        return None
+    return posixpath.relpath(new_rel, folder or ".")
+
+
+def rewrite_links(
+    text: str, old_rel: str, new_rel: str, source_rel: str | None = None
+) -> tuple[str, list[LinkEdit]]:
     """The text with every link to `old_rel` pointing at `new_rel`; bytes elsewhere untouched.
 
     Headings, block refs and shown text are kept: `[[Old]]` becomes `[[New|Old]]` where the
-    shown text would otherwise change.
+    shown text would otherwise change. Links relative to the note (`../Ideas/Old.md`) are
+    resolved and rewritten when `source_rel`, the note's own path, is given.
     """
     matches = target_matcher(old_rel)
     edits: list[LinkEdit] = []
     last_end = -1
     for link in parse_links(text):
-        if link.start < last_end or not matches(link.target):
+        if link.start < last_end:
+            continue
+        target_rel = new_rel
+        if link.target.strip().startswith(("./", "../")):
+            relative = _relative_target(link.target, old_rel, new_rel, source_rel or "")
+            if source_rel is None or relative is None:
+                continue
+            target_rel = relative
+        elif not matches(link.target):
             continue
         if link.kind == "wiki":
-            after = _rewrite_wiki(text, link, new_rel)
+            after = _rewrite_wiki(text, link, target_rel)
         else:
-            after = _rewrite_markdown(text, link, new_rel)
+            after = _rewrite_markdown(text, link, target_rel)
         before = text[link.start : link.end]
         if after != before:
             edits.append(LinkEdit(link.start, link.end, before, after))

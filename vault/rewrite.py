@@ -49,7 +49,7 @@ def plan_rewrite(root: Path, layout: VaultLayout, old: str, new: str) -> Rewrite
         lowered = note.text.lower()
         if not any(needle in lowered for needle in needles):
             continue
-        text, edits = rewrite_links(note.text, old, new)
+        text, edits = rewrite_links(note.text, old, new, rel)
         if not edits:
             continue
         plan.texts[rel] = (note.hash, text)

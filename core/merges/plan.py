@@ -224,7 +224,7 @@ def _rewrite_backlinks(writer, layout, texts: _Texts, redirects: dict[str, str],
         lowered = text.lower()
         for old, new in redirects.items():
             if any(n in lowered for n in needles[old]):
-                text, edits = rewrite_links(text, old, new)
+                text, edits = rewrite_links(text, old, new, rel)
                 if edits:
                     texts.set(rel, text)
                     lowered = text.lower()

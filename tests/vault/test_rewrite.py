@@ -55,3 +55,24 @@ def test_apply_refuses_when_a_note_changed_after_planning(vault):
     with pytest.raises(ConflictError, match="b.md"):
         apply_rewrite(VaultWriter(vault), plan)
     assert (vault / "a.md").read_bytes() == a_before  # nothing written at all
+
+
+def test_links_relative_to_the_note_are_resolved_and_rewritten(tmp_path):
+    root = tmp_path / "vault"
+    (root / "08 - Ideas").mkdir(parents=True)
+    (root / "03 - Sources").mkdir()
+    (root / "08 - Ideas" / "Old.md").write_text("old\n")
+    (root / "08 - Ideas" / "Other.md").write_text("[near](./Old.md#Part) [[Old]]\n")
+    (root / "03 - Sources" / "Book.md").write_text(
+        "[far](../08%20-%20Ideas/Old.md) [wrong](../Elsewhere/Old.md)\n"
+    )
+    plan = plan_rewrite(root, VaultLayout(), "08 - Ideas/Old.md", "08 - Ideas/New.md")
+    assert sorted((c.path, c.before, c.after) for c in plan.changes) == [
+        (
+            "03 - Sources/Book.md",
+            "[far](../08%20-%20Ideas/Old.md)",
+            "[far](../08%20-%20Ideas/New.md)",
+        ),
+        ("08 - Ideas/Other.md", "[[Old]]", "[[New|Old]]"),
+        ("08 - Ideas/Other.md", "[near](./Old.md#Part)", "[near](New.md#Part)"),
+    ]
