@@ -163,3 +163,27 @@ async def test_send_to_judge_and_edit_keys_on_a_written_lesson(tmp_path: Path) -
                        and screen.state_values.get("status") == "accepted")  # fmt: skip
     notes = generated(harness)
     assert len(notes) == 1 and "## Parte dos" in notes[0].read_text(encoding="utf-8")
+
+
+async def test_the_planted_bad_lesson_is_caught_before_the_judges(tmp_path: Path) -> None:
+    """Issue 7's "Done when": the demo vault's bad draft, picked from the list and sent to
+    review with `j`, is stopped by the free checks; no self-review, no judge."""
+    app, harness = make_app(tmp_path)
+    path = "09 - Lessons/Práctica de recuperación (borrador).md"
+    async with app.run_test(size=(150, 50)) as pilot:
+        await wait_for(pilot, lambda: app.services is not None)
+        await pilot.press("l")
+        screen = app.screen
+        assert isinstance(screen, LessonScreen)
+        table = screen.query_one("#lessons")
+        await wait_for(pilot, lambda: table.row_count == len(SAMPLE_LESSONS))
+        table.focus()
+        table.move_cursor(row=table.get_row_index(path))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.path == path)
+        await pilot.press("j")
+        await wait_for(pilot, lambda: screen.state_values.get("status") == "needs_regeneration")
+        await wait_for(pilot, lambda: table.get_row(path)[2] == "needs_regeneration")
+    assert harness.judge_models() == [] and harness.script.count("review") == 0
+    meta = frontmatter.loads((harness.root / path).read_text(encoding="utf-8"))
+    assert meta["status"] == "needs_regeneration"
