@@ -28,10 +28,11 @@ def frontmatter_span(text: str) -> tuple[int, int, int] | None:
     start = 1 if text.startswith("\ufeff") else 0
     if not text.startswith("---", start):
         return None
-    first = _BOUNDARY.match(text, start)
+    # `^` only matches at a real line start, never at a `pos` after a BOM: match the slice
+    first = _BOUNDARY.match(text[start : start + 1024])
     if first is None:
         return None
-    line_end = text.find("\n", first.start())
+    line_end = text.find("\n", start)
     if line_end < 0:
         return None
     closing = _BOUNDARY.search(text, line_end + 1)

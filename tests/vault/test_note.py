@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.store import Store
+from vault.frontmatter_edit import set_fields
 from vault.index import VaultIndex
 from vault.layout import VaultLayout
 from vault.note import NoteUnreadable, content_hash, parse_note, read_note
@@ -118,3 +119,14 @@ def test_frontmatter_like_text_never_crashes(body):
     except NoteUnreadable:
         return
     assert isinstance(note.frontmatter, dict)
+
+
+def test_frontmatter_after_a_byte_order_mark_is_read_and_edited_in_place():
+    data = "\ufeff---\ntitle: Book\naliases: [B]\n---\nbody\n".encode()
+    note = parse_note("a.md", data)
+    assert note.frontmatter == {"title": "Book", "aliases": ["B"]} and note.aliases == ["B"]
+    assert note.body == "body\n"
+    edited = set_fields(data.decode("utf-8"), {"processed_date": "2026-01-02"})
+    assert (
+        edited == "\ufeff---\ntitle: Book\naliases: [B]\nprocessed_date: '2026-01-02'\n---\nbody\n"
+    )
