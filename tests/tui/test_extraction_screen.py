@@ -205,3 +205,27 @@ async def test_enter_on_a_running_run_opens_the_screen_with_its_progress_so_far(
         detections = [e for e in finished if type(e).__name__ == "NodeFinished"]
         assert steps.finished["1.1b"] == len(detections) > 0  # nothing counted twice
         assert steps.states["1.2"] == "done" and steps.states["2.1"] == "waiting"
+
+
+async def test_a_run_this_app_did_not_drive_shows_its_steps_from_the_checkpoint(
+    tmp_path: Path,
+) -> None:
+    """A run that reached its review before this app started (no events in the app's log):
+    the steps it ran are read from its checkpoint, not shown as never started."""
+    app, _root, _script = make_app(tmp_path)
+    async with app.run_test(size=(140, 50)) as pilot:
+        await wait_for(pilot, lambda: app.services is not None)
+        runtime = app.services.runtime
+        run = runtime.start("extraction", {"source": SOURCE}, target=SOURCE)
+        await runtime.run_until_pause(run.id)  # driven without the app: nothing logged
+        assert not app.run_log(run.id)
+        app.open_run(runtime.runs.get(run.id))
+        screen = app.screen
+        assert isinstance(screen, ExtractionScreen)
+        await wait_for(pilot, lambda: screen.payload is not None)
+        steps = screen.query_one(ExtractionSteps)
+        await wait_for(pilot, lambda: steps.states["1.1a"] == "done")
+        for step in ("load", "1.1b", "1.1c", "1.1d", "1.1e", "1.2"):
+            assert steps.states[step] == "done", step
+        assert steps.states["2.1"] == "waiting" and steps.states["3.1"] == "pending"
+        assert steps.finished["1.1b"] == 2  # one duplicate detection per candidate

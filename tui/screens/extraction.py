@@ -104,6 +104,12 @@ class ExtractionScreen(NoemaScreen):
             self.query_one(ExtractionSteps).apply(pending)
             self.show_payload(pending.payload)
 
+    @work(exclusive=True, group="extraction-seed", exit_on_error=False)
+    async def seed_steps(self, run_id: str) -> None:
+        snapshot = await self.services.runtime.state(run_id)
+        if run_id == self.run_id:
+            self.query_one(ExtractionSteps).seed(dict(snapshot.values))
+
     # -- starting ------------------------------------------------------------------------------
 
     @on(DataTable.RowSelected, "#sources")
@@ -140,6 +146,10 @@ class ExtractionScreen(NoemaScreen):
         self.query_one(ExtractionSteps).replay(log)
         if log:
             self.query_one("#outcome", Static).update(f"Following run {run_id[:8]}...")
+        if self.services is not None and not any(
+            getattr(event, "node", "") == "load_source" for event in log
+        ):
+            self.seed_steps(run_id)  # the log misses its start: the checkpoint tells the rest
         self.query_one(ReviewTable).clear()
         for name in ("#detail", "#notes"):
             self.query_one(name, Static).update("")

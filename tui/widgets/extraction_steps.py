@@ -13,6 +13,17 @@ FAN_OUT = {"extract_batch", "detect_duplicate", "relation_queries", "relate"}
 """Nodes that run once per batch / candidate / concept: their finishes are counted."""
 
 
+STATE_STEPS: list[tuple[str, str]] = [
+    ("load", "quotes"), ("1.1a", "merged"), ("1.1b", "detections"), ("1.1c", "query_sets"),
+    ("1.1d", "pools"), ("1.1e", "relation_sets"), ("1.2", "critique_log"), ("2.1", "decision"),
+    ("3.1", "commit"), ("3.2", "written"),
+]  # fmt: skip
+"""Step -> the state key whose presence in a checkpoint means the step has run."""
+
+COUNTED = {"1.1a": "batches", "1.1b": "detections", "1.1c": "query_sets", "1.1e": "relation_sets"}
+"""Fan-out step -> the state list with one entry per finished call."""
+
+
 class ExtractionSteps(Static):
     """One line per step: its mark, label, counts and latest message."""
 
@@ -37,6 +48,23 @@ class ExtractionSteps(Static):
         self.reset()
         for event in events:
             self.apply(event, refresh=False)
+        self.refresh_steps()
+
+    def seed(self, values: dict) -> None:
+        """Mark done the steps a checkpoint shows have run (a run this app did not drive from
+        its start: resumed after a restart); live states already shown are kept."""
+        done = {step for step, key in STATE_STEPS if values.get(key)}
+        if len(values.get("critique_log") or []) > 1:
+            done.add("1.3")  # a refinement ran between two self-critiques
+        if values.get("review_round"):
+            done.add("2.3")
+        for step in done:
+            if self.states[step] == "pending":
+                self.states[step] = "done"
+                entries = values.get(COUNTED.get(step, ""))
+                if isinstance(entries, list) and step not in self.finished:
+                    self.finished[step] = len(entries)
+                    self.counts[step] = str(len(entries))
         self.refresh_steps()
 
     def apply(self, event: RunEvent, *, refresh: bool = True) -> None:
