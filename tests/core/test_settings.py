@@ -123,3 +123,11 @@ def test_invalid_environment_value_names_the_variable_not_a_file(tmp_path, monke
     message = str(info.value)
     assert "NOEMA_MODELS__TEMPERATURE" in message and "models.temperature" in message
     assert str(user) not in message
+
+
+def test_a_settings_file_that_is_not_utf8_is_a_clear_error(tmp_path) -> None:
+    user = tmp_path / "latin.toml"
+    user.write_bytes("[models]\ntemperature = 0.1 # café\n".encode("latin-1"))
+    with pytest.raises(SettingsError) as info:
+        load_settings(user)
+    assert str(user) in str(info.value) and "UTF-8" in str(info.value)
