@@ -193,6 +193,8 @@ def read_criteria_file(path: Path) -> tuple[EvaluationCriteria | None, list[str]
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         return None, [f"(file): cannot be read: {exc.strerror or exc}"]
+    except UnicodeDecodeError as exc:
+        return None, [f"(file): not UTF-8 text (byte {exc.start}); save it as UTF-8"]
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -128,6 +128,10 @@ def test_unknown_field_and_bad_json_are_reported(tmp_path: Path) -> None:
     broken = write(tmp_path, '{"id": "x",', "broken.json")
     (problem,) = validate_criteria_files([broken])
     assert "not valid JSON at line 1" in problem
+    latin = tmp_path / "latin.json"
+    latin.write_bytes('{"id": "café"}'.encode("latin-1"))
+    (problem,) = validate_criteria_files([latin])
+    assert "latin.json" in problem and "not UTF-8" in problem
 
 
 def test_invalid_file_raises_with_all_problems(tmp_path: Path) -> None:
