@@ -9,6 +9,7 @@ logs read (ctrl+l); the learner profile is edited with F2 and saved to the setti
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from textual import on, work
@@ -69,6 +70,7 @@ class TutorScreen(NoemaScreen):
         self.conversation: list[dict[str, Any]] = []
         self.values: dict[str, Any] = {}
         self.busy = False
+        self.turn_shown_at: float | None = None
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -185,8 +187,10 @@ class TutorScreen(NoemaScreen):
         # the answer box stays enabled (answers are ignored while busy): toggling it would move
         # the focus and make the footer recompose on every turn
         self.busy = True
-        self.query_one("#answer", Input).placeholder = "The tutor is thinking…"
-        self.query_one(PlanPanel).notice("")
+        with self.app.batch_update():
+            self.query_one("#answer", Input).placeholder = "The tutor is thinking…"
+            self.query_one(PlanPanel).notice("")
+            self.query_one(TutorChat).expect_reply()
         values: dict[str, Any] | None = None
         try:
             async for event in turn(self.services.runtime, self.session_id, text):
@@ -199,7 +203,10 @@ class TutorScreen(NoemaScreen):
             self.post_message(TurnEnded(values))
 
     def on_tutor_event(self, message: TutorEvent) -> None:
-        event = message.event
+        with self.app.batch_update():  # one frame for all the widgets an event changes
+            self.show_event(message.event)
+
+    def show_event(self, event: RunEvent) -> None:
         chat, panel = self.query_one(TutorChat), self.query_one(PlanPanel)
         if isinstance(event, Progress) and "token" in event.data:
             chat.stream(event.data["token"])
@@ -216,10 +223,17 @@ class TutorScreen(NoemaScreen):
             self.notify(f"the turn failed: {event.error}", severity="error", timeout=10)
 
     def on_turn_ended(self, message: TurnEnded) -> None:
-        self.busy = False
-        self.query_one("#answer", Input).placeholder = PLACEHOLDER
-        self.conversation = list(message.values.get("conversation") or [])
-        self.show_state(message.values)
+        with self.app.batch_update():
+            self.busy = False
+            self.query_one("#answer", Input).placeholder = PLACEHOLDER
+            self.conversation = list(message.values.get("conversation") or [])
+            self.show_state(message.values)
+            self.query_one(TutorChat).end_stream()  # a reply line no message came into
+        self.call_after_refresh(self._turn_shown)
+
+    def _turn_shown(self) -> None:
+        """When the turn's end reached the screen (read by bench/tutor.py)."""
+        self.turn_shown_at = time.perf_counter()
 
     # -- actions ---------------------------------------------------------------------------
 

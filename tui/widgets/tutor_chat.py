@@ -1,4 +1,10 @@
-"""The tutor chat: messages, the tutor's message as it streams in, the hints of a question."""
+"""The tutor chat: messages, and the tutor's message as it streams in.
+
+Drawing is what a turn costs on screen, so the chat keeps it small: while the tutor thinks a
+"Tutor: …" line waits at the bottom; tokens are drawn into it at most once per frame, with a
+layout only when the message needs another line; when the message arrives the line becomes it
+in place (no remount, no layout when its height is unchanged).
+"""
 
 from __future__ import annotations
 
@@ -17,6 +23,9 @@ STYLES = {
     "closing": ("Summary", "bold magenta"),
     "answer": ("You", "bold"),
 }
+
+
+LIVE_PREFIX = Text("Tutor: ", "bold cyan")
 
 
 def message_text(message: Mapping[str, Any]) -> Text:
@@ -53,45 +62,91 @@ class TutorChat(VerticalScroll):
         self.streamed = ""
         self.first_token_at: float | None = None
         self._live: Static | None = None
+        self._live_lines = 0
+        self._flush_pending = False
+        self._first_pending = False
 
     def show_messages(self, conversation: list[Mapping[str, Any]]) -> None:
         """Add the messages not shown yet (the conversation only grows).
 
-        The streamed line becomes the tutor's message when it arrives (no remount)."""
+        The first tutor message after streamed tokens is the streamed one: the live line
+        becomes it; other messages go above the live line while it waits."""
         pending = list(conversation[self.rendered :])
         self.rendered = len(conversation)
-        live = self._live
-        if live is not None and pending and pending[0].get("role") == "tutor":
-            live.update(message_text(pending[0]))
-            live.set_classes("msg tutor")
-            self._live = None
-            pending = pending[1:]
-        self.end_stream()
+        if self.streamed:
+            self._mark_first_token()  # it may arrive before a frame drew its tokens
+            if self._live is not None and pending and pending[0].get("role") == "tutor":
+                self._settle_live(pending.pop(0))
+            self.end_stream()
         if pending:
-            self.mount_all([ChatMessage(m) for m in pending])
-            self.scroll_end(animate=False)
+            messages = [ChatMessage(m) for m in pending]
+            if self._live is not None:
+                self.mount_all(messages, before=self._live)
+            else:
+                self.mount_all(messages)
+            self._scroll_to_end()
+
+    def expect_reply(self) -> None:
+        """Show that the tutor is writing (the line its tokens will stream into)."""
+        self.end_stream()
+        self._live = Static(LIVE_PREFIX + "…", classes="msg tutor live")
+        self._live_lines = 1
+        self.mount(self._live)
+        self._scroll_to_end()
 
     def stream(self, token: str) -> None:
-        """Append a token to the tutor message being written."""
-        if not self.streamed:
-            self.call_after_refresh(self._first_token_shown)
+        """Append a token to the tutor message being written (drawn by `_flush`)."""
         self.streamed += token
-        live = self.live()
-        live.update(Text.assemble(("Tutor: ", "bold cyan"), self.streamed))
-        self.scroll_end(animate=False)
+        if not self._flush_pending:
+            self._flush_pending = True
+            self.call_later(self._flush)
+
+    def _flush(self) -> None:
+        """Draw the tokens streamed since the last flush: one update for all of them."""
+        self._flush_pending = False
+        if not self.streamed:
+            return
+        if self._live is None:
+            self.expect_reply()
+        self._mark_first_token()
+        self._draw_live(LIVE_PREFIX + self.streamed.rstrip())  # as the message will read
+
+    def _draw_live(self, text: Text) -> None:
+        """Update the live line; a layout (and a scroll) only when its height changes.
+
+        The height is measured the way Textual will lay the line out (its visual)."""
+        live = self._live
+        live.update(text, layout=False)
+        width = live.content_region.width or self.content_region.width
+        lines = live.visual.get_height(live.styles, width) if width > 0 else -1
+        if lines != self._live_lines:
+            self._live_lines = lines
+            live.refresh(layout=True)
+            self._scroll_to_end()
+
+    def _settle_live(self, message: Mapping[str, Any]) -> None:
+        """The live line becomes the finished message (its colour changes, nothing moves)."""
+        self._draw_live(message_text(message))
+        self._live.remove_class("live")
+        self._live = None
+
+    def _mark_first_token(self) -> None:
+        if self.first_token_at is None and not self._first_pending:
+            self._first_pending = True
+            self.call_after_refresh(self._first_token_shown)
 
     def _first_token_shown(self) -> None:
         """When the first token of a message reached the screen (read by bench/tutor.py)."""
+        self._first_pending = False
         self.first_token_at = time.perf_counter()
 
-    def live(self) -> Static:
-        """The line the tutor's message streams into (it becomes that message when done)."""
-        if self._live is None:
-            self._live = Static("", classes="live")
-            self.mount(self._live)
-        return self._live
+    def _scroll_to_end(self) -> None:
+        """Follow the conversation, unless the learner scrolled up to read."""
+        if self.scroll_y >= self.max_scroll_y - 1:
+            self.scroll_end(animate=False)
 
     def end_stream(self) -> None:
+        """Forget the streamed tokens; a live line still waiting goes away."""
         self.streamed = ""
         if self._live is not None:
             self._live.remove()

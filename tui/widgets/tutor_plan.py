@@ -67,6 +67,8 @@ class PlanPanel(Vertical):
         self.border_title = "Plan"
         self.hints: list[str] = []
         self._shown: tuple[Any, float] | None = None
+        self._step_lines = 0
+        self._notice = ""
 
     def compose(self):
         yield Static(mastery_text(0.0), id="mastery")
@@ -78,12 +80,21 @@ class PlanPanel(Vertical):
         """Show the plan and mastery (nothing is redrawn when they did not change)."""
         if (plan, mastery) == self._shown:
             return
+        old_plan, old_mastery = self._shown or (None, -1.0)
         self._shown = (plan, mastery)
-        self.query_one("#mastery", Static).update(mastery_text(mastery))
-        self.query_one("#steps", Static).update(plan_text(plan))
+        if mastery != old_mastery:  # one line whatever the value: no layout
+            self.query_one("#mastery", Static).update(mastery_text(mastery), layout=False)
+        if plan != old_plan:
+            widget, steps = self.query_one("#steps", Static), plan_text(plan)
+            width = widget.content_region.width or BAR + 16
+            lines = len(steps.wrap(self.app.console, width))  # layout only if the height changes
+            widget.update(steps, layout=lines != self._step_lines)
+            self._step_lines = lines
 
     def notice(self, text: str) -> None:
-        self.query_one("#notice", Static).update(text)
+        if text != self._notice:
+            self._notice = text
+            self.query_one("#notice", Static).update(text)
 
     def show_hints(self, hints: list[str]) -> None:
         if list(hints) == self.hints and self.hints:
