@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import operator
+import os
 import statistics
 import sys
 import tempfile
@@ -35,7 +36,7 @@ from core.settings import Settings  # noqa: E402
 from local_llm.testing import ScriptedBackend  # noqa: E402
 
 NODES = 20
-REPEATS = 15
+REPEATS = 30
 TARGET_MS = 3.0
 TARGET_RATIO = 1.5
 
@@ -80,53 +81,60 @@ def _chain(graph: StateGraph) -> StateGraph:
     return graph
 
 
-async def time_bare(path: Path) -> list[float]:
-    per_node = []
-    async with open_checkpointer(path) as saver:
-        app = bare_graph().compile(checkpointer=saver)
-        for repeat in range(REPEATS + 1):
-            config = {"configurable": {"thread_id": f"bare-{repeat}"}}
-            start = time.perf_counter()
-            async for _ in app.astream(
-                {"steps": []}, config, stream_mode="updates", durability="sync"
-            ):
-                pass
-            if repeat:  # the first run warms caches
-                per_node.append((time.perf_counter() - start) * 1000 / NODES)
-    return per_node
+async def bare_run(app, repeat: int) -> float:
+    """Milliseconds per node of one bare run."""
+    config = {"configurable": {"thread_id": f"bare-{repeat}"}}
+    start = time.perf_counter()
+    async for _ in app.astream({"steps": []}, config, stream_mode="updates", durability="sync"):
+        pass
+    return (time.perf_counter() - start) * 1000 / NODES
 
 
-async def time_noema(data_dir: Path) -> tuple[list[float], int]:
-    settings = Settings(data={"directory": data_dir})
+async def noema_run(services) -> float:
+    """Milliseconds per node of one run through noema's runtime."""
+    run = services.runtime.start("bench", {"steps": []})
+    start = time.perf_counter()
+    events = await services.runtime.run_until_pause(run.id)
+    elapsed = time.perf_counter() - start
+    assert type(events[-1]).__name__ == "Done", events[-1]
+    return elapsed * 1000 / NODES
+
+
+async def measure(tmp: Path) -> tuple[list[float], list[float], int]:
+    """Bare and noema runs alternate, so both see the same load on a shared machine."""
+    settings = Settings(data={"directory": tmp / "noema"})
     backend = ScriptedBackend(lambda messages, schema: {"step": 1, "note": "ok"})
     spec = FlowSpec(name="bench", build_graph=noema_graph, human_in_loop=True)
-    per_node = []
-    async with open_services(settings, {"bench": spec}, backend=backend) as services:
+    bare, noema = [], []
+    async with (
+        open_checkpointer(tmp / "bare.sqlite3") as saver,
+        open_services(settings, {"bench": spec}, backend=backend) as services,
+    ):
+        app = bare_graph().compile(checkpointer=saver)
         for repeat in range(REPEATS + 1):
-            run = services.runtime.start("bench", {"steps": []})
-            start = time.perf_counter()
-            events = await services.runtime.run_until_pause(run.id)
-            elapsed = time.perf_counter() - start
-            assert type(events[-1]).__name__ == "Done", events[-1]
-            if repeat:
-                per_node.append(elapsed * 1000 / NODES)
+            bare_ms, noema_ms = await bare_run(app, repeat), await noema_run(services)
+            if repeat:  # the first pair warms caches
+                bare.append(bare_ms)
+                noema.append(noema_ms)
         traces = services.store.query_one("SELECT count(*) FROM traces")[0]
-    return per_node, traces
+    return bare, noema, traces
 
 
 async def main() -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
-        bare = await time_bare(Path(tmp) / "bare.sqlite3")
-        noema, traces = await time_noema(Path(tmp) / "noema")
+        bare, noema, traces = await measure(Path(tmp))
     bare_ms = statistics.median(bare)
     noema_ms = statistics.median(noema)
-    print(f"nodes per run: {NODES}, runs: {REPEATS} (median of per-node times)")
+    print(f"nodes per run: {NODES}, runs: {REPEATS} each, alternating (median per-node times)")
     print(f"bare LangGraph + AsyncSqliteSaver : {bare_ms:.3f} ms/node")
     print(f"noema runtime + model call + trace: {noema_ms:.3f} ms/node  ({traces} traces stored)")
+    print(f"noema's own share per node        : {noema_ms - bare_ms:.3f} ms")
     print(f"ratio noema / bare                : {noema_ms / bare_ms:.2f}")
+    print(f"load average (1 min)              : {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     return {
         "per_node_ms": round(noema_ms, 3),
         "bare_per_node_ms": round(bare_ms, 3),
+        "added_per_node_ms": round(noema_ms - bare_ms, 3),
         "ratio_vs_bare": round(noema_ms / bare_ms, 3),
         "target_per_node_ms": TARGET_MS,
         "target_ratio_vs_bare": TARGET_RATIO,
