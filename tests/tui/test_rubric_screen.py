@@ -225,6 +225,8 @@ async def test_evaluate_while_another_run_is_in_progress_queues_and_then_runs(
         await wait_for(pilot, lambda: screen.run_id is not None)
         assert app.services.runtime.runs.get(screen.run_id).status == "queued"
         assert "Queued" in str(screen.query_one("#verdict").render())
+        home = app.screen_stack[1]
+        await wait_for(pilot, lambda: screen.run_id in home.query_one("#runs").records)
         app.driving.discard("another-run")
         app.post_message(RunsChanged())
         await wait_for(pilot, lambda: screen.payload is not None and screen.ready)

@@ -165,6 +165,7 @@ class RubricScreen(NoemaScreen):
             self.clear_result(f"Evaluating {note}...")
             self.app.drive_run(run.id)
         else:  # the app starts it when a running run pauses (tui.max_parallel_runs)
+            self.app.post_message(RunsChanged())  # home lists the queued run
             self.clear_result(
                 f"Queued: {note} is evaluated when the run in progress pauses "
                 "(or press s on it in the home runs table)."
