@@ -175,8 +175,8 @@ class TutorScreen(NoemaScreen):
         if not text or self.busy or not self.session_id:
             return
         event.input.value = ""
-        self.conversation.append(student_message(text))
-        self.query_one(TutorChat).show_messages(self.conversation)
+        self.conversation.append(student_message(text))  # shown once the turn is under way
+        self.busy = True
         self.run_turn(text)
 
     @work(exclusive=True, group="tutor-turn", exit_on_error=False)
@@ -187,13 +187,13 @@ class TutorScreen(NoemaScreen):
         # the answer box stays enabled (answers are ignored while busy): toggling it would move
         # the focus and make the footer recompose on every turn
         self.busy = True
-        with self.app.batch_update():
-            self.query_one("#answer", Input).placeholder = "The tutor is thinking…"
-            self.query_one(PlanPanel).notice("")
-            self.query_one(TutorChat).expect_reply()
         values: dict[str, Any] | None = None
+        started = False
         try:
             async for event in turn(self.services.runtime, self.session_id, text):
+                if not started:  # the model is at work: drawing now does not delay its call
+                    started = True
+                    self.show_turn_started()
                 if isinstance(event, Done):
                     values = event.output  # the state after the turn: no second read
                 self.post_message(TutorEvent(event))
@@ -201,6 +201,14 @@ class TutorScreen(NoemaScreen):
             if values is None:
                 values = await session_values(self.services.runtime, self.session_id)
             self.post_message(TurnEnded(values))
+
+    def show_turn_started(self) -> None:
+        """The learner's answer, and a line where the tutor's reply will stream."""
+        self.query_one("#answer", Input).placeholder = "The tutor is thinking…"
+        self.query_one(PlanPanel).notice("")
+        chat = self.query_one(TutorChat)
+        chat.show_messages(self.conversation)
+        chat.expect_reply()
 
     def on_tutor_event(self, message: TutorEvent) -> None:
         with self.app.batch_update():  # one frame for all the widgets an event changes
