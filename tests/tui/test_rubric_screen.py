@@ -18,6 +18,7 @@ from tui import app as app_module
 from tui.app import NoemaApp
 from tui.screens.rubric import RubricScreen
 from tui.widgets.evaluation import TextModal, criterion_text
+from tui.widgets.progress import Stepper
 
 
 def critical_evaluation(score: float) -> dict[str, Any]:
@@ -128,6 +129,12 @@ async def test_review_screen_reopens_a_waiting_run(tmp_path: Path) -> None:
             pilot, lambda: isinstance(app.screen, RubricScreen) and app.screen.payload is not None
         )
         assert app.screen is not screen and app.screen.note == NOTE_PATH
+        # the review keys act at once (the note input does not hold the focus) ...
+        await wait_for(pilot, lambda: app.focused is app.screen.query_one("#result"), 3)
+        assert app.screen.check_action("approve", ())
+        # ... and the steps the run took before the screen opened are shown done
+        steps = app.screen.query_one(Stepper).steps
+        assert steps["load_note"] == "done" and steps["evaluate"] == "done"
 
 
 def press_evaluate(screen) -> None:

@@ -100,6 +100,9 @@ class RubricScreen(NoemaScreen):
         if self.services is not None:
             self.load_pickers()
         if self.run_id is not None:
+            progress = self.query_one(RunProgress)
+            for event in self.app.run_log(self.run_id) if hasattr(self.app, "run_log") else []:
+                progress.apply(event)  # what the run did before this screen opened
             self.load_pending(self.run_id)
 
     @property
@@ -138,6 +141,7 @@ class RubricScreen(NoemaScreen):
         self.query_one("#note", Input).value = self.note
         if pending is not None:
             self.show_payload(pending.payload)
+            self.query_one("#result", VerticalScroll).focus()  # a/r/e act, not type the note
 
     # -- starting ------------------------------------------------------------------------------
 
