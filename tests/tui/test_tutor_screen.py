@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from textual.app import App
 
 from core.flows.tutor.graph import SPEC
 from core.flows.tutor.sessions import list_sessions
@@ -191,3 +192,58 @@ async def test_home_shows_concepts_due_for_practice(tmp_path: Path) -> None:
         panel = app.screen.query_one("#vault-panel", InfoPanel)
         await wait_for(pilot, lambda: "Practice" in panel.text)
         assert "Practice: Práctica de recuperación 50%, ZDP 50%" in panel.text
+
+
+class ChatApp(App):
+    """The chat alone, to watch how a streamed reply is drawn."""
+
+    def compose(self):
+        yield TutorChat()
+
+
+STUDENT = {"role": "student", "content": "1/4"}
+FEEDBACK = {"role": "tutor", "kind": "feedback", "content": "Close: count the slices."}
+
+
+async def test_reply_streams_into_its_line_and_becomes_the_message() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        chat = app.query_one(TutorChat)
+        chat.show_messages([STUDENT])
+        chat.expect_reply()
+        await pilot.pause()
+        live = chat.children[-1]
+        assert "Tutor: …" in str(live.render())
+        # the evaluator's feedback arrives while the reply line waits: it goes above it
+        chat.show_messages([STUDENT, FEEDBACK])
+        await pilot.pause()
+        assert chat.children[-1] is live and "Close" in str(chat.children[1].render())
+        for token in ["Question 2: ", "what is ", "bigger?\n"]:
+            chat.stream(token)
+        await pilot.pause()
+        assert str(live.render()).strip() == "Tutor: Question 2: what is bigger?"
+        assert chat.first_token_at is not None
+        reply = {"role": "tutor", "kind": "teaching", "content": "Question 2: what is bigger?"}
+        chat.show_messages([STUDENT, FEEDBACK, reply])
+        await pilot.pause()
+        # the same widget, now the message: no remount, nothing streamed left
+        assert chat.children[-1] is live and len(chat.children) == 3
+        assert not live.has_class("live") and chat.streamed == ""
+
+
+async def test_reply_line_grows_with_the_text_and_goes_when_no_message_comes() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(40, 20)) as pilot:
+        chat = app.query_one(TutorChat)
+        chat.expect_reply()
+        await pilot.pause()
+        live = chat.children[-1]
+        assert live.size.height == 1
+        for _ in range(12):
+            chat.stream("slices ")  # 84 characters: three lines of a 36-column chat
+        await pilot.pause()
+        assert live.size.height == len(live.render_lines(live.size.region)) >= 3
+        assert live.size.height == live.visual.get_height(live.styles, live.size.width)
+        chat.end_stream()  # the turn failed before its message
+        await pilot.pause()
+        assert len(chat.children) == 0
