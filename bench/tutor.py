@@ -6,7 +6,12 @@ Measured in the same run:
 - headless turns through the runtime (SQLite checkpoints, logs, store): wall time per turn and
   the overhead beyond model time (wall - calls x latency);
 - the Textual screen driven headless with Pilot: time from pressing Enter to the first token on
-  screen (recorded after the screen refresh that shows it) and the per-turn overhead there.
+  screen (recorded after the screen refresh that shows it) and the per-turn overhead there, the
+  turn timed until the refresh that follows its end (the screen records both moments); the
+  session's opening turn runs before the measured ones.
+
+Overheads are given beyond the model time (calls made x latency) and beyond the baseline's
+median (the same two calls made directly, in the same run).
 
 CPU time of this process per turn is reported too: on a shared machine it is the steadier
 figure (the model's latency is a sleep and costs no CPU). Target: at most 20 ms overhead per
