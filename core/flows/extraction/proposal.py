@@ -10,9 +10,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from core.domain import RELATION_MAP, RelationType, new_concept_id
+from core.flows.extraction.prompts import MAX_TITLE
+from core.flows.extraction.text import whole_words
 
 
 class NewConcept(BaseModel):
@@ -21,6 +23,7 @@ class NewConcept(BaseModel):
     id: str = Field(default_factory=new_concept_id)
     """Its UUID (the note's entity_id once written)."""
     title: str
+    """The concept's name (the note's file name), never cut mid-word."""
     short_summary: str = ""
     """At most 30 words."""
     summary: str = ""
@@ -31,6 +34,11 @@ class NewConcept(BaseModel):
     """Quotes that support it (SUPPORTS edges quote -> concept)."""
     rationale: str = ""
     """Why it was extracted from these quotes."""
+
+    @field_validator("title")
+    @classmethod
+    def _whole_words(cls, value: str) -> str:
+        return whole_words(value, MAX_TITLE)
 
 
 class ExistingLink(BaseModel):

@@ -77,6 +77,19 @@ def is_other_language(text: str, language: str) -> str | None:
     return guessed if guessed is not None and guessed != language else None
 
 
+def whole_words(text: str, limit: int) -> str:
+    """Text a length-bounded schema may have cut mid-word, ending on its last whole word.
+
+    Grammar-constrained decoding stops a string exactly at its maxLength; a title such as
+    "... al fortalecer el m" must not become a note's name.
+    """
+    text = " ".join(text.split())
+    if len(text) < limit:
+        return text
+    head, _, _tail = text[:limit].rpartition(" ")
+    return (head or text[:limit]).rstrip(" ,;:-–—(")
+
+
 def clip_words(text: str, limit: int) -> str:
     """The text cut to at most `limit` words (an ellipsis marks a cut)."""
     words = text.split()

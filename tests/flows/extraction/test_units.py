@@ -120,3 +120,16 @@ def test_report_marks_multi_concept_quotes_and_prints() -> None:
     assert payload["relations"][0]["inverse_type"] == "HAS_PART"
     text = report_text(payload)
     assert "[several concepts]" in text and "Old -> Viejo" in text and "round 1: failed" in text
+
+
+def test_a_title_cut_by_the_schema_length_ends_on_a_whole_word() -> None:
+    from core.flows.extraction.prompts import MAX_TITLE
+    from core.flows.extraction.proposal import NewConcept
+
+    cut = "El ejercicio aeróbico regular mejora la salud cardiovascular al fortalecer el mú"
+    assert len(cut) == MAX_TITLE
+    assert (
+        NewConcept(title=cut).title
+        == "El ejercicio aeróbico regular mejora la salud cardiovascular al fortalecer el"
+    )
+    assert NewConcept(title="  Hábitos   atómicos ").title == "Hábitos atómicos"
