@@ -187,3 +187,29 @@ async def test_the_planted_bad_lesson_is_caught_before_the_judges(tmp_path: Path
     assert harness.judge_models() == [] and harness.script.count("review") == 0
     meta = frontmatter.loads((harness.root / path).read_text(encoding="utf-8"))
     assert meta["status"] == "needs_regeneration"
+
+
+async def test_review_screen_from_the_runs_table_focuses_the_review(tmp_path: Path) -> None:
+    """Opened on a waiting run: a/r/j/e act (the concept input does not hold the focus) and
+    the stepper shows what the run did before the screen opened."""
+    app, harness = make_app(tmp_path, max_regenerations=0, max_judge_fixes=0)
+    harness.script.scores = {"judge-a": [0.2], "judge-b": [0.2], "judge-c": [0.2]}
+    async with app.run_test(size=(150, 50)) as pilot:
+        screen = await generate(pilot, app)
+        await wait_for(pilot, lambda: app.services.runtime.runs.get(screen.run_id).status
+                       == "awaiting_review" and screen.payload is not None)  # fmt: skip
+        message = screen.query_one(LessonStepper).message
+        assert message
+        app.pop_screen()
+        app.open_run(app.services.runtime.runs.get(screen.run_id))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, LessonScreen) and app.screen.payload is not None
+        )
+        opened = app.screen
+        assert opened is not screen
+        await wait_for(pilot, lambda: app.focused is opened.query_one("#side"), 3)
+        stepper = opened.query_one(LessonStepper)
+        assert stepper.message == message and stepper.states[-1] == "waiting"
+        await pilot.press("a")
+        await wait_for(pilot, lambda: opened.state_values.get("status") == "accepted")
+        assert opened.query_one("#concept").value == ""

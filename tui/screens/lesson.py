@@ -21,6 +21,7 @@ from textual.widgets import Button, DataTable, Footer, Header, Input, Static, Te
 
 from core.events import Done, Failed, Interrupted
 from core.flows.lesson.document import section_index
+from core.flows.lesson.graph import STEPS
 from tui.messages import RunUpdate, ServicesReady
 from tui.screens.base import NoemaScreen
 from tui.widgets.lesson_review import SelfReviewPanel, judge_text
@@ -88,6 +89,9 @@ class LessonScreen(NoemaScreen):
         if self.services is not None:
             self.load_lessons()
         if self.run_id is not None:
+            stepper = self.query_one(LessonStepper)
+            for event in self.app.run_log(self.run_id) if hasattr(self.app, "run_log") else []:
+                stepper.apply(event)  # what the run did before this screen opened
             self.load_run(self.run_id)
 
     @property
@@ -181,6 +185,10 @@ class LessonScreen(NoemaScreen):
         self.path = values.get("lesson_path", "") or self.path
         self.query_one("#preview", TextArea).load_text(values.get("lesson", ""))
         self.show_state(values)
+        if pending is not None:
+            self.query_one(LessonStepper).at(len(STEPS) - 1, "waiting")
+            if self.focused is None or self.focused is self.query_one("#concept"):
+                self.query_one("#side").focus()  # a/r/j/e act, not type into the concept field
         self.refresh_bindings()
 
     def show_state(self, values: dict[str, Any]) -> None:
