@@ -6,12 +6,12 @@ memory), writes come before moves, and variants move into the archive folder.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from urllib.parse import quote
 
 from core.concept_notes import ConceptNote, parse_concept_note
+from core.diffs import unified_diff
 from core.merges.catalog import ConceptInfo, load_concepts
 from core.merges.clusters import Cluster, build_clusters
 from core.merges.edits import (
@@ -56,13 +56,7 @@ class MergePlan:
 
     def diff(self) -> str:
         """Unified diffs of every write, then the moves."""
-        out = []
-        for w in self.writes:
-            out.extend(difflib.unified_diff(
-                w.before_text.splitlines(keepends=True), w.after_text.splitlines(keepends=True),
-                f"a/{w.path}", f"b/{w.path}",
-            ))  # fmt: skip
-        text = "".join(line if line.endswith("\n") else line + "\n" for line in out)
+        text = "".join(unified_diff(w.path, w.before_text, w.after_text) for w in self.writes)
         moves = "".join(f"move {m.path} -> {m.new_path}\n" for m in self.moves)
         return text + moves
 

@@ -7,12 +7,12 @@ letters), and the note with its frontmatter.
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Any
 
 import frontmatter
 
+from core import diffs
 from core.flows.lesson.heuristics.content import artifact_pattern
 from core.flows.lesson.heuristics.parse import FENCE, parse_lesson
 from core.flows.lesson.heuristics.scripts import foreign_letters
@@ -124,10 +124,8 @@ def deterministic_fixes(body: str, language: str) -> tuple[str, list[str]]:
 
 
 def unified_diff(old: str, new: str, name: str = "lesson.md") -> str:
-    lines = difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{name}", f"b/{name}"
-    )
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+    """The lesson's change as a unified diff (core.diffs, with the lesson's argument order)."""
+    return diffs.unified_diff(name, old, new)
 
 
 def render_note(body: str, meta: dict[str, Any], existing: str | None = None) -> str:

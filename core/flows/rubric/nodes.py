@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import difflib
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -17,6 +16,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from core.context import FlowContext
+from core.diffs import unified_diff
 from core.evaluation import EvaluationNodeOptions, EvaluationResult, resolve_criteria_path
 from core.evaluation.node import progress
 from core.flows.rubric.prompts import MAX_SUMMARY, RevisedNote, max_body_chars, revision_messages
@@ -125,14 +125,6 @@ def evaluation_options() -> EvaluationNodeOptions:
         },
         configure=configure,
     )
-
-
-def unified_diff(path: str, old: str, new: str) -> str:
-    """The change as a unified diff (what the human reviews before accepting)."""
-    lines = difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{path}", f"b/{path}"
-    )
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
 def back_to_review(message: str, detail: str = "") -> dict[str, Any]:
