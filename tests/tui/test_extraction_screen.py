@@ -12,8 +12,13 @@ from core.flows.extraction.graph import SPEC
 from core.services import open_services
 from core.settings import Settings
 from tests.flows.extraction.conftest import SOURCE
-from tests.flows.extraction.driver import candidates, relations
-from tests.flows.extraction.script import ConcurrencyBackend, FlowScript, kind_of
+from tests.flows.extraction.script import (
+    ConcurrencyBackend,
+    FlowScript,
+    candidates,
+    kind_of,
+    relations,
+)
 from tests.flows.extraction.test_runtime import make_vault
 from tui.app import NoemaApp
 from tui.screens.extraction import ExtractionScreen

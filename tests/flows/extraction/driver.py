@@ -17,26 +17,12 @@ from core.flows.extraction import commit  # noqa: E402
 from core.flows.extraction.graph import SPEC  # noqa: E402
 from core.services import open_services  # noqa: E402
 from core.settings import Settings  # noqa: E402
-from tests.flows.extraction.script import ConcurrencyBackend, FlowScript, concept, enum_of  # noqa: E402
-
-
-def candidates(messages, schema):
-    ids = enum_of(schema, "concepts", "[]", "quote_ids")
-    return {
-        "concepts": [
-            concept("Efecto del espaciado", [ids[1]]),
-            concept("Práctica intercalada", [ids[2]]),
-        ],
-        "notes": "",
-    }
-
-
-def relations(messages, schema):
-    target = enum_of(schema, "relations", "[]", "target")[0]
-    return {
-        "relations": [{"target": target, "type": "PART_OF", "explanation": "x", "confidence": 0.7}],
-        "notes": "",
-    }
+from tests.flows.extraction.script import (  # noqa: E402
+    ConcurrencyBackend,
+    FlowScript,
+    candidates,
+    relations,
+)
 
 
 def services(vault: str, data: str):

@@ -55,6 +55,27 @@ def concept(title: str, quote_ids: list[str], text: str = "", short: str = "") -
     }
 
 
+def candidates(messages, schema):
+    """The default 1.1a answer: two new concepts citing the second and third quotes."""
+    ids = enum_of(schema, "concepts", "[]", "quote_ids")
+    return {
+        "concepts": [
+            concept("Efecto del espaciado", [ids[1]]),
+            concept("Práctica intercalada", [ids[2]]),
+        ],
+        "notes": "",
+    }
+
+
+def relations(messages, schema):
+    """The default relations answer: the first offered target, PART_OF."""
+    target = enum_of(schema, "relations", "[]", "target")[0]
+    return {
+        "relations": [{"target": target, "type": "PART_OF", "explanation": "x", "confidence": 0.7}],
+        "notes": "",
+    }
+
+
 def critique(score: float) -> dict[str, Any]:
     return {
         "criteria": {cid: {"rationale": "ok", "issues": [], "score": score} for cid in CRITERIA},

@@ -9,8 +9,7 @@ import frontmatter
 import pytest
 
 from tests.flows.extraction.conftest import SOURCE
-from tests.flows.extraction.driver import candidates, relations
-from tests.flows.extraction.script import ConcurrencyBackend, FlowScript
+from tests.flows.extraction.script import ConcurrencyBackend, FlowScript, candidates, relations
 from tests.flows.extraction.test_runtime import make_vault
 from tui.commands import CommandError, extraction
 

@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 from tests.flows.extraction.conftest import SOURCE
-from tests.flows.extraction.script import FlowScript, concept, critique, empty_revision, enum_of
-
-
-def candidates(messages, schema):
-    ids = enum_of(schema, "concepts", "[]", "quote_ids")
-    return {
-        "concepts": [
-            concept("Efecto del espaciado", [ids[1]]),
-            concept("Práctica intercalada", [ids[2]]),
-        ],
-        "notes": "",
-    }
+from tests.flows.extraction.script import (
+    FlowScript,
+    candidates,
+    concept,
+    critique,
+    empty_revision,
+    enum_of,
+)
 
 
 def relate_first(messages, schema):

@@ -38,7 +38,7 @@ def drive(root: Path, data: Path, action: str, arg: str) -> subprocess.Completed
 
 def open_app(root: Path, data: Path, script: FlowScript | None = None):
     settings = Settings(vault={"path": root}, data={"directory": data})
-    from tests.flows.extraction.driver import candidates, relations
+    from tests.flows.extraction.script import candidates, relations
 
     script = script or FlowScript(candidates=candidates, relations=relations)
     return open_services(settings, {"extraction": SPEC}, backend=ConcurrencyBackend(script))
@@ -178,7 +178,7 @@ async def test_repair_of_a_plan_already_written_writes_nothing_twice(tmp_path: P
     whole plan again (block ids, new notes, the existing note's edit, processed_date) and
     every step finds its work done."""
     from core.repair import load_plan
-    from tests.flows.extraction.driver import relations
+    from tests.flows.extraction.script import relations
 
     root, data = make_vault(tmp_path)
     script = FlowScript(candidates=_with_existing, relations=relations)
