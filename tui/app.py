@@ -66,6 +66,7 @@ REVIEW_SCREENS: dict[str, ScreenFactory] = {
 
 RUN_SCREENS: dict[str, ScreenFactory] = {
     "rubric": "tui.screens.rubric:review_screen",
+    "normalization": "tui.screens.normalization:run_screen",
     "extraction": "tui.screens.extraction:review_screen",
     "lesson": "tui.screens.lesson:review_screen",
 }

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import frontmatter
 
+from core.events import Progress
 from core.flows.normalization.accumulate import make_merge
 from core.flows.normalization.graph import SPEC
 from core.ingest import index_vault
@@ -25,13 +27,27 @@ from tui.widgets.normalization_proposals import ProposalsView
 IDEAS = "08 - Ideas"
 
 
-def make_app(tmp_path: Path, seed_review: bool = False) -> tuple[NoemaApp, Path]:
+class GatedBackend(ScriptedBackend):
+    """Holds every call after the first evaluation until `gate` is set (a run stays running)."""
+
+    gate: asyncio.Event | None = None
+
+    async def _wait(self) -> None:
+        if any(not is_generator(c.messages) for c in self.calls[:-1]):
+            self.gate = self.gate or asyncio.Event()
+            await self.gate.wait()
+        await super()._wait()
+
+
+def make_app(
+    tmp_path: Path, seed_review: bool = False, backend_class: type = ScriptedBackend
+) -> tuple[NoemaApp, Path]:
     root = tmp_path / "vault"
     shutil.copytree(SAMPLE, root)
     settings = Settings(vault={"path": root}, data={"directory": tmp_path / "data"})
     generator = propose(("ZDP", "Zona de desarrollo próximo"), ("Hábitos atómicos", "Deep Work"))
     evaluator = weak_when("Deep Work")
-    backend = ScriptedBackend(lambda m, s: generator(m, s) if is_generator(m) else evaluator(m, s))
+    backend = backend_class(lambda m, s: generator(m, s) if is_generator(m) else evaluator(m, s))
     services = open_services(settings, {"normalization": SPEC}, backend=backend)
     index_vault(settings, services.store)
     if seed_review:
@@ -156,3 +172,37 @@ def test_snapshot_proposals(tmp_path: Path, snap_compare) -> None:
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=(110, 40), run_before=run_before)
+
+
+async def test_running_run_opened_from_the_runs_table_is_followed_live(tmp_path: Path) -> None:
+    """Enter on a running normalization run opens the screen following it: what the run did
+    so far (iteration, merges, weak merges) is replayed, the rest arrives live, once."""
+    app, _root = make_app(tmp_path, backend_class=GatedBackend)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await wait_for(pilot, lambda: app.services is not None)
+        run = app.services.runtime.start("normalization", {})
+        app.drive_run(run.id)
+
+        def weak_logged() -> bool:
+            return any(isinstance(e, Progress) and e.data.get("latest_weak")
+                       for e in app.run_log(run.id))  # fmt: skip
+
+        await wait_for(pilot, weak_logged)
+        assert app.services.runtime.runs.get(run.id).status == "running"
+        app.open_run(app.services.runtime.runs.get(run.id))
+        await wait_for(pilot, lambda: isinstance(app.screen, NormalizationScreen))
+        screen = app.screen
+        await pilot.pause(0.1)
+        live = screen.query_one(NormalizationLive)
+        assert live.data.get("iteration", 0) >= 1 and live.data["phase"] != "complete"
+        assert any(not ok and "Deep Work" in line for ok, line in live.latest)
+        assert any(ok and "ZDP" in line for ok, line in live.latest)
+        assert "Following run" in str(screen.query_one("#status-line").render())
+        backend = app.services.llm.backend()
+        assert isinstance(backend, GatedBackend) and backend.gate is not None
+        backend.gate.set()
+        await wait_for(pilot, lambda: len(rows(app)) == 3 and screen.review_id == run.id)
+        assert live.data["phase"] == "complete"
+        assert list(screen.query_one("#live-trend").data) == [1.0, 0.0]
+        lines = [line for _ok, line in live.latest]
+        assert len(lines) == len(set(lines))  # the replayed events are not shown twice

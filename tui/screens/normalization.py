@@ -112,11 +112,13 @@ class NormalizationScreen(NoemaScreen):
         Binding("escape", "back", "Back", id="normalization.back"),
     ]
 
-    def __init__(self, review_id: str | None = None) -> None:
+    def __init__(self, review_id: str | None = None, run_id: str | None = None) -> None:
         super().__init__()
         self.review_id = review_id
-        self.run_id: str | None = None
+        self.run_id: str | None = run_id
         self.review_status = ""
+        self.replayed: set[int] = set()
+        """ids of the logged events already shown by `follow` (their RunUpdate may follow)."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -128,6 +130,8 @@ class NormalizationScreen(NoemaScreen):
 
     def on_mount(self) -> None:
         self.sub_title = "Concept normalization"
+        if self.run_id is not None:
+            self.follow(self.run_id)
         if self.services is not None:
             self.load_review(self.review_id)
 
@@ -191,9 +195,25 @@ class NormalizationScreen(NoemaScreen):
         self.set_status("Looking for concepts that are the same idea...")
         self.app.drive_run(run.id)
 
+    def follow(self, run_id: str) -> None:
+        """Show a running run (opened from the runs table), starting with what it did so far
+        (the app's log: iterations, merges found, the trend, the weak merges)."""
+        log = self.app.run_log(run_id) if hasattr(self.app, "run_log") else []
+        self.replayed = {id(event) for event in log}
+        live = self.query_one(NormalizationLive)
+        for event in log:
+            if isinstance(event, Progress):
+                live.apply(event.data)
+        self.set_status(
+            f"Following run {run_id[:8]}: looking for concepts that are the same idea..."
+        )
+
     def on_run_update(self, message: RunUpdate) -> None:
         event = message.event
         if event.run_id != self.run_id:
+            return
+        if id(event) in self.replayed:  # shown already by the replay in `follow`
+            self.replayed.discard(id(event))
             return
         if isinstance(event, Progress):
             self.query_one(NormalizationLive).apply(event.data)
@@ -315,3 +335,9 @@ def open_screen(app: Any) -> NormalizationScreen:
 def review_screen(app: Any, run: Any) -> NormalizationScreen:
     """The review a normalization run stored (REVIEW_SCREENS factory; review id = run id)."""
     return NormalizationScreen(review_id=run.id)
+
+
+def run_screen(app: Any, run: Any) -> NormalizationScreen:
+    """A running normalization run followed live (RUN_SCREENS factory); the latest review
+    shows until the run stores its own."""
+    return NormalizationScreen(run_id=run.id)
