@@ -7,16 +7,12 @@ run waiting for review.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from core.events import Done, Failed, Interrupted, RunEvent
+from core.driving import Decide, OnEvent, drive_run
 from core.flows.lesson.graph import FLOW_NAME
 from core.flows.lesson.traces import phase_traces, savings_report
-
-Decide = Callable[[dict[str, Any]], Awaitable[Any]]
-OnEvent = Callable[[RunEvent], None]
 
 
 @dataclass
@@ -43,23 +39,10 @@ async def drive_lesson(services: Any, run_id: str, decide: Decide | None = None,
     """Run to the end, a failure, or an unanswered escalation."""
     runtime = services.runtime
     events = runtime.resume(run_id, resume) if resume is not None else runtime.stream(run_id)
-    while True:
-        pause: Interrupted | None = None
-        async for event in events:
-            if on_event is not None:
-                on_event(event)
-            if isinstance(event, Interrupted):
-                pause = event
-            elif isinstance(event, Done):
-                return _outcome(services, run_id, "done", dict(event.output))
-            elif isinstance(event, Failed):
-                return _outcome(services, run_id, "failed", error=event.error)
-        if pause is None:
-            return _outcome(services, run_id, "failed", error="the run stopped unexpectedly")
-        answer = await decide(pause.payload) if decide is not None else None
-        if answer is None:
-            return _outcome(services, run_id, "awaiting_review", payload=pause.payload)
-        events = runtime.resume(run_id, answer)
+    stop = await drive_run(runtime, run_id, events, decide, on_event)
+    if stop.status == "stopped":
+        return _outcome(services, run_id, "failed", error="the run stopped unexpectedly")
+    return _outcome(services, run_id, stop.status, stop.output, stop.error, stop.payload)
 
 
 def _outcome(services: Any, run_id: str, status: Any, state: dict[str, Any] | None = None,

@@ -7,14 +7,14 @@ resumed later, e.g. in the TUI).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from core.events import Done, Failed, Interrupted, Progress
+from core.driving import Decide, drive_run
+from core.events import Progress, RunEvent
 from core.flows.rubric.graph import FLOW_NAME
 
-Decide = Callable[[dict[str, Any]], Awaitable[Any]]
 Emit = Callable[[str], None]
 
 
@@ -50,24 +50,15 @@ async def review_note(
     """Run the rubric flow on a note until it ends, fails, or `decide` returns None."""
     runtime = services.runtime
     run = runtime.start(FLOW_NAME, {"note_path": note_path, "criteria": criteria}, target=note_path)
-    events = runtime.stream(run.id)
-    while True:
-        pause: Interrupted | None = None
-        async for event in events:
-            if isinstance(event, Progress):
-                emit(describe_progress(event.data))
-            elif isinstance(event, Interrupted):
-                pause = event
-            elif isinstance(event, Done):
-                return ReviewOutcome(run.id, "done", dict(event.output))
-            elif isinstance(event, Failed):
-                return ReviewOutcome(run.id, "failed", error=event.error)
-        if pause is None:
-            return ReviewOutcome(run.id, "failed", error="the run stopped without a result")
-        value = await decide(pause.payload)
-        if value is None:
-            snapshot = await runtime.state(run.id)
-            return ReviewOutcome(
-                run.id, "awaiting_review", dict(snapshot.values), payload=pause.payload
-            )
-        events = runtime.resume(run.id, value)
+
+    def on_event(event: RunEvent) -> None:
+        if isinstance(event, Progress):
+            emit(describe_progress(event.data))
+
+    stop = await drive_run(runtime, run.id, runtime.stream(run.id), decide, on_event)
+    if stop.status == "stopped":
+        return ReviewOutcome(run.id, "failed", error="the run stopped without a result")
+    if stop.status == "awaiting_review":
+        snapshot = await runtime.state(run.id)
+        return ReviewOutcome(run.id, "awaiting_review", dict(snapshot.values), payload=stop.payload)
+    return ReviewOutcome(run.id, stop.status, stop.output, stop.error)
