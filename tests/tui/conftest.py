@@ -106,3 +106,13 @@ async def settle(pilot, app: NoemaApp, rounds: int = 3) -> None:
         await pilot.pause()
         await app.workers.wait_for_complete()
     await pilot.pause()
+
+
+async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 15.0) -> None:
+    """Pause the pilot until `condition()` holds; fail after `timeout` seconds of pauses."""
+    waited = 0.0
+    while not condition():
+        await pilot.pause(0.05)
+        waited += 0.05
+        if waited > timeout:
+            raise AssertionError("timed out waiting for the screen")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from pathlib import Path
 
 import frontmatter
@@ -20,6 +19,7 @@ from tests.flows.extraction.script import (
     relations,
 )
 from tests.flows.extraction.test_runtime import make_vault
+from tests.tui.conftest import wait_for
 from tui.app import NoemaApp
 from tui.screens.extraction import ExtractionScreen
 from tui.widgets import RunsTable
@@ -37,15 +37,6 @@ def make_app(tmp_path: Path, script: FlowScript | None = None) -> tuple[NoemaApp
     app = NoemaApp(settings, services=services, watch=False)
     app.animation_level = "none"
     return app, root, script
-
-
-async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 15.0) -> None:
-    waited = 0.0
-    while not condition():
-        await pilot.pause(0.05)
-        waited += 0.05
-        if waited > timeout:
-            raise AssertionError("timed out waiting for the screen")
 
 
 async def open_review(pilot, app: NoemaApp) -> ExtractionScreen:

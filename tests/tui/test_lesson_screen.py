@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import frontmatter
 
 from tests.flows.lesson.conftest import CONCEPT, GOOD, SAMPLE_VAULT, LessonHarness
+from tests.tui.conftest import wait_for
 from tui.app import NoemaApp
 from tui.screens.lesson import LessonScreen
 from tui.widgets.lesson_review import SelfReviewPanel
@@ -24,15 +24,6 @@ def make_app(tmp_path: Path, **lesson: Any) -> tuple[NoemaApp, LessonHarness]:
     app = NoemaApp(harness.settings, services=harness.services, watch=False)
     app.animation_level = "none"
     return app, harness
-
-
-async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 15.0) -> None:
-    waited = 0.0
-    while not condition():
-        await pilot.pause(0.05)
-        waited += 0.05
-        if waited > timeout:
-            raise AssertionError("timed out waiting for the screen")
 
 
 async def generate(pilot, app: NoemaApp) -> LessonScreen:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 
 import frontmatter
@@ -19,6 +18,7 @@ from core.settings import Settings
 from local_llm.testing import ScriptedBackend
 from tests.flows.normalization.conftest import is_generator, propose, weak_when
 from tests.merges.conftest import SAMPLE, snapshot
+from tests.tui.conftest import wait_for
 from tui.app import NoemaApp
 from tui.screens.normalization import DiffModal, NormalizationScreen, RenameModal
 from tui.widgets.normalization_live import NormalizationLive
@@ -59,15 +59,6 @@ def make_app(
     app = NoemaApp(settings, services=services, watch=False)
     app.animation_level = "none"
     return app, root
-
-
-async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 15.0) -> None:
-    waited = 0.0
-    while not condition():
-        await pilot.pause(0.05)
-        waited += 0.05
-        if waited > timeout:
-            raise AssertionError("timed out waiting for the screen")
 
 
 def rows(app: NoemaApp) -> list:

@@ -14,6 +14,7 @@ from core.services import open_services
 from core.settings import Settings
 from local_llm.testing import ScriptedBackend
 from tests.flows.rubric.conftest import NOTE_PATH, NOTE_TEXT, REVISED_BODY, evaluation
+from tests.tui.conftest import wait_for as wait_until
 from tui import app as app_module
 from tui.app import NoemaApp
 from tui.screens.rubric import RubricScreen
@@ -39,12 +40,8 @@ def make_app(tmp_path: Path, responses: list[Any]) -> tuple[NoemaApp, Path]:
 
 
 async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 30.0) -> None:
-    waited = 0.0
-    while not condition():
-        await pilot.pause(0.05)
-        waited += 0.05
-        if waited > timeout:
-            raise AssertionError("timed out waiting for the screen")
+    """conftest.wait_for with this screen's own default timeout."""
+    await wait_until(pilot, condition, timeout)
 
 
 async def open_and_evaluate(pilot, app: NoemaApp) -> RubricScreen:

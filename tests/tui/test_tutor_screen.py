@@ -16,6 +16,7 @@ from core.services import open_services
 from core.settings import Settings, load_settings
 from local_llm.testing import ScriptedBackend
 from tests.flows.tutor.scripted import TutorScript
+from tests.tui.conftest import wait_for as wait_until
 from tui import app as app_module
 from tui.app import NoemaApp
 from tui.demo import sample_vault
@@ -42,12 +43,8 @@ def make_app(tmp_path: Path, script: TutorScript, **tutor: object) -> NoemaApp:
 
 
 async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    waited = 0.0
-    while not condition():
-        await pilot.pause(0.05)
-        waited += 0.05
-        if waited > timeout:
-            raise AssertionError("timed out waiting for the screen")
+    """conftest.wait_for with this screen's own default timeout."""
+    await wait_until(pilot, condition, timeout)
 
 
 async def open_tutor(pilot, app: NoemaApp) -> TutorScreen:
