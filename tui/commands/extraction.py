@@ -59,6 +59,14 @@ def resolve_source(root: Path, folder: str, note: str) -> str:
     )
 
 
+def processed_on(vault: Any, rel: str) -> Any:
+    """When the source note was processed (its frontmatter's processed_date), or None."""
+    from core.sources import read_source
+
+    source, _quotes = read_source(vault.root, rel, vault.layout.max_note_bytes)
+    return source.processed_date
+
+
 def print_report(payload: dict[str, Any], run_id: str) -> None:
     from core.flows.extraction.report import report_text
 
@@ -105,6 +113,9 @@ async def _extract(settings: Any, note: str, backend: Any) -> int:
             for r in services.runtime.list_runs(flow=FLOW)
             if r.target == rel and r.status in ("queued", "awaiting_review", "failed")
         ]
+        if not active and (done := processed_on(services.vault, rel)) is not None:
+            print(f"{rel} was already processed on {done:%Y-%m-%d}; nothing to do.")
+            return 0  # no run recorded: a "done" run per call would only clutter the runs list
         run = active[0] if active else services.runtime.start(FLOW, {"source": rel}, target=rel)
         if run.status == "awaiting_review":
             pending = await services.runtime.pending_interrupt(run.id)

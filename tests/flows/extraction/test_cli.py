@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import frontmatter
@@ -18,6 +20,11 @@ def settings_file(tmp_path: Path, root: Path, data: Path) -> str:
     path = tmp_path / "settings.toml"
     path.write_text(f'[vault]\npath = "{root}"\n[data]\ndirectory = "{data}"\n', encoding="utf-8")
     return str(path)
+
+
+def run_count(data: Path) -> int:
+    with closing(sqlite3.connect(data / "noema.sqlite3")) as db:
+        return db.execute("SELECT count(*) FROM runs").fetchone()[0]
 
 
 def backend() -> ConcurrencyBackend:
@@ -49,9 +56,11 @@ def test_extract_review_approve_from_the_terminal(tmp_path: Path, capsys) -> Non
     assert frontmatter.loads((root / SOURCE).read_text(encoding="utf-8"))["processed_date"]
     assert (root / "08 - Ideas/Efecto del espaciado.md").exists()
 
-    # extracting again: the source is processed, the run ends at once
+    # extracting again: the source is processed, nothing runs and no run is recorded
+    runs = run_count(data)
     assert extraction.run_extract(args, backend()) == 0
     assert "already processed" in capsys.readouterr().out
+    assert run_count(data) == runs
     repair = argparse.Namespace(settings=settings)
     assert extraction.run_repair(repair) == 0
     assert "nothing to repair" in capsys.readouterr().out
