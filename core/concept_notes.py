@@ -50,7 +50,8 @@ def headings_for(language: str) -> tuple[str, str, str, str]:
     return HEADINGS["en"] if language == "en" else HEADINGS["es"]
 
 
-def _relations_yaml(relations: Iterable[Relation]) -> dict[str, list[str]]:
+def relations_yaml(relations: Iterable[Relation]) -> dict[str, list[str]]:
+    """concept_relations as the template writes it: type -> target UUIDs, template order."""
     grouped: dict[str, list[str]] = {}
     for relation in relations:
         targets = grouped.setdefault(relation.type.value, [])
@@ -80,7 +81,7 @@ def render_concept_note(
         "short_summary": concept.short_summary,
         "summary": concept.summary,
         "aliases": list(concept.aliases),
-        "concept_relations": _relations_yaml(relations),
+        "concept_relations": relations_yaml(relations),
     }
     if concept.language not in HEADINGS:
         meta["language"] = concept.language
@@ -167,7 +168,7 @@ def add_relations(text: str, relations: Iterable[Relation], names: Mapping[str, 
     new = [r for r in relations if r.key not in existing and r.source_id == parsed.concept.id]
     if not new:
         return text
-    text = set_fields(text, {"concept_relations": _relations_yaml([*parsed.relations, *new])})
+    text = set_fields(text, {"concept_relations": relations_yaml([*parsed.relations, *new])})
     note = _reparse(text)
     heading = headings_for(parsed.concept.language)[2]
     section = note.section(heading)

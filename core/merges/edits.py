@@ -11,7 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from core.concept_notes import ConceptNote, add_quotes, add_relations, headings_for
+from core.concept_notes import (
+    ConceptNote,
+    add_quotes,
+    add_relations,
+    headings_for,
+    relations_yaml,
+)
 from core.domain import Relation, RelationType
 from vault.frontmatter_edit import set_fields
 from vault.index_rows import relations_of
@@ -25,16 +31,6 @@ _WIKI = re.compile(r"\[\[([^\[\]|#]*)(#[^\[\]|]*)?(\|[^\[\]]*)?\]\]")
 
 def reparse(text: str, path: str = "note.md") -> Note:
     return parse_note(path, text.encode("utf-8"))
-
-
-def relations_yaml(relations: Iterable[Relation]) -> dict[str, list[str]]:
-    """concept_relations as the template writes it: type -> target UUIDs, template order."""
-    grouped: dict[str, list[str]] = {}
-    for relation in relations:
-        targets = grouped.setdefault(relation.type.value, [])
-        if relation.target_id not in targets:
-            targets.append(relation.target_id)
-    return {t.value: grouped[t.value] for t in RelationType if t.value in grouped}
 
 
 def retarget(
