@@ -225,3 +225,26 @@ async def test_a_run_this_app_did_not_drive_shows_its_steps_from_the_checkpoint(
             assert steps.states[step] == "done", step
         assert steps.states["2.1"] == "waiting" and steps.states["3.1"] == "pending"
         assert steps.finished["1.1b"] == 2  # one duplicate detection per candidate
+
+
+async def test_review_table_shows_whole_details_after_the_feedback_dialog(tmp_path: Path) -> None:
+    """After feedback the steps grow, a scrollbar narrows the review table: the item column
+    gives way (ending in "…") so the last column is never cut to stray first letters."""
+    app, _root, _script = make_app(tmp_path)
+    async with app.run_test(size=(113, 30)) as pilot:
+        screen = await open_review(pilot, app)
+        await pilot.press("f")
+        await pilot.press(*"une los dos")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen.payload is not None and screen.payload["round"] == 1)
+        await pilot.pause(0.2)
+        table = screen.query_one(ReviewTable)
+        lines = [table.render_line(y).text for y in range(1, table.row_count + 1)]
+        details = ["1 quote(s)", "1 quote(s)", "inverse HAS_PART", "new", "new"]
+        assert table.row_count == len(details)
+        for line, detail in zip(lines, details, strict=True):
+            assert line.rstrip().endswith(detail), line
+        assert any("…" in line for line in lines)
+        assert (
+            table.virtual_size.width <= table.scrollable_content_region.width
+        )  # no sideways scroll

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import DataTable
 
@@ -105,31 +106,55 @@ def notes_text(payload: Payload) -> Text:
 
 
 class ReviewTable(DataTable):
-    """The review's items; dropped ones are struck through."""
+    """The review's items; dropped ones are struck through.
+
+    The item column takes the width the others leave (long items end in "…"), so the last
+    column is never cut to its first letters at the table's right edge (they looked like
+    stray characters once a scrollbar appeared beside the table and narrowed it)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self.payload: Payload = {}
-
-    def on_mount(self) -> None:
-        self.add_columns("", "kind", "item", "")
+        self.dropped: set[str] = set()
 
     def show(self, payload: Payload, dropped: set[str]) -> None:
-        self.payload = payload
+        self.payload, self.dropped = payload, set(dropped)
         row = self.cursor_row
-        self.clear()
-        for key, section, item, detail in review_rows(payload):
+        rows = review_rows(payload)
+        self.clear(columns=True)
+        for label, width in zip(("", "kind", "item", ""), self.widths(rows), strict=True):
+            self.add_column(label, width=width)
+        for key, section, item, detail in rows:
             gone = key in dropped
             style = "strike dim" if gone else ""
             self.add_row(
                 "✗" if gone else " ",
                 section,
-                Text(item, style=style),
+                Text(item, style=style, overflow="ellipsis", no_wrap=True),
                 Text(detail, style="dim"),
                 key=key,
             )
         if self.row_count:
             self.move_cursor(row=min(row, self.row_count - 1))
+
+    def widths(self, rows: list[tuple[str, str, str, str]]) -> list[int]:
+        """Column widths: the item column shrinks to what the table's width leaves."""
+        natural = [max([cell_len(r[i]) for r in rows] + [len(h)])
+                   for i, h in enumerate(("", "kind", "item", ""))]  # fmt: skip
+        natural[0] = 1
+        room = self.scrollable_content_region.width - 2 * self.cell_padding * len(natural)
+        if room > 0:
+            natural[2] = max(8, min(natural[2], room - natural[0] - natural[1] - natural[3]))
+        return natural
+
+    def on_resize(self) -> None:
+        if self.payload:
+            self.show(self.payload, self.dropped)
+
+    def clear(self, columns: bool = False) -> ReviewTable:
+        if not columns:  # the screen clears the review: a resize must not bring it back
+            self.payload, self.dropped = {}, set()
+        return super().clear(columns)
 
     def current_key(self) -> str | None:
         if not self.row_count:
