@@ -150,14 +150,17 @@ async def write_lesson(state: State, runtime: Runtime[FlowContext]) -> dict[str,
     if ctx.vault is not None:
         ctx.vault.reindex(path)
     cascade = state.get("cascade") or {}
+    spent = node_tokens(ctx.store, ctx.run_id, *JUDGE_NODES)
     save_run(ctx.store, LessonRunRow(
         run_id=ctx.run_id, mode=state.get("mode", "generate"), topic=state.get("topic", ""),
         language=state.get("language", ""), lesson_path=path, status=status,
         heuristic_action=str((state.get("heuristics") or {}).get("action", "NONE")),
         self_review_status=str((state.get("self_review") or {}).get("decision", "")),
         caught_by=state.get("caught_by", ""), judges_called=_judge_calls(ctx),
-        judge_tokens=node_tokens(ctx.store, ctx.run_id, *JUDGE_NODES),
-        full_judge_tokens=full_judging_cost(state, runtime),
+        judge_tokens=spent,
+        # the full panel never costs less than the judging this run really did (a cascade that
+        # called every judge, or re-asked one, spent more than the per-call estimate)
+        full_judge_tokens=max(full_judging_cost(state, runtime), spent),
         total_tokens=tokens["total"], score=cascade.get("score"),
     ))  # fmt: skip
     trace(runtime, "write", status, started, (), path=path)

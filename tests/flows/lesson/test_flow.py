@@ -57,6 +57,8 @@ async def test_disagreeing_judges_call_the_tiebreak(harness_factory):
         assert h.judge_models() == ["judge-a", "judge-b", "judge-c"]
         cascade = (await h.state(run_id))["cascade"]
         assert abs(cascade["score"] - 0.8) < 1e-6  # the median of three
+        report = savings_report(h.services.store, run_id)
+        assert report["full_judge_tokens"] >= report["judge_tokens"] > 0  # the panel ran in full
 
 
 async def test_planted_language_mixing_regenerates_before_self_review(harness_factory):
