@@ -17,6 +17,10 @@ class NoemaScreen(Screen):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.app.report_worker(event)
 
+    def action_back(self) -> None:
+        """Back to the screen below (the workflow screens bind it to escape)."""
+        self.app.pop_screen()
+
 
 class NoemaModal(ModalScreen):
     """A modal screen whose worker failures are reported by the app."""

@@ -268,9 +268,6 @@ class ExtractionScreen(NoemaScreen):
     def action_abort(self) -> None:
         self.answer({"action": "abort"})
 
-    def action_back(self) -> None:
-        self.app.pop_screen()
-
 
 def open_screen(app: Any) -> ExtractionScreen:
     """The screen as opened from home (SCREENS factory)."""

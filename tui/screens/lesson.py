@@ -266,9 +266,6 @@ class LessonScreen(NoemaScreen):
         writer.write(path, render_note(body, {}, note.text), expected_hash=note.hash)
         self.app.call_from_thread(self.start_run, {"mode": "review", "note_path": path}, path)
 
-    def action_back(self) -> None:
-        self.app.pop_screen()
-
 
 def open_screen(app: Any) -> LessonScreen:
     return LessonScreen()

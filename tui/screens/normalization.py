@@ -323,9 +323,6 @@ class NormalizationScreen(NoemaScreen):
         self.notify(text)
         self.load_review(self.review_id)
 
-    def action_back(self) -> None:
-        self.app.pop_screen()
-
 
 def open_screen(app: Any) -> NormalizationScreen:
     """The screen as opened from home (SCREENS factory)."""

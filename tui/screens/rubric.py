@@ -298,9 +298,6 @@ class RubricScreen(NoemaScreen):
     def action_reject(self) -> None:
         self.answer({"action": "reject"})
 
-    def action_back(self) -> None:
-        self.app.pop_screen()
-
 
 def open_screen(app: Any) -> RubricScreen:
     """The screen as opened from home (SCREENS factory)."""
