@@ -21,7 +21,7 @@ from tui import app as app_module
 from tui.app import NoemaApp
 from tui.demo import sample_vault
 from tui.screens.tutor import TutorScreen
-from tui.widgets.tutor_chat import TutorChat
+from tui.widgets.tutor_chat import LIVE_STYLE, TutorChat
 from tui.widgets.tutor_modals import LearnerModal, LogsModal, SessionsModal
 from tui.widgets.tutor_plan import PlanPanel
 
@@ -202,15 +202,20 @@ STUDENT = {"role": "student", "content": "1/4"}
 FEEDBACK = {"role": "tutor", "kind": "feedback", "content": "Close: count the slices."}
 
 
+def is_muted(widget) -> bool:
+    """Whether the widget's text carries the live line's style (what streams, still muted)."""
+    return any(LIVE_STYLE in str(span.style) for span in widget.render().spans)
+
+
 async def test_reply_streams_into_its_line_and_becomes_the_message() -> None:
     app = ChatApp()
     async with app.run_test(size=(60, 20)) as pilot:
         chat = app.query_one(TutorChat)
-        chat.show_messages([STUDENT])
-        chat.expect_reply()
+        chat.expect_reply([STUDENT])  # the answer and the reply line, mounted together
         await pilot.pause()
         live = chat.children[-1]
-        assert "Tutor: …" in str(live.render())
+        assert len(chat.children) == 2 and "You: 1/4" in str(chat.children[0].render())
+        assert "Tutor: …" in str(live.render()) and is_muted(live)
         # the evaluator's feedback arrives while the reply line waits: it goes above it
         chat.show_messages([STUDENT, FEEDBACK])
         await pilot.pause()
@@ -219,13 +224,14 @@ async def test_reply_streams_into_its_line_and_becomes_the_message() -> None:
             chat.stream(token)
         await pilot.pause()
         assert str(live.render()).strip() == "Tutor: Question 2: what is bigger?"
+        assert is_muted(live)
         assert chat.first_token_at is not None
         reply = {"role": "tutor", "kind": "teaching", "content": "Question 2: what is bigger?"}
         chat.show_messages([STUDENT, FEEDBACK, reply])
         await pilot.pause()
         # the same widget, now the message: no remount, nothing streamed left
         assert chat.children[-1] is live and len(chat.children) == 3
-        assert not live.has_class("live") and chat.streamed == ""
+        assert not is_muted(live) and chat.streamed == ""
 
 
 async def test_reply_line_grows_with_the_text_and_goes_when_no_message_comes() -> None:

@@ -206,9 +206,7 @@ class TutorScreen(NoemaScreen):
         """The learner's answer, and a line where the tutor's reply will stream."""
         self.query_one("#answer", Input).placeholder = "The tutor is thinking…"
         self.query_one(PlanPanel).notice("")
-        chat = self.query_one(TutorChat)
-        chat.show_messages(self.conversation)
-        chat.expect_reply()
+        self.query_one(TutorChat).expect_reply(self.conversation)
 
     def on_tutor_event(self, message: TutorEvent) -> None:
         with self.app.batch_update():  # one frame for all the widgets an event changes

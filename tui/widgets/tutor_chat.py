@@ -3,7 +3,9 @@
 Drawing is what a turn costs on screen, so the chat keeps it small: while the tutor thinks a
 "Tutor: …" line waits at the bottom; tokens are drawn into it at most once per frame, with a
 layout only when the message needs another line; when the message arrives the line becomes it
-in place (no remount, no layout when its height is unchanged).
+in place (no remount, no layout when its height is unchanged). The learner's answer and the
+live line are mounted together (one layout), and the live line is muted by its text's style, not
+a CSS class, so settling it restyles nothing.
 """
 
 from __future__ import annotations
@@ -26,6 +28,12 @@ STYLES = {
 
 
 LIVE_PREFIX = Text("Tutor: ", "bold cyan")
+LIVE_STYLE = "dim"
+"""The streamed text's look until it becomes the message (a text style: no CSS restyling)."""
+
+
+def live_text(streamed: str) -> Text:
+    return LIVE_PREFIX + Text(streamed, LIVE_STYLE)
 
 
 def message_text(message: Mapping[str, Any]) -> Text:
@@ -52,7 +60,6 @@ class TutorChat(VerticalScroll):
     TutorChat { height: 1fr; border: round $primary; padding: 0 1; }
     TutorChat > .msg { margin: 0 0 1 0; }
     TutorChat > .student { color: $text; text-style: italic; }
-    TutorChat > .live { color: $text-muted; }
     """
 
     def __init__(self, **kwargs: Any) -> None:
@@ -86,12 +93,17 @@ class TutorChat(VerticalScroll):
                 self.mount_all(messages)
             self._scroll_to_end()
 
-    def expect_reply(self) -> None:
-        """Show that the tutor is writing (the line its tokens will stream into)."""
+    def expect_reply(self, conversation: list[Mapping[str, Any]] | None = None) -> None:
+        """Show that the tutor is writing (the line its tokens will stream into).
+
+        Messages of `conversation` not shown yet are mounted with the line: one layout."""
         self.end_stream()
-        self._live = Static(LIVE_PREFIX + "…", classes="msg tutor live")
+        pending = list(conversation[self.rendered :]) if conversation else []
+        if conversation:
+            self.rendered = len(conversation)
+        self._live = Static(live_text("…"), classes="msg tutor")
         self._live_lines = 1
-        self.mount(self._live)
+        self.mount_all([*(ChatMessage(m) for m in pending), self._live])
         self._scroll_to_end()
 
     def stream(self, token: str) -> None:
@@ -109,7 +121,7 @@ class TutorChat(VerticalScroll):
         if self._live is None:
             self.expect_reply()
         self._mark_first_token()
-        self._draw_live(LIVE_PREFIX + self.streamed.rstrip())  # as the message will read
+        self._draw_live(live_text(self.streamed.rstrip()))  # as the message will read
 
     def _draw_live(self, text: Text) -> None:
         """Update the live line; a layout (and a scroll) only when its height changes.
@@ -127,7 +139,6 @@ class TutorChat(VerticalScroll):
     def _settle_live(self, message: Mapping[str, Any]) -> None:
         """The live line becomes the finished message (its colour changes, nothing moves)."""
         self._draw_live(message_text(message))
-        self._live.remove_class("live")
         self._live = None
 
     def _mark_first_token(self) -> None:
