@@ -7,6 +7,8 @@ from `NoemaScreen` (or `NoemaModal`); both hand the event to `NoemaApp.report_wo
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker
 
@@ -16,6 +18,23 @@ class NoemaScreen(Screen):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.app.report_worker(event)
+
+    def replay_run(self, run_id: str) -> list[Any]:
+        """The run's events so far (the app's log), to show a run the screen joins mid-way.
+
+        The same event objects may still arrive as live `RunUpdate`s; `already_shown` skips them.
+        """
+        log = self.app.run_log(run_id)
+        self._replayed = {id(event) for event in log}
+        return log
+
+    def already_shown(self, event: Any) -> bool:
+        """Whether this live event was shown by `replay_run` (each is skipped once)."""
+        replayed: set[int] = getattr(self, "_replayed", set())
+        if id(event) in replayed:
+            replayed.discard(id(event))
+            return True
+        return False
 
     def action_back(self) -> None:
         """Back to the screen below (the workflow screens bind it to escape)."""

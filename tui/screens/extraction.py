@@ -55,7 +55,6 @@ class ExtractionScreen(NoemaScreen):
         self.run_id: str | None = run.id if run is not None else None
         self.payload: dict[str, Any] | None = None
         self.dropped: set[str] = set()
-        self.replayed: set[int] = set()
         """ids of the logged events already shown by `follow` (their RunUpdate may follow)."""
 
     def compose(self) -> ComposeResult:
@@ -141,8 +140,7 @@ class ExtractionScreen(NoemaScreen):
     def follow(self, run_id: str) -> None:
         """Show `run_id` from now on, starting with what it did so far (the app's log)."""
         self.run_id, self.payload, self.dropped = run_id, None, set()
-        log = self.app.run_log(run_id) if hasattr(self.app, "run_log") else []
-        self.replayed = {id(event) for event in log}
+        log = self.replay_run(run_id)
         self.query_one(ExtractionSteps).replay(log)
         if log:
             self.query_one("#outcome", Static).update(f"Following run {run_id[:8]}...")
@@ -161,8 +159,7 @@ class ExtractionScreen(NoemaScreen):
         event = message.event
         if event.run_id != self.run_id:
             return
-        if id(event) in self.replayed:  # shown already by the replay in `follow`
-            self.replayed.discard(id(event))
+        if self.already_shown(event):  # replayed by `follow`
             return
         self.query_one(ExtractionSteps).apply(event)
         if isinstance(event, Interrupted):

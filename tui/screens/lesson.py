@@ -90,7 +90,7 @@ class LessonScreen(NoemaScreen):
             self.load_lessons()
         if self.run_id is not None:
             stepper = self.query_one(LessonStepper)
-            for event in self.app.run_log(self.run_id) if hasattr(self.app, "run_log") else []:
+            for event in self.app.run_log(self.run_id):
                 stepper.apply(event)  # what the run did before this screen opened
             self.load_run(self.run_id)
 

@@ -117,7 +117,6 @@ class NormalizationScreen(NoemaScreen):
         self.review_id = review_id
         self.run_id: str | None = run_id
         self.review_status = ""
-        self.replayed: set[int] = set()
         """ids of the logged events already shown by `follow` (their RunUpdate may follow)."""
 
     def compose(self) -> ComposeResult:
@@ -198,8 +197,7 @@ class NormalizationScreen(NoemaScreen):
     def follow(self, run_id: str) -> None:
         """Show a running run (opened from the runs table), starting with what it did so far
         (the app's log: iterations, merges found, the trend, the weak merges)."""
-        log = self.app.run_log(run_id) if hasattr(self.app, "run_log") else []
-        self.replayed = {id(event) for event in log}
+        log = self.replay_run(run_id)
         live = self.query_one(NormalizationLive)
         for event in log:
             if isinstance(event, Progress):
@@ -212,8 +210,7 @@ class NormalizationScreen(NoemaScreen):
         event = message.event
         if event.run_id != self.run_id:
             return
-        if id(event) in self.replayed:  # shown already by the replay in `follow`
-            self.replayed.discard(id(event))
+        if self.already_shown(event):  # replayed by `follow`
             return
         if isinstance(event, Progress):
             self.query_one(NormalizationLive).apply(event.data)

@@ -101,7 +101,7 @@ class RubricScreen(NoemaScreen):
             self.load_pickers()
         if self.run_id is not None:
             progress = self.query_one(RunProgress)
-            for event in self.app.run_log(self.run_id) if hasattr(self.app, "run_log") else []:
+            for event in self.app.run_log(self.run_id):
                 progress.apply(event)  # what the run did before this screen opened
             self.load_pending(self.run_id)
 
