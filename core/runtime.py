@@ -24,7 +24,8 @@ from core.settings import Settings
 from core.store import Store
 from core.store.runs import RunRecord, RunsRepo, RunStatus
 
-STREAM_MODES = ["tasks", "custom", "updates"]
+STREAM_MODES = ["tasks", "custom", "updates", "values"]
+"""`values` gives the state after each step: the last one is the run's output (no re-read)."""
 
 
 @dataclass(frozen=True)
@@ -178,6 +179,7 @@ class Runtime:
         # An interrupt is reported only once the run is recorded as awaiting review, so a front
         # end that answers at once never finds the run still "running".
         interrupts: list[Interrupted] = []
+        values: dict[str, Any] | None = None
         try:
             async for mode, chunk in graph.astream(
                 graph_input,
@@ -186,6 +188,9 @@ class Runtime:
                 stream_mode=STREAM_MODES,
                 durability="sync" if spec.human_in_loop else "async",
             ):
+                if mode == "values":
+                    values = chunk
+                    continue
                 for event in _translate(run.id, mode, chunk):
                     if isinstance(event, Interrupted):
                         interrupts.append(event)
@@ -202,8 +207,9 @@ class Runtime:
             for event in interrupts:
                 yield event
             return
-        snapshot = await graph.aget_state(config)
-        output = dict(snapshot.values)
+        if values is None:  # nothing ran (a run already at its end)
+            values = (await graph.aget_state(config)).values
+        output = dict(values)
         error = spec.failure(output)
         if error:
             self.runs.set_status(run.id, "failed", error=error)
