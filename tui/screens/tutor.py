@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.widgets import Footer, Header, Input, Static
 
 from core.events import Done, Failed, NodeFinished, Progress, RunEvent
+from tui.frames import draw_now
 from tui.messages import ServicesReady
 from tui.screens.base import NoemaScreen
 from tui.widgets.tutor_chat import TutorChat
@@ -30,12 +31,16 @@ from tui.widgets.tutor_plan import PlanPanel
 PLACEHOLDER = "Your answer (Enter to send)"
 
 
-class TutorEvent(Message):
-    """One event of the running turn, posted by the turn worker."""
+class TutorEvents(Message):
+    """Events of the running turn, posted by the turn worker in the order they came."""
 
-    def __init__(self, event: RunEvent) -> None:
+    def __init__(self, events: list[RunEvent]) -> None:
         super().__init__()
-        self.event = event
+        self.events = events
+
+
+class TokensArrived(Message):
+    """Tokens of the tutor's reply wait in the screen's buffer (one message for many tokens)."""
 
 
 class TurnEnded(Message):
@@ -71,6 +76,9 @@ class TutorScreen(NoemaScreen):
         self.values: dict[str, Any] = {}
         self.busy = False
         self.turn_shown_at: float | None = None
+        self._submitted: str | None = None
+        self._tokens: list[str] = []
+        """Streamed tokens not drawn yet; a `TokensArrived` is in flight while it is not empty."""
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -174,48 +182,91 @@ class TutorScreen(NoemaScreen):
         text = event.value.strip()
         if not text or self.busy or not self.session_id:
             return
-        event.input.value = ""
-        self.conversation.append(student_message(text))  # shown once the turn is under way
+        # the model call goes first: the answer leaves the box and enters the chat together,
+        # drawn while the model works (`show_working`), or when the turn ends if it fails first
+        self._submitted = event.value
+        self.conversation.append(student_message(text))
         self.busy = True
         self.run_turn(text)
 
+    def _clear_submitted(self) -> None:
+        """Empty the answer box of the answer just sent (not of anything typed since)."""
+        answer = self.query_one("#answer", Input)
+        if self._submitted is not None and answer.value == self._submitted:
+            answer.value = ""
+        self._submitted = None
+
     @work(exclusive=True, group="tutor-turn", exit_on_error=False)
     async def run_turn(self, text: str | None) -> None:
-        """One turn; every event is posted to the screen as it comes."""
+        """One turn; its events reach the screen while the model works.
+
+        Events are held until an agent announces a model call (or tokens come, or the turn
+        ends) and then posted together: the screen draws while the model thinks, not between
+        the turn's steps, where drawing would delay the next call. Tokens are coalesced."""
         from core.flows.tutor.session import session_values, turn
 
         # the answer box stays enabled (answers are ignored while busy): toggling it would move
         # the focus and make the footer recompose on every turn
         self.busy = True
+        self._tokens.clear()
+        held: list[RunEvent] = []
         values: dict[str, Any] | None = None
-        started = False
         try:
             async for event in turn(self.services.runtime, self.session_id, text):
-                if not started:  # the model is at work: drawing now does not delay its call
-                    started = True
-                    self.show_turn_started()
                 if isinstance(event, Done):
                     values = event.output  # the state after the turn: no second read
-                self.post_message(TutorEvent(event))
+                if isinstance(event, Progress) and "token" in event.data:
+                    self._post_held(held)
+                    self._buffer_token(event.data["token"])
+                    continue
+                held.append(event)
+                if isinstance(event, Progress) and event.data.get("working"):
+                    self._post_held(held)
         finally:
+            self._post_held(held)
             if values is None:
                 values = await session_values(self.services.runtime, self.session_id)
             self.post_message(TurnEnded(values))
 
-    def show_turn_started(self) -> None:
-        """The learner's answer, and a line where the tutor's reply will stream."""
-        self.query_one("#answer", Input).placeholder = "The tutor is thinking…"
-        self.query_one(PlanPanel).notice("")
-        self.query_one(TutorChat).expect_reply(self.conversation)
+    def _post_held(self, held: list[RunEvent]) -> None:
+        if held:
+            self.post_message(TutorEvents(list(held)))
+            held.clear()
 
-    def on_tutor_event(self, message: TutorEvent) -> None:
-        with self.app.batch_update():  # one frame for all the widgets an event changes
-            self.show_event(message.event)
+    def _buffer_token(self, token: str) -> None:
+        """Keep a token for the screen; one message carries all the tokens buffered until the
+        screen reads them, so a fast stream costs a few messages, not one per token.
+
+        Events posted after a token are handled after the message that carries it: order holds.
+        """
+        self._tokens.append(token)
+        if len(self._tokens) == 1:
+            self.post_message(TokensArrived())
+
+    def on_tokens_arrived(self, _message: TokensArrived) -> None:
+        tokens, self._tokens = "".join(self._tokens), []
+        if tokens:
+            self.query_one(TutorChat).stream(tokens)
+
+    def on_tutor_events(self, message: TutorEvents) -> None:
+        with self.app.batch_update():  # one frame for all the widgets the events change
+            for event in message.events:
+                self.show_event(event)
+
+    def show_working(self, doing: str) -> None:
+        """An agent waits on the model: what it does, and (once a turn) the learner's answer
+        with a line where the reply will stream."""
+        self.query_one("#answer", Input).placeholder = f"The tutor is {doing}…"
+        chat = self.query_one(TutorChat)
+        if not chat.awaiting_reply:
+            self._clear_submitted()
+            self.query_one(PlanPanel).notice("")
+            chat.expect_reply(self.conversation)
 
     def show_event(self, event: RunEvent) -> None:
         chat, panel = self.query_one(TutorChat), self.query_one(PlanPanel)
-        if isinstance(event, Progress) and "token" in event.data:
-            chat.stream(event.data["token"])
+        if isinstance(event, Progress) and event.data.get("working"):
+            self.show_working(str(event.data.get("message") or "thinking"))
         elif isinstance(event, Progress) and event.data.get("replanned"):
             panel.notice("The plan changed to suit you better.")
             panel.show_plan(event.data.get("plan"), float(self.values.get("mastery") or 0.0))
@@ -231,10 +282,12 @@ class TutorScreen(NoemaScreen):
     def on_turn_ended(self, message: TurnEnded) -> None:
         with self.app.batch_update():
             self.busy = False
+            self._clear_submitted()
             self.query_one("#answer", Input).placeholder = PLACEHOLDER
             self.conversation = list(message.values.get("conversation") or [])
             self.show_state(message.values)
             self.query_one(TutorChat).end_stream()  # a reply line no message came into
+        draw_now(self)  # the learner waits on this frame: do not wait for the frame grid
         self.call_after_refresh(self._turn_shown)
 
     def _turn_shown(self) -> None:

@@ -27,6 +27,9 @@ STYLES = {
 }
 
 
+FRAME_S = 1 / 60
+"""Textual's frame period (60 frames per second by default)."""
+
 LIVE_PREFIX = Text("Tutor: ", "bold cyan")
 LIVE_STYLE = "dim"
 """The streamed text's look until it becomes the message (a text style: no CSS restyling)."""
@@ -71,7 +74,13 @@ class TutorChat(VerticalScroll):
         self._live: Static | None = None
         self._live_lines = 0
         self._flush_pending = False
+        self._last_flush = 0.0
         self._first_pending = False
+
+    @property
+    def awaiting_reply(self) -> bool:
+        """Whether a live line waits for the tutor's reply."""
+        return self._live is not None
 
     def show_messages(self, conversation: list[Mapping[str, Any]]) -> None:
         """Add the messages not shown yet (the conversation only grows).
@@ -107,17 +116,26 @@ class TutorChat(VerticalScroll):
         self._scroll_to_end()
 
     def stream(self, token: str) -> None:
-        """Append a token to the tutor message being written (drawn by `_flush`)."""
+        """Append a token to the tutor message being written (drawn by `_flush`).
+
+        The first token is drawn at once; later ones at most once per frame (drawing them
+        more often shows nothing more and takes the loop from the stream)."""
         self.streamed += token
-        if not self._flush_pending:
-            self._flush_pending = True
+        if self._flush_pending:
+            return
+        self._flush_pending = True
+        wait = self._last_flush + FRAME_S - time.perf_counter()
+        if wait <= 0:
             self.call_later(self._flush)
+        else:
+            self.set_timer(wait, self._flush, name="tutor-chat-flush")
 
     def _flush(self) -> None:
         """Draw the tokens streamed since the last flush: one update for all of them."""
         self._flush_pending = False
         if not self.streamed:
             return
+        self._last_flush = time.perf_counter()
         if self._live is None:
             self.expect_reply()
         self._mark_first_token()

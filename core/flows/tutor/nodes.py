@@ -2,7 +2,8 @@
 
 Models judge and write; code counts, decides statuses from their answers, computes mastery and
 routes. Each agent step appends one log entry (state + log files). The executor streams its
-message through `get_stream_writer()` as `{"node": "executor", "token": ...}` chunks.
+message through `get_stream_writer()` as `{"node": "executor", "token": ...}` chunks; before
+each model call an agent announces itself (`{"node": ..., "message": ..., "working": True}`).
 """
 
 from __future__ import annotations
@@ -56,6 +57,14 @@ def finish_log(runtime: Runtime[FlowContext], sid: str, item: dict[str, Any]) ->
     return {"agent_logs": [item], "last_updated_at": item["timestamp"]}
 
 
+def announce(node: str, doing: str) -> None:
+    """Tell front ends an agent is about to wait on the model (`{"working": True}`).
+
+    Written just before the call: it reaches the front end while the model works, so whatever
+    the front end draws then costs the turn nothing."""
+    get_stream_writer()({"node": node, "message": doing, "working": True})
+
+
 def tutor(runtime: Runtime[FlowContext]) -> Any:
     return runtime.context.settings.flows.tutor
 
@@ -101,6 +110,7 @@ async def planner(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]
     sid = session_id(state, runtime)
     replanning = bool(p.steps(state.get("study_plan")))
     messages = planner_messages(state, recent(state, settings))
+    announce("planner", "planning again" if replanning else "planning")
     draft = await runtime.context.llm.structured(
         messages, PlanDraft, role="default", json_schema=plan_schema(replanning)
     )
@@ -133,6 +143,7 @@ async def stream_message(runtime: Runtime[FlowContext], messages: list[dict]) ->
     """Stream the model's text to the front end token by token; returns (message, hints)."""
     write = get_stream_writer()
     splitter = HintSplitter()
+    announce("executor", "writing")
     async for piece in runtime.context.llm.stream(
         messages, role="default", max_tokens=MAX_MESSAGE_TOKENS
     ):
@@ -264,6 +275,7 @@ async def evaluator(state: State, runtime: Runtime[FlowContext]) -> dict[str, An
     messages = evaluator_messages(
         state, step, last_question(state), student, recent(state, settings)[:-1]
     )
+    announce("evaluator", "checking your answer")
     answer = await runtime.context.llm.structured(
         messages, EvaluatorAnswer, role="default", json_schema=evaluator_schema()
     )
