@@ -5,10 +5,11 @@ Measured in the same run:
   LLMClient, no graph: the model time a turn cannot avoid;
 - headless turns through the runtime (SQLite checkpoints, logs, store): wall time per turn and
   the overhead beyond model time (wall - calls x latency);
-- the Textual screen driven headless with Pilot: time from pressing Enter to the first token on
-  screen (recorded after the screen refresh that shows it) and the per-turn overhead there, the
-  turn timed until the refresh that follows its end (the screen records both moments); the
-  session's opening turn runs before the measured ones.
+- the Textual screen driven headless with Pilot: time from pressing Enter to the end of the
+  first frame that draws the reply's first token, and the per-turn overhead there, the turn
+  timed until the end of the first frame that draws the chat as the turn left it (frames are
+  timed where Textual's compositor renders them); the session's opening turn runs before the
+  measured ones.
 
 Overheads are given beyond the model time (calls made x latency) and beyond the baseline's
 median (the same two calls made directly, in the same run).
@@ -17,7 +18,7 @@ CPU time of this process per turn is reported too: on a shared machine it is the
 figure (the model's latency is a sleep and costs no CPU). Target: at most 20 ms overhead per
 turn. The last line is one JSON object.
 
-    .venv/bin/python bench/tutor.py [--turns 8] [--latency-ms 40]
+    .venv/bin/python bench/tutor.py [--turns 16] [--latency-ms 40]
 """
 
 from __future__ import annotations
@@ -47,6 +48,10 @@ from tests.flows.tutor.scripted import TutorScript, lesson  # noqa: E402
 from tui.demo import sample_vault  # noqa: E402
 
 TARGET_OVERHEAD_MS = 20.0
+TYPING_S = 0.1
+"""A pause between typing an answer on screen and pressing Enter: no learner answers within
+100 ms of the question, and the frames that draw the last turn and the typed answer belong to
+them, not to the next turn."""
 TUTOR = {"correct_to_complete": 10}
 """Partial answers never complete a step, so every measured turn is evaluator + executor."""
 
@@ -111,6 +116,7 @@ async def headless(base: Path, latency: float, turns: int) -> tuple[list, list, 
 async def on_screen(base: Path, latency: float, turns: int) -> tuple[list, list, list, list]:
     """(first token on screen beyond model latency, turn overhead, CPU, wall) per turn, in ms."""
     from tui.app import NoemaApp
+    from tui.heap import settle_heap
     from tui.screens.tutor import TutorScreen
     from tui.widgets.tutor_chat import TutorChat
 
@@ -123,39 +129,69 @@ async def on_screen(base: Path, latency: float, turns: int) -> tuple[list, list,
     async with app.run_test(size=(130, 40)) as pilot:
         while app.services is None:
             await pilot.pause(0.01)
+        settle_heap()  # what the app does once its services are open, when not headless
         record = start_session(services.runtime, lesson(), settings)
         screen = TutorScreen(record.id)
         await app.push_screen(screen)
         chat = screen.query_one(TutorChat)
+        frames = watch_frames(screen, chat)
         # the session's opening turn (plan + first question) runs on its own: let it end first
-        await until(pilot, lambda: screen.turn_shown_at is not None and not screen.busy)
+        await until(pilot, lambda: screen.conversation and not screen.busy)
+        await until(pilot, lambda v=chat.version: drawn(frames, v) is not None)
         for n in range(turns):
-            calls, chat.first_token_at, screen.turn_shown_at = len(scripted.calls), None, None
             screen.query_one("#answer").value = f"answer {n}"
+            await asyncio.sleep(TYPING_S)  # the learner reads the question and types an answer
+            calls = len(scripted.calls)
             size = len(screen.conversation)
             start, start_cpu = time.perf_counter(), time.process_time()
             # Enter on the answer box (Pilot's own key-press machinery is not part of the app)
             await screen.query_one("#answer").action_submit()
-            # the answer, the feedback and the next question, drawn: after the refresh that
-            # follows the turn's end (the screen records when it ran)
+            # the answer, the feedback and the next question, drawn: the turn ends on screen
+            # with the first frame that draws the chat as the turn left it
             await until(pilot, lambda s=size: not screen.busy and len(screen.conversation) >= s + 3)
-            await until(pilot, lambda: screen.turn_shown_at is not None)
-            wall = (screen.turn_shown_at - start) * 1000
+            final = chat.version
+            await until(pilot, lambda f=final, t=start: drawn(frames, f, t) is not None)
+            wall = (drawn(frames, final, start) - start) * 1000
             cpu.append((time.process_time() - start_cpu) * 1000)
-            await until(pilot, lambda: chat.first_token_at is not None)  # its refresh may lag
             # the first token follows the evaluator call and the executor's opening latency
-            first_token.append((chat.first_token_at - start) * 1000 - 2 * latency * 1000)
+            shown = drawn(frames, chat.first_token_version, start)
+            first_token.append((shown - start) * 1000 - 2 * latency * 1000)
             overheads.append(wall - (len(scripted.calls) - calls) * latency * 1000)
             walls.append(wall)
     return first_token, overheads, cpu, walls
+
+
+def watch_frames(screen, chat) -> list[tuple[float, int]]:
+    """(end time, chat version drawn) of every frame the screen draws from now on.
+
+    A frame ends when Textual's compositor has rendered it (`Screen._compositor_refresh`, the
+    call that writes it to the terminal); the chat records which of its versions it rendered."""
+    frames: list[tuple[float, int]] = []
+    compose = screen._compositor_refresh
+
+    def timed() -> None:
+        compose()
+        frames.append((time.perf_counter(), chat.drawn_version))
+
+    screen._compositor_refresh = timed
+    return frames
+
+
+def drawn(frames: list[tuple[float, int]], version: int | None, after: float = 0.0):
+    """When the first frame after `after` that drew `version` of the chat (or later) ended."""
+    if version is None:
+        return None
+    return next((t for t, v in frames if t >= after and v >= version), None)
 
 
 async def until(pilot, condition, timeout: float = 30.0) -> None:
     deadline = time.perf_counter() + timeout
     while not condition():
         if time.perf_counter() > deadline:
+            screen = pilot.app.screen
             raise TimeoutError(
-                f"the screen did not get there: {pilot.app.focused!r} {len(pilot.app.screen.conversation)} busy={pilot.app.screen.busy}"
+                f"the screen did not get there: {len(screen.conversation)} messages,"
+                f" busy={screen.busy}"
             )
         await asyncio.sleep(0.002)  # not pilot.pause: its idle checks would load the loop
 
@@ -225,7 +261,7 @@ def report(result: dict) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turns", type=int, default=8)
+    parser.add_argument("--turns", type=int, default=16)
     parser.add_argument("--latency-ms", type=float, default=40.0)
     args = parser.parse_args()
     report(asyncio.run(main(args.turns, args.latency_ms)))

@@ -18,7 +18,6 @@ Everything slow (model, disk, graph) runs in workers that post messages; one
 from __future__ import annotations
 
 import asyncio
-import gc
 import importlib
 from collections.abc import Callable
 from typing import Any
@@ -36,6 +35,7 @@ from core.services import Services
 from core.settings import Settings
 from core.store.runs import RunRecord
 from local_llm import Backend
+from tui.heap import settle_heap
 from tui.messages import (
     ModelStatus,
     RunsChanged,
@@ -183,10 +183,8 @@ class NoemaApp(App):
         self.post_message(ServicesReady())
 
     def on_services_ready(self, _message: ServicesReady) -> None:
-        # Everything loaded so far (litellm, LangGraph, the index...) lives as long as the app:
-        # frozen, full garbage collections no longer walk it, and no longer stall a frame for
-        # ~80 ms in the middle of a streamed reply.
-        gc.freeze()
+        if not self.is_headless:  # a process that runs the app (tests run many, headless)
+            settle_heap()
         self._broadcast(ServicesReady)
         if self.watch and self.services is not None and self.services.vault is not None:
             self.start_watcher()

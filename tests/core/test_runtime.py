@@ -160,3 +160,16 @@ async def test_a_graph_that_ends_in_a_failure_state_is_a_failed_run(tmp_path: Pa
         record = runtime.runs.get(run.id)
         assert record.status == "failed" and record.error == "no luck"
         assert [r.id for r in runtime.list_runs(status="failed")] == [run.id]
+
+
+async def test_done_carries_the_checkpointed_state(tmp_path: Path) -> None:
+    """The output a run ends with is its last streamed state: the same as a checkpoint read."""
+    counter = tmp_path / "counts.json"
+    async with make_runtime(tmp_path) as runtime:
+        run = runtime.start("counting", {"counter_file": str(counter)})
+        await runtime.run_until_pause(run.id)
+        events = await runtime.run_until_pause(run.id, {"action": "approve"}, resume=True)
+        done = events[-1]
+        assert isinstance(done, Done)
+        assert done.output == dict((await runtime.state(run.id)).values)
+        assert done.output["steps"] == ["prepare", "review", "commit"]

@@ -28,14 +28,17 @@ from tui.widgets.tutor_plan import PlanPanel
 SIZE = (130, 40)
 
 
-def make_app(tmp_path: Path, script: TutorScript, **tutor: object) -> NoemaApp:
+def make_app(
+    tmp_path: Path, script: TutorScript, latency: float = 0.0, **tutor: object
+) -> NoemaApp:
     root = tmp_path / "vault"
     if not root.exists():
         shutil.copytree(sample_vault(), root)
     settings = Settings(
         vault={"path": root}, data={"directory": tmp_path / "data"}, flows={"tutor": tutor}
     )
-    services = open_services(settings, {"tutor": SPEC}, backend=ScriptedBackend(script))
+    backend = ScriptedBackend(script, latency_s=latency)
+    services = open_services(settings, {"tutor": SPEC}, backend=backend)
     index_vault(settings, services.store)
     app = NoemaApp(settings, services=services, vault_label="sample-vault", watch=False)
     app.animation_level = "none"
@@ -82,7 +85,7 @@ async def test_pick_learn_replan_and_finish(tmp_path: Path) -> None:
         await pick_retrieval(pilot, screen)
         await wait_for(pilot, turns_done(screen, 1))
         chat = screen.query_one(TutorChat)
-        assert "Question 1" in str(chat.children[0].render())
+        assert chat.text_lines()[0].startswith("Tutor: Question 1")
         assert screen.values["topic_info"]["title"] == "Práctica de recuperación"
         panel = screen.query_one(PlanPanel)
         assert "1. P1 step 1" in str(panel.query_one("#steps").render())
@@ -108,6 +111,49 @@ async def test_pick_learn_replan_and_finish(tmp_path: Path) -> None:
         assert screen.query_one("#answer").disabled
 
 
+async def test_the_screen_says_what_the_tutor_does_while_the_model_works(tmp_path: Path) -> None:
+    app = make_app(tmp_path, TutorScript(["partial"]), latency=0.3)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_tutor(pilot, app)
+        await pick_retrieval(pilot, screen)
+        await wait_for(pilot, turns_done(screen, 1))
+        answer, chat = screen.query_one("#answer"), screen.query_one(TutorChat)
+        answer.value = "1/2 is bigger"
+        await pilot.press("enter")
+        checking = "The tutor is checking your answer…"
+        await wait_for(pilot, lambda: answer.placeholder == checking)
+        # the answer left the box and entered the chat, with the block the reply will fill
+        assert answer.value == "" and chat.text_lines()[-4:] == [
+            "You: 1/2 is bigger",
+            "",
+            "Tutor: …",
+            "",
+        ]
+        await wait_for(pilot, lambda: answer.placeholder == "The tutor is writing…")
+        assert any(line.startswith("Feedback:") for line in chat.text_lines())
+        await wait_for(pilot, turns_done(screen, 3))
+        assert answer.placeholder == "Your answer (Enter to send)" and chat.live is None
+
+
+async def test_tokens_wait_behind_the_events_before_them(tmp_path: Path) -> None:
+    from tui.screens.tutor_turns import TutorEvents
+
+    app = make_app(tmp_path, TutorScript())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_tutor(pilot, app)
+        chat = screen.query_one(TutorChat)
+        chat.expect_reply()
+        screen._buffer_token("Question ")  # every event handled: straight to the chat
+        assert chat.streamed == "Question " and screen._tokens == []
+        screen._posted += 1  # a batch of events is on its way to the screen
+        screen.post_message(TutorEvents([]))
+        screen._buffer_token("two")
+        screen._buffer_token("?")
+        assert chat.streamed == "Question " and screen._tokens == ["two", "?"]
+        await pilot.pause()  # the events first, then the tokens that came after them
+        assert chat.streamed == "Question two?" and screen._handled == screen._posted
+
+
 async def test_resume_a_session_and_read_its_logs(tmp_path: Path) -> None:
     app = make_app(tmp_path, TutorScript(["wrong"]))
     async with app.run_test(size=SIZE) as pilot:
@@ -129,7 +175,7 @@ async def test_resume_a_session_and_read_its_logs(tmp_path: Path) -> None:
         assert isinstance(app.screen, SessionsModal)
         await pilot.press("enter")
         await wait_for(pilot, lambda: screen.session_id == session and screen.conversation)
-        await wait_for(pilot, lambda: len(screen.query_one(TutorChat).children) == 1)
+        await wait_for(pilot, lambda: screen.query_one(TutorChat).message_count == 1)
         assert [s.id for s in list_sessions(app.services.store)] == [session]
 
 
@@ -202,51 +248,87 @@ STUDENT = {"role": "student", "content": "1/4"}
 FEEDBACK = {"role": "tutor", "kind": "feedback", "content": "Close: count the slices."}
 
 
-def is_muted(widget) -> bool:
-    """Whether the widget's text carries the live line's style (what streams, still muted)."""
-    return any(LIVE_STYLE in str(span.style) for span in widget.render().spans)
+def is_muted(text) -> bool:
+    """Whether the text carries the live block's style (what streams, still muted)."""
+    return any(LIVE_STYLE in str(span.style) for span in text.spans)
 
 
-async def test_reply_streams_into_its_line_and_becomes_the_message() -> None:
+async def test_reply_streams_into_its_block_and_becomes_the_message() -> None:
     app = ChatApp()
     async with app.run_test(size=(60, 20)) as pilot:
         chat = app.query_one(TutorChat)
-        chat.expect_reply([STUDENT])  # the answer and the reply line, mounted together
+        chat.expect_reply([STUDENT])  # the answer and the reply block, shown together
         await pilot.pause()
-        live = chat.children[-1]
-        assert len(chat.children) == 2 and "You: 1/4" in str(chat.children[0].render())
-        assert "Tutor: …" in str(live.render()) and is_muted(live)
-        # the evaluator's feedback arrives while the reply line waits: it goes above it
+        assert chat.text_lines() == ["You: 1/4", "", "Tutor: …", ""]
+        assert is_muted(chat.live) and chat.message_count == 1
+        # the evaluator's feedback arrives while the reply block waits: it goes above it
         chat.show_messages([STUDENT, FEEDBACK])
         await pilot.pause()
-        assert chat.children[-1] is live and "Close" in str(chat.children[1].render())
+        assert chat.text_lines()[2:] == ["Feedback: Close: count the slices.", "", "Tutor: …", ""]
         for token in ["Question 2: ", "what is ", "bigger?\n"]:
             chat.stream(token)
         await pilot.pause()
-        assert str(live.render()).strip() == "Tutor: Question 2: what is bigger?"
-        assert is_muted(live)
-        assert chat.first_token_at is not None
+        assert chat.text_lines()[-2] == "Tutor: Question 2: what is bigger?"
+        assert is_muted(chat.live)
+        assert chat.drawn_version >= chat.first_token_version > 0  # the tokens were drawn
         reply = {"role": "tutor", "kind": "teaching", "content": "Question 2: what is bigger?"}
+        lines = chat.virtual_size.height
         chat.show_messages([STUDENT, FEEDBACK, reply])
         await pilot.pause()
-        # the same widget, now the message: no remount, nothing streamed left
-        assert chat.children[-1] is live and len(chat.children) == 3
-        assert not is_muted(live) and chat.streamed == ""
+        # the block gave way to the message: same lines, no longer muted, nothing streamed left
+        assert chat.text_lines()[-2] == "Tutor: Question 2: what is bigger?"
+        assert chat.live is None and chat.streamed == "" and chat.message_count == 3
+        assert chat.virtual_size.height == lines
 
 
-async def test_reply_line_grows_with_the_text_and_goes_when_no_message_comes() -> None:
+async def test_reply_block_grows_with_the_text_and_goes_when_no_message_comes() -> None:
     app = ChatApp()
     async with app.run_test(size=(40, 20)) as pilot:
         chat = app.query_one(TutorChat)
         chat.expect_reply()
         await pilot.pause()
-        live = chat.children[-1]
-        assert live.size.height == 1
+        assert chat.virtual_size.height == 2  # "Tutor: …" and the blank line after it
         for _ in range(12):
-            chat.stream("slices ")  # 84 characters: three lines of a 36-column chat
-        await pilot.pause()
-        assert live.size.height == len(live.render_lines(live.size.region)) >= 3
-        assert live.size.height == live.visual.get_height(live.styles, live.size.width)
+            chat.stream("slices ")  # 84 characters: three lines or more at this width
+        await pilot.pause(0.05)  # later tokens are drawn on the next frame
+        assert chat.virtual_size.height >= 4
+        assert "".join(chat.text_lines()).replace(" ", "") == "Tutor:" + "slices" * 12
         chat.end_stream()  # the turn failed before its message
         await pilot.pause()
-        assert len(chat.children) == 0
+        assert chat.text_lines() == [] and chat.virtual_size.height == 0
+
+
+async def test_a_long_conversation_is_lines_not_widgets_and_follows_its_end() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        chat = app.query_one(TutorChat)
+        conversation = [
+            {"role": "tutor" if n % 2 else "student", "content": f"message {n}"} for n in range(200)
+        ]
+        chat.show_messages(conversation)
+        await pilot.pause()
+        assert len(chat.children) == 0 and chat.message_count == 200
+        assert chat.virtual_size.height == 400
+        assert chat.scroll_y == chat.max_scroll_y > 0  # the view follows the end
+        shown = [
+            chat.render_line(y).text.rstrip() for y in range(chat.scrollable_content_region.height)
+        ]
+        assert "Tutor: message 199" in shown
+        # the learner scrolls up to read: new messages do not pull the view down
+        chat.scroll_to(y=10, animate=False, immediate=True)
+        chat.show_messages([*conversation, {"role": "tutor", "content": "message 200"}])
+        await pilot.pause()
+        assert chat.scroll_y == 10 and chat.virtual_size.height == 402
+
+
+async def test_messages_are_wrapped_again_when_the_width_changes() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        chat = app.query_one(TutorChat)
+        chat.show_messages([{"role": "tutor", "content": "word " * 30}])
+        await pilot.pause()
+        wide = chat.virtual_size.height
+        await pilot.resize_terminal(40, 20)
+        await pilot.pause()
+        assert chat.virtual_size.height > wide
+        assert all(len(line) <= chat.scrollable_content_region.width for line in chat.text_lines())

@@ -1,28 +1,27 @@
 """The tutor screen: pick a subtopic (or a concept), then learn in a chat with a live plan.
 
-The session's turns run in one worker (`tutor-turn`) that posts each run event to the screen:
-tokens stream into the chat, the plan beside it shows live step statuses and a notice when it
-changes, and the summary appears at the end. Sessions can be resumed (ctrl+r) and their agent
+The session's turns run in one worker (`TurnRelay`, in tutor_turns.py) that hands their events
+to the screen while the model works: tokens stream into the chat, the plan beside it shows live
+step statuses and a notice when it changes, and the summary appears at the end. Sessions can be resumed (ctrl+r) and their agent
 logs read (ctrl+l); the learner profile is edited with F2 and saved to the settings file.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.widgets import Footer, Header, Input, Static
 
-from core.events import Done, Failed, NodeFinished, Progress, RunEvent
+from core.events import Failed, NodeFinished, Progress, RunEvent
 from tui.frames import draw_now
 from tui.messages import ServicesReady
 from tui.screens.base import NoemaScreen
+from tui.screens.tutor_turns import TurnEnded, TurnRelay
 from tui.widgets.tutor_chat import TutorChat
 from tui.widgets.tutor_modals import LearnerModal, LogsModal, SessionsModal
 from tui.widgets.tutor_picker import LessonPicker
@@ -31,27 +30,7 @@ from tui.widgets.tutor_plan import PlanPanel
 PLACEHOLDER = "Your answer (Enter to send)"
 
 
-class TutorEvents(Message):
-    """Events of the running turn, posted by the turn worker in the order they came."""
-
-    def __init__(self, events: list[RunEvent]) -> None:
-        super().__init__()
-        self.events = events
-
-
-class TokensArrived(Message):
-    """Tokens of the tutor's reply wait in the screen's buffer (one message for many tokens)."""
-
-
-class TurnEnded(Message):
-    """The turn finished (or failed); `values` is the session's state after it."""
-
-    def __init__(self, values: dict[str, Any]) -> None:
-        super().__init__()
-        self.values = values
-
-
-class TutorScreen(NoemaScreen):
+class TutorScreen(TurnRelay, NoemaScreen):
     """Tutoring: pickers, chat, plan, hints, summary."""
 
     DEFAULT_CSS = """
@@ -75,10 +54,8 @@ class TutorScreen(NoemaScreen):
         self.conversation: list[dict[str, Any]] = []
         self.values: dict[str, Any] = {}
         self.busy = False
-        self.turn_shown_at: float | None = None
         self._submitted: str | None = None
-        self._tokens: list[str] = []
-        """Streamed tokens not drawn yet; a `TokensArrived` is in flight while it is not empty."""
+        self.init_relay()
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -145,8 +122,7 @@ class TutorScreen(NoemaScreen):
         values = await session_values(self.services.runtime, session_id)
         self.conversation = list(values.get("conversation") or [])
         self.show_state(values)
-        if needs_retry(self.services.runtime, session_id):
-            self.run_turn(None)
+        self.run_session(session_id, retry=needs_retry(self.services.runtime, session_id))
 
     def show_state(self, values: dict[str, Any]) -> None:
         self.values = values
@@ -184,10 +160,11 @@ class TutorScreen(NoemaScreen):
             return
         # the model call goes first: the answer leaves the box and enters the chat together,
         # drawn while the model works (`show_working`), or when the turn ends if it fails first
+        if not self.send_answer(text):
+            return
         self._submitted = event.value
         self.conversation.append(student_message(text))
         self.busy = True
-        self.run_turn(text)
 
     def _clear_submitted(self) -> None:
         """Empty the answer box of the answer just sent (not of anything typed since)."""
@@ -195,63 +172,6 @@ class TutorScreen(NoemaScreen):
         if self._submitted is not None and answer.value == self._submitted:
             answer.value = ""
         self._submitted = None
-
-    @work(exclusive=True, group="tutor-turn", exit_on_error=False)
-    async def run_turn(self, text: str | None) -> None:
-        """One turn; its events reach the screen while the model works.
-
-        Events are held until an agent announces a model call (or tokens come, or the turn
-        ends) and then posted together: the screen draws while the model thinks, not between
-        the turn's steps, where drawing would delay the next call. Tokens are coalesced."""
-        from core.flows.tutor.session import session_values, turn
-
-        # the answer box stays enabled (answers are ignored while busy): toggling it would move
-        # the focus and make the footer recompose on every turn
-        self.busy = True
-        self._tokens.clear()
-        held: list[RunEvent] = []
-        values: dict[str, Any] | None = None
-        try:
-            async for event in turn(self.services.runtime, self.session_id, text):
-                if isinstance(event, Done):
-                    values = event.output  # the state after the turn: no second read
-                if isinstance(event, Progress) and "token" in event.data:
-                    self._post_held(held)
-                    self._buffer_token(event.data["token"])
-                    continue
-                held.append(event)
-                if isinstance(event, Progress) and event.data.get("working"):
-                    self._post_held(held)
-        finally:
-            self._post_held(held)
-            if values is None:
-                values = await session_values(self.services.runtime, self.session_id)
-            self.post_message(TurnEnded(values))
-
-    def _post_held(self, held: list[RunEvent]) -> None:
-        if held:
-            self.post_message(TutorEvents(list(held)))
-            held.clear()
-
-    def _buffer_token(self, token: str) -> None:
-        """Keep a token for the screen; one message carries all the tokens buffered until the
-        screen reads them, so a fast stream costs a few messages, not one per token.
-
-        Events posted after a token are handled after the message that carries it: order holds.
-        """
-        self._tokens.append(token)
-        if len(self._tokens) == 1:
-            self.post_message(TokensArrived())
-
-    def on_tokens_arrived(self, _message: TokensArrived) -> None:
-        tokens, self._tokens = "".join(self._tokens), []
-        if tokens:
-            self.query_one(TutorChat).stream(tokens)
-
-    def on_tutor_events(self, message: TutorEvents) -> None:
-        with self.app.batch_update():  # one frame for all the widgets the events change
-            for event in message.events:
-                self.show_event(event)
 
     def show_working(self, doing: str) -> None:
         """An agent waits on the model: what it does, and (once a turn) the learner's answer
@@ -287,12 +207,8 @@ class TutorScreen(NoemaScreen):
             self.conversation = list(message.values.get("conversation") or [])
             self.show_state(message.values)
             self.query_one(TutorChat).end_stream()  # a reply line no message came into
-        draw_now(self)  # the learner waits on this frame: do not wait for the frame grid
-        self.call_after_refresh(self._turn_shown)
-
-    def _turn_shown(self) -> None:
-        """When the turn's end reached the screen (read by bench/tutor.py)."""
-        self.turn_shown_at = time.perf_counter()
+        # the learner waits on this frame: do not wait for the frame grid
+        draw_now(self, self.query_one(TutorChat).changed_region, self.query_one("#answer").region)
 
     # -- actions ---------------------------------------------------------------------------
 
@@ -300,6 +216,7 @@ class TutorScreen(NoemaScreen):
         self.query_one(PlanPanel).toggle_hints()
 
     def action_new_session(self) -> None:
+        self.stop_session()
         self.session_id = None
         self.conversation = []
         self.query_one(TutorChat).clear_all()

@@ -1,11 +1,11 @@
-"""The tutor chat: messages, and the tutor's message as it streams in.
+"""The tutor chat: the conversation as lines, and the tutor's message as it streams in.
 
-Drawing is what a turn costs on screen, so the chat keeps it small: while the tutor thinks a
-"Tutor: …" line waits at the bottom; tokens are drawn into it at most once per frame, with a
-layout only when the message needs another line; when the message arrives the line becomes it
-in place (no remount, no layout when its height is unchanged). The learner's answer and the
-live line are mounted together (one layout), and the live line is muted by its text's style, not
-a CSS class, so settling it restyles nothing.
+A session must not get slower as it grows, and drawing is what a turn costs on screen, so the
+chat is one scrolling widget drawn line by line (Textual's line API), not a widget per message:
+a message is wrapped into lines once (again only when the width changes), a new message adds
+its lines, and a frame copies the visible ones. While the tutor thinks, a "Tutor: …" block
+waits at the bottom; streamed tokens are drawn into it at most once per frame, and when the
+message arrives the block gives way to it in place (same text, same lines, no longer muted).
 """
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from rich.style import Style
 from rich.text import Text
-from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.geometry import Region, Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 STYLES = {
     "teaching": ("Tutor", "bold cyan"),
@@ -26,13 +28,12 @@ STYLES = {
     "answer": ("You", "bold"),
 }
 
-
 FRAME_S = 1 / 60
 """Textual's frame period (60 frames per second by default)."""
 
 LIVE_PREFIX = Text("Tutor: ", "bold cyan")
 LIVE_STYLE = "dim"
-"""The streamed text's look until it becomes the message (a text style: no CSS restyling)."""
+"""The streamed text's look until it becomes the message."""
 
 
 def live_text(streamed: str) -> Text:
@@ -40,80 +41,93 @@ def live_text(streamed: str) -> Text:
 
 
 def message_text(message: Mapping[str, Any]) -> Text:
-    """One message: who speaks, then what they say."""
-    kind = message.get("kind") or ("answer" if message.get("role") == "student" else "teaching")
-    who, style = STYLES.get(kind, STYLES["teaching"])
+    """One message: who speaks, then what they say (the learner's in italics)."""
     if message.get("role") == "student":
         who, style = STYLES["answer"]
+        return Text.assemble((f"{who}: ", style), str(message.get("content", "")), style="italic")
+    kind = message.get("kind") or "teaching"
+    who, style = STYLES.get(kind, STYLES["teaching"])
     return Text.assemble((f"{who}: ", style), str(message.get("content", "")))
 
 
-class ChatMessage(Static):
-    """One message of the conversation."""
-
-    def __init__(self, message: Mapping[str, Any]) -> None:
-        super().__init__(message_text(message), classes=f"msg {message.get('role', 'tutor')}")
-        self.message = dict(message)
-
-
-class TutorChat(VerticalScroll):
-    """The conversation, with a live line for the tutor message being streamed."""
+class TutorChat(ScrollView, can_focus=True):
+    """The conversation, with a live block for the tutor message being streamed."""
 
     DEFAULT_CSS = """
-    TutorChat { height: 1fr; border: round $primary; padding: 0 1; }
-    TutorChat > .msg { margin: 0 0 1 0; }
-    TutorChat > .student { color: $text; text-style: italic; }
+    TutorChat { height: 1fr; border: round $primary; padding: 0 1; scrollbar-gutter: stable; }
     """
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.border_title = "Chat"
         self.rendered = 0
+        """How many messages of the conversation are shown."""
         self.streamed = ""
-        self.first_token_at: float | None = None
-        self._live: Static | None = None
-        self._live_lines = 0
+        self.version = 0
+        """Changes made to what the chat shows; `drawn_version` is the last one rendered."""
+        self.drawn_version = 0
+        self.changed_region = Region()
+        """Where on screen the last change shows (what `draw_now` must repaint)."""
+        self.first_token_version: int | None = None
+        """The change that first showed the current reply's tokens."""
+        self._texts: list[Text] = []
+        self._lines: list[Strip] = []
+        """The finished messages' lines at `_width`, each message followed by a blank line."""
+        self._live: Text | None = None
+        self._live_lines: list[Strip] = []
+        self._width = 0
         self._flush_pending = False
         self._last_flush = 0.0
-        self._first_pending = False
+        self._line_style = Style()
+
+    # -- what the chat holds -------------------------------------------------------------
 
     @property
     def awaiting_reply(self) -> bool:
-        """Whether a live line waits for the tutor's reply."""
+        """Whether a live block waits for the tutor's reply."""
         return self._live is not None
+
+    @property
+    def live(self) -> Text | None:
+        """The live block's text (None when no reply is awaited)."""
+        return self._live
+
+    @property
+    def message_count(self) -> int:
+        return len(self._texts)
+
+    def text_lines(self) -> list[str]:
+        """The chat as plain text, line by line (finished messages, then the live block)."""
+        return [strip.text.rstrip() for strip in (*self._lines, *self._live_lines)]
+
+    # -- showing messages ----------------------------------------------------------------
 
     def show_messages(self, conversation: list[Mapping[str, Any]]) -> None:
         """Add the messages not shown yet (the conversation only grows).
 
-        The first tutor message after streamed tokens is the streamed one: the live line
-        becomes it; other messages go above the live line while it waits."""
-        pending = list(conversation[self.rendered :])
+        Messages go above a live block that still waits; once tokens were streamed, the
+        block gives way to the message that carries them."""
+        pending = conversation[self.rendered :]
+        if not pending and not self.streamed:
+            return
         self.rendered = len(conversation)
+        first = len(self._lines)  # lines above do not change
         if self.streamed:
-            self._mark_first_token()  # it may arrive before a frame drew its tokens
-            if self._live is not None and pending and pending[0].get("role") == "tutor":
-                self._settle_live(pending.pop(0))
-            self.end_stream()
-        if pending:
-            messages = [ChatMessage(m) for m in pending]
-            if self._live is not None:
-                self.mount_all(messages, before=self._live)
-            else:
-                self.mount_all(messages)
-            self._scroll_to_end()
+            self._forget_live()
+        self._append(pending)
+        self._lines_changed(first)
 
     def expect_reply(self, conversation: list[Mapping[str, Any]] | None = None) -> None:
-        """Show that the tutor is writing (the line its tokens will stream into).
-
-        Messages of `conversation` not shown yet are mounted with the line: one layout."""
-        self.end_stream()
-        pending = list(conversation[self.rendered :]) if conversation else []
+        """Show that the tutor is writing (the block its tokens will stream into), after the
+        messages of `conversation` not shown yet."""
+        self._forget_live()
         if conversation:
+            self._append(conversation[self.rendered :])
             self.rendered = len(conversation)
-        self._live = Static(live_text("…"), classes="msg tutor")
-        self._live_lines = 1
-        self.mount_all([*(ChatMessage(m) for m in pending), self._live])
-        self._scroll_to_end()
+        self._live = live_text("…")
+        self._live_lines = self._wrap(self._live)
+        self.first_token_version = None
+        self._lines_changed()
 
     def stream(self, token: str) -> None:
         """Append a token to the tutor message being written (drawn by `_flush`).
@@ -130,6 +144,23 @@ class TutorChat(VerticalScroll):
         else:
             self.set_timer(wait, self._flush, name="tutor-chat-flush")
 
+    def end_stream(self) -> None:
+        """Forget the streamed tokens; a live block still waiting goes away."""
+        if self._live is None and not self.streamed:
+            return
+        first = len(self._lines)
+        self._forget_live()
+        self._lines_changed(first)
+
+    def clear_all(self) -> None:
+        self.rendered = 0
+        self._texts.clear()
+        self._lines.clear()
+        self._forget_live()
+        self._lines_changed()
+
+    # -- drawing -------------------------------------------------------------------------
+
     def _flush(self) -> None:
         """Draw the tokens streamed since the last flush: one update for all of them."""
         self._flush_pending = False
@@ -138,51 +169,77 @@ class TutorChat(VerticalScroll):
         self._last_flush = time.perf_counter()
         if self._live is None:
             self.expect_reply()
-        self._mark_first_token()
-        self._draw_live(live_text(self.streamed.rstrip()))  # as the message will read
+        self._live = live_text(self.streamed.rstrip())  # as the message will read
+        self._live_lines = self._wrap(self._live)
+        self._lines_changed(len(self._lines))
+        if self.first_token_version is None:
+            self.first_token_version = self.version
 
-    def _draw_live(self, text: Text) -> None:
-        """Update the live line; a layout (and a scroll) only when its height changes.
+    def _append(self, messages: list[Mapping[str, Any]]) -> None:
+        for message in messages:
+            text = message_text(message)
+            self._texts.append(text)
+            self._lines.extend(self._wrap(text))
 
-        The height is measured the way Textual will lay the line out (its visual)."""
-        live = self._live
-        live.update(text, layout=False)
-        width = live.content_region.width or self.content_region.width
-        lines = live.visual.get_height(live.styles, width) if width > 0 else -1
-        if lines != self._live_lines:
-            self._live_lines = lines
-            live.refresh(layout=True)
-            self._scroll_to_end()
-
-    def _settle_live(self, message: Mapping[str, Any]) -> None:
-        """The live line becomes the finished message (its colour changes, nothing moves)."""
-        self._draw_live(message_text(message))
-        self._live = None
-
-    def _mark_first_token(self) -> None:
-        if self.first_token_at is None and not self._first_pending:
-            self._first_pending = True
-            self.call_after_refresh(self._first_token_shown)
-
-    def _first_token_shown(self) -> None:
-        """When the first token of a message reached the screen (read by bench/tutor.py)."""
-        self._first_pending = False
-        self.first_token_at = time.perf_counter()
-
-    def _scroll_to_end(self) -> None:
-        """Follow the conversation, unless the learner scrolled up to read."""
-        if self.scroll_y >= self.max_scroll_y - 1:
-            self.scroll_end(animate=False)
-
-    def end_stream(self) -> None:
-        """Forget the streamed tokens; a live line still waiting goes away."""
+    def _forget_live(self) -> None:
         self.streamed = ""
-        if self._live is not None:
-            self._live.remove()
-            self._live = None
+        self._live, self._live_lines = None, []
 
-    def clear_all(self) -> None:
-        self.rendered = 0
-        self.streamed = ""
-        self._live = None
-        self.remove_children()
+    def _wrap(self, text: Text) -> list[Strip]:
+        """`text`'s lines at the chat's width, and the blank line that ends a message."""
+        width = self._width
+        if width <= 0:
+            return []  # not laid out yet: `on_resize` wraps everything once the width is known
+        console = self.app.console
+        lines = console.render_lines(text, console.options.update_width(width), pad=False)
+        return [*Strip.from_lines(lines), Strip.blank(width)]
+
+    def _lines_changed(self, first: int = 0) -> None:
+        """Redraw from line `first` on (all lines from there may have changed).
+
+        When the number of lines changed, the scroll range follows (a layout) and the view
+        follows the end, unless the learner scrolled up to read; then everything is redrawn."""
+        size = Size(self._width, len(self._lines) + len(self._live_lines))
+        self.version += 1
+        if size != self.virtual_size:
+            following = self.scroll_y >= self.max_scroll_y - 1
+            self.virtual_size = size
+            if following:
+                # forced: the scrollbar that allows it appears only with the next layout
+                self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
+            self.changed_region = self.region
+            self.refresh()
+            return
+        view = self.scrollable_content_region
+        top = max(0, first - round(self.scroll_y))
+        if top >= view.height:
+            self.changed_region = Region(view.x, view.bottom, view.width, 0)
+            return
+        self.changed_region = Region(view.x, view.y + top, view.width, view.height - top)
+        self.refresh(Region(0, top, view.width, view.height - top))
+
+    def on_resize(self) -> None:
+        width = self.scrollable_content_region.width
+        if width != self._width:
+            self._width = width
+            self._lines = [strip for text in self._texts for strip in self._wrap(text)]
+            self._live_lines = self._wrap(self._live) if self._live is not None else []
+            self._lines_changed()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._line_style = self.rich_style  # once per frame: it walks the ancestors' styles
+        self.drawn_version = self.version
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        index = scroll_y + y
+        width = self.scrollable_content_region.width
+        style = self._line_style
+        if index < len(self._lines):
+            strip = self._lines[index]
+        elif index - len(self._lines) < len(self._live_lines):
+            strip = self._live_lines[index - len(self._lines)]
+        else:
+            return Strip.blank(width, style)
+        return strip.crop_extend(scroll_x, scroll_x + width, style).apply_style(style)

@@ -154,3 +154,29 @@ async def test_agent_logs_are_written_per_session(tutor) -> None:
         assert text.count("] PLANNER (") == 1 and text.count("] EXECUTOR (") == 2
         only = logs.read_text(data_dir, t.session_id, "evaluator")
         assert "EVALUATOR" in only and "PLANNER" not in only
+
+
+async def test_each_agent_announces_its_model_call(tutor) -> None:
+    """Front ends draw while the model works: each agent says so just before its call."""
+    async with tutor(TutorScript(["partial", "partial"])) as t:
+        await t.turn()
+        events = await t.turn("1/4")
+        working = [(e.node, e.data["message"]) for e in events
+                   if isinstance(e, Progress) and e.data.get("working")]  # fmt: skip
+        assert working == [("evaluator", "checking your answer"), ("executor", "writing")]
+        order = [
+            (type(e).__name__, e.node, "token" in getattr(e, "data", {}))
+            for e in events
+            if hasattr(e, "node")
+            and (not (isinstance(e, Progress) and "token" in e.data) or e is first_token(events))
+        ]
+        executor_working = order.index(("Progress", "executor", False))
+        assert order.index(("NodeStarted", "evaluator", False)) < order.index(
+            ("Progress", "evaluator", False)
+        )
+        assert order.index(("NodeStarted", "executor", False)) < executor_working
+        assert executor_working < order.index(("Progress", "executor", True))
+
+
+def first_token(events):
+    return next(e for e in events if isinstance(e, Progress) and "token" in e.data)

@@ -1,0 +1,149 @@
+"""Running a tutoring session's turns for the tutor screen, and handing it their events.
+
+All the session's turns run in one worker: each answer the learner sends is put on a queue and
+becomes a turn (a worker per turn would pay its start-up and state messages on every answer).
+
+Drawing is what a turn costs on screen, so the screen draws while the model works: a turn's
+events are held until an agent announces a model call (or tokens come, or the turn ends) and
+then posted together, so the drawing they cause happens while the model thinks, not between the
+turn's steps where it would delay the next call. Tokens go straight to the chat when the screen
+has handled every event before them (the worker runs on the screen's loop), else behind those
+events in one message for all the tokens that came meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from textual import work
+from textual.message import Message
+
+from core.events import Done, Progress, RunEvent
+from tui.widgets.tutor_chat import TutorChat
+
+
+class TutorEvents(Message):
+    """Events of the running turn, posted by the turn worker in the order they came."""
+
+    def __init__(self, events: list[RunEvent]) -> None:
+        super().__init__()
+        self.events = events
+
+
+class TokensArrived(Message):
+    """Tokens of the tutor's reply wait in the screen's buffer (one message for many tokens)."""
+
+
+class TurnEnded(Message):
+    """The turn finished (or failed); `values` is the session's state after it."""
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        super().__init__()
+        self.values = values
+
+
+class TurnRelay:
+    """The session worker of `TutorScreen` (a mixin: it posts to, and draws on, the screen).
+
+    The screen provides `services`, `busy`, `show_event` and `on_turn_ended`."""
+
+    def init_relay(self) -> None:
+        self._answers: asyncio.Queue[str] | None = None
+        """Answers for the session's worker (None while no session runs)."""
+        self._tokens: list[str] = []
+        """Streamed tokens not drawn yet; a `TokensArrived` is in flight while it is not empty."""
+        self._posted = self._handled = 0
+        """Event batches posted by the worker, and handled by the screen."""
+
+    def send_answer(self, text: str) -> bool:
+        """Queue the learner's answer for the session's worker; whether one runs."""
+        if self._answers is None:
+            return False
+        self._answers.put_nowait(text)
+        return True
+
+    def stop_session(self) -> None:
+        self.workers.cancel_group(self, "tutor-turn")
+        self._answers = None
+
+    @work(exclusive=True, group="tutor-turn", exit_on_error=False)
+    async def run_session(self, session_id: str, retry: bool) -> None:
+        """The session's turns, all in this one worker: each answer sent is a turn (a worker
+        per turn would cost its start-up and state messages on every answer)."""
+        answers: asyncio.Queue[str] = asyncio.Queue()
+        self._answers = answers
+        try:
+            if retry:  # the last turn did not finish (or it is the session's first)
+                await self._guarded_turn(session_id, None)
+            while True:
+                await self._guarded_turn(session_id, await answers.get())
+        finally:
+            if self._answers is answers:
+                self._answers = None
+
+    async def _guarded_turn(self, session_id: str, text: str | None) -> None:
+        """A turn whose error is shown, not the end of the session's worker."""
+        try:
+            await self._run_turn(session_id, text)
+        except Exception as exc:  # noqa: BLE001 - the learner can answer again
+            self.notify(f"the turn failed: {exc}", severity="error", timeout=10)
+
+    async def _run_turn(self, session_id: str, text: str | None) -> None:
+        """One turn; its events reach the screen while the model works.
+
+        Events are held until an agent announces a model call (or tokens come, or the turn
+        ends) and then posted together: the screen draws while the model thinks, not between
+        the turn's steps, where drawing would delay the next call. Tokens are coalesced."""
+        from core.flows.tutor.session import session_values, turn
+
+        # the answer box stays enabled (answers are ignored while busy): toggling it would move
+        # the focus and make the footer recompose on every turn
+        self.busy = True
+        self._tokens.clear()
+        held: list[RunEvent] = []
+        values: dict[str, Any] | None = None
+        try:
+            async for event in turn(self.services.runtime, session_id, text):
+                if isinstance(event, Done):
+                    values = event.output  # the state after the turn: no second read
+                if isinstance(event, Progress) and "token" in event.data:
+                    self._post_held(held)
+                    self._buffer_token(event.data["token"])
+                    continue
+                held.append(event)
+                if isinstance(event, Progress) and event.data.get("working"):
+                    self._post_held(held)
+        finally:
+            self._post_held(held)
+            if values is None:
+                values = await session_values(self.services.runtime, session_id)
+            self.post_message(TurnEnded(values))
+
+    def _post_held(self, held: list[RunEvent]) -> None:
+        if held:
+            self._posted += 1
+            self.post_message(TutorEvents(list(held)))
+            held.clear()
+
+    def _buffer_token(self, token: str) -> None:
+        """Give a token to the chat: at once when the screen has handled every event before
+        it (the worker runs on the screen's loop), else behind them, in one message for all
+        the tokens buffered until the screen reads them."""
+        if self._handled == self._posted and not self._tokens:
+            self.query_one(TutorChat).stream(token)
+            return
+        self._tokens.append(token)
+        if len(self._tokens) == 1:
+            self.post_message(TokensArrived())
+
+    def on_tokens_arrived(self, _message: TokensArrived) -> None:
+        tokens, self._tokens = "".join(self._tokens), []
+        if tokens:
+            self.query_one(TutorChat).stream(tokens)
+
+    def on_tutor_events(self, message: TutorEvents) -> None:
+        with self.app.batch_update():  # one frame for all the widgets the events change
+            for event in message.events:
+                self.show_event(event)
+        self._handled += 1
