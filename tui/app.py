@@ -74,6 +74,12 @@ RUN_SCREENS: dict[str, ScreenFactory] = {
 """flow name -> factory(app, run) -> Screen that follows a running run live
 (Enter on it in the runs table); it can replay what the run did so far from `app.run_log`."""
 
+SESSION_SCREENS: dict[str, ScreenFactory] = {
+    "tutor": "tui.screens.tutor:session_screen",
+}
+"""flow name -> factory(app, run) -> Screen, for flows whose runs are sessions to come back to:
+Enter on one in the runs table opens it whatever its status (a tutoring chat resumes)."""
+
 RUN_LOG_RUNS = 20
 RUN_LOG_EVENTS = 2000
 
@@ -331,8 +337,12 @@ class NoemaApp(App):
         self.start_next_queued()
 
     def open_run(self, run: RunRecord) -> None:
-        """Open the review screen of a run's flow (or the screen following a running run), or
-        say why there is none."""
+        """Open a session, the review screen of a run's flow (or the screen following a running
+        run), or say why there is none."""
+        session = SESSION_SCREENS.get(run.flow)
+        if session is not None and run.status != "cancelled":
+            self.push_screen(resolve(session)(self, run))
+            return
         factory = REVIEW_SCREENS.get(run.flow)
         if run.status == "awaiting_review" and factory is not None:
             self.push_screen(resolve(factory)(self, run))

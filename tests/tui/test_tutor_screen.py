@@ -179,6 +179,29 @@ async def test_resume_a_session_and_read_its_logs(tmp_path: Path) -> None:
         assert [s.id for s in list_sessions(app.services.store)] == [session]
 
 
+async def test_enter_on_a_session_in_the_runs_table_resumes_it(tmp_path: Path) -> None:
+    from tui.widgets import RunsTable
+
+    app = make_app(tmp_path, TutorScript(["partial"]))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_tutor(pilot, app)
+        await pick_retrieval(pilot, screen)
+        await wait_for(pilot, turns_done(screen, 1))
+        session = screen.session_id
+        await pilot.press("escape")  # back home: the session is a done run in the table
+        table = app.screen.query_one(RunsTable)
+        await wait_for(pilot, lambda: table.row_count == 1)
+        table.focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, TutorScreen))
+        resumed = app.screen
+        await wait_for(pilot, lambda: resumed.query_one(TutorChat).message_count == 1)
+        assert resumed.session_id == session
+        resumed.query_one("#answer").value = "1/2"
+        await pilot.press("enter")
+        await wait_for(pilot, turns_done(resumed, 3))  # and the chat goes on from there
+
+
 async def test_learner_profile_is_edited_and_saved(tmp_path: Path, monkeypatch) -> None:
     path = tmp_path / "user-settings.toml"
     monkeypatch.setenv("NOEMA_SETTINGS", str(path))

@@ -167,6 +167,11 @@ class HomeScreen(NoemaScreen):
     def on_runs_changed(self, _message: RunsChanged) -> None:
         self.load_runs()
 
+    def on_screen_resume(self) -> None:
+        """Back from another screen: what was done there (a tutoring session, say) shows."""
+        if self.app.services is not None:
+            self.refresh_all()
+
     def on_run_update(self, message: RunUpdate) -> None:
         if not type(message.event).__name__.startswith("Progress"):
             self.load_runs()

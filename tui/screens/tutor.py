@@ -46,6 +46,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
         Binding("ctrl+l", "logs", "Logs", id="tutor.logs"),
         Binding("ctrl+n", "new_session", "New", id="tutor.new"),
         Binding("f2", "learner", "Learner", id="tutor.learner"),
+        Binding("escape", "back", "Back", id="tutor.back"),
     ]
 
     def __init__(self, session_id: str | None = None) -> None:
@@ -270,3 +271,8 @@ class TutorScreen(TurnRelay, NoemaScreen):
 def open_screen(app: Any) -> TutorScreen:
     """The factory the app's screen registry calls."""
     return TutorScreen()
+
+
+def session_screen(app: Any, run: Any) -> TutorScreen:
+    """The factory the app's session registry calls: the screen with that session open."""
+    return TutorScreen(run.id)
