@@ -31,6 +31,7 @@ from local_llm.retry import with_transient_retry
 from local_llm.schema import JsonSchema, default_schema, schema_name
 from local_llm.tokens import MESSAGE_OVERHEAD, count_messages, count_text
 from local_llm.trace import CallTrace, Kind, Outcome, TraceSink, emit
+from local_llm.turn_markers import TurnMarkerCutter
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
@@ -189,19 +190,30 @@ class LLMClient:
         flow: str = "",
         node: str = "",
     ) -> AsyncIterator[str]:
-        """Text pieces as the model writes them. Opening the stream is retried when transient."""
+        """Text pieces as the model writes them. Opening the stream is retried when transient.
+
+        The answer ends at the first chat-template turn marker (`turn_markers.TURN_MARKERS`):
+        the text before it is yielded, the backend stream is closed, the trace notes the cut.
+        """
         call = self._call(role, "stream", flow, node, max_tokens=max_tokens)
         prompt = [dict(m) for m in messages]
         counted = self._check_budget(call, prompt)
         started, pieces, outcome, detail = time.perf_counter(), [], "error", ""
         iterator: AsyncIterator[str] | None = None
+        cutter = TurnMarkerCutter()
         try:
-            iterator, first = await self._request(call, partial(self._open, call, prompt))
-            while first is not None:
-                pieces.append(first)
-                yield first
-                first = await self._next_piece(call, iterator)
-            outcome = "ok"
+            iterator, piece = await self._request(call, partial(self._open, call, prompt))
+            while piece is not None:
+                if text := cutter.feed(piece):
+                    pieces.append(text)
+                    yield text
+                if cutter.marker is not None:
+                    break
+                piece = await self._next_piece(call, iterator)
+            if held := cutter.finish():
+                pieces.append(held)
+                yield held
+            outcome, detail = "ok", cutter.note
         except GeneratorExit:
             outcome, detail = "ok", "closed early by the caller"
             raise
