@@ -14,6 +14,12 @@ Both use the same convergence rule and the same completion room (large: the orac
 completion limit, so neither approach is capped by answer size). Printed: prompt tokens per run, calls, largest prompt and
 recall; then noema alone at 5,000 concepts, where every prompt must fit 8,192 tokens.
 Targets: equal recall at no more than 25% of the full-list tokens; every prompt <= 8,192.
+
+Synonyms: the 2,000 concepts plus 50 planted synonym pairs whose names share no word (only
+their meaning links them), every concept with a stored embedding vector (dimension 128, seeded:
+synonyms at cosine 0.92, all others random), run through noema twice: without the vectors
+(full-text blocks only) and with them (near stored vectors also link names). Printed: recall on
+the synonym pairs, overall recall and tokens of each; target: the vectors raise synonym recall.
 The last line is one JSON object with the figures and the targets.
 """
 
@@ -28,7 +34,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
+
+import numpy as np
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -43,6 +52,7 @@ from core.store import Store  # noqa: E402
 from local_llm import LLMClient, ModelConfig  # noqa: E402
 from local_llm.testing import ScriptedBackend  # noqa: E402
 from local_llm.tokens import count_messages  # noqa: E402
+from vault.embedding import pack  # noqa: E402
 
 BUDGET = 8192
 TOKEN_TARGET = 0.25
@@ -53,6 +63,11 @@ ACCENTS = {"a": "á", "e": "é", "i": "í", "o": "ó", "u": "ú"}
 KINDS = [("plural", 30), ("case", 25), ("accent", 25), ("punct", 20),
          ("acronym", 35), ("order", 35), ("suffix", 30)]  # fmt: skip
 """Kinds of planted duplicates per 200 pairs: the first four are deterministic variants."""
+SYNONYM_PAIRS = 50
+DIM = 128
+SYNONYM_COSINE = 0.92
+"""Cosine of a planted synonym pair's vectors (random pairs at dimension 128: |cos| < 0.5)."""
+EMBED_MODEL = "bench-embed"
 
 
 class Synth:
@@ -124,6 +139,42 @@ def synthesize(n_concepts: int, n_pairs: int, seed: int = 7) -> tuple[list[tuple
     return rows, planted
 
 
+def add_synonyms(rows: list[tuple], n_pairs: int, seed: int = 13) -> set[str]:
+    """Append pairs of two-word names sharing no word with each other (nor with any name)."""
+    synth = Synth(seed)
+    synth.used = {w for _, title, _ in rows for w in title.casefold().split()}
+    keys: set[str] = set()
+    for _ in range(n_pairs):
+        a, b = (f"{synth.word().capitalize()} {synth.word()}" for _ in range(2))
+        ids = (f"s{len(rows)}", f"s{len(rows) + 1}")
+        rows += [(ids[0], a, f"Definition of {a.lower()}."), (ids[1], b, f"Same as {a.lower()}.")]
+        keys.add(merge_key(*ids))
+    return keys
+
+
+def synthetic_vectors(rows: list[tuple], synonyms: set[str], seed: int = 17) -> dict[str, Any]:
+    """A random unit vector per concept; each synonym's partner at SYNONYM_COSINE from it."""
+    rng = np.random.default_rng(seed)
+    unit = rng.standard_normal((len(rows), DIM))
+    unit /= np.linalg.norm(unit, axis=1, keepdims=True)
+    vectors = {cid: unit[i] for i, (cid, _, _) in enumerate(rows)}
+    for key in sorted(synonyms):
+        a, b = key.split("|")
+        ortho = vectors[b] - (vectors[b] @ vectors[a]) * vectors[a]
+        ortho /= np.linalg.norm(ortho)
+        vectors[b] = SYNONYM_COSINE * vectors[a] + np.sqrt(1 - SYNONYM_COSINE**2) * ortho
+    return vectors
+
+
+def fill_vectors(store: Store, vectors: dict[str, Any]) -> None:
+    """The embeddings table, as vault/embedding.py writes it."""
+    with store.transaction():
+        store.executemany(
+            "INSERT INTO embeddings VALUES (?, ?, ?, ?, '')",
+            [(cid, EMBED_MODEL, DIM, pack(v.tolist())) for cid, v in vectors.items()],
+        )
+
+
 def fill_index(store: Store, rows: list[tuple]) -> None:
     """The index's concept tables, as vault/index.py writes them."""
     with store.transaction():
@@ -160,11 +211,19 @@ def oracle(planted_titles: list[tuple[str, str]]):
     return respond
 
 
-async def run_flow(rows, planted, *, noema: bool, budget: int) -> dict[str, Any]:
-    """One run of the real graph; prompt tokens, calls, largest prompt, recall, seconds."""
+async def run_flow(
+    rows, planted, *, noema: bool, budget: int, vectors=None, use_vectors=False, focus=()
+) -> dict[str, Any]:
+    """One run of the real graph; prompt tokens, calls, largest prompt, recall, seconds.
+
+    `vectors` are stored in the index; the flow is told their model only with `use_vectors`.
+    `focus`: merge keys whose recall is also reported on its own (as focus_recall).
+    """
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "store.sqlite3")
         fill_index(store, rows)
+        if vectors:
+            fill_vectors(store, vectors)
         title = {cid: t for cid, t, _ in rows}
         pairs = [tuple(title[cid] for cid in key.split("|")) for key in planted]
         backend = ScriptedBackend(oracle(pairs))
@@ -174,7 +233,8 @@ async def run_flow(rows, planted, *, noema: bool, budget: int) -> dict[str, Any]
                  "max_merges_per_call": 200}  # fmt: skip
         settings = Settings(data={"directory": Path(tmp) / "data"},
                             flows={"normalization": flows})  # fmt: skip
-        context = FlowContext(settings, llm, store, None, run_id="bench")
+        vault = SimpleNamespace(index=None, embed_model=EMBED_MODEL) if use_vectors else None
+        context = FlowContext(settings, llm, store, vault, run_id="bench")
         app = build_graph().compile(checkpointer=InMemorySaver())
         start = time.perf_counter()
         state = await app.ainvoke(
@@ -184,6 +244,7 @@ async def run_flow(rows, planted, *, noema: bool, budget: int) -> dict[str, Any]
         store.close()
     prompts = [count_messages(c.messages) for c in backend.calls_of("complete")]
     found = planted & set(state.get("all_merges", {}))
+    extra = {"focus_recall": round(len(found & focus) / len(focus), 4)} if focus else {}
     return {
         "prompt_tokens": sum(prompts),
         "calls": len(prompts),
@@ -193,7 +254,7 @@ async def run_flow(rows, planted, *, noema: bool, budget: int) -> dict[str, Any]
         "trend": state.get("new_unique_merges_trend", []),
         "by_code": state.get("deterministic_count", 0),
         "seconds": round(seconds, 2),
-    }
+    } | extra
 
 
 def show(label: str, r: dict[str, Any]) -> None:
@@ -219,15 +280,37 @@ async def main() -> None:
     big = await run_flow(big_rows, big_planted, noema=True, budget=BUDGET)
     show("noema at 5,000 concepts", big)
     print(f"largest prompt at 5,000 concepts: {big['max_prompt_tokens']:,} (budget {BUDGET:,})")
+    syn = await synonym_runs()
     targets = {
         "equal_recall": ours["recall"] >= full["recall"],
         "token_share_max": TOKEN_TARGET,
         "token_share_ok": share <= TOKEN_TARGET,
         "budget": BUDGET,
         "budget_ok_at_5000": big["max_prompt_tokens"] <= BUDGET,
+        "vectors_raise_synonym_recall": (
+            syn["with_vectors"]["focus_recall"] > syn["without_vectors"]["focus_recall"]
+        ),
     }
     print(json.dumps({"full_list": full, "noema": ours, "noema_5000": big,
-                      "token_share": round(share, 4), "targets": targets}))  # fmt: skip
+                      "token_share": round(share, 4), "synonyms": syn,
+                      "targets": targets}))  # fmt: skip
+
+
+async def synonym_runs() -> dict[str, Any]:
+    """Noema with and without near stored vectors, on 2,000 concepts plus synonym pairs."""
+    rows, planted = synthesize(2000, 200)
+    synonyms = add_synonyms(rows, SYNONYM_PAIRS)
+    vectors = synthetic_vectors(rows, synonyms)
+    print(f"{len(rows)} concepts, {len(planted)} planted pairs + {len(synonyms)} synonym pairs"
+          " sharing no word, vectors stored")  # fmt: skip
+    runs: dict[str, Any] = {"pairs": len(synonyms)}
+    for label, use in (("without_vectors", False), ("with_vectors", True)):
+        r = await run_flow(rows, planted | synonyms, noema=True, budget=BUDGET, vectors=vectors,
+                           use_vectors=use, focus=synonyms)  # fmt: skip
+        show(f"noema {label.replace('_', ' ')}", r)
+        print(f"{'':<26} synonym recall {r['focus_recall']:.3f}")
+        runs[label] = r
+    return runs
 
 
 if __name__ == "__main__":

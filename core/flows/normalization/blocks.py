@@ -2,8 +2,11 @@
 
 Each name is looked up with the index's full-text search; a hit counts as similar when the
 two names share a word stem that is rare among concept names (so `theory` linking half the
-vault does not), or when one name is an acronym of the other. Connected groups of similar
-concepts become units (split into neighbourhoods when a group is too large), units are packed
+vault does not), or when one name is an acronym of the other. When the index stores concept
+vectors for the configured embedding model, two concepts whose stored vectors are close are
+similar too (`neighbours.py`): that is how synonyms sharing no word ("Working memory" /
+"Short-term store") reach one block; without vectors only the lexical links count. Connected
+groups of similar concepts become units (split into neighbourhoods when a group is too large), units are packed
 into blocks under a token budget, and a concept with no similar name is in no block: there is
 nothing the model could merge it with. A pair can only be proposed when both names are in one
 block, which the units guarantee for every similar pair.
@@ -52,6 +55,7 @@ def similar_pairs(
     search: Searcher,
     *,
     neighbors: int,
+    close: Iterable[tuple[str, str]] = (),
     common_share: float = 0.05,
     min_overlap: float = 0.5,
 ) -> dict[str, set[str]]:
@@ -59,7 +63,9 @@ def similar_pairs(
 
     Similar: the stems the two names share carry at least `min_overlap` of the rarer
     weight of the shorter name (each stem weighs log(N / df); stems in more than
-    `common_share` of the names weigh nothing), or one name is an acronym of the other.
+    `common_share` of the names weigh nothing), or one name is an acronym of the other,
+    or the pair is in `close` (concepts whose stored vectors are near, from
+    `neighbours.vector_pairs`), which catches synonyms that share no word at all.
     """
     stems = {c.id: _stems(c) for c in concepts}
     df = Counter(w for ws in stems.values() for w in ws)
@@ -85,6 +91,8 @@ def similar_pairs(
     for source, targets in acronym_candidates(names).items():
         for target in targets:
             link(source, target)
+    for a, b in close:
+        link(a, b)
     return edges
 
 
@@ -152,11 +160,13 @@ def build_units(
     *,
     budget: int,
     neighbors: int,
+    close: Iterable[tuple[str, str]] = (),
 ) -> list[list[str]]:
     """Groups of similar concept ids, each fitting `budget` tokens of names.
 
     Units are what the loop re-asks: each iteration packs the active units into blocks.
+    `close` adds pairs known similar by other means than names (near stored vectors).
     """
     cost = {c.id: 0 for c in concepts} | name_costs(names)
-    edges = similar_pairs(concepts, names, search, neighbors=neighbors)
+    edges = similar_pairs(concepts, names, search, neighbors=neighbors, close=close)
     return _units(edges, cost, budget)

@@ -27,6 +27,7 @@ from core.flows.normalization.accumulate import (
 )
 from core.flows.normalization.blocks import build_units, index_searcher, name_costs, pack
 from core.flows.normalization.catalog import ConceptInfo, concept_names, load_concepts
+from core.flows.normalization.neighbours import vector_pairs
 from core.flows.normalization.state import NormalizationStreamEvent, Phase
 from core.flows.normalization.variants import deterministic_merges
 from core.merges.reviews import ReviewsRepo
@@ -97,9 +98,12 @@ async def load(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
         strategy == "auto" and not _full_list_fits(runtime, [n.name for n in names], weak)
     ):
         searcher = index_searcher(store)
+        model = getattr(runtime.context.vault, "embed_model", "")  # '' when no embeddings
+        close = vector_pairs(store, model, settings.neighbors)
         units = build_units(
-            concepts, names, searcher, budget=_block_budget(runtime), neighbors=settings.neighbors
-        )
+            concepts, names, searcher, budget=_block_budget(runtime),
+            neighbors=settings.neighbors, close=close,
+        )  # fmt: skip
     mode = f"{len(units)} groups of similar names" if units else "the full list"
     update = {
         "concepts": [c.to_dict() for c in concepts],
