@@ -355,3 +355,21 @@ async def test_messages_are_wrapped_again_when_the_width_changes() -> None:
         await pilot.pause()
         assert chat.virtual_size.height > wide
         assert all(len(line) <= chat.scrollable_content_region.width for line in chat.text_lines())
+
+
+async def test_text_in_the_chat_can_be_selected_and_copied() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        chat = app.query_one(TutorChat)
+        chat.show_messages([STUDENT, FEEDBACK])
+        await pilot.pause()
+        # drag across "Feedback: Close" (the chat's border and padding put it at x=2, y=3)
+        await pilot.mouse_down(chat, offset=(2, 3))
+        await pilot.hover(chat, offset=(16, 3))
+        await pilot.mouse_up(chat, offset=(16, 3))
+        await pilot.pause()
+        assert app.screen.get_selected_text() == "Feedback: Close"
+        line = chat.render_line(2)
+        highlight = app.screen.get_component_rich_style("screen--selection")
+        selected = "".join(s.text for s in line if s.style and highlight.bgcolor == s.style.bgcolor)
+        assert selected == "Feedback: Close"

@@ -14,10 +14,12 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
+from textual.selection import Selection
 from textual.strip import Strip
 
 STYLES = {
@@ -53,6 +55,8 @@ def message_text(message: Mapping[str, Any]) -> Text:
 class TutorChat(ScrollView, can_focus=True):
     """The conversation, with a live block for the tutor message being streamed."""
 
+    ALLOW_SELECT = True
+
     DEFAULT_CSS = """
     TutorChat { height: 1fr; border: round $primary; padding: 0 1; scrollbar-gutter: stable; }
     """
@@ -79,6 +83,9 @@ class TutorChat(ScrollView, can_focus=True):
         self._flush_pending = False
         self._last_flush = 0.0
         self._line_style = Style()
+        self._line_cache: dict[int, tuple[Strip, Style, int, int, Strip]] = {}
+        """Line index -> (what it was drawn from, the drawn line): a frame redraws a line only
+        when its text, the view or the style changed."""
 
     # -- what the chat holds -------------------------------------------------------------
 
@@ -154,6 +161,7 @@ class TutorChat(ScrollView, can_focus=True):
 
     def clear_all(self) -> None:
         self.rendered = 0
+        self._line_cache.clear()
         self._texts.clear()
         self._lines.clear()
         self._forget_live()
@@ -222,6 +230,7 @@ class TutorChat(ScrollView, can_focus=True):
         width = self.scrollable_content_region.width
         if width != self._width:
             self._width = width
+            self._line_cache.clear()
             self._lines = [strip for text in self._texts for strip in self._wrap(text)]
             self._live_lines = self._wrap(self._live) if self._live is not None else []
             self._lines_changed()
@@ -242,4 +251,47 @@ class TutorChat(ScrollView, can_focus=True):
             strip = self._live_lines[index - len(self._lines)]
         else:
             return Strip.blank(width, style)
-        return strip.crop_extend(scroll_x, scroll_x + width, style).apply_style(style)
+        if self.text_selection is not None:
+            return self._finish_line(self._selected(strip, index), index, scroll_x, width)
+        cached = self._line_cache.get(index)
+        if cached is None or cached[0] is not strip or cached[1:4] != (style, scroll_x, width):
+            cached = (
+                strip,
+                style,
+                scroll_x,
+                width,
+                self._finish_line(strip, index, scroll_x, width),
+            )
+            self._line_cache[index] = cached
+        return cached[4]
+
+    def _finish_line(self, strip: Strip, index: int, scroll_x: int, width: int) -> Strip:
+        """A stored line as drawn: cropped to the view, on the chat's background, and marked
+        with its place (Textual maps the mouse to text with it, for selecting)."""
+        style = self._line_style
+        line = strip.crop_extend(scroll_x, scroll_x + width, style).apply_style(style)
+        return line.apply_offsets(scroll_x, index)
+
+    # -- selecting text with the mouse (and copying it) --------------------------------------
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The text under the mouse selection, line by line as the chat shows it."""
+        return selection.extract("\n".join(self.text_lines())), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
+
+    def _selected(self, strip: Strip, index: int) -> Strip:
+        """`strip` with the selected part of line `index` highlighted."""
+        selection = self.text_selection
+        span = selection.get_span(index) if selection is not None else None
+        if span is None:
+            return strip
+        start, end = span
+        end = strip.cell_length if end == -1 else end
+        highlight = self.screen.get_component_rich_style("screen--selection")
+        marked = [
+            Segment(text, (style or Style()) + highlight, control)
+            for text, style, control in strip.crop(start, end)
+        ]
+        return Strip.join([strip.crop(0, start), Strip(marked), strip.crop(end)])
