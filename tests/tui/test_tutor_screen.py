@@ -69,6 +69,14 @@ async def pick_retrieval(pilot, screen: TutorScreen) -> None:
     await pilot.click("#start")
 
 
+async def first_question(pilot, app: NoemaApp) -> TutorScreen:
+    """The tutor screen with a new session on retrieval practice, its first question asked."""
+    screen = await open_tutor(pilot, app)
+    await pick_retrieval(pilot, screen)
+    await wait_for(pilot, turns_done(screen, 1))
+    return screen
+
+
 def turns_done(screen: TutorScreen, tutor_messages: int) -> Callable[[], bool]:
     def check() -> bool:
         tutors = [m for m in screen.conversation if m["role"] == "tutor"]
@@ -81,9 +89,7 @@ async def test_pick_learn_replan_and_finish(tmp_path: Path) -> None:
     script = TutorScript(["wrong", "wrong", "wrong", "right", "right"], steps=3)
     app = make_app(tmp_path, script)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_tutor(pilot, app)
-        await pick_retrieval(pilot, screen)
-        await wait_for(pilot, turns_done(screen, 1))
+        screen = await first_question(pilot, app)
         chat = screen.query_one(TutorChat)
         assert chat.text_lines()[0].startswith("Tutor: Question 1")
         assert screen.values["topic_info"]["title"] == "Práctica de recuperación"
@@ -114,9 +120,7 @@ async def test_pick_learn_replan_and_finish(tmp_path: Path) -> None:
 async def test_the_screen_says_what_the_tutor_does_while_the_model_works(tmp_path: Path) -> None:
     app = make_app(tmp_path, TutorScript(["partial"]), latency=0.3)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_tutor(pilot, app)
-        await pick_retrieval(pilot, screen)
-        await wait_for(pilot, turns_done(screen, 1))
+        screen = await first_question(pilot, app)
         answer, chat = screen.query_one("#answer"), screen.query_one(TutorChat)
         answer.value = "1/2 is bigger"
         await pilot.press("enter")
@@ -157,9 +161,7 @@ async def test_tokens_wait_behind_the_events_before_them(tmp_path: Path) -> None
 async def test_resume_a_session_and_read_its_logs(tmp_path: Path) -> None:
     app = make_app(tmp_path, TutorScript(["wrong"]))
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_tutor(pilot, app)
-        await pick_retrieval(pilot, screen)
-        await wait_for(pilot, turns_done(screen, 1))
+        screen = await first_question(pilot, app)
         session = screen.session_id
         await pilot.press("ctrl+l")
         assert isinstance(app.screen, LogsModal)
@@ -184,9 +186,7 @@ async def test_enter_on_a_session_in_the_runs_table_resumes_it(tmp_path: Path) -
 
     app = make_app(tmp_path, TutorScript(["partial"]))
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_tutor(pilot, app)
-        await pick_retrieval(pilot, screen)
-        await wait_for(pilot, turns_done(screen, 1))
+        screen = await first_question(pilot, app)
         session = screen.session_id
         await pilot.press("escape")  # back home: the session is a done run in the table
         table = app.screen.query_one(RunsTable)
@@ -229,9 +229,7 @@ def test_tutor_chat_snapshot(tmp_path: Path, only_tutor, snap_compare) -> None:
     app = make_app(tmp_path, TutorScript(["partial"]))
 
     async def ready(pilot) -> None:
-        screen = await open_tutor(pilot, app)
-        await pick_retrieval(pilot, screen)
-        await wait_for(pilot, turns_done(screen, 1))
+        screen = await first_question(pilot, app)
         screen.query_one("#answer").value = "Retrieval beats rereading"
         await pilot.press("enter")
         await wait_for(pilot, turns_done(screen, 3))

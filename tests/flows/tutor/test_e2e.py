@@ -48,9 +48,7 @@ async def test_two_turns_with_the_local_model(local_llm_client: LLMClient, tmp_p
             # itself is the message), and no chat-template marker reaches the learner
             assert streamed.strip() in message["content"]
             assert not any(marker in message["content"] for marker in TURN_MARKERS)
-        streams = services.store.query(
-            "SELECT outcome, detail FROM traces WHERE kind='stream'"
-        )
+        streams = services.store.query("SELECT outcome, detail FROM traces WHERE kind='stream'")
         assert len(streams) == 2 and all(row["outcome"] == "ok" for row in streams)
     assert [node for node, _ in updates][:2] == ["planner", "executor"]
     assert "evaluator" in [node for node, _ in updates]
