@@ -58,6 +58,10 @@ class NormalizationSettings(BaseModel):
     """Token budget of the names in one block (kept under the model's context budget)."""
     neighbors: int = Field(5, ge=1, le=50)
     """How many search hits per name are considered when grouping similar names."""
+    vector_similarity: float = Field(0.85, ge=0.0, le=1.0)
+    """With stored concept embeddings, two concepts whose vectors are at least this close
+    (cosine) are grouped too, so synonyms with no word in common meet in one block. Models
+    differ in how close unrelated names score: raise it if blocks grow with unrelated names."""
     max_merges_per_call: int = Field(20, ge=1, le=200)
     """Most merges one generator answer may hold (bounds the schema)."""
     validation_batch: int = Field(8, ge=1, le=100)

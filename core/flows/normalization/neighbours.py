@@ -19,7 +19,8 @@ import numpy as np
 from vault.db import as_db
 
 VECTOR_SIMILARITY = 0.85
-"""Cosine similarity at or above which two concepts' vectors count as similar names.
+"""Default cosine similarity at or above which two concepts' vectors count as similar names
+(the setting `flows.normalization.vector_similarity`).
 
 High on purpose: a vector edge only puts two names in one block (the model still decides),
 but loose edges would chain unrelated concepts into groups too large for a block.
