@@ -99,7 +99,9 @@ async def load(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     ):
         searcher = index_searcher(store)
         model = getattr(runtime.context.vault, "embed_model", "")  # '' when no embeddings
-        close = vector_pairs(store, model, settings.neighbors, settings.vector_similarity)
+        close = await asyncio.to_thread(  # numpy over every stored vector: off the loop
+            vector_pairs, store, model, settings.neighbors, settings.vector_similarity
+        )
         units = build_units(
             concepts, names, searcher, budget=_block_budget(runtime),
             neighbors=settings.neighbors, close=close,
