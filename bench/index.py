@@ -1,10 +1,11 @@
 """Benchmark: cold index and incremental re-index of a 10,000-note vault vs obsidiantools.
 
 Generates sources with quotes and concept notes with links in a temp dir, then measures in
-the same run: noema's cold index (time, peak memory (growth of max RSS), each in its own process), obsidiantools'
-`Vault(path).connect().gather()` on the same vault, and the median latency of re-indexing one
-changed note. The last line printed is one JSON object with the figures and the targets. Wall
-and CPU times are both given: on a shared machine the CPU ratio is the steadier one.
+the same run: noema's cold index (time, peak memory (growth of max RSS), each in its own
+process), obsidiantools' `Vault(path).connect().gather()` on the same vault, and the median
+latency of re-indexing one changed note. The last line printed is one JSON object with the
+figures and the targets. Wall and CPU times are both given: on a shared machine the CPU ratio
+is the steadier one.
 
 obsidiantools needs minutes of CPU on 10,000 notes, so its child gets a wall-time budget
 (`--baseline-budget-s`, counted from the moment its timed work starts). If it finishes in time,

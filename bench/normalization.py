@@ -11,8 +11,9 @@ evaluator that accepts everything:
   full-text search) within an 8,192-token context budget.
 
 Both use the same convergence rule and the same completion room (large: the oracle has no
-completion limit, so neither approach is capped by answer size). Printed: prompt tokens per run, calls, largest prompt and
-recall; then noema alone at 5,000 concepts, where every prompt must fit 8,192 tokens.
+completion limit, so neither approach is capped by answer size). Printed: prompt tokens per
+run, calls, largest prompt and recall; then noema alone at 5,000 concepts, where every prompt
+must fit 8,192 tokens.
 Targets: equal recall at no more than 25% of the full-list tokens; every prompt <= 8,192.
 
 Synonyms: the 2,000 concepts plus 50 planted synonym pairs whose names share no word (only

@@ -1,4 +1,5 @@
-"""bench/index.py: a baseline cut at its budget reports bounds only, and leaves no process behind."""
+"""bench/index.py: a baseline cut at its budget reports bounds only, and leaves no process
+behind."""
 
 from __future__ import annotations
 

@@ -4,8 +4,9 @@ Workflow teams plug in here with one line each:
 
 - `SCREENS["extraction"] = ("x", "Extraction", "tui.screens.extraction:ExtractionScreen")`
   adds a screen reachable from every screen with a key (binding id `app.screen.extraction`),
-  listed on the home screen, the help screen and the command palette (not in footers). The factory is a callable
-  `factory(app) -> Screen` or a "module:attribute" string naming one (imported on first use).
+  listed on the home screen, the help screen and the command palette (not in footers). The
+  factory is a callable `factory(app) -> Screen` or a "module:attribute" string naming one
+  (imported on first use).
 - `REVIEW_SCREENS["extraction"] = "tui.screens.extraction:review_screen"` opens a run's
   review when Enter is pressed on it in the runs table: `factory(app, run) -> Screen`.
 - `RUN_SCREENS["extraction"] = ...` (same signature) opens a running run's screen,

@@ -2,8 +2,9 @@
 
 The session's turns run in one worker (`TurnRelay`, in tutor_turns.py) that hands their events
 to the screen while the model works: tokens stream into the chat, the plan beside it shows live
-step statuses and a notice when it changes, and the summary appears at the end. Sessions can be resumed (ctrl+r) and their agent
-logs read (ctrl+l); the learner profile is edited with F2 and saved to the settings file.
+step statuses and a notice when it changes, and the summary appears at the end. Sessions can be
+resumed (ctrl+r) and their agent logs read (ctrl+l); the learner profile is edited with F2 and
+saved to the settings file.
 """
 
 from __future__ import annotations

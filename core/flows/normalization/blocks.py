@@ -6,10 +6,10 @@ vault does not), or when one name is an acronym of the other. When the index sto
 vectors for the configured embedding model, two concepts whose stored vectors are close are
 similar too (`neighbours.py`): that is how synonyms sharing no word ("Working memory" /
 "Short-term store") reach one block; without vectors only the lexical links count. Connected
-groups of similar concepts become units (split into neighbourhoods when a group is too large), units are packed
-into blocks under a token budget, and a concept with no similar name is in no block: there is
-nothing the model could merge it with. A pair can only be proposed when both names are in one
-block, which the units guarantee for every similar pair.
+groups of similar concepts become units (split into neighbourhoods when a group is too large),
+units are packed into blocks under a token budget, and a concept with no similar name is in no
+block: there is nothing the model could merge it with. A pair can only be proposed when both
+names are in one block, which the units guarantee for every similar pair.
 """
 
 from __future__ import annotations

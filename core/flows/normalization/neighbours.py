@@ -5,8 +5,8 @@ The index already stores one vector per concept for the configured embedding mod
 costs no embedding request: the stored vectors are normalised once and compared in row chunks
 (a chunk of `CHUNK_ROWS` rows times all concepts) rather than as the full square: 5,000
 concepts of dimension 768 take a 15 MB matrix and peak at about 60 MB more (one chunk's scores
-and their nearest-k selection), about a second of numpy. A pair counts when one is among the other's `k` nearest and their cosine similarity
-is at least the threshold.
+and their nearest-k selection), about a second of numpy. A pair counts when one is among the
+other's `k` nearest and their cosine similarity is at least the threshold.
 """
 
 from __future__ import annotations
