@@ -83,9 +83,6 @@ class TutorChat(ScrollView, can_focus=True):
         self._flush_pending = False
         self._last_flush = 0.0
         self._line_style = Style()
-        self._line_cache: dict[int, tuple[Strip, Style, int, int, Strip]] = {}
-        """Line index -> (what it was drawn from, the drawn line): a frame redraws a line only
-        when its text, the view or the style changed."""
 
     # -- what the chat holds -------------------------------------------------------------
 
@@ -161,7 +158,6 @@ class TutorChat(ScrollView, can_focus=True):
 
     def clear_all(self) -> None:
         self.rendered = 0
-        self._line_cache.clear()
         self._texts.clear()
         self._lines.clear()
         self._forget_live()
@@ -230,7 +226,6 @@ class TutorChat(ScrollView, can_focus=True):
         width = self.scrollable_content_region.width
         if width != self._width:
             self._width = width
-            self._line_cache.clear()
             self._lines = [strip for text in self._texts for strip in self._wrap(text)]
             self._live_lines = self._wrap(self._live) if self._live is not None else []
             self._lines_changed()
@@ -252,18 +247,8 @@ class TutorChat(ScrollView, can_focus=True):
         else:
             return Strip.blank(width, style)
         if self.text_selection is not None:
-            return self._finish_line(self._selected(strip, index), index, scroll_x, width)
-        cached = self._line_cache.get(index)
-        if cached is None or cached[0] is not strip or cached[1:4] != (style, scroll_x, width):
-            cached = (
-                strip,
-                style,
-                scroll_x,
-                width,
-                self._finish_line(strip, index, scroll_x, width),
-            )
-            self._line_cache[index] = cached
-        return cached[4]
+            strip = self._selected(strip, index)
+        return self._finish_line(strip, index, scroll_x, width)
 
     def _finish_line(self, strip: Strip, index: int, scroll_x: int, width: int) -> Strip:
         """A stored line as drawn: cropped to the view, on the chat's background, and marked
