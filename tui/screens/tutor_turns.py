@@ -69,8 +69,7 @@ class TurnRelay:
 
     @work(exclusive=True, group="tutor-turn", exit_on_error=False)
     async def run_session(self, session_id: str, retry: bool) -> None:
-        """The session's turns, all in this one worker: each answer sent is a turn (a worker
-        per turn would cost its start-up and state messages on every answer)."""
+        """The session's turns, all in this one worker (see the module docstring)."""
         answers: asyncio.Queue[str] = asyncio.Queue()
         self._answers = answers
         try:
@@ -90,11 +89,8 @@ class TurnRelay:
             self.notify(f"the turn failed: {exc}", severity="error", timeout=10)
 
     async def _run_turn(self, session_id: str, text: str | None) -> None:
-        """One turn; its events reach the screen while the model works.
-
-        Events are held until an agent announces a model call (or tokens come, or the turn
-        ends) and then posted together: the screen draws while the model thinks, not between
-        the turn's steps, where drawing would delay the next call. Tokens are coalesced."""
+        """One turn: events held until an agent announces a model call (or tokens come, or
+        the turn ends), then posted together (see the module docstring)."""
         from core.flows.tutor.session import session_values, turn
 
         # the answer box stays enabled (answers are ignored while busy): toggling it would move
