@@ -4,9 +4,10 @@ Lexical similarity cannot link "Working memory" and "Short-term store"; their ve
 The index already stores one vector per concept for the configured embedding model, so this
 costs no embedding request: the stored vectors are normalised once and compared in row chunks
 (a chunk of `CHUNK_ROWS` rows times all concepts) rather than as the full square: 5,000
-concepts of dimension 768 take a 15 MB matrix and peak at about 60 MB more (one chunk's scores
-and their nearest-k selection), about a second of numpy. A pair counts when one is among the
-other's `k` nearest and their cosine similarity is at least the threshold.
+concepts of dimension 768 take a 15 MB matrix, and comparing them took 0.36 s and 32 MB more
+at peak (one chunk's scores and their nearest-k selection) on a 2-core machine. A pair counts
+when one is among the other's `k` nearest and their cosine similarity is at least the
+threshold.
 """
 
 from __future__ import annotations
