@@ -196,6 +196,12 @@ async def until(pilot, condition, timeout: float = 30.0) -> None:
         await asyncio.sleep(0.002)  # not pilot.pause: its idle checks would load the loop
 
 
+def quarters(values: list[float]) -> list[float]:
+    """The median of each quarter of `values`, in turn order (what grows with the session)."""
+    size = max(1, len(values) // 4)
+    return [round(statistics.median(values[i : i + size]), 2) for i in range(0, 4 * size, size)]
+
+
 def summary(values: list[float]) -> dict[str, float]:
     return {
         "median": round(statistics.median(values), 2),
@@ -222,9 +228,11 @@ async def main(turns: int, latency_ms: float) -> dict:
         "headless_turn_ms": summary(walls),
         "headless_overhead_ms": summary(overheads),
         "headless_cpu_ms_per_turn": summary(cpu),
+        "headless_cpu_ms_by_quarter": quarters(cpu),
         "screen_first_token_beyond_model_ms": summary(ttft),
         "screen_turn_overhead_ms": summary(screen_overheads),
         "screen_cpu_ms_per_turn": summary(screen_cpu),
+        "screen_cpu_ms_by_quarter": quarters(screen_cpu),
         "headless_beyond_baseline_ms": round(statistics.median(walls) - statistics.median(base), 2),
         "screen_beyond_baseline_ms": round(
             statistics.median(screen_walls) - statistics.median(base), 2
@@ -250,6 +258,11 @@ def report(result: dict) -> None:
     )
     print(f"  screen: turn overhead beyond model time: {result['screen_turn_overhead_ms']} ms")
     print(f"  screen: CPU per turn (this process): {result['screen_cpu_ms_per_turn']} ms")
+    print(
+        "  CPU per turn, median of each quarter of the turns (what slows as the session grows"
+        f" shows here): headless {result['headless_cpu_ms_by_quarter']}"
+        f" ms, screen {result['screen_cpu_ms_by_quarter']} ms"
+    )
     print(
         f"  median turn beyond the baseline: headless {result['headless_beyond_baseline_ms']} ms,"
         f" screen {result['screen_beyond_baseline_ms']} ms"
