@@ -15,7 +15,7 @@ from langgraph.config import get_config
 from core.settings import Settings
 from core.store import Store
 from core.store.runs import now_iso
-from local_llm import Backend, CallTrace, LLMClient, ModelConfig
+from local_llm import ActivitySink, Backend, CallTrace, LLMClient, ModelConfig
 
 STANDARD_ROLES = ("default", "judge", "judge_secondary", "embedding")
 
@@ -92,12 +92,17 @@ class TraceRecorder:
 
 
 def build_client(
-    settings: Settings, store: Store | None, backend: Backend | None = None
+    settings: Settings,
+    store: Store | None,
+    backend: Backend | None = None,
+    activity: ActivitySink | None = None,
 ) -> LLMClient:
-    """The one model client of the process."""
+    """The one model client of the process; `activity` hears of each request as it runs
+    (`core.activity.ModelActivity`, for front ends)."""
     return LLMClient(
         model_configs(settings),
         trace_sink=TraceRecorder(store) if store is not None else None,
         backend=backend,
         call_context=langgraph_call_context,
+        activity=activity,
     )

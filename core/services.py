@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.activity import ModelActivity
 from core.context import FlowContext
 from core.ingest import layout_from_settings
 from core.models import build_client
@@ -67,6 +68,9 @@ class Services:
     vault: VaultHandle | None
     runtime: Runtime
     extras: dict[str, object] = field(default_factory=dict)
+    activity: ModelActivity = field(default_factory=ModelActivity)
+    """The model requests in flight (the client reports to it): what a front end shows while
+    the model works."""
 
     def context(self, run_id: str) -> FlowContext:
         """The FlowContext of one run."""
@@ -90,10 +94,11 @@ def open_services(
 ) -> Services:
     """Open the store, the client and the vault; the runtime opens with `async with`."""
     store = Store(settings.store_path)
-    llm = build_client(settings, store, backend)
+    activity = ModelActivity()
+    llm = build_client(settings, store, backend, activity)
     vault = open_vault(settings, store, llm)
     holder: dict[str, Services] = {}
     runtime = Runtime(settings, store, flows, lambda run_id: holder["services"].context(run_id))
-    services = Services(settings, store, llm, vault, runtime)
+    services = Services(settings, store, llm, vault, runtime, activity=activity)
     holder["services"] = services
     return services

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from local_llm.activity import ActivitySink, CallWatch
 from local_llm.answers import InvalidAnswer, parse_answer, reask_messages
 from local_llm.backends import Backend, backend_for
 from local_llm.backends.base import Completion, PullProgress
@@ -29,7 +30,7 @@ from local_llm.errors import (
 )
 from local_llm.retry import with_transient_retry
 from local_llm.schema import JsonSchema, default_schema, schema_name
-from local_llm.tokens import MESSAGE_OVERHEAD, count_messages, count_text
+from local_llm.tokens import BYTES_PER_TOKEN, MESSAGE_OVERHEAD, count_messages, count_text
 from local_llm.trace import CallTrace, Kind, Outcome, TraceSink, emit
 from local_llm.turn_markers import TurnMarkerCutter
 
@@ -50,6 +51,15 @@ class _Call:
     node: str
     run_id: str
     sink: TraceSink | None
+    activity: ActivitySink | None = None
+
+    def watch(self, prompt: int, attempt: int = 1, items: int = 0) -> CallWatch:
+        """Report this request as live activity (a no-op without an activity sink)."""
+        return CallWatch(
+            self.activity, role=self.role, model=self.config.model, kind=self.kind,
+            flow=self.flow, node=self.node, run_id=self.run_id, prompt_tokens=prompt,
+            attempt=attempt, items=items,
+        )  # fmt: skip
 
     def trace(
         self, outcome: Outcome, *, started: float, prompt: int, completion: int = 0,
@@ -98,15 +108,18 @@ class LLMClient:
         trace_sink: TraceSink | None = None,
         backend: Backend | None = None,
         call_context: CallContext | None = None,
+        activity: ActivitySink | None = None,
     ):
         """`call_context()` may return flow/node/run_id for calls that do not pass them
-        (core reads them from LangGraph's config); explicit arguments win."""
+        (core reads them from LangGraph's config); explicit arguments win. `activity` is told
+        when each request starts, streams tokens and ends (`local_llm.activity`)."""
         if not roles:
             raise ValueError("LLMClient needs at least one role (e.g. 'default')")
         self._roles = dict(roles)
         self._backend = backend
         self._backends: dict[str, Backend] = {}
         self.trace_sink = trace_sink
+        self.activity = activity
         self._call_context = call_context
 
     @property
@@ -201,11 +214,14 @@ class LLMClient:
         started, pieces, outcome, detail = time.perf_counter(), [], "error", ""
         iterator: AsyncIterator[str] | None = None
         cutter = TurnMarkerCutter()
+        watch, streamed_bytes = call.watch(counted), 0
         try:
             iterator, piece = await self._request(call, partial(self._open, call, prompt))
             while piece is not None:
                 if text := cutter.feed(piece):
                     pieces.append(text)
+                    streamed_bytes += len(text.encode("utf-8"))
+                    watch.tokens(-(-streamed_bytes // BYTES_PER_TOKEN))  # count_text so far
                     yield text
                 if cutter.marker is not None:
                     break
@@ -224,6 +240,7 @@ class LLMClient:
             if iterator is not None and hasattr(iterator, "aclose"):
                 await iterator.aclose()
             text = "".join(pieces)
+            watch.finished(outcome, count_text(text))
             call.trace(
                 outcome, started=started, prompt=counted, completion=count_text(text), detail=detail
             )  # type: ignore[arg-type]
@@ -246,7 +263,7 @@ class LLMClient:
         size = call.config.embed_batch_size
         for start in range(0, len(items), size):
             batch, tokens = items[start : start + size], sum(counts[start : start + size])
-            started = time.perf_counter()
+            started, watch = time.perf_counter(), call.watch(tokens, items=len(batch))
             try:
                 got = await self._request(
                     call, partial(self.backend(call.role).embed, batch, config=call.config)
@@ -256,10 +273,15 @@ class LLMClient:
                         f"embedding backend returned {len(got)} vectors for {len(batch)} texts"
                     )
             except Exception as exc:
+                watch.finished("error")
                 call.trace(
                     "error", started=started, prompt=tokens, detail=f"{type(exc).__name__}: {exc}"
                 )
                 raise
+            except BaseException:  # cancelled: no trace, but the call is over
+                watch.finished("stopped")
+                raise
+            watch.finished("ok")
             call.trace("ok", started=started, prompt=tokens)
             vectors.extend(got)
         return vectors
@@ -298,6 +320,7 @@ class LLMClient:
             node=node or context.get("node", ""),
             run_id=context.get("run_id", ""),
             sink=self.trace_sink,
+            activity=self.activity,
         )
 
     def _check_budget(self, call: _Call, prompt: Sequence[Mapping[str, Any]]) -> int:
@@ -337,12 +360,19 @@ class LLMClient:
         request = partial(
             backend.complete, prompt, json_schema=wire, config=call.config, schema_name=name
         )
+        watch = call.watch(counted, attempt)
         try:
             completion = await self._request(call, request)
         except Exception as exc:
+            watch.finished("error")
             detail = f"{type(exc).__name__}: {exc}"
             call.trace("error", started=started, prompt=counted, detail=detail, attempt=attempt)
             raise
+        except BaseException:  # cancelled: no trace, but the call is over
+            watch.finished("stopped")
+            raise
+        done = completion.completion_tokens
+        watch.finished("ok", count_text(completion.text) if done is None else done)
         return _Answer(completion, started, counted, time.perf_counter())
 
     @staticmethod
