@@ -63,9 +63,7 @@ async def test_an_embedding_request_names_how_many_texts():
 
 async def test_a_failed_call_ends_as_an_error_and_a_cancelled_one_as_stopped():
     seen: list[CallActivity] = []
-    client = client_with(
-        ScriptedBackend([ValueError("bad")]), seen, transient_retries=0, retries=0
-    )
+    client = client_with(ScriptedBackend([ValueError("bad")]), seen, transient_retries=0, retries=0)
     with pytest.raises(Exception, match="bad"):
         await client.structured([{"role": "user", "content": "x"}], Reply)
     assert [(a.phase, a.outcome) for a in seen] == [("started", ""), ("finished", "error")]
