@@ -6,6 +6,8 @@ SQLite and `resume()` continues from it without re-running finished nodes.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import traceback
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
@@ -24,6 +26,7 @@ from core.settings import Settings
 from core.store import Store
 from core.store.runs import RunRecord, RunsRepo, RunStatus
 
+log = logging.getLogger(__name__)
 STREAM_MODES = ["tasks", "custom", "updates", "values"]
 """`values` gives the state after each step: the last one is the run's output (no re-read)."""
 
@@ -196,6 +199,9 @@ class Runtime:
                         interrupts.append(event)
                     else:
                         yield event
+        except (asyncio.CancelledError, GeneratorExit):
+            self._interrupted(run.id)  # the process quits or the caller stopped: resumable
+            raise
         except GraphRecursionError as exc:
             yield self._fail(run.id, f"recursion limit reached: {exc}")
             return
@@ -216,6 +222,12 @@ class Runtime:
         else:
             self.runs.set_status(run.id, "done")
         yield Done(run.id, output)
+
+    def _interrupted(self, run_id: str) -> None:
+        try:
+            self.runs.mark_interrupted(run_id)
+        except Exception:  # noqa: BLE001 - the store may already be closed at shut-down
+            log.warning("run %s could not be marked interrupted", run_id, exc_info=True)
 
     def _fail(self, run_id: str, error: str) -> Failed:
         self.runs.set_status(run_id, "failed", error=error)

@@ -12,6 +12,8 @@ from core.store.db import Store
 
 RunStatus = Literal["queued", "running", "awaiting_review", "done", "failed", "cancelled"]
 ACTIVE_STATUSES: tuple[RunStatus, ...] = ("queued", "running", "awaiting_review")
+INTERRUPTED = "interrupted: noema stopped during this run; it goes on from its last finished step"
+"""The note on a queued run that was running when its process quit (or was stopped)."""
 
 
 def now_iso() -> str:
@@ -31,6 +33,11 @@ class RunRecord:
     error: str | None
     created_at: str
     updated_at: str
+
+    @property
+    def interrupted(self) -> bool:
+        """Queued again because its process stopped mid-run: it resumes from its checkpoint."""
+        return self.status == "queued" and (self.error or "").startswith("interrupted")
 
 
 def _record(row: Any) -> RunRecord:
@@ -96,6 +103,14 @@ class RunsRepo:
         self.store.execute(
             "UPDATE runs SET status=?, error=?, updated_at=? WHERE id=?",
             (status, error, now_iso(), run_id),
+        )
+
+    def mark_interrupted(self, run_id: str) -> None:
+        """A running run whose process is stopping: queued again, with the `INTERRUPTED` note
+        (it resumes from its last checkpoint when started). Other statuses are left alone."""
+        self.store.execute(
+            "UPDATE runs SET status='queued', error=?, updated_at=? WHERE id=? AND status='running'",
+            (INTERRUPTED, now_iso(), run_id),
         )
 
     def list(self, status: RunStatus | None = None, flow: str | None = None) -> list[RunRecord]:

@@ -20,8 +20,10 @@ STATUS_STYLE = {
 STATUS_LABEL = {"awaiting_review": "awaiting review"}
 
 
-def status_text(status: str) -> Text:
-    """A run status, coloured."""
+def status_text(status: str, interrupted: bool = False) -> Text:
+    """A run status, coloured; a queued run that was interrupted says so."""
+    if interrupted:
+        return Text("interrupted ↻", style="bold cyan")
     return Text(STATUS_LABEL.get(status, status), style=STATUS_STYLE.get(status, ""))
 
 
@@ -46,7 +48,7 @@ class RunsTable(DataTable):
             self.records[run.id] = run
             updated = run.updated_at[:19].replace("T", " ")
             self.add_row(
-                status_text(run.status),
+                status_text(run.status, run.interrupted),
                 run.flow,
                 run.target or "-",
                 updated,
