@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.settings import Settings, SettingsError
+from tui.commands import plain
 
 OK, FAIL, SKIP = "✓", "✗", "-"
 
@@ -32,7 +33,9 @@ class Check:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "doctor", help="check settings, vault, data dir, store and model", description=__doc__
+        "doctor",
+        help="check settings, vault, data dir, store and model",
+        description=plain(__doc__),
     )
     parser.add_argument(
         "--timeout", type=float, default=60.0, help="seconds for one model request (default 60)"

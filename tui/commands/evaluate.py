@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tui.commands import CommandError, err, require_vault, settings_from
+from tui.commands import CommandError, err, plain, require_vault, settings_from
 
 EXIT_ROUND_LIMIT = 3
 CHOICES = {"a": "approve", "r": "revise", "e": "edit", "l": "later", "y": "accept", "n": "reject"}
@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "evaluate",
         help="score a note against a rubric, then approve / revise / edit",
-        description=__doc__,
+        description=plain(__doc__),
     )
     parser.add_argument(
         "note", metavar="NOTE", help="the note (vault-relative path, or a path inside the vault)"
@@ -37,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--criteria",
         metavar="NAME",
-        help="criteria name or file (default: the note's `rubric:` key, else default)",
+        help="criteria name or file (default: the note's rubric: key, else default)",
     )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument(
@@ -48,7 +48,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.set_defaults(func=run)
 
-    criteria = subparsers.add_parser("criteria", help="list or validate evaluation criteria files")
+    criteria = subparsers.add_parser(
+        "criteria", help="list or validate evaluation criteria files",
+        description="List the available evaluation criteria (rubrics) or validate criteria "
+        "files: the shipped ones, or the FILE given.",
+    )  # fmt: skip
     actions = criteria.add_subparsers(title="actions", metavar="ACTION", required=True)
     validate = actions.add_parser(
         "validate", help="check criteria files (all shipped ones without FILE)"

@@ -20,15 +20,22 @@ FLOW = "extraction"
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     extract = subparsers.add_parser(
-        "extract", help="extract concepts from a source note, up to the review"
-    )
+        "extract", help="extract concepts from a source note, up to the review",
+        description="Extract concepts from a source note and its quotes, headless, up to the "
+        "review: prints the proposed concepts, duplicates and relations, and the command that "
+        "answers the review (noema review RUN). Running it again on a source with a run "
+        "waiting shows that run's review.",
+    )  # fmt: skip
     extract.add_argument(
         "note", metavar="NOTE", help="vault-relative path or name of a source note"
     )
     extract.set_defaults(func=run_extract)
     review = subparsers.add_parser(
-        "review", help="approve, give feedback on, or abort an extraction review"
-    )
+        "review", help="approve, give feedback on, or abort an extraction review",
+        description="Answer an extraction run waiting at its review: --approve writes the "
+        "concept notes, --feedback asks the model for changes, --drop leaves items out, "
+        "--abort writes nothing. Without an action the review is printed again.",
+    )  # fmt: skip
     review.add_argument("run", metavar="RUN", help="run id (a prefix is enough)")
     action = review.add_mutually_exclusive_group()
     action.add_argument("--approve", action="store_true", help="commit the extraction")
@@ -39,7 +46,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="drop an item first: concept:ID, relation:ID or quote:CONCEPT_ID:QUOTE_ID (repeatable)",
     )  # fmt: skip
     review.set_defaults(func=run_review)
-    repair = subparsers.add_parser("repair", help="finish extraction commits a crash interrupted")
+    repair = subparsers.add_parser(
+        "repair", help="finish extraction commits a crash interrupted",
+        description="Finish the extraction commits whose vault half a crash interrupted "
+        "(notes planned but not written), and list the files written. The app does the same "
+        "at start-up.",
+    )  # fmt: skip
     repair.set_defaults(func=run_repair)
 
 

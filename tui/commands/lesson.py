@@ -16,14 +16,14 @@ import json
 import sys
 from typing import Any
 
-from tui.commands import CommandError, err, require_vault, settings_from
+from tui.commands import CommandError, err, plain, require_vault, settings_from
 
 CHOICES = {"a": "accept", "r": "regenerate", "j": "judge", "x": "reject", "l": "later"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("lesson", help="generate, review and judge lessons",
-                                   description=__doc__)  # fmt: skip
+                                   description=plain(__doc__))  # fmt: skip
     actions = parser.add_subparsers(title="actions", metavar="ACTION", required=True)
     gen = actions.add_parser("generate", help="write a lesson from a concept note")
     gen.add_argument("concept", metavar="CONCEPT", help="concept note title or vault path")

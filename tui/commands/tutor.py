@@ -19,17 +19,21 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from tui.commands import CommandError, require_vault, settings_from
+from tui.commands import CommandError, plain, require_vault, settings_from
 
 AGENTS = ("planner", "executor", "evaluator", "finish")
+USAGE = """noema tutor [-h] [--concept NAME | --resume SESSION]
+       noema tutor sessions
+       noema tutor logs SESSION [--text] [--agent AGENT]"""
+"""The chat needs no sub-command (argparse's own usage line would show COMMAND as required)."""
 ReadLine = Callable[[str], Awaitable[str | None]]
 Write = Callable[[str], None]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "tutor", help="a tutoring session in the terminal", description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "tutor", help="a tutoring session in the terminal", description=plain(__doc__),
+        formatter_class=argparse.RawDescriptionHelpFormatter, usage=USAGE,
     )  # fmt: skip
     parser.add_argument("--resume", metavar="SESSION", help="continue this session")
     parser.add_argument("--concept", metavar="NAME", help="tutor this concept note")
