@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import time
 import tomllib
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -23,6 +24,7 @@ from core.settings import Settings, deep_merge, load_settings
 from tui import probe
 
 DEFAULT_PATH = Path("noema-demo-vault")
+PROGRESS_EVERY_S = 1.0
 CHAT_MAX_TOKENS = 512
 Say = Callable[[str], None]
 
@@ -176,19 +178,48 @@ async def _connection_test(settings: Settings) -> probe.ProbeResult:
     return await probe.round_trip(build_client(settings, None), timeout_s=60.0)
 
 
+class IndexReport:
+    """`progress(done, total, path)` for indexing: a line now and then, never a blank wait."""
+
+    def __init__(self, say: Say, every_s: float = PROGRESS_EVERY_S) -> None:
+        self.say, self.every_s, self.shown = say, every_s, -1.0
+
+    def __call__(self, done: int, total: int, path: str) -> None:
+        now = time.monotonic()
+        if self.shown < 0 or done == total or now - self.shown >= self.every_s:
+            self.shown = now
+            self.say(f"  indexing notes: {done}/{total}" + (f"  {path}" if path else ""))
+
+
+def counted_embed(embed: Any, say: Say) -> Any:
+    """`embed` that says how many concept texts were embedded so far (the model works)."""
+    done = [0]
+
+    async def embed_and_say(texts: list[str]) -> list[list[float]]:
+        say(f"  embedding concepts: {done[0]} done, {len(texts)} more on the way…")
+        vectors = await embed(texts)
+        done[0] += len(vectors)
+        return vectors
+
+    return embed_and_say
+
+
 def index(demo: Demo, say: Say) -> None:
-    """Index the demo vault (with embeddings when a model for them is configured)."""
+    """Index the demo vault (with embeddings when a model for them is configured), saying
+    how far it is as it goes."""
     from core.ingest import index_vault
     from core.models import build_client
     from core.store import Store
 
+    say("Indexing the vault…")
     store = Store(demo.settings.store_path)
     try:
         embed, model = None, ""
         if demo.settings.models.embeddings_enabled:
-            embed = build_client(demo.settings, store).embed
+            embed = counted_embed(build_client(demo.settings, store).embed, say)
             model = demo.settings.role("embedding").model or demo.settings.models.model
-        result = index_vault(demo.settings, store, embed=embed, embed_model=model)
+        result = index_vault(demo.settings, store, progress=IndexReport(say), embed=embed,
+                             embed_model=model)  # fmt: skip
     finally:
         store.close()
     demo.index_summary = result.summary()

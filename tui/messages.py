@@ -56,3 +56,14 @@ class ModelStatus(Message, bubble=False):
         super().__init__()
         self.ok = ok
         self.detail = detail
+
+
+class IndexProgress(Message, bubble=False):
+    """Indexing the vault: `done` of `total` files read (`path` the latest); `done` is -1 once
+    it is over (embeddings, which follow the files, show as model activity)."""
+
+    def __init__(self, done: int, total: int, path: str) -> None:
+        super().__init__()
+        self.done = done
+        self.total = total
+        self.path = path

@@ -6,9 +6,6 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-from textual.app import App
-
 from core.flows.tutor.graph import SPEC
 from core.flows.tutor.sessions import list_sessions
 from core.ingest import index_vault
@@ -17,11 +14,10 @@ from core.settings import Settings, load_settings
 from local_llm.testing import ScriptedBackend
 from tests.flows.tutor.scripted import TutorScript
 from tests.tui.conftest import wait_for as wait_until
-from tui import app as app_module
 from tui.app import NoemaApp
 from tui.demo import sample_vault
 from tui.screens.tutor import TutorScreen
-from tui.widgets.tutor_chat import LIVE_STYLE, TutorChat
+from tui.widgets.tutor_chat import TutorChat
 from tui.widgets.tutor_modals import LearnerModal, LogsModal, SessionsModal
 from tui.widgets.tutor_plan import PlanPanel
 
@@ -218,156 +214,3 @@ async def test_learner_profile_is_edited_and_saved(tmp_path: Path, monkeypatch) 
     assert app.settings.flows.tutor.learner.name == "Ana"
     saved = load_settings(path)
     assert saved.flows.tutor.learner.interests == ["chess", "cooking"]
-
-
-@pytest.fixture
-def only_tutor(monkeypatch):
-    monkeypatch.setattr(app_module, "SCREENS", {"tutor": app_module.SCREENS["tutor"]})
-
-
-def test_tutor_chat_snapshot(tmp_path: Path, only_tutor, snap_compare) -> None:
-    app = make_app(tmp_path, TutorScript(["partial"]))
-
-    async def ready(pilot) -> None:
-        screen = await first_question(pilot, app)
-        screen.query_one("#answer").value = "Retrieval beats rereading"
-        await pilot.press("enter")
-        await wait_for(pilot, turns_done(screen, 3))
-        await pilot.press("ctrl+t")
-        await pilot.pause()
-
-    assert snap_compare(app, terminal_size=SIZE, run_before=ready)
-
-
-async def test_home_shows_concepts_due_for_practice(tmp_path: Path) -> None:
-    from core.flows.tutor.sessions import record_mastery
-    from tests.flows.tutor.test_plan import make_plan
-    from tui.widgets import InfoPanel
-
-    app = make_app(tmp_path, TutorScript())
-    concepts = [{"id": "c1", "title": "Práctica de recuperación"}, {"id": "c2", "title": "ZDP"}]
-    state = {"topic_info": {"concepts": concepts}, "study_plan": make_plan("completed", "pending")}
-    from core.store import Store
-
-    store = Store(app.settings.store_path)
-    record_mastery(store, "s1", state)
-    store.close()
-    async with app.run_test(size=SIZE) as pilot:
-        panel = app.screen.query_one("#vault-panel", InfoPanel)
-        await wait_for(pilot, lambda: "Practice" in panel.text)
-        assert "Practice: Práctica de recuperación 50%, ZDP 50%" in panel.text
-
-
-class ChatApp(App):
-    """The chat alone, to watch how a streamed reply is drawn."""
-
-    def compose(self):
-        yield TutorChat()
-
-
-STUDENT = {"role": "student", "content": "1/4"}
-FEEDBACK = {"role": "tutor", "kind": "feedback", "content": "Close: count the slices."}
-
-
-def is_muted(text) -> bool:
-    """Whether the text carries the live block's style (what streams, still muted)."""
-    return any(LIVE_STYLE in str(span.style) for span in text.spans)
-
-
-async def test_reply_streams_into_its_block_and_becomes_the_message() -> None:
-    app = ChatApp()
-    async with app.run_test(size=(60, 20)) as pilot:
-        chat = app.query_one(TutorChat)
-        chat.expect_reply([STUDENT])  # the answer and the reply block, shown together
-        await pilot.pause()
-        assert chat.text_lines() == ["You: 1/4", "", "Tutor: …", ""]
-        assert is_muted(chat.live) and chat.message_count == 1
-        # the evaluator's feedback arrives while the reply block waits: it goes above it
-        chat.show_messages([STUDENT, FEEDBACK])
-        await pilot.pause()
-        assert chat.text_lines()[2:] == ["Feedback: Close: count the slices.", "", "Tutor: …", ""]
-        for token in ["Question 2: ", "what is ", "bigger?\n"]:
-            chat.stream(token)
-        await pilot.pause()
-        assert chat.text_lines()[-2] == "Tutor: Question 2: what is bigger?"
-        assert is_muted(chat.live)
-        assert chat.drawn_version >= chat.first_token_version > 0  # the tokens were drawn
-        reply = {"role": "tutor", "kind": "teaching", "content": "Question 2: what is bigger?"}
-        lines = chat.virtual_size.height
-        chat.show_messages([STUDENT, FEEDBACK, reply])
-        await pilot.pause()
-        # the block gave way to the message: same lines, no longer muted, nothing streamed left
-        assert chat.text_lines()[-2] == "Tutor: Question 2: what is bigger?"
-        assert chat.live is None and chat.streamed == "" and chat.message_count == 3
-        assert chat.virtual_size.height == lines
-
-
-async def test_reply_block_grows_with_the_text_and_goes_when_no_message_comes() -> None:
-    app = ChatApp()
-    async with app.run_test(size=(40, 20)) as pilot:
-        chat = app.query_one(TutorChat)
-        chat.expect_reply()
-        await pilot.pause()
-        assert chat.virtual_size.height == 2  # "Tutor: …" and the blank line after it
-        for _ in range(12):
-            chat.stream("slices ")  # 84 characters: three lines or more at this width
-        await pilot.pause(0.05)  # later tokens are drawn on the next frame
-        assert chat.virtual_size.height >= 4
-        assert "".join(chat.text_lines()).replace(" ", "") == "Tutor:" + "slices" * 12
-        chat.end_stream()  # the turn failed before its message
-        await pilot.pause()
-        assert chat.text_lines() == [] and chat.virtual_size.height == 0
-
-
-async def test_a_long_conversation_is_lines_not_widgets_and_follows_its_end() -> None:
-    app = ChatApp()
-    async with app.run_test(size=(60, 20)) as pilot:
-        chat = app.query_one(TutorChat)
-        conversation = [
-            {"role": "tutor" if n % 2 else "student", "content": f"message {n}"} for n in range(200)
-        ]
-        chat.show_messages(conversation)
-        await pilot.pause()
-        assert len(chat.children) == 0 and chat.message_count == 200
-        assert chat.virtual_size.height == 400
-        assert chat.scroll_y == chat.max_scroll_y > 0  # the view follows the end
-        shown = [
-            chat.render_line(y).text.rstrip() for y in range(chat.scrollable_content_region.height)
-        ]
-        assert "Tutor: message 199" in shown
-        # the learner scrolls up to read: new messages do not pull the view down
-        chat.scroll_to(y=10, animate=False, immediate=True)
-        chat.show_messages([*conversation, {"role": "tutor", "content": "message 200"}])
-        await pilot.pause()
-        assert chat.scroll_y == 10 and chat.virtual_size.height == 402
-
-
-async def test_messages_are_wrapped_again_when_the_width_changes() -> None:
-    app = ChatApp()
-    async with app.run_test(size=(80, 20)) as pilot:
-        chat = app.query_one(TutorChat)
-        chat.show_messages([{"role": "tutor", "content": "word " * 30}])
-        await pilot.pause()
-        wide = chat.virtual_size.height
-        await pilot.resize_terminal(40, 20)
-        await pilot.pause()
-        assert chat.virtual_size.height > wide
-        assert all(len(line) <= chat.scrollable_content_region.width for line in chat.text_lines())
-
-
-async def test_text_in_the_chat_can_be_selected_and_copied() -> None:
-    app = ChatApp()
-    async with app.run_test(size=(60, 20)) as pilot:
-        chat = app.query_one(TutorChat)
-        chat.show_messages([STUDENT, FEEDBACK])
-        await pilot.pause()
-        # drag across "Feedback: Close" (the chat's border and padding put it at x=2, y=3)
-        await pilot.mouse_down(chat, offset=(2, 3))
-        await pilot.hover(chat, offset=(16, 3))
-        await pilot.mouse_up(chat, offset=(16, 3))
-        await pilot.pause()
-        assert app.screen.get_selected_text() == "Feedback: Close"
-        line = chat.render_line(2)
-        highlight = app.screen.get_component_rich_style("screen--selection")
-        selected = "".join(s.text for s in line if s.style and highlight.bgcolor == s.style.bgcolor)
-        assert selected == "Feedback: Close"

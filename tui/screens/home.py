@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from rich.text import Text
@@ -13,7 +14,9 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Label
 
 from core.flows.tutor.sessions import due_for_practice
+from tui.keys import hints
 from tui.messages import (
+    IndexProgress,
     ModelStatus,
     RunsChanged,
     RunUpdate,
@@ -22,7 +25,9 @@ from tui.messages import (
     WatcherStatus,
 )
 from tui.screens.base import NoemaScreen
+from tui.text import clip_path
 from tui.widgets import InfoPanel, RunsTable, mark
+from tui.widgets.model_activity import TICK_S, activity_text, queue_text
 
 ACTIVE_FIRST = {
     "running": 0,
@@ -61,6 +66,8 @@ class HomeScreen(NoemaScreen):
         Binding("i", "index", "Index vault", id="home.index"),
         Binding("r", "refresh", "Refresh", id="home.refresh"),
     ]
+    HELP_KEYS = [("enter", "open the selected run: its review, its live progress, or a session"),
+                 ("↑ ↓", "choose a run")]  # fmt: skip
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -69,7 +76,7 @@ class HomeScreen(NoemaScreen):
             yield InfoPanel("Model", id="model-panel")
             yield InfoPanel("Watcher", id="watcher-panel")
         yield Label("", id="screens-line")
-        yield Label("Runs  (Enter or o: open · s: start/retry · c: cancel)", id="runs-title")
+        yield Label("Runs", id="runs-title")
         yield RunsTable(id="runs")
         yield Footer()
 
@@ -77,9 +84,13 @@ class HomeScreen(NoemaScreen):
         self.sub_title = self.vault_label
         self.query_one(RunsTable).focus()
         self.show_screens()
+        keys = hints(self, ("home.open_run", "open"), ("home.start_run", "start/retry"),
+                     ("home.cancel_run", "cancel"), sep=" · ")  # fmt: skip
+        self.query_one("#runs-title", Label).update(f"Runs  (Enter or {keys})")
         self.show_vault(None)
         self.show_model("busy", "opening…")
         self.show_watcher("off", "waiting for the vault" if self.app.watch else "off")
+        self.set_interval(TICK_S, self.tick_activity)
 
     @property
     def vault_label(self) -> str:
@@ -101,7 +112,7 @@ class HomeScreen(NoemaScreen):
             for active in self.active_bindings.values()
             if active.binding.id
         }
-        line = Text("Screens  ", style="bold")
+        line = Text().append("Screens  ", style="bold")
         for name, (_key, title, _factory) in SCREENS.items():
             key = keys.get(f"app.screen.{name}")
             if key:
@@ -129,6 +140,11 @@ class HomeScreen(NoemaScreen):
         self.query_one("#vault-panel", InfoPanel).show_rows(rows)
 
     def show_model(self, state: str, detail: str) -> None:
+        self._model_status = (state, detail)
+        self.render_model()
+
+    def render_model(self) -> None:
+        """The model, its status, the call it is answering and what waits behind it."""
         from tui.probe import describe
 
         services = self.app.services
@@ -136,8 +152,24 @@ class HomeScreen(NoemaScreen):
             model = describe(services.llm.config("default"))
         else:
             model = self.app.settings.role("default").model or self.app.settings.models.model
-        rows = [("Model", model), ("Status", mark(state, detail))]
+        calls = services.activity.calls() if services is not None else []
+        queued = sum(1 for run in self.query_one(RunsTable).records.values()
+                     if run.status == "queued")  # fmt: skip
+        rows = [
+            ("Model", model),
+            ("Status", mark(*self._model_status)),
+            ("Now", activity_text(calls, None, time.monotonic())),
+            ("Queue", queue_text(calls, queued)),
+        ]
+        self._activity_live = bool(calls)
         self.query_one("#model-panel", InfoPanel).show_rows(rows)
+
+    def tick_activity(self) -> None:
+        """While the model works (and once after), elapsed time and tokens move."""
+        services = self.app.services
+        live = services is not None and bool(services.activity.calls())
+        if self.is_current and (live or getattr(self, "_activity_live", False)):
+            self.render_model()
 
     def show_watcher(self, state: str, text: str) -> None:
         self._watcher = (state, text)
@@ -201,18 +233,23 @@ class HomeScreen(NoemaScreen):
         runs = await asyncio.to_thread(services.runtime.list_runs)
         runs.sort(key=lambda r: ACTIVE_FIRST.get(r.status, 9))
         self.query_one(RunsTable).show_runs(runs)
+        self.render_model()  # the queue counts the queued runs
 
-    @work(exclusive=True, group="index", exit_on_error=False)
-    async def action_index(self) -> None:
+    def action_index(self) -> None:
         """Sync the vault into the index (and embeddings, when configured)."""
-        services = self.app.services
-        if services is None or services.vault is None:
-            self.notify("no vault to index", severity="warning")
+        self.app.index_vault()
+
+    def on_index_progress(self, message: IndexProgress) -> None:
+        """The vault panel shows how far indexing is; the counts come back when it is over."""
+        if message.done < 0:
+            self.load_counts()
             return
-        self.notify("indexing the vault…")
-        result = await services.vault.index.sync_async()
-        self.notify(f"indexed: {result.summary()}", title="Index")
-        self.load_counts()
+        where = f"{message.done}/{message.total}" if message.total else "starting"
+        rows = [
+            ("Vault", self.vault_label),
+            ("Indexing", f"{where}  {clip_path(message.path, 40)}"),
+        ]
+        self.query_one("#vault-panel", InfoPanel).show_rows(rows)
 
     # -- actions on the selected run --------------------------------------------------------
 

@@ -91,9 +91,9 @@ def detail_text(payload: Payload, key: str) -> Text:
 
 def notes_text(payload: Payload) -> Text:
     """Warnings (unattributed quotes, disconnected concepts, ...) and the critique log."""
-    text = Text("Warnings\n", style="bold yellow")
+    text = Text().append("Warnings\n", style="bold yellow")
     for q in payload.get("unattributed", []):
-        text.append(f"  • unattributed [{q['id']}] {q['text'][:90]}\n")
+        text.append(f"  • unattributed [{q['id']}] {q['text']}\n")
     for title in payload.get("disconnected", []):
         text.append(f"  • disconnected: {title}\n")
     for warning in payload.get("warnings", []):

@@ -19,7 +19,7 @@ MARKS = {"pending": ("○", "dim"), "running": ("◉", "bold yellow"), "done": (
 class LessonStepper(Static):
     """One line: the six steps with their states, and the latest phase message below."""
 
-    DEFAULT_CSS = "LessonStepper { height: 2; padding: 0 1; }"
+    DEFAULT_CSS = "LessonStepper { height: auto; padding: 0 1; }"
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)

@@ -10,6 +10,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Label, Sparkline, Static
 
+from tui.keys import key_for
+
 MAX_LINES = 8
 
 
@@ -30,14 +32,28 @@ class NormalizationLive(Vertical):
         """(accepted?, "A = B" or "A ≠ B (reason)") in order of arrival."""
 
     def compose(self) -> ComposeResult:
-        yield Label("No run yet: press s to look for duplicate concepts.", id="live-stats")
-        yield Label("new unique merges per iteration", classes="dim")
+        yield Label("No run yet.", id="live-stats")
+        yield Label("new unique merges per iteration", classes="dim", id="live-trend-title")
         yield Sparkline([], id="live-trend")
         yield Static("", id="live-activity")
         yield Static("", id="live-latest")
 
+    def on_mount(self) -> None:
+        start = key_for(self, "normalization.start")
+        if not self.data:
+            self.query_one("#live-stats", Label).update(
+                f"No run yet: press {start} to look for duplicate concepts."
+            )
+            self.show_details(False)  # one line until a run reports: room for the review
+
+    def show_details(self, shown: bool) -> None:
+        for part in ("#live-trend-title", "#live-trend", "#live-activity", "#live-latest"):
+            self.query_one(part).display = shown
+
     def apply(self, data: dict[str, Any]) -> None:
         """Show one progress event."""
+        if not self.data:
+            self.show_details(True)
         self.data = data
         stats = (
             f"{data.get('phase', '')} · iteration {data.get('iteration', 0)} · "

@@ -1,0 +1,59 @@
+"""The line every result screen shows when the bundled model produced its results.
+
+Gemma 3 270M (the bundled model, `provider = "local"`, or llama.cpp's server with it as the demo
+used to start it) is a mechanics model: its concepts, rubric remarks, lessons and tutoring are
+weak. Results from it must say so plainly, on the screen that shows them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.widgets import Static
+
+BUNDLED_NAMES = ("gemma3-270m", "gemma-3-270m")
+"""Model names of the bundled model (llama.cpp's alias for it, the GGUF's name)."""
+
+MECHANICS_NOTE = (
+    "⚠ Bundled model (Gemma 3 270M): these results are for trying the mechanics, not for real "
+    "use. Point noema at a real model (models in settings, `m` shows them)."
+)
+
+
+def is_bundled(config: Any) -> bool:
+    """Whether a role's `ModelConfig` (or settings section) is the bundled model."""
+    if config is None:
+        return False
+    if getattr(config, "provider", "") == "local":
+        return True
+    model = str(getattr(config, "model", "") or "").lower()
+    return any(name in model for name in BUNDLED_NAMES)
+
+
+def bundled_in_use(app: Any) -> bool:
+    """Whether the app's default (or judge) role runs on the bundled model."""
+    services = getattr(app, "services", None)
+    if services is not None:
+        return any(is_bundled(services.llm.config(role)) for role in ("default", "judge"))
+    from core.models import role_config
+
+    return any(is_bundled(role_config(app.settings, role)) for role in ("default", "judge"))
+
+
+class MechanicsBanner(Static):
+    """Shown only while the bundled model is configured; hidden otherwise."""
+
+    DEFAULT_CSS = """
+    MechanicsBanner { height: auto; padding: 0 1; background: $warning 20%; color: $text; }
+    MechanicsBanner.-hidden { display: none; }
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(MECHANICS_NOTE, markup=False, **kwargs)
+
+    def on_mount(self) -> None:
+        self.check()
+
+    def check(self) -> None:
+        """Show or hide (again after the services open: their config is the effective one)."""
+        self.set_class(not bundled_in_use(self.app), "-hidden")
