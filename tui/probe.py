@@ -50,15 +50,22 @@ def _http_status(url: str, timeout_s: float) -> int:
         return int(exc.code)
 
 
-def _error(exc: BaseException) -> str:
-    reason = getattr(exc, "reason", None)
-    text = str(reason or exc) or type(exc).__name__
-    return f"{type(exc).__name__}: {text}"[:300]
+def _error(exc: BaseException, config: ModelConfig | None = None) -> str:
+    """The one-line message a person can act on (core.problems), never raw library text."""
+    from core.problems import explain
+    from local_llm.retry import classify
+
+    typed = classify(exc)
+    if config is not None and getattr(typed, "config", "missing") is None:
+        typed.config = config  # type: ignore[attr-defined]
+    return explain(typed).line[:300]
 
 
 async def reachable(llm: LLMClient, role: str = "default", timeout_s: float = 3.0) -> ProbeResult:
     """Whether the role's server answers at all (no model request is made)."""
     config = llm.config(role)
+    if config.provider == "local":
+        return _local_installed()
     backend = llm.backend(role)
     started = time.perf_counter()
     try:
@@ -69,10 +76,19 @@ async def reachable(llm: LLMClient, role: str = "default", timeout_s: float = 3.
             return ProbeResult(True, f"hosted provider ({config.model}); not checked")
         status = await asyncio.to_thread(_http_status, _probe_url(config.base_url), timeout_s)
     except (OSError, TimeoutError, Exception) as exc:  # noqa: BLE001 - any failure is "unreachable"
-        return ProbeResult(False, f"{config.base_url or config.model}: {_error(exc)}", _ms(started))
+        return ProbeResult(False, _error(exc, config), _ms(started))
     if status >= 500:
         return ProbeResult(False, f"{config.base_url} fails (HTTP {status})", _ms(started))
     return ProbeResult(True, f"{config.base_url} answers", _ms(started))
+
+
+def _local_installed() -> ProbeResult:
+    """The bundled model needs no server to be up: it starts on first use."""
+    from local_llm.local_server import is_available
+
+    if is_available():
+        return ProbeResult(True, "the bundled model (starts when first needed)")
+    return ProbeResult(False, "the bundled model is not installed: pip install 'noema[local]'")
 
 
 def _probe_url(base_url: str) -> str:
@@ -111,6 +127,8 @@ async def embedding(llm: LLMClient, role: str = "embedding") -> ProbeResult:
 
 def describe(config: ModelConfig) -> str:
     """`model @ base_url (provider)` for status lines."""
+    if config.provider == "local":
+        return f"{config.model}: the bundled Gemma 3 270M (provider local, llama.cpp)"
     where = f" @ {config.base_url}" if config.base_url else ""
     return f"{config.model}{where} ({config.provider})"
 
