@@ -131,7 +131,7 @@ def model_check(config: ModelConfig, models: list[ServerModel] | None) -> Health
 
 async def answer_check(llm: LLMClient, role: str, timeout_s: float) -> HealthCheck:
     """A bounded structured answer comes back valid (for `embedding`: a vector comes back)."""
-    name = "embeddings" if role == "embedding" else "structured output"
+    name = answer_name(role)
     started = time.perf_counter()
     try:
         if role == "embedding":
@@ -152,15 +152,21 @@ async def check_model(
     """Server, model, answer (and the API key when one is configured), in order; a check
     whose prerequisite failed is skipped, never run into a second error."""
     config = llm.config(role)
+    answer = answer_name(role)
     checks = [check for check in [key_check(config)] if check is not None]
     server, models = await server_check(llm, role, list_timeout_s)
     checks.append(server)
     if server.status == "failed":
         return [*checks, _skipped("model", "the server does not answer"),
-                _skipped("structured output", "the server does not answer")]  # fmt: skip
+                _skipped(answer, "the server does not answer")]  # fmt: skip
     model = model_check(config, models)
     checks.append(model)
     if model.status == "failed" or any(c.status == "failed" for c in checks):
-        return [*checks, _skipped("structured output", "fix the checks above first")]
+        return [*checks, _skipped(answer, "fix the checks above first")]
     checks.append(await answer_check(llm, role, timeout_s))
     return checks
+
+
+def answer_name(role: str) -> str:
+    """The name of a role's last check: a structured answer, or a vector for `embedding`."""
+    return "embeddings" if role == "embedding" else "structured output"

@@ -143,7 +143,7 @@ def _model_problem(exc: LLMError) -> tuple[str, str]:
         return (f"the answer from {who} was cut off before the server finished it",
                 "try again")  # fmt: skip
     if reason == "local_model":
-        return str(exc), DOCTOR
+        return str(exc), ""  # the message already says what to do
     return f"{who}: {_first_line(exc)}", DOCTOR
 
 
@@ -159,7 +159,7 @@ def explain(exc: BaseException) -> Problem:
         summary, step = _model_problem(exc)
         return Problem(exc.reason, summary, step, detail)
     if isinstance(exc, LocalServerError):
-        return Problem("local_model", _first_line(exc), DOCTOR, detail)
+        return Problem("local_model", _first_line(exc), "", detail)
     if isinstance(exc, TimeoutError):
         return Problem("timeout", "an operation timed out", "try again", detail)
     text = _first_line(exc)

@@ -89,8 +89,8 @@ CHECK_NAMES = {"server": "model server", "model": "model", "api key": "api key"}
 
 def _as_check(health: Any, role: str) -> Check:
     name = CHECK_NAMES.get(health.name, health.name)
-    if role not in ("default", "embedding"):
-        name = f"{name} ({role})"
+    if role == "embedding" and health.name in ("server", "model"):
+        name = f"embedding {health.name}"
     mark = {"ok": OK, "failed": FAIL, "skipped": SKIP}[health.status]
     return Check(name, mark, health.line)
 
