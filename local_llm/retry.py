@@ -50,6 +50,10 @@ _CONTEXT_PHRASES = (
     "exceeds the available context", "exceed_context_size", "too many tokens",
     "prompt is too long", "input length",
 )  # fmt: skip
+_CONNECTION_PHRASES = (
+    "connection error", "connection refused", "cannot connect", "all connection attempts failed",
+    "connecterror", "server disconnected", "connection reset",
+)  # fmt: skip
 _NOT_FOUND_PHRASES = ("not found", "does not exist", "no such model", "model_not_found")
 _NETWORK_ERRNOS = frozenset(
     {errno.ECONNREFUSED, errno.ECONNRESET, errno.ECONNABORTED, errno.ENETUNREACH,
@@ -117,6 +121,8 @@ def classify(exc: BaseException) -> BaseException:
         code in (400, 413, 500) and any(p in lowered for p in _CONTEXT_PHRASES)
     ):
         return ContextWindowError(message)
+    if code in (None, 500) and any(p in lowered for p in _CONNECTION_PHRASES):
+        return ModelUnreachableError(message)  # litellm reports a refused connection as a 500
     if code == 408 or (code is None and names & _TIMEOUT_NAMES):
         return ModelTimeoutError(message, status_code=code)
     if (code is not None and code >= 500) or names & _SERVER_NAMES:

@@ -27,6 +27,7 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -79,8 +80,11 @@ class SharedServer:
         parallel: int = 1,
         startup_timeout_s: float = 120.0,
         model: Path | None = None,
+        command: Callable[[int], list[str]] | None = None,
     ):
+        """`command(port)` replaces the llama-server command line (tests run a stand-in)."""
         self.registry, self.mode = Path(registry), mode
+        self._command_for = command
         self.ctx_size, self.parallel = ctx_size, parallel
         self.startup_timeout_s = startup_timeout_s
         self._model = model
@@ -157,6 +161,8 @@ class SharedServer:
         return None
 
     def _command(self, port: int) -> list[str]:
+        if self._command_for is not None:
+            return self._command_for(port)
         server = LocalServer(
             self.mode, ctx_size=self.ctx_size, parallel=self.parallel, port=port, model=self._model
         )

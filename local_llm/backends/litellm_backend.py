@@ -53,7 +53,13 @@ def _ollama_args(config: ModelConfig) -> dict[str, Any]:
 
 
 def _chat_args(config: ModelConfig) -> dict[str, Any]:
-    """Arguments of a chat request: sampling, stop sequences, Ollama's context."""
+    """Arguments of a chat request: sampling, stop sequences, Ollama's context.
+
+    `ollama/NAME` chats go to Ollama's chat route (`ollama_chat/NAME`): litellm's `ollama/`
+    route renders its own `### User:` prompt instead of the model's chat template and puts
+    `keep_alive` where Ollama ignores it."""
+    if config.model.startswith("ollama/"):
+        config = config.replace(model="ollama_chat/" + config.model.removeprefix("ollama/"))
     args = {"temperature": config.temperature, "max_tokens": config.max_tokens, **_common(config)}
     if stop := config.stop_sequences():
         args["stop"] = stop
@@ -146,6 +152,8 @@ class LiteLLMBackend:
             )
 
     async def embed(self, texts: Sequence[str], *, config: ModelConfig) -> list[list[float]]:
+        if config.model.startswith("ollama_chat/"):  # litellm embeds through ollama/ only
+            config = config.replace(model="ollama/" + config.model.removeprefix("ollama_chat/"))
         response = await self.litellm.aembedding(
             input=list(texts), **_common(config), **_ollama_args(config)
         )

@@ -38,6 +38,7 @@ class OllamaHandler(FakeHandler):
         ("GET", "/api/tags"): "tags",
         ("POST", "/api/show"): "show",
         ("POST", "/api/chat"): "chat",
+        ("POST", "/api/generate"): "generate",
         ("POST", "/api/embed"): "embed",
         ("POST", "/api/pull"): "pull",
     }
@@ -109,21 +110,44 @@ class OllamaHandler(FakeHandler):
             "prompt_eval_count": prompt, "eval_count": len(answer.text.split()),
         })  # fmt: skip
 
-    def stream_chat(self, name: str, answer: Answer, prompt: int) -> None:
+    def generate(self, body: dict[str, Any]) -> None:
+        """`/api/generate` (litellm's `ollama/` route): a prompt in, `response` text out."""
+        name = body.get("model", "")
+        if self.find(name) is None:
+            self.missing(name)
+            return
+        answer = answer_for(self.state, body.get("format"))
+        if not self.before_answer(answer):
+            return
+        prompt = count_tokens(body.get("prompt"))
+        if body.get("stream", True):
+            self.stream_chat(name, answer, prompt, generate=True)
+            return
+        self.send_json({
+            "model": name, "created_at": _now(), "response": answer.text, "done": True,
+            "done_reason": answer.finish or "stop", "prompt_eval_count": prompt,
+            "eval_count": len(answer.text.split()),
+        })  # fmt: skip
+
+    def stream_chat(self, name: str, answer: Answer, prompt: int, generate: bool = False) -> None:
+        def content(piece: str) -> dict[str, Any]:
+            if generate:
+                return {"response": piece}
+            return {"message": {"role": "assistant", "content": piece}}
+
         self.start_stream("application/x-ndjson")
         for index, piece in enumerate(answer.pieces()):
             if answer.drop_after is not None and index >= answer.drop_after:
                 self.drop_connection()
                 return
-            line = {"model": name, "created_at": _now(), "done": False,
-                    "message": {"role": "assistant", "content": piece}}  # fmt: skip
+            line = {"model": name, "created_at": _now(), "done": False, **content(piece)}
             self.send_chunk(json.dumps(line).encode() + b"\n")
         if answer.finish is None:
             self.end_stream()
             return
         last = {"model": name, "created_at": _now(), "done": True, "done_reason": answer.finish,
-                "message": {"role": "assistant", "content": ""},
-                "prompt_eval_count": prompt, "eval_count": len(answer.text.split())}  # fmt: skip
+                **content(""), "prompt_eval_count": prompt,
+                "eval_count": len(answer.text.split())}  # fmt: skip
         self.send_chunk(json.dumps(last).encode() + b"\n")
         self.end_stream()
 
