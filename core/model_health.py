@@ -157,12 +157,12 @@ async def check_model(
     server, models = await server_check(llm, role, list_timeout_s)
     checks.append(server)
     if server.status == "failed":
-        return [*checks, _skipped("model", "the server does not answer"),
-                _skipped(answer, "the server does not answer")]  # fmt: skip
+        return [*checks, _skipped("model", "skipped: the server check failed"),
+                _skipped(answer, "skipped: the server check failed")]  # fmt: skip
     model = model_check(config, models)
     checks.append(model)
     if model.status == "failed" or any(c.status == "failed" for c in checks):
-        return [*checks, _skipped(answer, "fix the checks above first")]
+        return [*checks, _skipped(answer, "skipped: fix the checks above first")]
     checks.append(await answer_check(llm, role, timeout_s))
     return checks
 

@@ -48,12 +48,15 @@ def same_model(listed: str, wanted: str) -> bool:
     return listed == wanted or listed == f"{wanted}:latest" or f"{listed}:latest" == wanted
 
 
-def _client(base_url: str, timeout_s: float) -> Any:
+def _client(base_url: str, timeout_s: float, api_key: str | None = None) -> Any:
     import httpx
 
     host = urlparse(base_url).hostname or ""
     local = host in ("127.0.0.1", "localhost", "::1")
-    return httpx.AsyncClient(base_url=base_url, timeout=timeout_s, trust_env=not local)
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    return httpx.AsyncClient(
+        base_url=base_url, timeout=timeout_s, trust_env=not local, headers=headers
+    )
 
 
 async def list_server_models(
@@ -69,8 +72,8 @@ async def list_server_models(
         return []
     try:
         if kind == "ollama":
-            return await _ollama_models(config.base_url or OLLAMA_URL, timeout_s, details)
-        return await _openai_models(config.base_url or "", timeout_s)
+            return await _ollama_models(config, timeout_s, details)
+        return await _openai_models(config, timeout_s)
     except Exception as exc:
         typed = classify(exc)
         if typed is exc:
@@ -78,8 +81,8 @@ async def list_server_models(
         raise typed from exc
 
 
-async def _ollama_models(base_url: str, timeout_s: float, details: bool) -> list[ServerModel]:
-    async with _client(base_url, timeout_s) as http:
+async def _ollama_models(config: ModelConfig, timeout_s: float, details: bool) -> list[ServerModel]:
+    async with _client(config.base_url or OLLAMA_URL, timeout_s, config.api_key) as http:
         response = await http.get("/api/tags")
         response.raise_for_status()
         tags = response.json().get("models") or []
@@ -111,9 +114,9 @@ def _context_length(show: dict[str, Any]) -> int | None:
     return None
 
 
-async def _openai_models(base_url: str, timeout_s: float) -> list[ServerModel]:
-    base = base_url.rstrip("/")
-    async with _client(base, timeout_s) as http:
+async def _openai_models(config: ModelConfig, timeout_s: float) -> list[ServerModel]:
+    base = (config.base_url or "").rstrip("/")
+    async with _client(base, timeout_s, config.api_key) as http:
         response = await http.get("/models")
         response.raise_for_status()
         data = response.json().get("data") or []

@@ -26,12 +26,11 @@ from local_llm.errors import (
     ContextBudgetError,
     LLMError,
     ModelTimeoutError,
-    StreamCutError,
     StructuredOutputError,
-    TransientModelError,
 )
-from local_llm.retry import classify, with_transient_retry
+from local_llm.retry import with_transient_retry
 from local_llm.schema import JsonSchema, default_schema, schema_name
+from local_llm.streaming import next_piece
 from local_llm.tokens import MESSAGE_OVERHEAD, count_messages, count_text
 from local_llm.trace import CallTrace, Kind, Outcome, TraceSink, emit
 from local_llm.turn_markers import TurnMarkerCutter
@@ -235,6 +234,7 @@ class LLMClient:
         call = self._call(role, "stream", flow, node, max_tokens=max_tokens)
         prompt = [dict(m) for m in messages]
         counted = self._check_budget(call, prompt)
+        await self._ready(call)
         started, pieces, outcome, detail = time.perf_counter(), [], "error", ""
         iterator: AsyncIterator[str] | None = None
         cutter = TurnMarkerCutter()
@@ -283,6 +283,7 @@ class LLMClient:
         size = call.config.embed_batch_size
         for start in range(0, len(items), size):
             batch, tokens = items[start : start + size], sum(counts[start : start + size])
+            await self._ready(call)
             started = time.perf_counter()
             try:
                 got = await self._request(
@@ -384,6 +385,14 @@ class LLMClient:
         if prepare is not None:
             await prepare(call.config, call.kind)
 
+    async def _ready(self, call: _Call) -> None:
+        """Start-up work before a call's clock starts (its latency in the trace is the
+        model's); a retry after a transient failure prepares again inside `_request`."""
+        try:
+            await self._prepare(call)
+        except LLMError as exc:
+            raise self._annotated(exc, call) from exc.__cause__
+
     @staticmethod
     def _annotated(exc: LLMError, call: _Call) -> LLMError:
         """The error with the call's model config and role, for messages that name them."""
@@ -395,6 +404,7 @@ class LLMClient:
         self, call: _Call, prompt: list[dict[str, Any]], wire: JsonSchema, name: str, attempt: int
     ) -> _Answer:
         counted = self._check_budget(call, prompt)
+        await self._ready(call)
         started = time.perf_counter()
         backend = self.backend(call.role)
         request = partial(
@@ -411,42 +421,10 @@ class LLMClient:
     def _next_piece(
         self, call: _Call, iterator: AsyncIterator[str], pieces: list[str]
     ) -> Awaitable[str | None]:
-        return _next_piece(call, iterator, pieces, self._annotated)
+        return next_piece(call, iterator, pieces, self._annotated)
 
     async def _open(
         self, call: _Call, prompt: list[dict[str, Any]]
     ) -> tuple[AsyncIterator[str], str | None]:
         iterator = aiter(self.backend(call.role).stream(prompt, config=call.config))
         return iterator, await anext(iterator, None)
-
-
-async def _next_piece(
-    call: _Call,
-    iterator: AsyncIterator[str],
-    pieces: list[str],
-    annotate: Callable[[LLMError, _Call], LLMError],
-) -> str | None:
-    """The next streamed piece. A server that stalls longer than the timeout, or whose
-    connection breaks mid-answer, cuts the answer: `StreamCutError` with what arrived."""
-    config = call.config
-    try:
-        async with asyncio.timeout(config.timeout_s):
-            return await anext(iterator, None)
-    except TimeoutError as exc:
-        error: LLMError = StreamCutError(
-            f"the answer from {config.model} stalled for {config.timeout_s:g} s "
-            "(models.timeout_s) after it started",
-            text="".join(pieces),
-        )
-        raise annotate(error, call) from exc
-    except StreamCutError as exc:
-        exc.text = exc.text or "".join(pieces)
-        raise annotate(exc, call) from None
-    except Exception as exc:
-        typed = classify(exc)
-        if not isinstance(typed, TransientModelError):
-            raise
-        error = StreamCutError(
-            f"the answer from {config.model} was cut off: {typed}", text="".join(pieces)
-        )
-        raise annotate(error, call) from exc
