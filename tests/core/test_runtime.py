@@ -227,3 +227,19 @@ async def test_a_run_stopped_mid_way_is_queued_again_as_interrupted(tmp_path: Pa
         record = runtime.runs.get(run.id)
         assert (record.status, record.error, record.interrupted) == ("done", None, False)
     assert calls == {"first": 1, "slow": 2}
+
+
+async def test_a_failed_run_tells_the_user_what_failed_and_keeps_the_location_in_its_trace(
+    tmp_path: Path,
+) -> None:
+    counter = tmp_path / "counts.json"
+    async with make_runtime(tmp_path) as runtime:
+        run = runtime.start("counting", {"counter_file": str(counter), "fail_once": True})
+        await runtime.run_until_pause(run.id)
+        events = await runtime.run_until_pause(run.id, "ok", resume=True)
+        error = events[-1].error
+        assert "disk full" in error and "(at " not in error and ".py" not in error
+        trace = runtime.store.query_one(
+            "SELECT detail FROM traces WHERE run_id = ? AND kind = 'failure'", (run.id,)
+        )
+        assert "disk full" in trace["detail"] and "counting_flow.py:" in trace["detail"]
