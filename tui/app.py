@@ -230,10 +230,13 @@ class NoemaApp(App):
             run = self.services.runtime.runs.get(run_id) if self.services else None
         except KeyError:
             run = None
-        what = f"{run.flow} of {run.target}" if run is not None and run.target else "a run"
-        if run is not None and not run.target:
-            what = f"{run.flow} run"
-        return f"{what} (run {run_id[:8]})" + (f", at {step}" if step else "")
+        if run is None:
+            what = f"a run ({run_id[:8]})"
+        elif run.target:
+            what = f"{run.flow} of {run.target} (run {run_id[:8]})"
+        else:
+            what = f"a {run.flow} run ({run_id[:8]})"
+        return what + (f", at {step}" if step else "")
 
     async def action_quit(self) -> None:
         """Quit; with work in progress, ask first (the work resumes when noema opens again)."""
@@ -310,7 +313,8 @@ class NoemaApp(App):
     def start_next_queued(self) -> None:
         """Start the oldest queued runs of registered flows, up to `tui.max_parallel_runs` at
         once, when autostart is on and the model is reachable (a run against a dead server
-        would only fail)."""
+        would only fail). Sessions (a tutor turn that was interrupted) are not: their screen
+        goes on with the learner there when the session is opened."""
         if self.services is None or not self.settings.tui.autostart_queued_runs:
             return
         if not self.model_ok:
@@ -320,7 +324,7 @@ class NoemaApp(App):
         queued = [
             r
             for r in reversed(self.services.runtime.list_runs(status="queued"))
-            if r.flow in flows and r.id not in self.driving
+            if r.flow in flows and r.flow not in SESSION_SCREENS and r.id not in self.driving
         ]
         for run in queued[: max(0, room)]:
             self.drive_run(run.id)

@@ -156,6 +156,7 @@ def test_local(demo: Demo, say: Say) -> None:
     say("model, fine for trying the mechanics; its answers are weak). Every noema command with")
     say("this settings file starts it when needed and stops it when it exits.")
     demo.model_note = 'the bundled model (Gemma 3 270M, provider = "local")'
+    say("Starting it and checking that it answers (seconds; longer on a busy machine)…")
     demo.connection = asyncio.run(probe.round_trip(demo.client(), timeout_s=60.0))
     mark = "✓" if demo.connection.ok else "✗"
     say(f"{mark} connection test: {demo.connection.detail}")
@@ -190,11 +191,13 @@ class IndexReport:
 
     def __init__(self, say: Say, every_s: float = PROGRESS_EVERY_S) -> None:
         self.say, self.every_s, self.shown = say, every_s, -1.0
+        self.said: tuple[int, int] | None = None
 
     def __call__(self, done: int, total: int, path: str) -> None:
         now = time.monotonic()
-        if self.shown < 0 or done == total or now - self.shown >= self.every_s:
-            self.shown = now
+        last = (done, total) == self.said
+        if not last and (self.shown < 0 or done == total or now - self.shown >= self.every_s):
+            self.shown, self.said = now, (done, total)
             self.say(f"  indexing notes: {done}/{total}" + (f"  {path}" if path else ""))
 
 

@@ -12,7 +12,6 @@ from textual.binding import Binding
 from core.flows.extraction.graph import SPEC as EXTRACTION
 from core.flows.normalization.graph import SPEC as NORMALIZATION
 from core.services import open_services
-from core.settings import Settings
 from local_llm.testing import ScriptedBackend
 from tests.tui.conftest import make_settings, settle, wait_for
 from tests.tui.test_extraction_screen import make_app as make_extraction_app
@@ -108,16 +107,19 @@ async def test_after_a_remap_every_hint_names_the_new_key(tmp_path: Path):
         assert "Send (^o)" in str(app.screen.query_one("#modal-save").label)
 
 
-def bundled_settings(root: Path, data: Path) -> Settings:
-    return make_settings(root, data, models={"model": "openai/gemma3-270m",
-                                             "base_url": "http://127.0.0.1:9/v1"})  # fmt: skip
+BUNDLED = {
+    "local": {"provider": "local"},
+    "llama.cpp+gemma": {"model": "openai/gemma3-270m", "base_url": "http://127.0.0.1:9/v1"},
+    "ollama": None,
+}
 
 
-@pytest.mark.parametrize("bundled", [True, False])
+@pytest.mark.parametrize("models", list(BUNDLED))
 async def test_every_result_screen_says_the_bundled_model_is_for_the_mechanics(
-    vault: Path, tmp_path: Path, bundled: bool
+    vault: Path, tmp_path: Path, models: str
 ):
-    settings = (bundled_settings if bundled else make_settings)(vault, tmp_path / "data")
+    bundled = BUNDLED[models] is not None
+    settings = make_settings(vault, tmp_path / "data", models=BUNDLED[models] or {})
     services = open_services(settings, {}, backend=ScriptedBackend([]))
     app = NoemaApp(settings, services=services, vault_label="sample", watch=False)
     async with app.run_test(size=SIZE) as pilot:

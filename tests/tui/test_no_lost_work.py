@@ -125,3 +125,25 @@ async def test_q_with_nothing_in_progress_quits_at_once(tmp_path: Path) -> None:
         await pilot.pause()
         assert not isinstance(app.screen, ConfirmModal)
     assert app.return_code == 0
+
+
+async def test_an_interrupted_tutor_turn_waits_for_the_learner_instead_of_running_alone(
+    tmp_path: Path,
+) -> None:
+    """At start-up the app resumes interrupted runs by itself, but not a tutoring session: its
+    turn goes on when the learner opens it (found walking issue 12: the turn ran headless and
+    the reopened screen ran it a second time)."""
+    from core.flows.tutor.session import curriculum, start_session
+    from tests.tui.conftest import settle
+
+    app = make_tutor_app(tmp_path, TutorScript(["right"], steps=2))
+    services = app._injected
+    lesson = next(x for x in curriculum(services.vault, services.store) if x.concepts)
+    session = start_session(services.runtime, lesson, app.settings)
+    runs = services.runtime.runs  # start_session marked it running; then the process quit
+    runs.mark_interrupted(session.id)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_for(pilot, lambda: app.services is not None and app.model_ok)
+        await settle(pilot, app)
+        assert session.id not in app.driving
+        assert runs.get(session.id).status == "queued"

@@ -103,7 +103,7 @@ def test_activity_text_names_the_call_elapsed_tokens_and_its_place_in_the_queue(
     assert "tutor · executor" in text and "7 s · 42 tokens · prompt 1,200 tokens" in text
     assert "gemma3-270m" in text and "1 call ahead" in text and "1 waiting behind it" in text
     assert "model busy with another run" in activity_text(calls[:1], "s1", now=110.0).plain
-    assert "answer not streamed" in activity_text(calls[:1], None, now=110.0).plain
+    assert "10 s · prompt 900 tokens" in activity_text(calls[:1], None, now=110.0).plain
     assert activity_text([], None, now=1.0).plain == "model idle"
     queue = queue_text(calls, queued_runs=2).plain
     assert "2 calls behind it (tutor · executor, tutor · evaluator)" in queue

@@ -191,9 +191,7 @@ class ExtractionScreen(NoemaScreen):
             getattr(event, "node", "") == "load_source" for event in log
         ):
             self.seed_steps(run_id)  # the log misses its start: the checkpoint tells the rest
-        self.query_one(ReviewTable).clear()
-        for name in ("#detail", "#notes"):
-            self.query_one(name, Static).update("")
+        self.clear_review()
         self.refresh_bindings()
 
     # -- run events ------------------------------------------------------------------------------
@@ -218,6 +216,12 @@ class ExtractionScreen(NoemaScreen):
                 Text(f"Failed: {event.error}", style="bold red")
             )
             self.refresh_bindings()
+
+    def clear_review(self) -> None:
+        """No review on screen: its items, the selected item's detail, its warnings."""
+        self.query_one(ReviewTable).clear()
+        for name in ("#detail", "#notes"):
+            self.query_one(name, Static).update("")
 
     def is_extraction(self, run_id: str) -> bool:
         try:
@@ -257,9 +261,7 @@ class ExtractionScreen(NoemaScreen):
 
     def show_outcome(self, output: dict[str, Any]) -> None:
         self.payload = None
-        self.query_one(ReviewTable).clear()
-        for name in ("#detail", "#notes"):  # the review's warnings no longer apply
-            self.query_one(name, Static).update("")
+        self.clear_review()
         written = output.get("written") or []
         messages = output.get("messages") or ["Done."]
         headline = messages[-1].splitlines()[0]
@@ -303,6 +305,7 @@ class ExtractionScreen(NoemaScreen):
         if self.run_id is None:
             return
         self.payload = None
+        self.clear_review()  # the answered review no longer applies
         self.refresh_bindings()
         self.query_one("#outcome", Static).update("Continuing...")
         self.app.resume_run(self.run_id, value)

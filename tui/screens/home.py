@@ -151,7 +151,9 @@ class HomeScreen(NoemaScreen):
         if services is not None:
             model = describe(services.llm.config("default"))
         else:
-            model = self.app.settings.role("default").model or self.app.settings.models.model
+            from core.models import role_config
+
+            model = describe(role_config(self.app.settings, "default"))
         calls = services.activity.calls() if services is not None else []
         queued = sum(1 for run in self.query_one(RunsTable).records.values()
                      if run.status == "queued")  # fmt: skip

@@ -166,6 +166,7 @@ class LessonScreen(NoemaScreen):
             except KeyError:
                 values = {}
         self.show_state(values)
+        self.refresh_bindings()  # a/r/E act on the lesson shown now
 
     # -- runs ----------------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ BUNDLED_NAMES = ("gemma3-270m", "gemma-3-270m")
 
 MECHANICS_NOTE = (
     "⚠ Bundled model (Gemma 3 270M): these results are for trying the mechanics, not for real "
-    "use. Point noema at a real model (models in settings, `m` shows them)."
+    "use. For real work, point noema at a real model (the model screen, m, shows the settings)."
 )
 
 

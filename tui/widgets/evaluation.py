@@ -178,7 +178,8 @@ class TextModal(ModalScreen[str | None]):
             )
         self.query_one("#modal-discard", Button).display = bool(self.draft)
         area = self.query_one(TextArea)
-        area.move_cursor(area.document.end)  # go on typing where the text ends
+        if self.restored:  # go on typing where the draft ends
+            area.move_cursor(area.document.end)
         area.focus()
 
     def keep_draft(self) -> None:

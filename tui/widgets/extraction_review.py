@@ -136,6 +136,7 @@ class ReviewTable(DataTable):
             )
         if self.row_count:
             self.move_cursor(row=min(row, self.row_count - 1))
+        self.display = bool(self.row_count)
 
     def widths(self, rows: list[tuple[str, str, str, str]]) -> list[int]:
         """Column widths: the item column shrinks to what the table's width leaves."""
@@ -154,6 +155,7 @@ class ReviewTable(DataTable):
     def clear(self, columns: bool = False) -> ReviewTable:
         if not columns:  # the screen clears the review: a resize must not bring it back
             self.payload, self.dropped = {}, set()
+            self.display = False  # no empty box where the review was
         return super().clear(columns)
 
     def current_key(self) -> str | None:

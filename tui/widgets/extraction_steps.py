@@ -104,6 +104,8 @@ class ExtractionSteps(Static):
             self.counts[step] = (
                 f"{self.finished[step]}/{total}" if total else str(self.finished[step])
             )
+            if total and self.finished[step] < total:
+                return  # the step runs on until its last call finishes
         self.states[step] = "done"
 
     def _progress(self, data: dict) -> None:

@@ -38,12 +38,11 @@ def call_label(call: CallActivity) -> str:
 
 
 def call_figures(call: CallActivity, now: float) -> str:
-    """Elapsed seconds, tokens of the answer so far, prompt size."""
+    """Elapsed seconds, tokens of the answer so far (a streamed answer: as they arrive), the
+    prompt's size (counted before sending)."""
     figures = [f"{call.elapsed(now):.0f} s"]
-    if call.kind != "embed":
-        streamed = call.kind == "stream" or call.completion_tokens
-        tokens = f"{call.completion_tokens} tokens" if streamed else "answer not streamed"
-        figures.append(tokens)
+    if call.kind == "stream" or call.completion_tokens:
+        figures.append(f"{call.completion_tokens} tokens")
     figures.append(f"prompt {call.prompt_tokens:,} tokens")
     return " · ".join(figures)
 

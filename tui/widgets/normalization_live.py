@@ -12,7 +12,7 @@ from textual.widgets import Label, Sparkline, Static
 
 from tui.keys import key_for
 
-MAX_LINES = 8
+MAX_LINES = 5
 
 
 class NormalizationLive(Vertical):
@@ -21,7 +21,7 @@ class NormalizationLive(Vertical):
     DEFAULT_CSS = """
     NormalizationLive { height: auto; padding: 0 1; border: round $primary; }
     NormalizationLive #live-stats { text-style: bold; }
-    NormalizationLive Sparkline { height: 3; margin: 1 0; }
+    NormalizationLive Sparkline { height: 2; margin: 0; }
     NormalizationLive #live-latest { height: auto; }
     """
 
@@ -60,17 +60,21 @@ class NormalizationLive(Vertical):
             f"merges found {data.get('merges_found', 0)} · total {data.get('total_merges', 0)} · "
             f"weak {data.get('weak_count', 0)}"
         )
-        self.query_one("#live-stats", Label).update(stats)
         trend = list(data.get("new_unique_merges_trend") or [])
         if trend:
             self.query_one("#live-trend", Sparkline).data = [float(x) for x in trend]
-        self.query_one("#live-activity", Static).update(str(data.get("agent_activity", "")))
-        if data.get("phase") != "complete":
-            for merge in data.get("latest_merges") or []:
-                self.latest.append((True, f"{merge.get('a_name')} = {merge.get('b_name')}"))
-            for weak in data.get("latest_weak") or []:
-                why = weak.get("reason", "weak")
-                self.latest.append((False, f"{weak.get('a_name')} ≠ {weak.get('b_name')} ({why})"))
+        activity = str(data.get("agent_activity", ""))
+        self.query_one("#live-activity", Static).update(activity)
+        if data.get("phase") == "complete":  # one line: the review below is what matters now
+            self.query_one("#live-stats", Label).update(f"{stats} — {activity}")
+            self.show_details(False)
+            return
+        self.query_one("#live-stats", Label).update(stats)
+        for merge in data.get("latest_merges") or []:
+            self.latest.append((True, f"{merge.get('a_name')} = {merge.get('b_name')}"))
+        for weak in data.get("latest_weak") or []:
+            why = weak.get("reason", "weak")
+            self.latest.append((False, f"{weak.get('a_name')} ≠ {weak.get('b_name')} ({why})"))
         text = Text()
         for accepted, line in self.latest[-MAX_LINES:]:
             mark, style = ("+ ", "green") if accepted else ("× weak: ", "red")

@@ -97,7 +97,7 @@ class ProposalsView(Vertical):
     DEFAULT_CSS = """
     ProposalsView { height: 1fr; }
     ProposalsView DataTable { height: 1fr; }
-    ProposalsView #definitions { height: 10; }
+    ProposalsView #definitions { height: 9; }
     ProposalsView .definition { width: 1fr; border: round $secondary; padding: 0 1; }
     """
 

@@ -26,9 +26,14 @@ class Stepper(Static):
     def __init__(self, steps: list[str] | None = None, inline: bool = False, **kwargs) -> None:
         super().__init__(**kwargs)
         self.steps: dict[str, str] = dict.fromkeys(steps or [], "pending")
+        self.fixed = bool(steps)
         self.inline = inline
 
     def set_state(self, step: str, state: str) -> None:
+        """A step's state; a step not in the list given at creation is not shown (a flow's
+        side nodes would make the line grow and the bar jump)."""
+        if self.fixed and step not in self.steps:
+            return
         self.steps[step] = state
         self.refresh_steps()
 
@@ -94,6 +99,9 @@ class RunProgress(Vertical):
             for name, state in stepper.steps.items():
                 if state == "running":
                     stepper.set_state(name, "waiting")
+            if not self.counted:  # the run went as far as it can without you
+                bar = self.query_one(ProgressBar)
+                bar.update(total=bar.total or 1, progress=bar.total or 1)
             self.query_one(Label).update("waiting for your review")
         elif isinstance(event, Failed):
             running = [name for name, state in stepper.steps.items() if state == "running"]

@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from core.store.runs import RunRecord
+from tui.text import clip_path
 
 STATUS_STYLE = {
     "queued": "cyan",
@@ -28,35 +29,47 @@ def status_text(status: str, interrupted: bool = False) -> Text:
 
 
 class RunsTable(DataTable):
-    """Runs, newest first; `selected_run_id` is the run under the cursor."""
+    """Runs, newest first; `selected_run_id` is the run under the cursor. The target column
+    takes the width the others leave (a long path keeps its end; Enter opens the run)."""
 
     COLUMNS = ("Status", "Flow", "Target", "Updated", "Run")
+    FIXED = 16 + 13 + 16 + 8 + 2 * 5
+    """Cells of every column but the target, with the cell padding of the five."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self.records: dict[str, RunRecord] = {}
 
     def on_mount(self) -> None:
-        self.add_columns(*self.COLUMNS)
+        self.show_runs([])
+
+    def target_width(self) -> int:
+        return max(16, (self.scrollable_content_region.width or 120) - self.FIXED)
 
     def show_runs(self, runs: Iterable[RunRecord]) -> None:
         """Replace the rows, keeping the cursor on the same run when it is still listed."""
         keep = self.selected_run_id
-        self.clear()
+        self.clear(columns=True)
+        width = self.target_width()
+        for label, column_width in zip(self.COLUMNS, (16, 13, width, 16, 8), strict=True):
+            self.add_column(label, width=column_width)
         self.records = {}
         for run in runs:
             self.records[run.id] = run
-            updated = run.updated_at[:19].replace("T", " ")
+            updated = run.updated_at[:16].replace("T", " ")
             self.add_row(
                 status_text(run.status, run.interrupted),
                 run.flow,
-                run.target or "-",
+                clip_path(run.target or "-", width),
                 updated,
                 run.id[:8],
                 key=run.id,
             )
         if keep in self.records:
             self.move_cursor(row=self.get_row_index(keep))
+
+    def on_resize(self) -> None:
+        self.show_runs(list(self.records.values()))
 
     @property
     def selected_run_id(self) -> str | None:
