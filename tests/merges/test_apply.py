@@ -32,7 +32,7 @@ def test_apply_merges_the_planted_duplicates_and_every_link_still_resolves(mv) -
     files = snapshot(mv.root)
     plan = mv.merges.plan(mv.review())
     diff = plan.diff()
-    assert len(plan.clusters) == 4 and "+- ZDP" in diff
+    assert len(plan.clusters) == 4 and "+aliases: [ZDP]" in diff  # an inline list stays inline
     assert "move 08 - Ideas/ZDP.md -> 99 - Archive/08 - Ideas/ZDP.md" in diff
     assert snapshot(mv.root) == files  # the dry run wrote nothing
     mv.merges.apply(plan)

@@ -74,5 +74,5 @@ def test_links_relative_to_the_note_are_resolved_and_rewritten(tmp_path):
             "[far](../08%20-%20Ideas/New.md)",
         ),
         ("08 - Ideas/Other.md", "[[Old]]", "[[New|Old]]"),
-        ("08 - Ideas/Other.md", "[near](./Old.md#Part)", "[near](New.md#Part)"),
+        ("08 - Ideas/Other.md", "[near](./Old.md#Part)", "[near](./New.md#Part)"),
     ]

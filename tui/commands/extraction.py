@@ -45,12 +45,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def resolve_source(root: Path, folder: str, note: str) -> str:
     """A vault-relative path for NOTE: a path as given, else a note of that name in sources."""
+    from vault.containment import contained
+
     candidate = note if note.endswith(".md") else f"{note}.md"
     for rel in (candidate, f"{folder}/{candidate}"):
         if (root / rel).is_file():
+            if contained(root, rel) is None:
+                raise CommandError(f"{rel} leads outside the vault (a symlink?); it is not read")
             return rel
     matches = sorted(
-        p for p in (root / folder).rglob("*.md") if p.stem.lower() == Path(note).stem.lower()
+        p
+        for p in (root / folder).rglob("*.md")
+        if p.stem.lower() == Path(note).stem.lower()
+        and contained(root, p.relative_to(root).as_posix()) is not None
     )
     if len(matches) == 1:
         return matches[0].relative_to(root).as_posix()
@@ -210,6 +217,6 @@ def run_repair(args: argparse.Namespace) -> int:
         print(report.summary())
         for path in report.written:
             print(f"  {path}")
-        return 1 if report.errors else 0
+        return 1 if report.errors or report.abandoned else 0
 
     return asyncio.run(go())
