@@ -27,7 +27,8 @@ class Check:
         return self.mark == FAIL
 
     def line(self) -> str:
-        return f"{self.mark} {self.name:<18} {self.detail}"
+        """The check's line (a detail of several lines is indented under it)."""
+        return f"{self.mark} {self.name:<18} " + self.detail.replace("\n", "\n" + " " * 21)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,14 +41,55 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def check_vault(settings: Settings) -> Check:
+def check_vault(settings: Settings) -> list[Check]:
+    """The vault folder, what noema reads of it, what it leaves out and why."""
+    from core.ingest import layout_from_settings, obsidian_config
+    from vault.scan import scan_vault
+
     path = settings.vault.path
     if path is None:
-        return Check("vault", FAIL, "vault.path is not set (run `noema demo` for a sample vault)")
+        return [Check("vault", FAIL, "vault.path is not set (run `noema demo` for a sample vault)")]
     if not path.is_dir():
-        return Check("vault", FAIL, f"{path} is not a folder")
-    notes = sum(1 for _ in path.rglob("*.md"))
-    return Check("vault", OK, f"{path} ({notes} markdown files)")
+        return [Check("vault", FAIL, f"{path} is not a folder")]
+    scan = scan_vault(path, layout_from_settings(settings))
+    attachments = sum(1 for kind in scan.files.values() if kind == "attachment")
+    excluded = sum(scan.excluded.values())
+    checks = [Check("vault", OK, f"{path} ({len(scan.notes)} notes to index, {attachments} "
+                                 f"attachments, {excluded} notes excluded)")]  # fmt: skip
+    problems = obsidian_config(settings).problems
+    if problems:
+        checks.append(Check("obsidian settings", SKIP, "\n".join(problems)))
+    if scan.skipped:
+        lines = [f"{e.path}: {e.reason}" for e in scan.skipped]
+        checks.append(
+            Check("vault skipped", SKIP, f"{len(lines)} entries not read\n" + "\n".join(lines))
+        )
+    return checks
+
+
+def check_vault_notes(settings: Settings) -> Check | None:
+    """Notes the last index could not take as they are (kept out of the workflows); None
+    when there are none."""
+    from core.ingest import vault_problems
+    from core.store import Store, StoreError
+
+    if settings.vault.path is None or not settings.store_path.exists():
+        return None
+    try:
+        store = Store(settings.store_path)
+    except (StoreError, OSError):
+        return None
+    try:
+        problems = vault_problems(store)
+    finally:
+        store.close()
+    if not problems:
+        return None
+    lines = [
+        message if message.startswith(path) else f"{path}: {message}" for path, message in problems
+    ]
+    return Check("vault notes", SKIP, f"{len(problems)} to fix (kept out of the workflows)\n"
+                 + "\n".join(lines))  # fmt: skip
 
 
 def check_data_dir(settings: Settings) -> Check:
@@ -118,7 +160,10 @@ async def check_models(settings: Settings, timeout_s: float) -> list[Check]:
 def run_checks(settings: Settings, timeout_s: float, emit: Callable[[Check], None]) -> list[Check]:
     """Every check after settings, each reported through `emit` as soon as it is known."""
     checks: list[Check] = []
-    for check in (check_vault(settings), check_data_dir(settings), check_store(settings)):
+    found = [*check_vault(settings), check_data_dir(settings), check_store(settings)]
+    for check in [*found, check_vault_notes(settings)]:
+        if check is None:
+            continue
         emit(check)
         checks.append(check)
     for check in asyncio.run(check_models(settings, timeout_s)):

@@ -68,9 +68,13 @@ def resolve_source(root: Path, folder: str, note: str) -> str:
 
 def processed_on(vault: Any, rel: str) -> Any:
     """When the source note was processed (its frontmatter's processed_date), or None."""
-    from core.sources import read_source
+    from core.sources import SourceNeedsFixing, read_source
+    from vault.note import NoteUnreadable
 
-    source, _quotes = read_source(vault.root, rel, vault.layout.max_note_bytes)
+    try:
+        source, _quotes = read_source(vault.root, rel, vault.layout.max_note_bytes)
+    except (NoteUnreadable, SourceNeedsFixing) as exc:
+        raise CommandError(str(exc)) from exc
     return source.processed_date
 
 

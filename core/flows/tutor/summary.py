@@ -8,6 +8,7 @@ from typing import Any
 import yaml
 
 from core.flows.tutor.plan import mastery, now_iso, progress, steps
+from vault.titles import note_title
 
 MASTERED = 0.8
 
@@ -72,10 +73,11 @@ def note_text(state: Mapping[str, Any], summary: Mapping[str, Any], session_id: 
     if info.get("path"):
         meta["guideline"] = f"[[{info['path'].rsplit('/', 1)[-1].removesuffix('.md')}]]"
     fm = yaml.safe_dump(meta, allow_unicode=True, sort_keys=False)
-    plan_lines = [f"- [{s['status']}] {s['title']}" for s in steps(state.get("study_plan"))]
-    concepts = [f"- [[{c['title']}]]" for c in info.get("concepts") or []]
+    plan = steps(state.get("study_plan"))
+    plan_lines = [f"- [{s['status']}] {note_title(str(s['title']))}" for s in plan]
+    concepts = [f"- [[{note_title(str(c['title']))}]]" for c in info.get("concepts") or []]
     parts = [
-        f"---\n{fm}---\n# Tutoring: {info.get('title', '')}\n",
+        f"---\n{fm}---\n# Tutoring: {note_title(str(info.get('title', '')))}\n",
         "## Summary\n" + summary_text(summary) + "\n",
         "## Plan\n" + "\n".join(plan_lines) + "\n",
     ]
