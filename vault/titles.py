@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f\x7f]')
-"""Not allowed in file names on some OS, or meaningful inside `[[...]]` links."""
+_UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]`\x00-\x1f\x7f]')
+"""Not allowed in file names on some OS, or meaningful inside `[[...]]` links (a backtick
+would pair with another into a code span that hides the link)."""
 _RESERVED = {
     "con",
     "prn",
