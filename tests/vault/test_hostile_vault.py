@@ -208,3 +208,18 @@ def test_links_and_their_files_agree_with_obsidiantools(vault, settings, tmp_pat
                 compared += 1
     assert compared >= 8
     store.close()
+
+
+def test_the_watcher_queues_nothing_that_leads_out_of_the_vault(indexed, settings) -> None:
+    from vault.watcher import VaultEvent, VaultWatcher
+
+    store, _ = indexed
+    root = settings.vault.path
+    layout = layout_from_settings(settings)
+    watcher = VaultWatcher(root, lambda events: None, layout)
+    assert watcher.rel(str(root / hv.SOURCES / "Secreto.md")) is None
+    assert watcher.rel(str(root / hv.IDEAS / "Externo" / "Fuera.md")) is None
+    assert watcher.rel(str(root / "Private" / "Diario.md")) is None  # excluded in Obsidian
+    ingest = Ingest(store, VaultIndex(store, root, layout))
+    queued = ingest.handle([VaultEvent("created", f"{hv.SOURCES}/Secreto.md")])
+    assert queued == [] and hv.SECRET_TEXT not in every_text_value(store)
