@@ -25,6 +25,7 @@ from core.sources import source_from_note
 from core.store import Store
 from core.store.runs import RunsRepo, now_iso
 from vault.frontmatter_edit import set_fields
+from vault.linkformat import Linker
 from vault.sources import block_id_inserts, parse_quotes
 from vault.writer import PathEscapeError, VaultWriteError, VaultWriter
 
@@ -122,13 +123,16 @@ def create_note(writer: VaultWriter, item: NoteCreate) -> bool:
     return True
 
 
-def edit_note(writer: VaultWriter, plan: VaultPlan, item: NoteEdit) -> bool:
-    """Add relations and quote links to an existing note; unchanged when it has them."""
+def edit_note(
+    writer: VaultWriter, plan: VaultPlan, item: NoteEdit, linker: Linker | None = None
+) -> bool:
+    """Add relations and quote links to an existing note; unchanged when it has them. Links
+    are written in the vault's style (`linker`, else the writer's)."""
     note = writer.read(item.path)
     text = note.text
     if not note.frontmatter.get("entity_id"):
         text = set_fields(text, {"entity_id": item.entity_id})
-    links = NoteLinks(plan.names, writer.linker(), item.path)
+    links = NoteLinks(plan.names, linker or writer.linker(), item.path)
     text = add_relations(text, item.relations, links)
     quotes = [QuoteRef(plan.source_name, q, path=plan.source) for q in item.quote_ids]
     text = add_quotes(text, quotes, links)
@@ -148,8 +152,9 @@ def write_notes(
         if create_note(writer, item):
             written.append(item.path)
         _note(progress, f"wrote {item.path}", done, total)
+    linker = writer.linker() if plan.edit else None
     for done, item in enumerate(plan.edit, len(plan.create) + 1):
-        if edit_note(writer, plan, item):
+        if edit_note(writer, plan, item, linker):
             written.append(item.path)
         _note(progress, f"updated {item.path}", done, total)
     return written

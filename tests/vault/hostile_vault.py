@@ -209,33 +209,6 @@ def build(base: Path) -> Path:
     return root
 
 
-INDEXED = sorted(
-    [
-        "Inicio.md",
-        "00 - Inbox/Inicio enlazado.md",
-        "00 - Inbox/Vacía.md",
-        f"{NEURO}/Dopamina.md",
-        f"{NEURO}/Plan.md",
-        f"{IDEAS}/Dopamina.md",
-        f"{IDEAS}/Psicología/Memoria de trabajo.md",
-        f"{IDEAS}/Psicología/memoria de Trabajo.md",
-        f"{IDEAS}/Psicología/Atención.md",
-        CAFE_PATH,
-        f"{IDEAS}/Three laws of motion.md",
-        f"{IDEAS}/🧠 Memoria.md",
-        f"{IDEAS}/記憶の宮殿.md",
-        f"{IDEAS}/Память.md",
-        f"{IDEAS}/الذاكرة.md",
-        f"{IDEAS}/Roto.md",
-        f"{IDEAS}/Vacío.md",
-        f"{SOURCES}/Mal formado.md",
-        f"{SOURCES}/Atomic Habits.md",
-        PODCAST,
-        "09 - Lessons/Lección rota.md",
-    ]
-)
-"""The notes the index holds (a row in `notes`); the binary note is reported, not indexed."""
-
 CONCEPTS = sorted(
     [
         f"{IDEAS}/Dopamina.md",
@@ -251,6 +224,24 @@ CONCEPTS = sorted(
     ]
 )
 """Concepts: the concept folder's notes, without the malformed, empty and binary ones."""
+
+INDEXED = sorted(
+    [
+        *CONCEPTS,
+        "Inicio.md",
+        "00 - Inbox/Inicio enlazado.md",
+        "00 - Inbox/Vacía.md",
+        f"{NEURO}/Dopamina.md",
+        f"{NEURO}/Plan.md",
+        f"{IDEAS}/Roto.md",
+        f"{IDEAS}/Vacío.md",
+        f"{SOURCES}/Mal formado.md",
+        f"{SOURCES}/Atomic Habits.md",
+        PODCAST,
+        "09 - Lessons/Lección rota.md",
+    ]
+)
+"""The notes the index holds (a row in `notes`); the binary note is reported, not indexed."""
 
 SKIPPED = {
     f"{SOURCES}/Secreto.md": "outside the vault",

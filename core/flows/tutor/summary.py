@@ -8,6 +8,7 @@ from typing import Any
 import yaml
 
 from core.flows.tutor.plan import mastery, now_iso, progress, steps
+from vault.linkformat import Linker
 from vault.titles import note_title
 
 MASTERED = 0.8
@@ -59,8 +60,15 @@ def summary_text(summary: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def note_text(state: Mapping[str, Any], summary: Mapping[str, Any], session_id: str) -> str:
-    """The session summary note (frontmatter + plan + summary)."""
+def note_text(
+    state: Mapping[str, Any],
+    summary: Mapping[str, Any],
+    session_id: str,
+    linker: Linker | None = None,
+) -> str:
+    """The session summary note (frontmatter + plan + summary); links to the concepts are
+    written in the vault's style (`linker`)."""
+    linker = linker or Linker()
     info = state.get("topic_info") or {}
     meta = {
         "type": "tutoring-session",
@@ -75,7 +83,7 @@ def note_text(state: Mapping[str, Any], summary: Mapping[str, Any], session_id: 
     fm = yaml.safe_dump(meta, allow_unicode=True, sort_keys=False)
     plan = steps(state.get("study_plan"))
     plan_lines = [f"- [{s['status']}] {note_title(str(s['title']))}" for s in plan]
-    concepts = [f"- [[{note_title(str(c['title']))}]]" for c in info.get("concepts") or []]
+    concepts = [f"- {linker.link(note_title(str(c['title'])))}" for c in info.get("concepts") or []]
     parts = [
         f"---\n{fm}---\n# Tutoring: {note_title(str(info.get('title', '')))}\n",
         "## Summary\n" + summary_text(summary) + "\n",
