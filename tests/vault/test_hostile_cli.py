@@ -51,6 +51,8 @@ def test_doctor_counts_what_is_indexed_and_lists_what_needs_fixing(settings_file
     assert main(["--settings", str(settings_file), "index"]) == 0
     notes = check_vault_notes(settings)
     assert notes is not None and f"{len(hv.PROBLEMS)} to fix" in notes.detail
+    indexed = f"({len(hv.INDEXED)} notes indexed of {len(hv.INDEXED) + 1} to read"
+    assert indexed in check_vault(settings)[0].detail
     assert "08 - Ideas/Binario.md: binary content" in notes.detail
 
 

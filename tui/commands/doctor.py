@@ -54,8 +54,11 @@ def check_vault(settings: Settings) -> list[Check]:
     scan = scan_vault(path, layout_from_settings(settings))
     attachments = sum(1 for kind in scan.files.values() if kind == "attachment")
     excluded = sum(scan.excluded.values())
-    checks = [Check("vault", OK, f"{path} ({len(scan.notes)} notes to index, {attachments} "
-                                 f"attachments, {excluded} notes excluded)")]  # fmt: skip
+    indexed = _indexed_notes(settings)
+    notes = (f"{len(scan.notes)} notes to index" if indexed is None
+             else f"{indexed} notes indexed of {len(scan.notes)} to read")  # fmt: skip
+    checks = [Check("vault", OK, f"{path} ({notes}, {attachments} attachments, "
+                                 f"{excluded} notes excluded)")]  # fmt: skip
     problems = obsidian_config(settings).problems
     if problems:
         checks.append(Check("obsidian settings", SKIP, "\n".join(problems)))
@@ -65,6 +68,23 @@ def check_vault(settings: Settings) -> list[Check]:
             Check("vault skipped", SKIP, f"{len(lines)} entries not read\n" + "\n".join(lines))
         )
     return checks
+
+
+def _indexed_notes(settings: Settings) -> int | None:
+    """How many notes the index holds (None before the first `noema index`)."""
+    from core.store import Store, StoreError
+
+    if not settings.store_path.exists():
+        return None
+    try:
+        store = Store(settings.store_path)
+    except (StoreError, OSError):
+        return None
+    try:
+        count = int(store.query_one("SELECT COUNT(*) FROM notes")[0])
+    finally:
+        store.close()
+    return count or None
 
 
 def check_vault_notes(settings: Settings) -> Check | None:

@@ -126,7 +126,7 @@ class HomeScreen(NoemaScreen):
                 ("Unprocessed", f"{counts['unprocessed']} sources"),
             ]
             if counts.get("problems"):  # kept out of the workflows until fixed
-                rows.append(("To fix", f"{counts['problems']} notes (`noema doctor` lists them)"))
+                rows.append(("To fix", f"{counts['problems']} notes (noema doctor)"))
             if counts.get("due"):  # concepts the tutor says are due (weakest, stalest first)
                 due = ", ".join(f"{d.title} {d.mastery:.0%}" for d in counts["due"])
                 rows.append(("Practice", due))
