@@ -218,7 +218,8 @@ class VaultIndex:
                 rows.links = resolve_rows(rows.links, resolver)
             self._fix_duplicate_ids(fresh, result)
             self._insert(fresh)
-            re_resolve(self.db, resolver, name_keys(moved), {r.note[0] for r in fresh})
+            if known or scan is None:  # (a first full sync has no older link to redo)
+                re_resolve(self.db, resolver, name_keys(moved), {r.note[0] for r in fresh})
             self.db.executemany("UPDATE notes SET mtime_ns=?, size=? WHERE path=?", touched)
             self.db.executemany(
                 "INSERT OR REPLACE INTO vault_warnings (path, message, created_at) VALUES (?, ?, ?)",

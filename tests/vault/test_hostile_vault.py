@@ -223,3 +223,28 @@ def test_the_watcher_queues_nothing_that_leads_out_of_the_vault(indexed, setting
     ingest = Ingest(store, VaultIndex(store, root, layout))
     queued = ingest.handle([VaultEvent("created", f"{hv.SOURCES}/Secreto.md")])
     assert queued == [] and hv.SECRET_TEXT not in every_text_value(store)
+
+
+def test_links_follow_files_that_come_and_go(indexed, settings) -> None:
+    """A note at the root named like a link takes it over (an exact path wins); when it goes,
+    the link opens the concept again, on the watcher's path and on a full sync alike."""
+    store, _ = indexed
+    root = settings.vault.path
+    index = VaultIndex(store, root, layout_from_settings(settings))
+
+    def opened() -> str | None:
+        row = store.query_one(
+            "SELECT resolved_path FROM links WHERE source_path='Inicio.md' AND target='Dopamina'"
+        )
+        return row[0]
+
+    assert opened() == f"{hv.IDEAS}/Dopamina.md"
+    (root / "Dopamina.md").write_text("# Dopamina en la raíz\n", encoding="utf-8")
+    index.index_paths(["Dopamina.md"])
+    assert opened() == "Dopamina.md"
+    (root / "Dopamina.md").unlink()
+    index.index_paths(["Dopamina.md"])
+    assert opened() == f"{hv.IDEAS}/Dopamina.md"
+    (root / "Dopamina.md").write_text("# otra vez\n", encoding="utf-8")
+    index.sync_files()
+    assert opened() == "Dopamina.md"
