@@ -130,7 +130,8 @@ def check_data_dir(settings: Settings) -> Check:
 
 
 def check_store(settings: Settings) -> Check:
-    from core.store import Store, StoreError, migrations
+    from core.store import Store, StoreError
+    from core.store.db import migrations  # core.store.migrations: the folder, once a Store opened
 
     try:
         store = Store(settings.store_path)
