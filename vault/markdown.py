@@ -158,11 +158,16 @@ class Section:
 def sections(text: str, masked: str | None = None) -> list[Section]:
     """Every heading outside code, with its extent."""
     masked = code_mask(text) if masked is None else masked
-    found = [(m.start(), m.end(), len(m.group(1)), m.group(2)) for m in HEADING.finditer(masked)]
+    # a line is a heading when it is one outside code AND as written: `#`x`` masks to `#   `,
+    # which looks like a heading only once the code span is blanked
+    found = [
+        (m.start(), m.end(), len(m.group(1)), own)
+        for m in HEADING.finditer(masked)
+        if (own := HEADING.match(text, m.start())) is not None
+    ]
     result = []
-    for i, (start, end, level, _) in enumerate(found):
-        own = HEADING.match(text, start)
-        heading = own.group(2).strip() if own else text[start:end].lstrip("#").strip()
+    for i, (start, end, level, own) in enumerate(found):
+        heading = own.group(2).strip()
         stop = len(text)
         for later in found[i + 1 :]:
             if later[2] <= level:

@@ -3,7 +3,7 @@ note noema wrote reads back to what it wrote."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from core.concept_notes import ConceptNote, QuoteRef, parse_concept_note, render_concept_note
@@ -98,6 +98,7 @@ hostile = st.lists(hostile_alphabet, max_size=30).map("".join)
     summary=hostile,
     aliases=st.lists(hostile, max_size=3),
 )
+@example(title="", concept_text="", analysis="#```#```", summary="", aliases=[])  # found once
 def test_what_noema_writes_reads_back_whatever_the_model_wrote(
     title, concept_text, analysis, summary, aliases
 ) -> None:
