@@ -101,6 +101,14 @@ class Leases:
             os.close(fd)
         return None
 
+    def is_free(self, name: str) -> bool:
+        """Whether no process holds the lease right now (it is taken and given back at once)."""
+        lease = self.try_take(name)
+        if lease is None:
+            return False
+        lease.release()
+        return True
+
     def take(self, name: str) -> Lease:
         """The lease, or LeaseHeld naming its holder."""
         lease = self.try_take(name)

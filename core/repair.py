@@ -309,7 +309,9 @@ async def finish_approved(services: Any) -> list[str]:
     from core.events import Done
     from core.runtime import RunBusy
 
-    finished = []
+    finished: list[str] = []
+    if "extraction" not in services.runtime.flows:
+        return finished
     for run in services.runtime.list_runs(flow="extraction"):
         if run.status not in ("queued", "failed"):
             continue
@@ -331,10 +333,4 @@ def unfinished_merges(store: Store, leases: Leases) -> list[str]:
         "SELECT review_id FROM merge_journals j WHERE status IN ('in_progress', 'interrupted')"
         " AND id = (SELECT MAX(id) FROM merge_journals WHERE review_id = j.review_id)"
     )
-    unfinished = []
-    for row in rows:
-        lease = leases.try_take(merge_lease(row[0]))
-        if lease is not None:
-            lease.release()
-            unfinished.append(row[0])
-    return unfinished
+    return [row[0] for row in rows if leases.is_free(merge_lease(row[0]))]

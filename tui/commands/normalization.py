@@ -124,6 +124,8 @@ def _print_review(store: Any, review_id: str) -> None:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    from core.leases import merge_lease
+
     with _Opened(args) as merges:
         reviews = merges.reviews.list()
         if not reviews:
@@ -136,6 +138,9 @@ def run_list(args: argparse.Namespace) -> int:
                 f" {counts['rejected']} rejected)  {review.created_at[:16]}"
             )
         for review_id, journal, error in merges.unfinished():
+            if not merges.leases.is_free(merge_lease(review_id)):
+                print(f"apply of {review_id[:8]} in progress in another noema process")
+                continue
             print(f"UNFINISHED apply of {review_id[:8]} (journal {journal}): {error or 'crashed'}")
             print(f"  finish: noema merges apply {review_id[:8]} --resume;"
                   f" roll back: noema merges undo {review_id[:8]}")  # fmt: skip
