@@ -10,7 +10,9 @@ inside the vault, the temporary file goes beside the note as `.noema-<random>.tm
 A temporary file is locked (vault.filelocks) from its creation until it is renamed or
 removed. A process killed in between (kill -9, power cut) leaves it behind, unlocked:
 `remove_leftovers` (run by `noema repair` and at start-up) removes exactly those files, only
-noema's own name pattern and only when no process holds the lock.
+noema's own name pattern and only when no process holds the lock. (On Windows an open file
+cannot be renamed, so no lock is held across the rename there: a leftover is removed once it
+is ten minutes old.)
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import contextlib
 import os
 import re
 import secrets
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,6 +32,9 @@ TEMP_DIR = ".noema-tmp"
 _NAME = re.compile(r"^\.noema-[A-Za-z0-9_]{6,32}\.tmp$")
 """noema's temporary file names (this version's and the `tempfile.mkstemp` ones before)."""
 _SKIP_DIRS = {".git", ".obsidian", ".trash"}
+_WINDOWS = os.name == "nt"
+WINDOWS_MIN_AGE_S = 600
+"""On Windows (no lock held across the rename) a leftover must be this old to be removed."""
 
 
 @contextlib.contextmanager
@@ -37,6 +43,7 @@ def locked_temp(directory: Path, data: bytes, mode: int | None) -> Iterator[Path
 
     Yields its path; whatever is still there afterwards (it was not renamed away) is removed.
     """
+    fd: int | None
     fd, path = _create(directory)
     try:
         with open(fd, "wb", closefd=False) as handle:
@@ -45,11 +52,15 @@ def locked_temp(directory: Path, data: bytes, mode: int | None) -> Iterator[Path
             os.fsync(handle.fileno())
         if mode is not None:
             os.chmod(path, mode)
+        if _WINDOWS:  # an open file cannot be renamed there: no lock, leftovers go by age
+            os.close(fd)
+            fd = None
         yield path
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)
-        os.close(fd)
+        if fd is not None:
+            os.close(fd)
         if directory.name == TEMP_DIR:
             with contextlib.suppress(OSError):
                 directory.rmdir()  # only when empty: another writer's file keeps it
@@ -93,6 +104,11 @@ def _remove_if_unheld(path: Path) -> bool:
     try:
         if not path.is_file() or path.is_symlink():
             return False
+        if _WINDOWS:
+            if time.time() - path.stat().st_mtime < WINDOWS_MIN_AGE_S:
+                return False
+            path.unlink()
+            return True
         fd = os.open(path, os.O_RDONLY)
     except OSError:
         return False
@@ -101,7 +117,7 @@ def _remove_if_unheld(path: Path) -> bool:
             return False  # a live noema process is writing it
         os.unlink(path)
         return True
-    except OSError:  # Windows: a file another process has open cannot be removed
+    except OSError:
         return False
     finally:
         os.close(fd)

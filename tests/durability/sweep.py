@@ -163,14 +163,18 @@ def kill_apply(case: MergeCase, home: Path, n: int) -> Workspace | None:
     return work if result.returncode == KILLED else None
 
 
-def undo_trial(case: MergeCase, applied: Workspace, home: Path, n: int) -> Trial:
-    """Kill `noema merges undo` of a finished apply at n, then undo again: the original."""
-    trial = Trial(f"merge undo killed at {n}")
+def undo_trial(case: MergeCase, applied: Workspace, home: Path, n: int, m: int = 0) -> Trial:
+    """Kill `noema merges undo` of a finished apply at n (and the next undo at m when m > 0),
+    then undo again: the original vault."""
+    trial = Trial(f"merge undo killed at {n}" + (f", the next undo at {m}" if m else ""))
     work = applied.clone(home)
     if not kill(trial, work, n, "merges", "undo", REVIEW):
         trial.through = True
         return trial
-    run(trial, work, "merges", "undo", REVIEW)
+    if m:
+        kill(trial, work, m, "merges", "undo", REVIEW)
+    if work.query("SELECT status FROM merge_journals") != [("undone",)]:
+        run(trial, work, "merges", "undo", REVIEW)
     same_files(trial, work, case.original, case.original_folders)
     if work.query("SELECT status FROM normalization_reviews") != [("pending",)]:
         trial.problems.append("review not pending after the undo")
