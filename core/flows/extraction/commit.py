@@ -33,6 +33,8 @@ from core.repair import (
     write_notes,
 )
 from core.store.runs import now_iso
+from core.taken_paths import replan_taken_paths
+from vault.crashpoints import crash_point
 from vault.index_rows import embedding_text, text_hash
 from vault.note import NoteUnreadable, parse_note
 from vault.resolve import name_key
@@ -186,11 +188,12 @@ async def commit_store(state: State, runtime: Runtime[FlowContext]) -> dict[str,
     if commit_status(store, run_id) is None:
         plan, concepts, edges, _ = build_plan(state, runtime)
         check_paths(runtime.context.vault.writer, plan)
+        crash_point("extraction.commit_store")
         with store.transaction() as conn:
-            record_plan(conn, plan)
-            _store_rows(conn, plan, concepts, edges)
-    else:
-        plan = load_plan(store, run_id)
+            if commit_status(store, run_id) is None:  # checked again inside the transaction
+                record_plan(conn, plan)
+                _store_rows(conn, plan, concepts, edges)
+    plan = load_plan(store, run_id)
     report("3.1", f"store: {len(plan.create)} concept(s), {len(plan.edit)} existing updated",
            concepts=len(plan.create), existing=len(plan.edit))  # fmt: skip
     return {
@@ -214,6 +217,7 @@ async def write_vault(state: State, runtime: Runtime[FlowContext]) -> dict[str, 
             f"this commit was abandoned and writes nothing: {_error_of(store, run_id)}"
         )
     try:
+        plan = replan_taken_paths(store, runtime.context.vault.writer, plan)
         written = write_notes(runtime.context.vault.writer, plan,
                               lambda msg, done, total: report("3.2", msg, done=done, total=total))  # fmt: skip
     except Exception as exc:
