@@ -1,113 +1,102 @@
-"""checkLanguageConsistency: foreign scripts, long Latin runs, paragraphs in another language."""
+"""checkLanguageConsistency: passages in another language, and stray foreign letters.
+
+Read on the writer's own prose (paragraphs and lists, `notation.own_voice`): code, formulas,
+URLs, tables, quotations and italic terms are what lessons legitimately hold in other
+languages and scripts, so they are removed first.
+
+- A passage in another script (three words or more, six CJK characters or more; in a
+  non-Latin lesson, six Latin words in a row): REGENERATE.
+- A paragraph in another language of the same script (lingua for Latin and Cyrillic, kana
+  for Chinese and Japanese; see `detect`): REGENERATE.
+- Up to `STRAY_MAX` foreign letters glued into the text, or a lone CJK character or two (a
+  generation glitch, `задачу的`): SELF_FIX, code removes them. A short foreign term standing
+  as a word of its own (`le Tao (道)`, `спутник`) is a citation and is left alone.
+"""
 
 from __future__ import annotations
 
-from core.flows.lesson.heuristics.detect import paragraph_language
-from core.flows.lesson.heuristics.parse import ParsedLesson, prose_of
-from core.flows.lesson.heuristics.result import (
-    CheckResult,
-    CheckStatus,
-    Finding,
-    HeuristicAction,
-)
+import re
+
+from core.flows.lesson.heuristics.detect import TECH_TOKEN, paragraph_language
+from core.flows.lesson.heuristics.parse import Block, ParsedLesson
+from core.flows.lesson.heuristics.result import CheckResult, Finding, HeuristicAction
 from core.flows.lesson.heuristics.scripts import (
     HAN_CHAR,
     KANA_CHAR,
     LATIN_LANGUAGES,
     base_language,
-    foreign_letters,
+    foreign_runs,
     longest_latin_run,
 )
 
 STRAY_MAX = 3
-"""Up to this many foreign letters is isolated pollution (self-fixable); more regenerates."""
-LATIN_RUN_MAX = 6
-"""A non-Latin lesson may hold Latin technical terms, not sentences: longer runs are foreign."""
-HAN_ONLY_MIN = 20
-"""A Japanese paragraph of this many Han characters and no kana is Chinese."""
+"""Up to this many foreign letters in a block is isolated pollution (self-fixable)."""
+PASSAGE_WORDS = 3
+PASSAGE_CJK = 6
+LATIN_RUN_MIN = 6
+"""A non-Latin lesson writes Latin technical terms, not sentences: a run this long is one."""
+READ = ("paragraph", "list")
+LONG_WORD = re.compile(r"[^\W\d_]{3,}")
+ITEM_WORDS = 6
+"""A list item this long is a sentence; shorter ones are names, terms or notation."""
 
 
-def _scan_block(text: str, lang: str, section: str, line: int) -> tuple[int, list[Finding]]:
-    """Foreign letters and foreign passages of one prose block."""
+def _cjk(run: str) -> int:
+    return len(HAN_CHAR.findall(run)) + len(KANA_CHAR.findall(run))
+
+
+def _script_findings(text: str, lang: str, section: str, line: int) -> list[Finding]:
+    """Passages and stray letters of another script in one block."""
     findings: list[Finding] = []
-    foreign = foreign_letters(lang).findall(text)
-    count = len(foreign)
-    if foreign:
-        findings.append(
-            Finding(
-                section=section,
-                line=line,
-                message=f"{len(foreign)} letters of a script not used in {lang}",
-                sample="".join(foreign[:5]),
-            )
-        )
+    stray = ""
+    for run, glued in foreign_runs(text, lang):
+        cjk = _cjk(run)
+        if cjk >= PASSAGE_CJK or (not cjk and len(run.split()) >= PASSAGE_WORDS):
+            findings.append(Finding(section=section, line=line, sample=run[:60],
+                                    message=f"a passage in another script ({lang} lesson)",
+                                    action=HeuristicAction.REGENERATE))  # fmt: skip
+        elif glued or 0 < cjk <= 2:
+            stray += run
+    if stray:
+        action = HeuristicAction.SELF_FIX if len(stray) <= STRAY_MAX else HeuristicAction.REGENERATE
+        findings.append(Finding(section=section, line=line, sample=stray[:20], action=action,
+                                message=f"{len(stray)} stray letters of a script not used in {lang}"))  # fmt: skip
     if lang not in LATIN_LANGUAGES:
-        run, words = longest_latin_run(text)
-        if run > LATIN_RUN_MAX:
-            count += sum(len(w) for w in words.split())
-            findings.append(
-                Finding(
-                    section=section,
-                    line=line,
-                    message=f"Latin-script sentence in a {lang} lesson",
-                    sample=words[:60],
-                )
-            )
-    if lang == "ja" and len(HAN_CHAR.findall(text)) >= HAN_ONLY_MIN and not KANA_CHAR.search(text):
-        count += len(HAN_CHAR.findall(text))
-        findings.append(
-            Finding(
-                section=section,
-                line=line,
-                message="paragraph without kana (Chinese?)",
-                sample=text[:30],
-            )
-        )
-    return count, findings
+        run, words = longest_latin_run(TECH_TOKEN.sub(" ", text))
+        if run >= LATIN_RUN_MIN:
+            findings.append(Finding(section=section, line=line, sample=words[:60],
+                                    message=f"a Latin-script sentence in a {lang} lesson",
+                                    action=HeuristicAction.REGENERATE))  # fmt: skip
+    return findings
 
 
-def _detect_block(text: str, lang: str, section: str, line: int) -> Finding | None:
-    if lang not in LATIN_LANGUAGES:
-        return None
+def _drift(text: str, lang: str, section: str, block: Block) -> Finding | None:
     found = paragraph_language(text, lang)
     if found is None:
         return None
     code, confidence = found
-    return Finding(
-        section=section,
-        line=line,
-        message=f"paragraph written in {code} (confidence {confidence:.2f}), lesson is {lang}",
-        sample=text[:60],
-    )
+    return Finding(section=section, line=block.line_no, sample=text.strip()[:60],
+                   message=f"paragraph written in {code} (confidence {confidence:.2f}), "
+                           f"lesson is {lang}",
+                   action=HeuristicAction.REGENERATE)  # fmt: skip
 
 
 def check_language_consistency(lesson: ParsedLesson, language: str) -> CheckResult:
-    """Foreign-script letters (code skipped), Latin sentences in non-Latin lessons, and
-    whole paragraphs in another same-script language."""
+    """Passages in another language or script (REGENERATE), stray letters (SELF_FIX)."""
     lang = base_language(language)
-    foreign = 0
-    paragraphs = 0
     findings: list[Finding] = []
+    paragraphs = 0
     for section in lesson.sections:
         for block in section.blocks:
-            if block.kind == "code":
+            if block.kind not in READ:
                 continue
-            text = prose_of(block)
-            count, found = _scan_block(text, lang, section.title, block.line_no)
-            foreign += count
-            findings.extend(found)
-            if block.kind in ("paragraph", "quote") and (
-                other := _detect_block(text, lang, section.title, block.line_no)
-            ):
+            text = block.voice
+            findings += _script_findings(text, lang, section.title, block.line_no)
+            if block.kind == "list":  # only the items that are sentences, not notation or names
+                text = "\n".join(i for i in text.splitlines() if len(LONG_WORD.findall(i)) >= ITEM_WORDS)
+            if drift := _drift(text, lang, section.title, block):
                 paragraphs += 1
-                findings.append(other)
-    result = CheckResult(
-        name="language_consistency",
-        findings=findings,
-        metrics={"foreign_characters": foreign, "foreign_paragraphs": paragraphs},
-    )
-    if paragraphs or foreign > STRAY_MAX:
-        result.status, result.action = CheckStatus.FAIL, HeuristicAction.REGENERATE
-    elif foreign:
-        result.status, result.action = CheckStatus.WARN, HeuristicAction.SELF_FIX
-    return result
+                findings.append(drift)
+    foreign = sum(len(f.sample) for f in findings if "stray" in f.message or "script" in f.message)
+    return CheckResult.of("language_consistency", findings, foreign_characters=foreign,
+                          foreign_paragraphs=paragraphs)  # fmt: skip

@@ -9,6 +9,7 @@ of Latin words in a non-Latin lesson are caught separately.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 LATIN = "A-Za-z\u00aa\u00ba\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff\uff21-\uff3a\uff41-\uff5a"
 CYRILLIC = "\u0400-\u052f\u1c80-\u1c8f\u2de0-\u2dff\ua640-\ua69f"
@@ -30,11 +31,13 @@ LANGUAGE_SCRIPTS: dict[str, str] = {
     "pt": LATIN,
     "ru": CYRILLIC + LATIN,
     "uk": CYRILLIC + LATIN,
-    "zh": HAN + LATIN,
+    "zh": HAN + KANA + LATIN,
     "ja": HAN + KANA + LATIN,
     "ar": ARABIC + LATIN,
 }
-"""Scripts each language may use (Latin everywhere for technical terms)."""
+"""Scripts each language may use (Latin everywhere for technical terms; kana in Chinese
+lessons, Han in Japanese ones: which of the two a paragraph is written in is told by
+`detect`, not letter by letter)."""
 
 LATIN_LANGUAGES = frozenset({"en", "es", "de", "fr", "it", "pt"})
 """Languages written in Latin: told apart per paragraph by a language detector."""
@@ -58,6 +61,26 @@ def foreign_letters(language: str) -> re.Pattern[str]:
         allowed = LANGUAGE_SCRIPTS.get(lang, LATIN) + NEUTRAL
         _FOREIGN[lang] = re.compile(f"[^\\W\\d_{allowed}]")
     return _FOREIGN[lang]
+
+
+@cache
+def _foreign_run(language: str) -> re.Pattern[str]:
+    """Runs of foreign letters, with anything but letters of the lesson's scripts between."""
+    lang = base_language(language)
+    allowed = LANGUAGE_SCRIPTS.get(lang, LATIN) + NEUTRAL
+    foreign = f"[^\\W\\d_{allowed}]"
+    return re.compile(f"{foreign}+(?:[\\W\\d_]*{foreign}+)*")
+
+
+def foreign_runs(text: str, language: str) -> list[tuple[str, bool]]:
+    """Each run of letters in a script the language does not write, and whether it is glued
+    to a letter of the lesson's own script (pollution inside a word: `задачу的`)."""
+    runs = []
+    for match in _foreign_run(language).finditer(text):
+        before = text[match.start() - 1 : match.start()]
+        after = text[match.end() : match.end() + 1]
+        runs.append((match.group(), bool(LETTER.match(before) or LETTER.match(after))))
+    return runs
 
 
 def longest_latin_run(text: str) -> tuple[int, str]:
