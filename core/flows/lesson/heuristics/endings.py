@@ -25,6 +25,7 @@ SEPARATORS = set(",;、，；(（[{-–—/+=&*×·")
 CLOSERS = ")]}\"'»”’“›」』】）*_`~"
 OPENERS = {"(": ")", "[": "]", "{": "}", "「": "」", "『": "』", "【": "】", "（": "）"}
 SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\s»”“\"')*_]*\s(?=\S)")
+ORDERED_FIRST = re.compile(r"^\s*1[.)]\s")
 FOOTNOTE_END = re.compile(r"\s*\[\^?\d+(?:\s*[,–-]\s*\d+)*\]$")
 ATTRIBUTION = re.compile(r"^\s*(?:[—–~-]|\(\s*\w)")
 CODE_OPERATOR_END = re.compile(r"(?:[,(\[{=+\-*/\\%&|<>.^]|\band|\bor|\bnot)\s*$")
@@ -120,6 +121,8 @@ def list_signs(block: Block, language: str) -> list[str]:
     last, siblings = items[-1], items[:-1]
     if not last:
         return ["the list ends with an empty item"]
+    if not siblings and ORDERED_FIRST.match(block.lines[0]):
+        return ["a numbered list stops after its first item"]
     state = tail(last, language)
     if state in ("open", "separator", "colon"):
         return [f"the last list item breaks off ({state})"]

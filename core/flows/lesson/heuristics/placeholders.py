@@ -45,6 +45,8 @@ CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 MATHLIKE = re.compile(r"[+=|<>/^]")
 LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 SCANNED = ("paragraph", "list", "quote", "table", "heading")
+ITEM_WORDS = 12
+"""A list item this short that defers its writing is nothing but the deferral."""
 SHORT_BLOCK = 30
 """A deferral in a block this short (in words) is the block's whole content."""
 
@@ -109,6 +111,15 @@ def _deferral(block: Block, alone: bool, language: str) -> str | None:
     return match.group() if alone or short or names_itself else None
 
 
+def _deferred_item(line: str, language: str) -> str | None:
+    """A short list item that defers its own writing (`3. Exercise on the mode: to be done.`)."""
+    pattern = deferral(language)
+    item = LIST_MARK.sub("", line)
+    if pattern is None or len(item.split()) > ITEM_WORDS or not (match := pattern.search(item)):
+        return None
+    return match.group()
+
+
 def _alone_on_line(masked: str) -> bool:
     """The line is one bracketed span (`[Insert a map]`, `【示例】`)."""
     text = masked.strip()
@@ -124,9 +135,12 @@ def _block_findings(block: Block, following: Block | None, alone: bool, language
             return
         whole = block.kind in ("paragraph", "list") and _alone_on_line(LIST_MARK.sub("", masked))
         if found := _inline(masked, whole):
-            if block.kind == "table" and found.startswith("?"):
+            if block.kind == "table" and found == "??":
                 continue  # a cell for the learner to fill in
             yield block.line_no + n, "placeholder", found
+            return
+        if block.kind == "list" and (found := _deferred_item(masked, language)):
+            yield block.line_no + n, "the text defers its own writing", found
             return
     if block.kind == "paragraph":
         if found := _label_without_content(block, following):

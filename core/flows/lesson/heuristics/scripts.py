@@ -84,7 +84,8 @@ def foreign_runs(text: str, language: str) -> list[tuple[str, bool]]:
 
 
 def longest_latin_run(text: str) -> tuple[int, str]:
-    """Longest run of consecutive Latin words (only spaces and light punctuation between)."""
+    """Longest run of consecutive Latin words (only spaces and light punctuation between),
+    counting words of two letters or more (note names and variables are single letters)."""
     best, best_text = 0, ""
     run: list[str] = []
     last_end = -1
@@ -92,8 +93,10 @@ def longest_latin_run(text: str) -> tuple[int, str]:
         gap = text[last_end : match.start()] if last_end >= 0 else ""
         if run and (len(gap) > 3 or LETTER.search(gap) or "\n" in gap):
             run = []
-        run.append(match.group())
         last_end = match.end()
+        if len(match.group()) < 2:
+            continue
+        run.append(match.group())
         if len(run) > best:
             best, best_text = len(run), " ".join(run)
     return best, best_text
