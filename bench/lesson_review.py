@@ -64,9 +64,11 @@ def print_independent(scores: Scores, lessons: int) -> None:
         count = sum(v for k, v in scores.total.items() if k[0] == family)
         print(f"  {family:<15} {_pct(scores.recall(family))} {cells}   ({count} defects)")
     clean, hard = max(scores.clean, 1), max(scores.hard, 1)
-    print(f"  blocking false positives: clean {len(scores.fp_blocking)}/{scores.clean} "
-          f"({len(scores.fp_blocking) / clean:.1%}), hard negatives "
-          f"{len(scores.fp_blocking_hard)}/{scores.hard} ({len(scores.fp_blocking_hard) / hard:.1%})")
+    print(
+        f"  blocking false positives: clean {len(scores.fp_blocking)}/{scores.clean} "
+        f"({len(scores.fp_blocking) / clean:.1%}), hard negatives "
+        f"{len(scores.fp_blocking_hard)}/{scores.hard} ({len(scores.fp_blocking_hard) / hard:.1%})"
+    )
     print(f"  self-fixes on clean lessons (not blocking): {len(scores.fp_self_fix)}/{scores.clean}")
     print(f"  checks per lesson, CPU: mean {statistics.fmean(scores.cpu_ms):.2f} ms, p95 "
           f"{p95(scores.cpu_ms):.2f} ms; wall: mean {statistics.fmean(scores.wall_ms):.2f} ms, "
@@ -111,8 +113,11 @@ def independent_figures(scores: Scores) -> dict[str, object]:
         "recall": {f: round(v, 4) for f, v in recall.items()},
         "recall_min_per_family": round(min(recall.values(), default=0.0), 4),
         "recall_per_language": {
-            lang: {f: round(r, 4) for f in scores.families()
-                   if (r := scores.recall(f, lang)) is not None}
+            lang: {
+                f: round(r, 4)
+                for f in scores.families()
+                if (r := scores.recall(f, lang)) is not None
+            }
             for lang in scores.languages()
         },  # fmt: skip
         "blocking_false_positive_rate": round(len(scores.fp_blocking) / max(scores.clean, 1), 4),
@@ -144,7 +149,8 @@ def main() -> None:
         print_details(scores)
     result: dict[str, object] = {"independent": independent_figures(scores)}
     result["generated"] = {
-        k: round(v, 4) for k, v in generated_figures(args.per_language, args.min_section_words).items()
+        k: round(v, 4)
+        for k, v in generated_figures(args.per_language, args.min_section_words).items()
     }
     if not args.no_cascade:
         from bench.lesson_cascade import cascade_figures, print_cascade

@@ -51,9 +51,7 @@ def acting_findings(report: HeuristicReport, family: str) -> list[int]:
 def caught(report: HeuristicReport, lesson: CorpusLesson, defect: Defect) -> bool:
     """Whether the family's check acts on this defect, at its place."""
     start, end = block_span(lesson.lines, defect.line)
-    return any(
-        start - NEAR <= line <= end + NEAR for line in acting_findings(report, defect.type)
-    )
+    return any(start - NEAR <= line <= end + NEAR for line in acting_findings(report, defect.type))
 
 
 @dataclass

@@ -134,7 +134,9 @@ def composition(lessons: list[CorpusLesson]) -> dict[str, object]:
         "total": sum(per_language.values(), Counter()),
         "per_language": per_language,
         "subjects": Counter(lesson.subject for lesson in lessons),
-        "hard_features": Counter(f for lesson in lessons if lesson.clean for f in lesson.hard_features),
+        "hard_features": Counter(
+            f for lesson in lessons if lesson.clean for f in lesson.hard_features
+        ),
         **detail,
     }
 
@@ -144,7 +146,9 @@ def _table(comp: dict[str, object]) -> str:
     rows = ["| language | script | " + " | ".join(cols) + " |", "|---" * (len(cols) + 2) + "|"]
     per = comp["per_language"]
     for lang, c in sorted(per.items()):  # type: ignore[union-attr]
-        rows.append(f"| {lang} | {SCRIPTS.get(lang, '?')} | " + " | ".join(str(c[k]) for k in cols) + " |")
+        rows.append(
+            f"| {lang} | {SCRIPTS.get(lang, '?')} | " + " | ".join(str(c[k]) for k in cols) + " |"
+        )
     total = comp["total"]
     rows.append("| all | | " + " | ".join(str(total[k]) for k in cols) + " |")  # type: ignore[index]
     return "\n".join(rows)

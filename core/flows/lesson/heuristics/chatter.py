@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from core.flows.lesson.heuristics.notation import own_voice
 from core.flows.lesson.heuristics.parse import Block, ParsedLesson, parse_lesson
 from core.flows.lesson.heuristics.result import CheckResult, Finding, HeuristicAction
-from core.flows.lesson.heuristics.voice import CHATTER_SCORE, any_cue, score
+from core.flows.lesson.heuristics.voice import CHATTER_SCORE, has_cue, score
 
 SENTENCE = re.compile(r"[^.!?。！？…]*(?:[.!?。！？…]+[»”\"')\]]*|$)\s*")
 LETTER = re.compile(r"[^\W\d_]")
@@ -56,15 +56,17 @@ def _epilogue(lesson: ParsedLesson) -> list[Block]:
     return []
 
 
-def _block_chatter(block: Block, language: str, threshold: int) -> tuple[list[str], list[str], bool]:
+def _block_chatter(
+    block: Block, language: str, threshold: int
+) -> tuple[list[str], list[str], bool]:
     """(chatter sentences, cues found, whether every sentence carries some cue)."""
     found: list[str] = []
     cues: list[str] = []
-    if not any_cue(language).search(block.voice):
+    if not has_cue(block.voice, language):
         return found, cues, False
     every = True
-    for n, sentence in enumerate(sentences(block.text)):
-        weight, names = score(own_voice(sentence), language, first=n == 0)
+    for n, sentence in enumerate(sentences(block.voice)):
+        weight, names = score(sentence, language, first=n == 0)
         every = every and weight > 0
         if weight >= threshold:
             found.append(sentence.strip())
@@ -97,12 +99,27 @@ def check_chatbot_artifacts(lesson: ParsedLesson, language: str) -> CheckResult:
     """Text before the title, a sign-off after the end, assistant talk anywhere: WARN, the
     self-fix removes it."""
     findings = [
-        Finding(section=c.section, line=c.block.line_no, message=c.why,
-                sample=(c.sentences[0] if c.sentences else c.block.text)[:80],
-                action=HeuristicAction.SELF_FIX)  # fmt: skip
+        Finding(
+            section=c.section,
+            line=c.block.line_no,
+            message=c.why,
+            sample=(c.sentences[0] if c.sentences else c.block.text)[:80],
+            action=HeuristicAction.SELF_FIX,
+        )  # fmt: skip
         for c in find_chatter(lesson, language)
     ]
     return CheckResult.of("chatbot_artifacts", findings, artifacts=len(findings))
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _without(line: str, chatter: tuple[str, ...]) -> str:
+    """The line without its sentences whose own words are one of the chatter sentences."""
+    wanted = {_squash(s) for s in chatter}
+    kept = [s for s in sentences(line) if _squash(own_voice(s)) not in wanted]
+    return "".join(kept).rstrip()
 
 
 def strip_chatter(body: str, language: str) -> tuple[str, int]:
@@ -120,8 +137,7 @@ def strip_chatter(body: str, language: str) -> tuple[str, int]:
             drop.update(span)
             continue
         for n in span:
-            for sentence in chatter.sentences:
-                lines[n] = lines[n].replace(sentence, "").rstrip()
+            lines[n] = _without(lines[n], chatter.sentences)
             if not lines[n].strip():
                 drop.add(n)
     kept = [line for n, line in enumerate(lines) if n not in drop]

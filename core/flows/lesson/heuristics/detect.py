@@ -15,7 +15,7 @@ from functools import cache
 
 from lingua import Language, LanguageDetector, LanguageDetectorBuilder
 
-from core.flows.lesson.heuristics.scripts import HAN_CHAR, KANA_CHAR, LETTER
+from core.flows.lesson.heuristics.scripts import HAN_CHAR, KANA_CHAR, LETTER, words
 
 FAMILIES: dict[str, dict[str, Language]] = {
     "latin": {
@@ -43,18 +43,29 @@ KANA_SHARE_JAPANESE = 0.12
 """Japanese prose is a third to a half kana; a Chinese paragraph that cites a Japanese name
 stays far below this share."""
 OWN_WORDS: dict[str, frozenset[str]] = {
-    "en": frozenset("the and that this with which from have has are its these their there would "
-                    "been when what to it for on as be by".split()),
-    "fr": frozenset("le les du et qui ce des est une dans pour pas sur avec aux cette sont leur "
-                    "mais où nous vous ils elle été être très".split()),
-    "de": frozenset("der die das den zu von im und ist nicht ein eine einen dem mit auf für sich "
-                    "auch wird werden dass oder wenn sind bei über zum zur vom".split()),
-    "es": frozenset("los las y pero muy está están también hay esta este cuando puede sin más "
-                    "desde en es del lo al".split()),
-    "it": frozenset("il di della delle degli dei gli che è sono anche più questo questa nella nel "
-                    "alla essere molto del dal sul ai".split()),
-    "pt": frozenset("os não uma um é em dos das ao às pelo pela mais muito também são isso seu "
-                    "sua na com".split()),
+    "en": words(
+        "the and that this with which from have has are its these their there would "
+        "been when what to it for on as be by"
+    ),
+    "fr": words(
+        "le les du et qui ce des est une dans pour pas sur avec aux cette sont leur "
+        "mais où nous vous ils elle été être très"
+    ),
+    "de": words(
+        "der die das den zu von im und ist nicht ein eine einen dem mit auf für sich "
+        "auch wird werden dass oder wenn sind bei über zum zur vom"
+    ),
+    "es": words(
+        "los las y pero muy está están también hay esta este cuando puede sin más "
+        "desde en es del lo al"
+    ),
+    "it": words(
+        "il di della delle degli dei gli che è sono anche più questo questa nella nel "
+        "alla essere molto del dal sul ai"
+    ),
+    "pt": words(
+        "os não uma um é em dos das ao às pelo pela mais muito também são isso seu sua na com"
+    ),
 }
 """Frequent function words of each Latin-script language, rare in the languages it may drift
 into (a paragraph full of them is in that language: the classic function-word identification).

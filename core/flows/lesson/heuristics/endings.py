@@ -25,6 +25,8 @@ SEPARATORS = set(",;、，；(（[{-–—/+=&*×·")
 CLOSERS = ")]}\"'»”’“›」』】）*_`~"
 OPENERS = {"(": ")", "[": "]", "{": "}", "「": "」", "『": "』", "【": "】", "（": "）"}
 SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\s»”“\"')*_]*\s(?=\S)")
+CURRENCY = re.compile(r"\$\s?\d[\d.,]*(?:\s?(?:[kKmMbB]n?|million|billion))?(?![\w$^_{])")
+TRAILING_EMOJI = re.compile(f"(?:{EMOJI.pattern}|\\s)+$")
 ORDERED_FIRST = re.compile(r"^\s*1[.)]\s")
 FOOTNOTE_END = re.compile(r"\s*\[\^?\d+(?:\s*[,–-]\s*\d+)*\]$")
 ATTRIBUTION = re.compile(r"^\s*(?:[—–~-]|\(\s*\w)")
@@ -46,41 +48,41 @@ def _quotes_open(text: str) -> bool:
 
 def _unbalanced(text: str) -> bool:
     """An opened bracket, quotation mark, inline math, code span or emphasis left open."""
-    plain = INLINE_CODE.sub(" ", text)
-    if plain.count("`") % 2:
+    plain = CURRENCY.sub(" ", INLINE_MATH.sub(" ", URL.sub(" ", INLINE_CODE.sub(" ", text))))
+    last = SENTENCE_END.split(plain.strip())[-1]  # what the cut left open: the last sentence
+    if last.count("`") % 2 or last.count("**") % 2:
         return True
-    plain = INLINE_MATH.sub(" ", URL.sub(" ", plain))
-    if len(re.findall(r"(?<![\\$])\$(?!\$)", plain)) % 2 or plain.count("**") % 2:
+    if len(re.findall(r"(?<![\\$])\$(?!\$)", last)) % 2:
         return True
-    last = SENTENCE_END.split(plain.strip())[-1]  # brackets, quotes, italics: the last sentence
     singles = re.sub(r"\*\*|^\s*\*\s", "", last, flags=re.MULTILINE)
     if len(re.findall(r"(?<![\s\\])\*|\*(?!\s)", singles)) % 2:
         return True
     return _quotes_open(last) or any(last.count(o) > last.count(c) for o, c in OPENERS.items())
 
 
+def _ends_with_notation(text: str) -> bool:
+    """Whether the text ends with a URL, a closed formula or a closed code span."""
+    for notation in (URL, INLINE_MATH, INLINE_CODE):
+        ends = [match.end() for match in notation.finditer(text)]
+        if ends and ends[-1] >= len(text):
+            return True
+    return False
+
+
 def tail(text: str, language: str = "") -> Tail:
     """How a piece of running text ends (see the module docstring)."""
     text = text.rstrip()
-    if not text:
-        return "word"
-    if _unbalanced(text):
-        return "open"
-    stripped = EMOJI.sub("", text).rstrip()
-    if stripped != text or not stripped:
-        return "complete"
-    for notation in (URL, INLINE_MATH, INLINE_CODE):
-        last = None
-        for last in notation.finditer(stripped):
-            pass
-        if last is not None and last.end() >= len(stripped.rstrip(".,;:!?")):
-            return "complete"
+    stripped = TRAILING_EMOJI.sub("", text)
+    if not text or not stripped or stripped != text:
+        return "complete" if text else "word"  # an emoji ends it
     bare = FOOTNOTE_END.sub("", stripped).rstrip()
-    if bare != stripped or bare[-1] in CLOSERS:
+    if bare[-1] in TERMINAL:
+        return "complete"
+    if _unbalanced(bare):
+        return "open"
+    if _ends_with_notation(bare) or bare != stripped or bare[-1] in CLOSERS:
         return "complete"
     last = bare[-1]
-    if last in TERMINAL:
-        return "complete"
     if last in ":：":
         return "colon"
     if last in SEPARATORS:
@@ -128,9 +130,12 @@ def list_signs(block: Block, language: str) -> list[str]:
         return [f"the last list item breaks off ({state})"]
     if state == "complete":
         return []
-    if len(siblings) >= 2 and all(tail(s) == "complete" and s.rstrip()[-1:] in TERMINAL
-                                  for s in siblings):  # fmt: skip
+    if siblings and all(tail(s) == "complete" and s.rstrip()[-1:] in TERMINAL
+                        for s in siblings):  # fmt: skip
         return ["the last list item stops mid-sentence (the others end with a full stop)"]
+    marks = {s.rstrip()[-1:] for s in siblings}
+    if len(siblings) >= 2 and len(marks) == 1 and not marks.pop().isalnum():
+        return ["the last list item stops where the others end with a punctuation mark"]
     if _parallel_cut(last, siblings):
         return ["the last list item stops where the others go on"]
     return []
@@ -194,7 +199,11 @@ def formula_signs(block: Block) -> list[str]:
 def prose_signs(block: Block, language: str, *, display: bool) -> list[str]:
     """A paragraph or quotation that does not end as a finished sentence. A `display` line
     (shown after a colon, e.g. `venir → je vins`) may end without a full stop."""
-    lines = [re.sub(r"^\s*>\s?", "", ln) for ln in block.lines] if block.kind == "quote" else block.lines
+    lines = (
+        [re.sub(r"^\s*>\s?", "", ln) for ln in block.lines]
+        if block.kind == "quote"
+        else block.lines
+    )
     lines = [ln for ln in lines if ln.strip()]
     if not lines:
         return []

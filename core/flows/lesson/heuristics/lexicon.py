@@ -23,38 +23,38 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from core.flows.lesson.heuristics.scripts import base_language
+from core.flows.lesson.heuristics.scripts import base_language, words
 
 FUNCTION_FINAL: dict[str, frozenset[str]] = {
-    "en": frozenset("the an and or but nor than because although whereas unless whose".split()),
-    "fr": frozenset(
+    "en": words("the an and or but nor than because although whereas unless whose"),
+    "fr": words(
         "le les un une des du au aux et ou mais ni car que qu dont lorsque puisque quand de d "
         "dans sur avec pour par en vers chez sans sous entre ce cette ces son sa ses leur leurs "
-        "notre votre nos vos".split()
+        "notre votre nos vos"
     ),
-    "de": frozenset(
+    "de": words(
         "der die das dem den des ein eine einen einem einer eines und oder aber sondern denn "
-        "weil dass ob sowie bzw sowohl weder".split()
+        "weil dass ob sowie bzw sowohl weder"
     ),
-    "es": frozenset(
+    "es": words(
         "el los las un una unos unas pero sino ni que porque aunque de del al en con por para "
-        "sin sobre entre hacia desde cuyo cuya su sus".split()
+        "sin sobre entre hacia desde cuyo cuya su sus"
     ),
-    "it": frozenset(
+    "it": words(
         "il lo gli un uno una ed ma né che perché di del della dei degli delle al alla da dal "
-        "dalla in nel nella con su per tra fra".split()
+        "dalla in nel nella con su per tra fra"
     ),
-    "pt": frozenset(
+    "pt": words(
         "os as um uma uns umas ou mas nem que porque embora de do da dos das no na nos nas em "
-        "com por para pelo pela sem sobre entre".split()
+        "com por para pelo pela sem sobre entre"
     ),
-    "ru": frozenset(
+    "ru": words(
         "но или либо что чтобы потому поскольку если который которая которое которые во на со "
-        "ко об от по из за для без при про под над между через".split()
+        "ко об от по из за для без при про под над между через"
     ),
-    "uk": frozenset(
+    "uk": words(
         "та але або чи щоб бо тому якщо який яка яке які на із зі від по за для без при про "
-        "під над між через".split()
+        "під над між через"
     ),
 }
 CJK_FUNCTION_FINAL: dict[str, tuple[str, ...]] = {
@@ -78,71 +78,77 @@ def ends_on_function_word(text: str, language: str) -> bool:
 
 DEFERRAL: dict[str, str] = {
     "en": r"\bto be (?:added|written|completed|continued|expanded|filled in|done|determined|"
-          r"announced|confirmed|inserted)\b|\bcoming soon\b|\bwill be (?:added|written|completed|"
-          r"expanded|filled in|inserted)\b|\b(?:in|with) (?:a|the) (?:future|later|next) "
-          r"(?:version|update|revision|edition)\b|\bunder construction\b|\bwork in progress\b|"
-          r"\bnot (?:yet )?(?:written|finished|ready)\b|\b(?:insert|add|write|fill in|paste) "
-          r"(?:\w+ ){0,5}here\b",
+    r"announced|confirmed|inserted)\b|\bcoming soon\b|\bwill be (?:added|written|completed|"
+    r"expanded|filled in|inserted)\b|\b(?:in|with) (?:a|the) (?:future|later|next) "
+    r"(?:version|update|revision|edition)\b|\bunder construction\b|\bwork in progress\b|"
+    r"\bnot (?:yet )?(?:written|finished|ready)\b|\b(?:insert|add|write|fill in|paste|describe|"
+    r"explain|put|place) (?:\w+ ){0,5}here\b",
     "fr": r"\bà (?:compléter|rédiger|ajouter|insérer|développer|venir|préciser|terminer|finir)\b|"
-          r"\bsera (?:\w+ )?(?:rédigée?|ajoutée?|complétée?|développée?|écrite?|traitée?|insérée?)"
-          r"\b|\bseront (?:\w+ )?(?:rédigé|ajouté|complété|développé|écrit|traité|inséré)e?s\b|"
-          r"\b(?:prochaine|future|ultérieure) (?:version|mise à jour|édition)\b|"
-          r"\ben (?:cours de rédaction|construction|chantier)\b|\b(?:insérer|ajouter|mettre|"
-          r"compléter) ici\b|\bici (?:\w+ ){0,4}(?:à insérer|à ajouter)\b",
+    r"\bsera (?:\w+ )?(?:rédigée?|ajoutée?|complétée?|développée?|écrite?|traitée?|insérée?)"
+    r"\b|\bseront (?:\w+ )?(?:rédigé|ajouté|complété|développé|écrit|traité|inséré)e?s\b|"
+    r"\b(?:prochaine|future|ultérieure) (?:version|mise à jour|édition)\b|"
+    r"\ben (?:cours de rédaction|construction|chantier)\b|\b(?:insérer|ajouter|mettre|"
+    r"compléter|écrire|décrire|expliquer|présenter) (?:\w+ ){0,5}ici\b|\bici (?:\w+ ){0,4}(?:à "
+    r"insérer|à ajouter|à décrire)\b",
     "de": r"\b(?:wird|werden) (?:\w+ ){0,3}(?:ergänzt|nachgereicht|hinzugefügt|ausgearbeitet|"
-          r"eingefügt|nachgetragen|geschrieben)\b|\bfolgt (?:später|noch|in Kürze|demnächst|"
-          r"bald)\b|\b(?:noch|später) zu (?:ergänzen|schreiben|erstellen)\b|\bzu ergänzen\b|"
-          r"\b(?:hier|später|noch) (?:\w+ ){0,8}(?:einfügen|ergänzen|nachtragen)\b|"
-          r"\b(?:nächsten|späteren|künftigen) (?:Version|Fassung|Überarbeitung)\b|"
-          r"\bin (?:Arbeit|Bearbeitung|Vorbereitung)\b|\bnoch nicht (?:geschrieben|fertig|"
-          r"ausgearbeitet)\b",
+    r"eingefügt|nachgetragen|geschrieben)\b|\bfolgt (?:später|noch|in Kürze|demnächst|"
+    r"bald)\b|\b(?:noch|später) zu (?:ergänzen|schreiben|erstellen)\b|\bzu ergänzen\b|"
+    r"\b(?:hier|später|noch) (?:\w+ ){0,8}(?:einfügen|ergänzen|nachtragen|beschreiben|"
+    r"erklären|einsetzen)\b|"
+    r"\b(?:nächsten|späteren|künftigen) (?:Version|Fassung|Überarbeitung)\b|"
+    r"\bin (?:Arbeit|Bearbeitung|Vorbereitung)\b|\bnoch nicht (?:geschrieben|fertig|"
+    r"ausgearbeitet)\b",
     "es": r"\bpor (?:completar|redactar|añadir|agregar|escribir|definir|desarrollar)\b|"
-          r"\bse (?:completará|añadirá|agregará|redactará|escribirá|desarrollará|incluirá)\b|"
-          r"\b(?:será|serán) (?:\w+ )?(?:añadid|agregad|redactad|escrit|completad|desarrollad)"
-          r"[oa]s?\b|\b(?:próxima|futura) (?:versión|actualización|edición)\b|\bpróximamente\b|"
-          r"\ben (?:construcción|preparación|redacción)\b|\b(?:insertar|añadir|agregar|poner) "
-          r"(?:\w+ ){0,5}aquí\b",
+    r"\bse (?:completará|añadirá|agregará|redactará|escribirá|desarrollará|incluirá)\b|"
+    r"\b(?:será|serán) (?:\w+ )?(?:añadid|agregad|redactad|escrit|completad|desarrollad)"
+    r"[oa]s?\b|\b(?:próxima|futura) (?:versión|actualización|edición)\b|\bpróximamente\b|"
+    r"\ben (?:construcción|preparación|redacción)\b|\b(?:insertar|añadir|agregar|poner|"
+    r"escribir|describir|explicar) (?:\w+ ){0,5}aquí\b",
     "it": r"\bda (?:completare|scrivere|aggiungere|inserire|definire|sviluppare)\b|"
-          r"\bsarà (?:\w+ )?(?:aggiunt|scritt|completat|inserit|sviluppat|redatt)[oa]\b|"
-          r"\b(?:prossima|futura) (?:versione|revisione|edizione)\b|\bprossimamente\b|"
-          r"\bin (?:costruzione|preparazione|lavorazione|allestimento)\b|\b(?:inserire|"
-          r"aggiungere|mettere) (?:\w+ ){0,5}qui\b",
+    r"\bsarà (?:\w+ )?(?:aggiunt|scritt|completat|inserit|sviluppat|redatt)[oa]\b|"
+    r"\b(?:prossima|futura) (?:versione|revisione|edizione)\b|\bprossimamente\b|"
+    r"\bin (?:costruzione|preparazione|lavorazione|allestimento)\b|\b(?:inserire|"
+    r"aggiungere|mettere|scrivere|descrivere|spiegare) (?:\w+ ){0,5}qui\b",
     "pt": r"\bpor (?:completar|escrever|adicionar|acrescentar|definir|desenvolver)\b|"
-          r"\ba (?:completar|preencher|definir|acrescentar)\b|\bserá (?:\w+ )?(?:adicionad|"
-          r"acrescentad|escrit|completad|desenvolvid|redigid|inserid)[oa]\b|\b(?:próxima|"
-          r"futura) (?:versão|atualização|edição)\b|\bem breve\b|\bem (?:construção|preparação|"
-          r"elaboração)\b|\b(?:inserir|adicionar|acrescentar|colocar) (?:\w+ ){0,5}aqui\b",
+    r"\ba (?:completar|preencher|definir|acrescentar)\b|\bserá (?:\w+ )?(?:adicionad|"
+    r"acrescentad|escrit|completad|desenvolvid|redigid|inserid)[oa]\b|\b(?:próxima|"
+    r"futura) (?:versão|atualização|edição)\b|\bem breve\b|\bem (?:construção|preparação|"
+    r"elaboração)\b|\b(?:inserir|adicionar|acrescentar|colocar|escrever|descrever|explicar) "
+    r"(?:\w+ ){0,5}aqui\b",
     "ru": r"\bбуд(?:ет|ут) (?:\w+ ){0,2}(?:написан|добавлен|дописан|дополнен|подготовлен|"
-          r"вставлен|размещ[её]н)\w*|\b(?:дописать|доделать|дополнить позже|вставить сюда|"
-          r"вставить здесь)\b|\b(?:следующей|будущей|новой) (?:версии|редакции)\b|"
-          r"\bв (?:разработке|работе|процессе написания)\b|\bпоявится (?:позже|позднее|скоро)\b",
+    r"вставлен|размещ[её]н)\w*|\b(?:дописать|доделать|дополнить позже)\b|\b(?:вставить|"
+    r"добавить|написать|описать|объяснить) (?:\w+ ){0,3}(?:сюда|здесь)\b|\b(?:следующей|будущей|новой) (?:версии|редакции)\b|"
+    r"\bв (?:разработке|работе|процессе написания)\b|\bпоявится (?:позже|позднее|скоро)\b",
     "uk": r"\bбуд(?:е|уть) (?:\w+ ){0,2}(?:написан|додан|дописан|доповнен|підготовлен|вставлен|"
-          r"розміщен)\w*|\b(?:дописати|доробити|доповнити пізніше|вставити сюди|вставити тут)\b|"
-          r"\b(?:наступній|майбутній|новій) (?:версії|редакції)\b|\bу (?:розробці|роботі|"
-          r"процесі написання)\b|\bз'явиться (?:пізніше|згодом|незабаром)\b",
+    r"розміщен)\w*|\b(?:дописати|доробити|доповнити пізніше)\b|\b(?:вставити|додати|написати|описати|"
+    r"пояснити) (?:\w+ ){0,3}(?:сюди|тут)\b|"
+    r"\b(?:наступній|майбутній|новій) (?:версії|редакції)\b|\bу (?:розробці|роботі|"
+    r"процесі написання)\b|\bз'явиться (?:пізніше|згодом|незабаром)\b",
     "zh": r"待(?:补充|完善|添加|续|定|编写|撰写)|(?:稍后|以后|后续|之后)(?:再)?(?:补充|添加|完善|"
-          r"更新|编写)|(?:下一|未来的?|后续)版本|(?:正在|尚在)?(?:编写|建设)中|此处(?:插入|添加|补充)|"
-          r"(?:内容)?即将(?:推出|上线|补充)|尚未(?:完成|编写)",
+    r"更新|编写)|(?:下一|未来的?|后续)版本|(?:正在|尚在)?(?:编写|建设)中|(?:此处|在此|这里)(?:插入|添加|"
+    r"补充|填写|放置)|"
+    r"(?:内容)?即将(?:推出|上线|补充)|尚未(?:完成|编写)",
     "ja": r"(?:後|のち)(?:で|ほど)(?:追加|追記|補足|記述|作成)|追記予定|(?:準備|作成|執筆|編集)中|"
-          r"(?:次|今後|将来)の(?:バージョン|版|改訂)|(?:ここ|こちら)に(?:挿入|追加|記入)|近日(?:公開|追加)|"
-          r"未完成|(?:記述|作成)予定",
+    r"(?:次|今後|将来)の(?:バージョン|版|改訂)|(?:ここ|こちら)に[^。！？]{0,20}(?:入れる|挿入|追加|記入|"
+    r"載せる|書く)|近日(?:公開|追加)|"
+    r"未完成|(?:記述|作成)予定",
 }
 """Expressions by which a text defers its own writing."""
 
 SELF_REFERENCE: dict[str, str] = {
     "en": r"\b(?:this|the following|next) (?:section|part|chapter|paragraph|subsection|page)\b",
     "fr": r"\b(?:cette|la) (?:section|partie|sous-partie)\b|\b(?:ce|le) (?:chapitre|paragraphe|"
-          r"passage)\b",
+    r"passage)\b",
     "de": r"\b(?:dieser|diesem|dieses|der) (?:Abschnitt|Teil|Kapitel|Absatz|Unterabschnitt)\b|"
-          r"\bdiese[rs]? (?:Abschnitts|Teils|Kapitels)\b",
+    r"\bdiese[rs]? (?:Abschnitts|Teils|Kapitels)\b",
     "es": r"\b(?:esta|la) (?:sección|parte|subsección)\b|\b(?:este|el) (?:apartado|capítulo|"
-          r"párrafo)\b",
+    r"párrafo)\b",
     "it": r"\b(?:questa|la) (?:sezione|parte)\b|\b(?:questo|il) (?:paragrafo|capitolo)\b",
     "pt": r"\b(?:esta|a) (?:seção|secção|parte)\b|\b(?:este|o) (?:capítulo|parágrafo)\b",
     "ru": r"\b(?:этот|данный) (?:раздел|параграф|пункт|подраздел)\b|\b(?:эта|данная) (?:часть|"
-          r"глава)\b",
+    r"глава)\b",
     "uk": r"\b(?:цей|даний) (?:розділ|параграф|пункт|підрозділ)\b|\b(?:ця|дана) (?:частина|"
-          r"глава)\b",
+    r"глава)\b",
     "zh": r"(?:本|这一?|此)(?:节|部分|章|段)",
     "ja": r"(?:この|本)(?:セクション|節|章|部分|項)",
 }
@@ -160,5 +166,7 @@ def deferral(language: str) -> re.Pattern[str] | None:
 @cache
 def self_reference(language: str) -> re.Pattern[str] | None:
     lang = base_language(language)
-    parts = [p for p in (SELF_REFERENCE.get(lang), SELF_REFERENCE["en"] if lang != "en" else None) if p]
+    parts = [
+        p for p in (SELF_REFERENCE.get(lang), SELF_REFERENCE["en"] if lang != "en" else None) if p
+    ]
     return re.compile("|".join(parts), re.IGNORECASE) if parts else None

@@ -20,30 +20,37 @@ from core.flows.lesson.heuristics.lexicon import deferral, self_reference
 from core.flows.lesson.heuristics.notation import INLINE_CODE, INLINE_MATH, QUOTED, URL
 from core.flows.lesson.heuristics.parse import Block, ParsedLesson
 from core.flows.lesson.heuristics.result import CheckResult, Finding, HeuristicAction
+from core.flows.lesson.heuristics.scripts import words
 
 TEMPLATE = re.compile(
     r"\{\{[^{}\n]{0,80}\}\}|\{[A-Za-z]+(?:_[A-Za-z0-9]+)+\}|<<[^<>\n]{1,60}>>|\$\{[A-Za-z_]\w*\}"
 )
-BRACKET = re.compile(r"(?<![!\w\]])\[([^\[\]\n]{2,200})\](?![(\[:])")
+BRACKET = re.compile(r"(?<![!\w\]])[\[［]([^\[\]［］\n]{2,200})[\]］](?![(\[:])")
 ANGLE = re.compile(r"(?<![\w<])<([^<>\n/!=\s][^<>\n]{0,80}?)>(?![\w>])")
 CJK_BRACKET = re.compile(r"【([^】\n]{1,60})】")
 STAND_IN = re.compile(
-    r"(?<![\w?¿])\?{3,}(?![\w?])|(?<![\w?¿])\?\?(?=\s|$)|(?<!\w)X{3,}(?!\w)|\b(?:TODO|TBD|TBA|"
-    r"FIXME)\b|(?i:lorem ipsum)"
+    r"(?<![\w?¿])\?{3,}(?![\w?])|(?<![\w?¿])\?\?(?=\s|$)|(?<![A-Za-z])X{3,}(?![A-Za-z])"
+    r"|[○◯●△□■]{2,}|×{2,}|\b(?:TBD|TBA)\b|(?:^\s*(?:[-*+]\s+|\d+[.)]\s+)?|(?<=[.!?。！？]\s)|(?<=[\[(<]))(?:\*\*)?(?:TODO|FIXME)\b"
+    r"|\b(?:TODO|FIXME)\s*[:：-]|(?i:lorem ipsum)"
 )
+"""Stand-ins for missing text: `???`, `XXX`, `○○` (the Japanese "so-and-so"), `TBD`, a TODO
+that opens a line or a sentence (not "the TODO in the code below"), Lorem ipsum."""
 ELLIPSIS_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\.{3,}|…)\s*$")
 LABEL = re.compile(
     r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\*\*|__)?(?P<label>[^\W\d_][^:：.!?\n]{0,48}?)\s*(?:\*\*|__)?"
-    r"\s*[:：]\s*(?:\*\*|__)?\s*(?P<stand>\.{2,}|…|_{3,}|\?{2,}|[-–—]{1,3})?\s*(?:\*\*|__)?\s*$"
+    r"\s*[:：]\s*(?:\*\*|__)?\s*(?P<stand>\.{2,}|…+|_{3,}|\?{2,}|[-–—]{1,3})?\s*(?:\*\*|__)?\s*$"
 )
-HTML_TAGS = frozenset(
+HTML_TAGS = words(
     "a abbr b br blockquote code del details div em hr i img ins kbd li mark ol p pre q s small "
-    "span strong sub summary sup table td th tr u ul".split()
+    "span strong sub summary sup table td th tr u ul"
 )
 WORD = re.compile(r"[^\W\d_]{2,}")
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 MATHLIKE = re.compile(r"[+=|<>/^]")
 LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
+SHAPE_HINT = re.compile(r"[\[［<【{?X○◯●△□■×…]|\.\.\.|TODO|TBD|TBA|FIXME|(?i:lorem)")
+"""A character or word every inline shape needs: blocks without one are not scanned line by
+line."""
 SCANNED = ("paragraph", "list", "quote", "table", "heading")
 ITEM_WORDS = 12
 """A list item this short that defers its writing is nothing but the deferral."""
@@ -61,10 +68,12 @@ def _masked(line: str) -> str:
 def _instruction(content: str, whole: bool) -> bool:
     """Whether bracketed text reads as an instruction or a description of missing content."""
     text = content.strip()
-    if not text or text in ("…", "...", "sic") or MATHLIKE.search(text):
+    if not text or text in ("…", "...", "sic"):
         return False
     words = len(WORD.findall(text)) + len(CJK.findall(text)) // 2
-    return words >= 3 or (words >= 1 and ":" in text) or (whole and words >= 1)
+    if MATHLIKE.search(text) and words < 3:
+        return False  # [x + 1], [a = b]: notation
+    return words >= 3 or (words >= 1 and (":" in text or "：" in text)) or (whole and words >= 1)
 
 
 def _inline(line: str, whole: bool) -> str | None:
@@ -94,8 +103,10 @@ def _label_without_content(block: Block, following: Block | None) -> str | None:
         return None
     if match.group("stand"):
         return block.lines[-1].strip()
-    if following is None or following.kind == "heading" or (
-        following.kind == "paragraph" and _is_label(following)
+    if (
+        following is None
+        or following.kind == "heading"
+        or (following.kind == "paragraph" and _is_label(following))
     ):
         return block.lines[-1].strip()
     return None
@@ -123,12 +134,13 @@ def _deferred_item(line: str, language: str) -> str | None:
 def _alone_on_line(masked: str) -> bool:
     """The line is one bracketed span (`[Insert a map]`, `【示例】`)."""
     text = masked.strip()
-    return len(text) > 2 and text[0] in "[<【{" and text[-1] in "]>】}"
+    return len(text) > 2 and text[0] in "[<【{［" and text[-1] in "]>】}］"
 
 
 def _block_findings(block: Block, following: Block | None, alone: bool, language: str):
     """(line, message, sample) of each placeholder in one block."""
-    for n, line in enumerate(block.lines):
+    shapes = block.kind == "list" or SHAPE_HINT.search(block.text)
+    for n, line in enumerate(block.lines if shapes else ()):
         masked = _masked(line)
         if block.kind != "table" and ELLIPSIS_LINE.match(masked):
             yield block.line_no + n, "a line standing for missing text", line.strip()

@@ -49,6 +49,11 @@ LETTER = re.compile(r"[^\W\d_]")
 _FOREIGN: dict[str, re.Pattern[str]] = {}
 
 
+def words(text: str) -> frozenset[str]:
+    """A word list written as one space-separated string."""
+    return frozenset(text.split())
+
+
 def base_language(language: str) -> str:
     """`es-MX` -> `es`; unknown languages are checked as Latin-script ones."""
     return language.split("-")[0].split("_")[0].lower()
@@ -70,6 +75,11 @@ def _foreign_run(language: str) -> re.Pattern[str]:
     allowed = LANGUAGE_SCRIPTS.get(lang, LATIN) + NEUTRAL
     foreign = f"[^\\W\\d_{allowed}]"
     return re.compile(f"{foreign}+(?:[\\W\\d_]*{foreign}+)*")
+
+
+def foreign_run_matches(text: str, language: str) -> list[re.Match[str]]:
+    """Each run of letters in a script the language does not write."""
+    return list(_foreign_run(language).finditer(text))
 
 
 def foreign_runs(text: str, language: str) -> list[tuple[str, bool]]:

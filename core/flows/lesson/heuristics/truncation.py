@@ -9,6 +9,8 @@ several: REGENERATE.
 
 from __future__ import annotations
 
+import re
+
 from core.flows.lesson.heuristics.endings import (
     code_signs,
     formula_signs,
@@ -21,14 +23,22 @@ from core.flows.lesson.heuristics.placeholders import LABEL
 from core.flows.lesson.heuristics.result import CheckResult, Finding, HeuristicAction
 
 DISPLAY_WORDS = 15
+RELATION = re.compile(r"[→⟶⇒⇌⇄↔⟹⟺=≈≡≤≥∝]")
 """A line shown after a colon (`venir → je vins, il vint`) is at most this long."""
 
 
 def _display(block: Block, previous: Block | None) -> bool:
-    """A short line set apart after a sentence ending with a colon: an example, not prose."""
-    if previous is None or previous.kind not in ("paragraph", "list", "quote"):
+    """A short line set apart as notation, not prose: after a sentence ending with a colon, or
+    written around an arrow or a relation (`Fe₂O₃ + 3CO → 2Fe + 3CO₂`)."""
+    if len(block.lines) > 2 or len(block.text.split()) > DISPLAY_WORDS:
         return False
-    return previous.text.rstrip().endswith((":", "：")) and len(block.text.split()) <= DISPLAY_WORDS
+    if RELATION.search(block.text):
+        return True
+    return (
+        previous is not None
+        and previous.kind in ("paragraph", "list", "quote")
+        and (previous.text.rstrip().endswith((":", "：")))
+    )
 
 
 def ending_signs(block: Block, previous: Block | None, language: str) -> list[str]:

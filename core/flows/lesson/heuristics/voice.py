@@ -33,31 +33,44 @@ from functools import cache
 from core.flows.lesson.heuristics.scripts import base_language
 from core.flows.lesson.heuristics.voice_cues import CUES
 
-WEIGHTS = {"speaker": 1, "assent": 1, "request": 2, "offer": 2, "hope": 1, "ai": 2, "present": 1,
+WEIGHTS = {"speaker": 1, "assent": 1, "request": 2, "offer": 2, "hope": 2, "ai": 2, "present": 1,
            "edit": 2, "client": 1}  # fmt: skip
+"""`hope` weighs as much as "I" + hope: the formula is the speaker's own in every language
+(a first-person verb where the pronoun drops: "Надеюсь", "Espero que", "お役に立てれば")."""
 CHATTER_SCORE = 2
 """A sentence with cues weighing this much is chatter."""
 
-@cache
-def cues(language: str) -> dict[str, re.Pattern[str]]:
-    """The compiled cues of `language` (English cues for an unknown language)."""
-    table = CUES.get(base_language(language), CUES["en"])
-    return {name: re.compile(pattern, re.IGNORECASE) for name, pattern in table.items()}
+
+def _tables(language: str) -> list[dict[str, str]]:
+    """The lesson language's cues, and English ones (assistants often chatter in English)."""
+    lang = base_language(language)
+    own = CUES.get(lang)
+    return [own, CUES["en"]] if own and lang != "en" else [CUES["en"]]
 
 
 @cache
-def any_cue(language: str) -> re.Pattern[str]:
-    """One pattern for every cue of `language` (anchors dropped): a cheap first pass."""
-    table = CUES.get(base_language(language), CUES["en"])
-    return re.compile("|".join(f"(?:{p.lstrip('^')})" for p in table.values()), re.IGNORECASE)
+def cues(language: str) -> list[dict[str, re.Pattern[str]]]:
+    """The compiled cue tables of `language`."""
+    return [{name: re.compile(p, re.IGNORECASE) for name, p in table.items()}
+            for table in _tables(language)]  # fmt: skip
+
+
+def has_cue(text: str, language: str) -> bool:
+    """Whether any cue occurs in `text`: a first pass before scoring its sentences (separate
+    patterns are faster than one alternation of them all)."""
+    return any(p.search(text) for table in cues(language) for p in table.values())
 
 
 def score(sentence: str, language: str, *, first: bool) -> tuple[int, list[str]]:
-    """The cues a sentence carries and their weight; an assent standing alone as the first
-    sentence of a block ("Bien sûr !") weighs double."""
+    """The cues a sentence carries and their weight (the better of the lesson language's and
+    English cues); an assent standing alone as the first sentence of a block ("Bien sûr !")
+    weighs double."""
     text = sentence.strip().lstrip("¡¿*_ ")
-    found = [name for name, pattern in cues(language).items() if pattern.search(text)]
-    total = sum(WEIGHTS[name] for name in found)
-    if "assent" in found and first and len(text.split()) <= 3 and text.rstrip().endswith(("!", "！")):
-        total += 1
-    return total, found
+    best: tuple[int, list[str]] = (0, [])
+    for table in cues(language):
+        found = [name for name, pattern in table.items() if pattern.search(text)]
+        total = sum(WEIGHTS[name] for name in found)
+        if "assent" in found and first and len(text.split()) <= 3 and text.endswith(("!", "！")):
+            total += 1
+        best = max(best, (total, found))
+    return best
