@@ -57,7 +57,7 @@ def _epilogue(lesson: ParsedLesson) -> list[Block]:
 
 
 def _block_chatter(
-    block: Block, language: str, threshold: int
+    block: Block, language: str, threshold: int, opening: bool = False
 ) -> tuple[list[str], list[str], bool]:
     """(chatter sentences, cues found, whether every sentence carries some cue)."""
     found: list[str] = []
@@ -66,7 +66,7 @@ def _block_chatter(
         return found, cues, False
     every = True
     for n, sentence in enumerate(sentences(block.voice)):
-        weight, names = score(sentence, language, first=n == 0)
+        weight, names = score(sentence, language, first=n == 0, opening=opening)
         every = every and weight > 0
         if weight >= threshold:
             found.append(sentence.strip())
@@ -79,6 +79,7 @@ def find_chatter(lesson: ParsedLesson, language: str) -> list[Chatter]:
     out: list[Chatter] = []
     before = set(map(id, lesson.before_title()))
     epilogue = set(map(id, _epilogue(lesson)))
+    opening = next((b for b in lesson.blocks() if id(b) not in before and b.kind in VOICED), None)
     for section in lesson.sections:
         for block in section.blocks:
             if id(block) in before:
@@ -88,7 +89,7 @@ def find_chatter(lesson: ParsedLesson, language: str) -> list[Chatter]:
             if block.kind not in VOICED:
                 continue
             threshold = 1 if id(block) in epilogue else CHATTER_SCORE
-            found, cues, every = _block_chatter(block, language, threshold)
+            found, cues, every = _block_chatter(block, language, threshold, block is opening)
             if found:
                 why = "assistant talk (" + ", ".join(dict.fromkeys(cues)) + ")"
                 out.append(Chatter(block, section.title, why, () if every else tuple(found)))

@@ -27,6 +27,7 @@ OPENERS = {"(": ")", "[": "]", "{": "}", "「": "」", "『": "』", "【": "】
 SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\s»”“\"')*_]*\s(?=\S)")
 CURRENCY = re.compile(r"\$\s?\d[\d.,]*(?:\s?(?:[kKmMbB]n?|million|billion))?(?![\w$^_{])")
 TRAILING_EMOJI = re.compile(f"(?:{EMOJI.pattern}|\\s)+$")
+PYTHON_FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})\s*(?:python3?|py)\b", re.IGNORECASE)
 ORDERED_FIRST = re.compile(r"^\s*1[.)]\s")
 FOOTNOTE_END = re.compile(r"\s*\[\^?\d+(?:\s*[,–-]\s*\d+)*\]$")
 ATTRIBUTION = re.compile(r"^\s*(?:[—–~-]|\(\s*\w)")
@@ -158,6 +159,9 @@ def table_signs(block: Block) -> list[str]:
         return ["the table's last row is not closed"]
     if len(_cells(last)) < len(_cells(header)):
         return ["the table's last row has fewer cells than the header"]
+    body = [r for r in rows[2:-1] if not set(r.strip()) <= set("|:- ")]
+    if not _cells(last)[-1] and body and all(_cells(r)[-1] for r in body):
+        return ["the table's last row stops before its last cell"]
     cell = _cells(last)[-1]
     if cell and tail(cell) in ("open", "separator"):
         return ["the table's last cell breaks off"]
@@ -177,6 +181,8 @@ def code_signs(block: Block) -> list[str]:
         return ["the code stops inside an open bracket"]
     if CODE_OPERATOR_END.search(body[-1]):
         return ["the last code statement stops on an operator"]
+    if body[-1].rstrip().endswith(":") and PYTHON_FENCE.match(block.lines[0]):
+        return ["the Python block stops after a line that opens a block"]
     return []
 
 

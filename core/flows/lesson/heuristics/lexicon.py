@@ -77,61 +77,56 @@ def ends_on_function_word(text: str, language: str) -> bool:
 
 
 DEFERRAL: dict[str, str] = {
-    "en": r"\bto be (?:added|written|completed|continued|expanded|filled in|done|determined|"
-    r"announced|confirmed|inserted)\b|\bcoming soon\b|\bwill be (?:added|written|completed|"
-    r"expanded|filled in|inserted)\b|\b(?:in|with) (?:a|the) (?:future|later|next) "
-    r"(?:version|update|revision|edition)\b|\bunder construction\b|\bwork in progress\b|"
-    r"\bnot (?:yet )?(?:written|finished|ready)\b|\b(?:insert|add|write|fill in|paste|describe|"
-    r"explain|put|place) (?:\w+ ){0,5}here\b",
-    "fr": r"\bà (?:compléter|rédiger|ajouter|insérer|développer|venir|préciser|terminer|finir)\b|"
-    r"\bsera (?:\w+ )?(?:rédigée?|ajoutée?|complétée?|développée?|écrite?|traitée?|insérée?)"
-    r"\b|\bseront (?:\w+ )?(?:rédigé|ajouté|complété|développé|écrit|traité|inséré)e?s\b|"
-    r"\b(?:prochaine|future|ultérieure) (?:version|mise à jour|édition)\b|"
-    r"\ben (?:cours de rédaction|construction|chantier)\b|\b(?:insérer|ajouter|mettre|"
-    r"compléter|écrire|décrire|expliquer|présenter) (?:\w+ ){0,5}ici\b|\bici (?:\w+ ){0,4}(?:à "
-    r"insérer|à ajouter|à décrire)\b",
-    "de": r"\b(?:wird|werden) (?:\w+ ){0,3}(?:ergänzt|nachgereicht|hinzugefügt|ausgearbeitet|"
-    r"eingefügt|nachgetragen|geschrieben)\b|\bfolgt (?:später|noch|in Kürze|demnächst|"
-    r"bald)\b|\b(?:noch|später) zu (?:ergänzen|schreiben|erstellen)\b|\bzu ergänzen\b|"
-    r"\b(?:hier|später|noch) (?:\w+ ){0,8}(?:einfügen|ergänzen|nachtragen|beschreiben|"
-    r"erklären|einsetzen)\b|"
-    r"\b(?:nächsten|späteren|künftigen) (?:Version|Fassung|Überarbeitung)\b|"
-    r"\bin (?:Arbeit|Bearbeitung|Vorbereitung)\b|\bnoch nicht (?:geschrieben|fertig|"
-    r"ausgearbeitet)\b",
-    "es": r"\bpor (?:completar|redactar|añadir|agregar|escribir|definir|desarrollar)\b|"
-    r"\bse (?:completará|añadirá|agregará|redactará|escribirá|desarrollará|incluirá)\b|"
-    r"\b(?:será|serán) (?:\w+ )?(?:añadid|agregad|redactad|escrit|completad|desarrollad)"
-    r"[oa]s?\b|\b(?:próxima|futura) (?:versión|actualización|edición)\b|\bpróximamente\b|"
-    r"\ben (?:construcción|preparación|redacción)\b|\b(?:insertar|añadir|agregar|poner|"
-    r"escribir|describir|explicar) (?:\w+ ){0,5}aquí\b",
-    "it": r"\bda (?:completare|scrivere|aggiungere|inserire|definire|sviluppare)\b|"
-    r"\bsarà (?:\w+ )?(?:aggiunt|scritt|completat|inserit|sviluppat|redatt)[oa]\b|"
-    r"\b(?:prossima|futura) (?:versione|revisione|edizione)\b|\bprossimamente\b|"
-    r"\bin (?:costruzione|preparazione|lavorazione|allestimento)\b|\b(?:inserire|"
+    "en": r"\bto be (?:added|written|completed|continued|expanded|filled in|inserted)\b|"
+    r"\bcoming soon\b|\bwill be (?:added|written|completed|expanded|filled in|inserted) "
+    r"(?:later|soon|here|in)\b|\b(?:in|with) (?:a|the) (?:future|later|next) (?:version|update|"
+    r"revision|edition)\b|\bunder construction\b|\bnot (?:yet )?written\b|\b(?:insert|add|"
+    r"write|fill in|paste|describe|explain|put|place) (?:\w+ ){0,5}here\b",
+    "fr": r"\bà (?:compléter|rédiger|ajouter|insérer)\b|\bsera (?:\w+ )?(?:rédigée?|ajoutée?|"
+    r"complétée?|développée?|écrite?|traitée?|insérée?) (?:plus tard|ultérieurement|"
+    r"prochainement|dans une)\b|\b(?:prochaine|future|ultérieure) (?:version|mise à jour|"
+    r"édition)\b|\ben cours de rédaction\b|\b(?:insérer|ajouter|mettre|compléter|écrire|"
+    r"décrire|expliquer|présenter) (?:\w+ ){0,5}ici\b|\bici (?:\w+ ){0,4}(?:à insérer|"
+    r"à ajouter|à décrire)\b",
+    "de": r"\b(?:wird|werden) (?:\w+ ){0,3}(?:ergänzt|nachgereicht|nachgetragen)\b|\b(?:wird|"
+    r"werden) (?:später|noch|demnächst|bald) (?:\w+ ){0,3}(?:hinzugefügt|ausgearbeitet|eingefügt|"
+    r"geschrieben)\b|\bfolgt (?:später|noch|in Kürze|demnächst|bald)\b|\b(?:noch|später) zu "
+    r"(?:ergänzen|schreiben|erstellen)\b|\bzu ergänzen\b|\b(?:hier|später|noch) (?:\w+ ){0,8}"
+    r"(?:einfügen|ergänzen|nachtragen|beschreiben|erklären)\b|\b(?:nächsten|späteren|"
+    r"künftigen) (?:Version|Fassung|Überarbeitung)\b|\bnoch nicht (?:geschrieben|ausgearbeitet)\b",
+    "es": r"\bpor (?:completar|redactar|añadir|agregar|escribir)\b|\bse (?:completará|añadirá|"
+    r"agregará|redactará|escribirá) (?:más adelante|próximamente|en)\b|\b(?:será|serán) "
+    r"(?:\w+ )?(?:añadid|agregad|redactad|escrit|completad|desarrollad)[oa]s? (?:más adelante|"
+    r"próximamente|en una)\b|\b(?:próxima|futura) (?:versión|actualización|edición)\b|"
+    r"\ben redacción\b|\b(?:insertar|añadir|agregar|poner|escribir|describir|explicar) "
+    r"(?:\w+ ){0,5}aquí\b",
+    "it": r"\bda (?:completare|scrivere|aggiungere|inserire)\b|\bsarà (?:\w+ )?(?:aggiunt|"
+    r"scritt|completat|inserit|sviluppat|redatt)[oa] (?:più avanti|in seguito|prossimamente|"
+    r"in una)\b|\b(?:prossima|futura) (?:versione|revisione|edizione)\b|\b(?:inserire|"
     r"aggiungere|mettere|scrivere|descrivere|spiegare) (?:\w+ ){0,5}qui\b",
-    "pt": r"\bpor (?:completar|escrever|adicionar|acrescentar|definir|desenvolver)\b|"
-    r"\ba (?:completar|preencher|definir|acrescentar)\b|\bserá (?:\w+ )?(?:adicionad|"
-    r"acrescentad|escrit|completad|desenvolvid|redigid|inserid)[oa]\b|\b(?:próxima|"
-    r"futura) (?:versão|atualização|edição)\b|\bem breve\b|\bem (?:construção|preparação|"
-    r"elaboração)\b|\b(?:inserir|adicionar|acrescentar|colocar|escrever|descrever|explicar) "
-    r"(?:\w+ ){0,5}aqui\b",
-    "ru": r"\bбуд(?:ет|ут) (?:\w+ ){0,2}(?:написан|добавлен|дописан|дополнен|подготовлен|"
-    r"вставлен|размещ[её]н)\w*|\b(?:дописать|доделать|дополнить позже)\b|\b(?:вставить|"
-    r"добавить|написать|описать|объяснить) (?:\w+ ){0,3}(?:сюда|здесь)\b|\b(?:следующей|будущей|новой) (?:версии|редакции)\b|"
-    r"\bв (?:разработке|работе|процессе написания)\b|\bпоявится (?:позже|позднее|скоро)\b",
-    "uk": r"\bбуд(?:е|уть) (?:\w+ ){0,2}(?:написан|додан|дописан|доповнен|підготовлен|вставлен|"
-    r"розміщен)\w*|\b(?:дописати|доробити|доповнити пізніше)\b|\b(?:вставити|додати|написати|описати|"
-    r"пояснити) (?:\w+ ){0,3}(?:сюди|тут)\b|"
-    r"\b(?:наступній|майбутній|новій) (?:версії|редакції)\b|\bу (?:розробці|роботі|"
-    r"процесі написання)\b|\bз'явиться (?:пізніше|згодом|незабаром)\b",
-    "zh": r"待(?:补充|完善|添加|续|定|编写|撰写)|(?:稍后|以后|后续|之后)(?:再)?(?:补充|添加|完善|"
-    r"更新|编写)|(?:下一|未来的?|后续)版本|(?:正在|尚在)?(?:编写|建设)中|(?:此处|在此|这里)(?:插入|添加|"
-    r"补充|填写|放置)|"
-    r"(?:内容)?即将(?:推出|上线|补充)|尚未(?:完成|编写)",
-    "ja": r"(?:後|のち)(?:で|ほど)(?:追加|追記|補足|記述|作成)|追記予定|(?:準備|作成|執筆|編集)中|"
-    r"(?:次|今後|将来)の(?:バージョン|版|改訂)|(?:ここ|こちら)に[^。！？]{0,20}(?:入れる|挿入|追加|記入|"
-    r"載せる|書く)|近日(?:公開|追加)|"
-    r"未完成|(?:記述|作成)予定",
+    "pt": r"\bpor (?:completar|escrever|adicionar|acrescentar)\b|\ba (?:completar|acrescentar)\b|"
+    r"\bserá (?:\w+ )?(?:adicionad|acrescentad|escrit|completad|desenvolvid|redigid|inserid)"
+    r"[oa] (?:mais tarde|depois|em breve|numa|em uma)\b|\b(?:próxima|futura) (?:versão|"
+    r"atualização|edição)\b|\b(?:inserir|adicionar|acrescentar|colocar|escrever|descrever|"
+    r"explicar) (?:\w+ ){0,5}aqui\b",
+    "ru": r"\bбуд(?:ет|ут) (?:\w+ ){0,2}(?:написан|дописан|дополнен)\w*|\bбуд(?:ет|ут) "
+    r"(?:\w+ ){0,2}(?:добавлен|подготовлен|вставлен|размещ[её]н)\w* (?:позже|позднее|"
+    r"скоро|в следующ)|\b(?:дописать|доделать|дополнить позже)\b|\b(?:вставить|добавить|"
+    r"написать|описать|объяснить) (?:\w+ ){0,3}(?:сюда|здесь)\b|\b(?:следующей|будущей|"
+    r"новой) (?:версии|редакции)\b|\bв процессе написания\b|\bпоявится (?:позже|позднее|"
+    r"скоро)\b",
+    "uk": r"\bбуд(?:е|уть) (?:\w+ ){0,2}(?:написан|дописан|доповнен)\w*|\bбуд(?:е|уть) "
+    r"(?:\w+ ){0,2}(?:додан|підготовлен|вставлен|розміщен)\w* (?:пізніше|згодом|незабаром|"
+    r"в наступн|у наступн)|\b(?:дописати|доробити|доповнити пізніше)\b|\b(?:вставити|додати|"
+    r"написати|описати|пояснити) (?:\w+ ){0,3}(?:сюди|тут)\b|\b(?:наступній|майбутній|новій) "
+    r"(?:версії|редакції)\b|\bу процесі написання\b|\bз'явиться (?:пізніше|згодом|"
+    r"незабаром)\b",
+    "zh": r"待(?:补充|完善|添加|续|编写|撰写)|(?:稍后|以后|后续|之后)(?:再)?(?:补充|添加|完善|编写)|"
+    r"(?:下一|未来的?|后续)版本|(?:正在|尚在)编写中|(?:此处|在此|这里)(?:插入|添加|补充|放置)|"
+    r"(?:内容)?即将(?:推出|上线|补充)|尚未编写",
+    "ja": r"(?:後|のち)(?:で|ほど)(?:追加|追記|補足|記述|作成)|追記予定|(?:作成|執筆)中|"
+    r"(?:次|今後|将来)の(?:バージョン|版|改訂)|(?:ここ|こちら)に[^。！？]{0,20}(?:入れる|挿入|追加|"
+    r"記入|載せる)|近日(?:公開|追加)|(?:記述|作成)予定",
 }
 """Expressions by which a text defers its own writing."""
 

@@ -24,7 +24,10 @@ from core.flows.lesson.heuristics.scripts import words
 
 TEMPLATE = re.compile(
     r"\{\{[^{}\n]{0,80}\}\}|\{[A-Za-z]+(?:_[A-Za-z0-9]+)+\}|<<[^<>\n]{1,60}>>|\$\{[A-Za-z_]\w*\}"
+    r"|(?<![\w\\$^_{])\{[^\W\d_]{3,}\}|<!--[^>]*?\b(?:TODO|FIXME|TBD)\b"
 )
+"""Template variables left unfilled (`{{example}}`, `{worked_example}`, `{ejemplo}`), and a TODO
+left in an HTML comment."""
 BRACKET = re.compile(r"(?<![!\w\]])[\[［]([^\[\]［］\n]{2,200})[\]］](?![(\[:])")
 ANGLE = re.compile(r"(?<![\w<])<([^<>\n/!=\s][^<>\n]{0,80}?)>(?![\w>])")
 CJK_BRACKET = re.compile(r"【([^】\n]{1,60})】")
@@ -47,6 +50,8 @@ HTML_TAGS = words(
 WORD = re.compile(r"[^\W\d_]{2,}")
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 MATHLIKE = re.compile(r"[+=|<>/^]")
+IPA = re.compile(r"[\u0250-\u02af\u02c8\u02cc\u02d0]")
+QUOTE_MARK = re.compile(r"^\s*>\s?")
 LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 SHAPE_HINT = re.compile(r"[\[［<【{?X○◯●△□■×…]|\.\.\.|TODO|TBD|TBA|FIXME|(?i:lorem)")
 """A character or word every inline shape needs: blocks without one are not scanned line by
@@ -68,24 +73,34 @@ def _masked(line: str) -> str:
 def _instruction(content: str, whole: bool) -> bool:
     """Whether bracketed text reads as an instruction or a description of missing content."""
     text = content.strip()
-    if not text or text in ("…", "...", "sic"):
-        return False
+    if not text or text in ("…", "...", "sic") or IPA.search(text):
+        return False  # an elision, [sic], a phonetic transcription
     words = len(WORD.findall(text)) + len(CJK.findall(text)) // 2
     if MATHLIKE.search(text) and words < 3:
         return False  # [x + 1], [a = b]: notation
     return words >= 3 or (words >= 1 and (":" in text or "：" in text)) or (whole and words >= 1)
 
 
-def _inline(line: str, whole: bool) -> str | None:
-    """The first placeholder shape on one (masked) line."""
+def _angle_placeholder(content: str) -> bool:
+    """`<ejemplo>`, `<insert a figure>`; not an HTML tag, `<stdio.h>`, an address or `<Enter>`."""
+    words = content.split()
+    if words[0].lower().strip("/") in HTML_TAGS or re.search(r"[@/=\\]|::|\.\w", content):
+        return False
+    if len(words) == 1:
+        return content.islower() and bool(WORD.search(content))  # <Enter>, <Tab> are keys
+    return bool(WORD.search(content))
+
+
+def _inline(line: str, whole: bool, quoted: bool = False) -> str | None:
+    """The first placeholder shape on one (masked) line; in a quotation, brackets are the
+    editor's insertions unless one stands alone on its line."""
     if match := TEMPLATE.search(line) or STAND_IN.search(line):
         return match.group()
     for match in BRACKET.finditer(line):
-        if _instruction(match.group(1), whole):
+        if (whole or not quoted) and _instruction(match.group(1), whole):
             return match.group()
     for match in ANGLE.finditer(line):
-        first = match.group(1).split()[0].lower().strip("/")
-        if first not in HTML_TAGS and "@" not in match.group(1) and WORD.search(match.group(1)):
+        if _angle_placeholder(match.group(1)):
             return match.group()
     if (match := CJK_BRACKET.search(line)) and whole:
         return match.group()
@@ -117,6 +132,8 @@ def _deferral(block: Block, alone: bool, language: str) -> str | None:
     pattern = deferral(language)
     if pattern is None or not (match := pattern.search(block.prose)):
         return None
+    if block.text.rstrip().endswith((":", "：")):
+        return None  # "Phrases à compléter :" introduces an exercise
     short = len(block.prose.split()) <= SHORT_BLOCK
     names_itself = (ref := self_reference(language)) is not None and ref.search(block.prose)
     return match.group() if alone or short or names_itself else None
@@ -145,8 +162,8 @@ def _block_findings(block: Block, following: Block | None, alone: bool, language
         if block.kind != "table" and ELLIPSIS_LINE.match(masked):
             yield block.line_no + n, "a line standing for missing text", line.strip()
             return
-        whole = block.kind in ("paragraph", "list") and _alone_on_line(LIST_MARK.sub("", masked))
-        if found := _inline(masked, whole):
+        whole = _alone_on_line(QUOTE_MARK.sub("", LIST_MARK.sub("", masked)))
+        if found := _inline(masked, whole, quoted=block.kind == "quote"):
             if block.kind == "table" and found == "??":
                 continue  # a cell for the learner to fill in
             yield block.line_no + n, "placeholder", found

@@ -23,6 +23,8 @@ from core.flows.lesson.heuristics.placeholders import LABEL
 from core.flows.lesson.heuristics.result import CheckResult, Finding, HeuristicAction
 
 DISPLAY_WORDS = 15
+LABEL_VALUE = re.compile(r"^[^:：\n]{1,30}[:：]\s*\S[^\n]*$")
+"""`Source: Statistisches Bundesamt, 2023`: a label and its value, not a sentence."""
 RELATION = re.compile(r"[→⟶⇒⇌⇄↔⟹⟺=≈≡≤≥∝]")
 """A line shown after a colon (`venir → je vins, il vint`) is at most this long."""
 
@@ -32,7 +34,7 @@ def _display(block: Block, previous: Block | None) -> bool:
     written around an arrow or a relation (`Fe₂O₃ + 3CO → 2Fe + 3CO₂`)."""
     if len(block.lines) > 2 or len(block.text.split()) > DISPLAY_WORDS:
         return False
-    if RELATION.search(block.text):
+    if RELATION.search(block.text) or LABEL_VALUE.match(block.text):
         return True
     return (
         previous is not None

@@ -61,16 +61,21 @@ def has_cue(text: str, language: str) -> bool:
     return any(p.search(text) for table in cues(language) for p in table.values())
 
 
-def score(sentence: str, language: str, *, first: bool) -> tuple[int, list[str]]:
+def score(
+    sentence: str, language: str, *, first: bool, opening: bool = False
+) -> tuple[int, list[str]]:
     """The cues a sentence carries and their weight (the better of the lesson language's and
     English cues); an assent standing alone as the first sentence of a block ("Bien sûr !")
-    weighs double."""
+    weighs double, and so does a presentative naming the lesson in the lesson's `opening`
+    block ("Here is a lesson on...": a teacher does not open a lesson by handing it over)."""
     text = sentence.strip().lstrip("¡¿*_ ")
     best: tuple[int, list[str]] = (0, [])
     for table in cues(language):
         found = [name for name, pattern in table.items() if pattern.search(text)]
         total = sum(WEIGHTS[name] for name in found)
         if "assent" in found and first and len(text.split()) <= 3 and text.endswith(("!", "！")):
+            total += 1
+        if "present" in found and opening:
             total += 1
         best = max(best, (total, found))
     return best

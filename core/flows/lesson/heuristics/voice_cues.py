@@ -20,7 +20,8 @@ CUES: dict[str, dict[str, str]] = {
         r"(?:mentioned|said|noted|pointed out|suggested)\b|\b(?:the|level of) \w+ you "
         r"(?:mentioned|asked for|requested)\b|\b(?:per|at|in) "
         r"(?:your|the) request\b|\byour (?:request|brief|prompt|instructions)\b",
-        "offer": r"\blet me know\b|\bjust (?:tell|ask) me\b|\bfeel free to (?:ask|reach|tell)\b|"
+        "offer": r"\bhappy to help\b|\bhere to help\b|\bat your (?:service|disposal)\b|\b(?:you'd|you would) like me to\b|\bwant me to\b|"
+        r"\blet me know\b|\bjust (?:tell|ask) me\b|\bfeel free to (?:ask|reach|tell)\b|"
         r"\bif (?:you(?:'d)? (?:like|want|prefer|wish)|needed|necessary|desired)"
         r"[^.!?]{0,60}\bI\b|\bI (?:can|could) (?:also |easily |gladly )?(?:add|provide|"
         r"create|prepare|make|expand|adjust|write|include|extend|shorten)\b|"
@@ -46,7 +47,8 @@ CUES: dict[str, dict[str, str]] = {
         r"\bcomme (?:vous (?:l['’])?avez|tu (?:l['’])?as) (?:mentionné|dit|indiqué|précisé|"
         r"souligné)\b|\b(?:vous m['’]avez|tu m['’]as) (?:\w+ )?(?:demandé|envoyé|transmis|donné|"
         r"fourni|indiqué|montré)\b|\b(?:votre|ta) (?:demande|consigne|requête)\b",
-        "offer": r"\b(?:si (?:vous (?:le )?(?:souhaitez|voulez|préférez|désirez)|tu (?:le )?"
+        "offer": r"\b(?:reste|suis|serai) à (?:votre|ta) (?:entière )?disposition\b|\bje reste disponible\b|\bravie? de vous aider\b|"
+        r"\b(?:si (?:vous (?:le )?(?:souhaitez|voulez|préférez|désirez)|tu (?:le )?"
         r"(?:souhaites|veux|préfères)|besoin)|au besoin)[^.!?]{0,60}\b(?:je|j['’])|"
         r"\bn['’]hésitez pas à me\b|\bdites-(?:le-)?moi\b|\bdis-(?:le-)?moi\b|"
         r"\bfaites-moi savoir\b|\bje (?:peux|pourrais) (?:\w+ ){0,2}(?:préparer|ajouter|"
@@ -74,7 +76,8 @@ CUES: dict[str, dict[str, str]] = {
         r"(?:\w+ )?(?:gebeten|gefragt|geschickt|geschrieben|gegeben|gesendet)\b|"
         r"\b(?:Ihre[rn]?|deine[rn]?|der) (?:Anfrage|Bitte|Vorgabe)\b|\bwie (?:Sie|du) "
         r"(?:\w+ )?(?:erwähnt|gesagt|geschrieben|angemerkt)\b",
-        "offer": r"\b(?:falls|wenn) (?:Sie|du|ihr) (?:möchten|möchtest|wollen|willst|wünschen|"
+        "offer": r"\bstehe (?:ich )?(?:Ihnen |dir |euch )?(?:gern(?:e)? )?zur Verfügung\b|\bgerne? behilflich\b|\bhelfe (?:ich )?(?:Ihnen |dir )?gerne?\b|"
+        r"\b(?:falls|wenn) (?:Sie|du|ihr) (?:möchten|möchtest|wollen|willst|wünschen|"
         r"mögen)[^.!?]{0,60}\b(?:ich|mir)\b|\b(?:bei Bedarf|auf Wunsch|falls gewünscht|"
         r"wenn gewünscht)[^.!?]{0,60}\bich\b|\bsag(?:en Sie)? (?:mir )?(?:einfach )?"
         r"Bescheid\b|\blass(?:en Sie)? mich wissen\b|\bmelden Sie sich\b|\b(?:kann|könnte) "
@@ -100,7 +103,8 @@ CUES: dict[str, dict[str, str]] = {
         r"(?:habíamos )?(?:acordado|hablado)\b|\bcomo (?:me )?(?:mencionaste|mencionó|dijiste|"
         r"comentaste|comentó|indicaste)\b|\bme (?:\w+ )?(?:pediste|pidió|enviaste|"
         r"envió|mandaste|mandó|diste|dio|indicaste|indicó|pasaste)\b",
-        "offer": r"\b(?:si (?:quieres|lo deseas|deseas|prefieres|lo prefieres|necesitas|quiere|"
+        "offer": r"\b(?:quedo|estoy) a (?:tu|su) (?:entera )?disposición\b|\baquí para ayudar(?:te|le)\b|\bencantad[oa] de ayudar\b|"
+        r"\b(?:si (?:quieres|lo deseas|deseas|prefieres|lo prefieres|necesitas|quiere|"
         r"desea|prefiere|hace falta)|si lo necesitas)[^.!?]{0,60}\b(?:puedo|(?:te|se|lo|la) "
         r"(?:preparo|añado|hago|escribo|amplío|incluyo|paso|envío|mando))\b|\bavísame\b|\bdímelo\b|"
         r"\bdime si\b|\bno dudes en (?:pedirme|preguntarme|decírmelo)\b|\b¿?quieres que "
@@ -128,7 +132,8 @@ CUES: dict[str, dict[str, str]] = {
         r"dato|detto|scritto|fornito|indicato|passato)\b|\bcome (?:mi )?(?:hai|ha|avete) "
         r"(?:detto|accennato|indicato|scritto|menzionato)\b|\bcome (?:richiesto|"
         r"concordato)\b|\b(?:su|nella) (?:tua|sua|vostra) richiesta\b",
-        "offer": r"\b(?:se (?:vuoi|preferisci|desideri|ti serve|vuole|preferisce|desidera|serve)|"
+        "offer": r"\b(?:resto|sono) a (?:tua |sua |vostra )?(?:completa )?disposizione\b|\bfelice di aiutar|"
+        r"\b(?:se (?:vuoi|preferisci|desideri|ti serve|vuole|preferisce|desidera|serve)|"
         r"all['’]occorrenza|su richiesta)[^.!?]{0,60}\b(?:posso|(?:lo|la|li|le|te|ve) "
         r"\w+(?:o|isco))\b|\bfammi sapere\b|\bmi faccia sapere\b|\bdimmi se\b|"
         r"\bnon esit(?:are|i) a\b|\bposso (?:\w+ ){0,2}(?:preparare|aggiungere|inserire|"
@@ -154,7 +159,8 @@ CUES: dict[str, dict[str, str]] = {
         r"\ba pedido (?:seu|teu)\b|\bno (?:seu|teu) pedido\b|\b(?:você|tu) me "
         r"(?:\w+ )?(?:pediu|pediste|enviou|enviaste|mandou|mandaste|deu|deste)\b|\bcomo "
         r"(?:você )?(?:me )?(?:comentou|mencionou|disse|falou|indicou)\b",
-        "offer": r"\bse (?:quiser|preferir|desejar|precisar|for preciso)[^.!?]{0,60}\b(?:posso|"
+        "offer": r"\b(?:fico|estou) à (?:sua |tua )?(?:inteira )?disposição\b|\bfeliz em ajudar\b|"
+        r"\bse (?:quiser|preferir|desejar|precisar|for preciso)[^.!?]{0,60}\b(?:posso|"
         r"eu)\b|\b(?:me avise|avise-me|diga-me|me diga)\b|\bfique à vontade para (?:me )?"
         r"(?:pedir|perguntar)\b|\bnão hesite em\b|\bposso (?:\w+ ){0,2}(?:preparar|"
         r"adicionar|acrescentar|incluir|ampliar|fazer|escrever)\b",
@@ -177,7 +183,8 @@ CUES: dict[str, dict[str, str]] = {
         r"\b(?:вы|ты) (?:мне )?(?:прислали|прислал[аи]?|отправили|дали|просили|"
         r"показали)\b|\bв (?:вашем |твоём |твоем )?(?:запросе|задании)\b|\bкак (?:вы|ты) "
         r"(?:\w+ )?(?:упомянули|упомянул[аи]?|сказали|писали|отметили)\b",
-        "offer": r"\b(?:если (?:хотите|хочешь|нуж\w+|потребуется|понадобится|захотите)|при "
+        "offer": r"\bобращайтесь(?:,| с вопросами| если)|\bбуду рад[аы]? помочь\b|\bготов[аы]? помочь\b|"
+        r"\b(?:если (?:хотите|хочешь|нуж\w+|потребуется|понадобится|захотите)|при "
         r"желании|по желанию)[^.!?]{0,60}\b(?:я|могу)\b|\bдайте "
         r"(?:мне )?знать\b|\b(?:просто|только) (?:скажите|напишите)\b|\bнапишите(?:,| "
         r"мне)|\b(?:я )?(?:могу|смогу) (?:\w+ ){0,2}(?:добавить|подготовить|составить|"
@@ -203,7 +210,8 @@ CUES: dict[str, dict[str, str]] = {
         r"домовлялися\b|\b(?:ви|ти) (?:мені )?(?:надіслали|надіслав|надіслала|"
         r"дали|просили|показали)\b|\b(?:в|у) (?:вашому |твоєму )?(?:запиті|завданні)\b|\bяк "
         r"(?:ви|ти) (?:\w+ )?(?:згадали|згадав|сказали|писали|зазначили)\b",
-        "offer": r"\b(?:якщо (?:хочете|хочеш|потрібн\w*|треба|знадобиться|бажаєте)|за "
+        "offer": r"\bзвертайтеся(?:,| з питаннями| якщо)|\bрад(?:ий|а) допомогти\b|\bготов(?:ий|а) допомогти\b|"
+        r"\b(?:якщо (?:хочете|хочеш|потрібн\w*|треба|знадобиться|бажаєте)|за "
         r"бажання|на бажання)[^.!?]{0,60}\b(?:я|можу)\b|\bдайте "
         r"(?:мені )?знати\b|\b(?:лише|просто|тільки) (?:скажіть|напишіть)\b|"
         r"\bнапишіть(?:,| мені)|\b(?:я )?(?:можу|зможу) (?:\w+ ){0,2}(?:додати|"
@@ -224,7 +232,8 @@ CUES: dict[str, dict[str, str]] = {
         "assent": r"^(?:当然|好的|没问题|可以的|很高兴|非常乐意)",
         "request": r"(?:按照|根据|应)(?:你|您)的(?:要求|需求)|如(?:你|您)所(?:要求|需)|"
         r"(?:你|您)(?:发给|给|要求)我|(?:你|您)的(?:请求|要求)",
-        "offer": r"如果(?:你|您)(?:还)?(?:需要|想要|希望)[^。！？]{0,30}我|(?:如有需要|如需)"
+        "offer": r"随时(?:为你|为您)?(?:服务|效劳)|乐意(?:为你|为您)?(?:帮忙|效劳)|"
+        r"如果(?:你|您)(?:还)?(?:需要|想要|希望)[^。！？]{0,30}我|(?:如有需要|如需)"
         r"[^。！？]{0,30}我|请(?:随时)?告诉我|欢迎(?:随时|继续)?(?:提问|告诉我)|"
         r"我(?:还)?可以(?:再|为(?:你|您)|帮(?:你|您))",
         "hope": r"希望(?:这|本|以上)[^。！？]{0,15}(?:帮助|有用)",
@@ -239,7 +248,8 @@ CUES: dict[str, dict[str, str]] = {
         "assent": r"^(?:もちろん|かしこまりました|承知しました|了解しました|喜んで)",
         "request": r"ご(?:要望|依頼|指定|指示)[^。！？]{0,8}(?:に|の|どおり|とおり|通り)|お求めの|"
         r"(?:いただいた|頂いた)(?:ご依頼|資料|原稿)",
-        "offer": r"(?:必要であれば|必要なら|ご希望があれば|ご希望でしたら)[^。！？]{0,30}(?:ます|ください)|"
+        "offer": r"いつでも(?:お|ご)?(?:声|相談)|お手伝い(?:します|いたします)|"
+        r"(?:必要であれば|必要なら|ご希望があれば|ご希望でしたら)[^。！？]{0,30}(?:ます|ください)|"
         r"お気軽に|お知らせください|お申し付けください",
         "hope": r"(?:お役に立てれば|参考になれば)|幸いです",
         "ai": r"(?:AI|人工知能|言語モデル|AIアシスタント)として|私は(?:AI|人工知能|言語モデル)",
