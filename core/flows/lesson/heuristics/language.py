@@ -47,8 +47,9 @@ PASSAGE_CJK = 4
 """Han or kana characters in a row, outside parentheses, that make a passage (1-3: stray)."""
 PARENTHESES = re.compile(r"\([^()\n]*\)|（[^（）\n]*）")
 """A foreign term given in parentheses is a citation: `le Tao (道)`."""
-PASSAGE_SHARE = 0.4
-"""Share of the block's letters a passage in another script must hold to be drift."""
+PASSAGE_SHARE = 0.6
+"""Share of its paragraph a passage in another alphabetic script must hold to be drift: a
+paragraph mostly in that script (an example cited inside a paragraph is not)."""
 LATIN_RUN_MIN = 6
 """A non-Latin lesson writes Latin technical terms, not sentences: a run this long is one."""
 READ = ("paragraph", "list")

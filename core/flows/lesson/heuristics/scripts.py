@@ -17,10 +17,11 @@ HAN = "\u3005-\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 KANA = "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f"
 ARABIC = "\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufeff"
 NEUTRAL = (
-    "\u00b2\u00b3\u00b5\u00b9\u00bc-\u00be\u0370-\u03ff\u1f00-\u1fff\u2070-\u209f"
+    "\u00b2\u00b3\u00b5\u00b9\u00bc-\u00be\u0250-\u02ff\u0370-\u03ff\u1f00-\u1fff\u2070-\u209f"
     "\u2100-\u218f\u2460-\u24ff\u2776-\u2793\U0001d400-\U0001d7ff"
 )
-"""Greek, math letters and number forms (superscripts, fractions, roman and circled numerals)."""
+"""Greek, math letters, number forms (superscripts, fractions, roman and circled numerals) and
+the phonetic alphabet (IPA letters and modifiers: [ðə ˈkæt])."""
 
 LANGUAGE_SCRIPTS: dict[str, str] = {
     "en": LATIN,

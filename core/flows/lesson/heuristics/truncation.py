@@ -69,7 +69,10 @@ def _section_end(section: Section, lesson: ParsedLesson, language: str) -> list[
         return []
     last = blocks[-1]
     previous = blocks[-2] if len(blocks) > 1 else None
-    return [Finding(section=section.title, line=last.last_line_no, message=sign,
+    line = last.last_line_no
+    if last.kind in ("code", "formula") and last.closed and len(last.lines) > 2:
+        line -= 1  # where the text stops, not the closing fence
+    return [Finding(section=section.title, line=line, message=sign,
                     sample=last.lines[-1].strip()[-60:], action=HeuristicAction.PARTIAL_REGEN)
             for sign in ending_signs(last, previous, language)]  # fmt: skip
 
