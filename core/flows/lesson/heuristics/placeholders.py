@@ -18,7 +18,7 @@ import re
 
 from core.flows.lesson.heuristics.lexicon import deferral, self_reference
 from core.flows.lesson.heuristics.notation import INLINE_CODE, INLINE_MATH, QUOTED, URL
-from core.flows.lesson.heuristics.parse import Block, ParsedLesson
+from core.flows.lesson.heuristics.parse import LIST_ITEM, Block, ParsedLesson
 from core.flows.lesson.heuristics.result import CheckResult, Finding, HeuristicAction
 from core.flows.lesson.heuristics.scripts import words
 
@@ -52,7 +52,6 @@ CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 MATHLIKE = re.compile(r"[+=|<>/^]")
 IPA = re.compile(r"[\u0250-\u02af\u02c8\u02cc\u02d0]")
 QUOTE_MARK = re.compile(r"^\s*>\s?")
-LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 SHAPE_HINT = re.compile(r"[\[［<【{?X○◯●△□■×…]|\.\.\.|TODO|TBD|TBA|FIXME|(?i:lorem)")
 """A character or word every inline shape needs: blocks without one are not scanned line by
 line."""
@@ -142,7 +141,7 @@ def _deferral(block: Block, alone: bool, language: str) -> str | None:
 def _deferred_item(line: str, language: str) -> str | None:
     """A short list item that defers its own writing (`3. Exercise on the mode: to be done.`)."""
     pattern = deferral(language)
-    item = LIST_MARK.sub("", line)
+    item = LIST_ITEM.sub("", line)
     if pattern is None or len(item.split()) > ITEM_WORDS or not (match := pattern.search(item)):
         return None
     return match.group()
@@ -162,7 +161,7 @@ def _block_findings(block: Block, following: Block | None, alone: bool, language
         if block.kind != "table" and ELLIPSIS_LINE.match(masked):
             yield block.line_no + n, "a line standing for missing text", line.strip()
             return
-        whole = _alone_on_line(QUOTE_MARK.sub("", LIST_MARK.sub("", masked)))
+        whole = _alone_on_line(QUOTE_MARK.sub("", LIST_ITEM.sub("", masked)))
         if found := _inline(masked, whole, quoted=block.kind == "quote"):
             if block.kind == "table" and found == "??":
                 continue  # a cell for the learner to fill in

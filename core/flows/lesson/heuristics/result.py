@@ -1,12 +1,15 @@
-"""Results of the free checks and the spec's table that turns them into an action.
+"""Results of the free checks and the table of spec 001 that turns them into an action.
 
 | check | FAIL | WARN |
 |---|---|---|
-| language consistency | REGENERATE | FLAG_TO_JUDGE (a few stray characters: self-fixable) |
-| content truncation | PARTIAL_REGEN (REGENERATE with several signs) | - |
-| min section length | PARTIAL_REGEN (empty section) | FLAG_TO_JUDGE |
-| placeholders | PARTIAL_REGEN | - |
-| chatbot artifacts | - | SELF_FIX |
+| language consistency (5.1) | REGENERATE (a passage or paragraph in another language) | SELF_FIX (1-3 stray foreign characters: phase 2 hygiene, code removes them) |
+| content truncation (5.2) | PARTIAL_REGEN (the cut section; REGENERATE with several cuts) | - |
+| min section length | PARTIAL_REGEN (empty section) | FLAG_TO_JUDGE (short section) |
+| placeholders (phase 1: empty/placeholder fields) | PARTIAL_REGEN (the sections holding them) | - |
+| chatbot artifacts (phase 2: hygiene) | - | SELF_FIX (code removes them) |
+
+Each finding carries its own action; a check's action is its worst finding's, the report's
+the worst check's.
 """
 
 from __future__ import annotations
