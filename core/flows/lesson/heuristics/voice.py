@@ -16,7 +16,8 @@ functions, each a small closed set per language:
 - `hope`: the closing formula "I hope (this helps)".
 - `ai`: the writer naming itself an AI or a language model.
 - `present`: a presentative naming the lesson as a product ("here is the lesson", "voici la
-  leçon", "вот урок").
+  leçon", "вот урок"); any presentative after a reply particle ("Sure, here is the part") is
+  the reply formula too (`presentative` alone weighs nothing: "Voici un exemple" teaches).
 - `edit`: the writer reporting what it did to the text ("I have simplified", "j'ai ajouté").
 - `client`: the learners named in the third person as the requester's ("your students",
   "vos élèves"): the text speaks to their teacher, not to them.
@@ -34,7 +35,7 @@ from core.flows.lesson.heuristics.scripts import base_language
 from core.flows.lesson.heuristics.voice_cues import CUES
 
 WEIGHTS = {"speaker": 1, "assent": 1, "request": 2, "offer": 2, "hope": 2, "ai": 2, "present": 1,
-           "edit": 2, "client": 1}  # fmt: skip
+           "edit": 2, "client": 1, "presentative": 0}  # fmt: skip
 """`hope` weighs as much as "I" + hope: the formula is the speaker's own in every language
 (a first-person verb where the pronoun drops: "Надеюсь", "Espero que", "お役に立てれば")."""
 CHATTER_SCORE = 2
@@ -77,5 +78,7 @@ def score(
             total += 1
         if "present" in found and opening:
             total += 1
+        if "assent" in found and "presentative" in found:
+            total += 1  # "Sure, here is...": the reply formula, whatever it hands over
         best = max(best, (total, found))
     return best

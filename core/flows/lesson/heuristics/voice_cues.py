@@ -30,6 +30,7 @@ CUES: dict[str, dict[str, str]] = {
         "ai": r"\bas an? (?:AI|artificial intelligence|(?:large )?language model|AI (?:model|"
         r"assistant)|assistant|chatbot)\b|\bI(?:'m| am) (?:an? |just an? )?(?:AI|language "
         r"model|AI assistant)\b",
+        "presentative": r"\bhere(?:'s| is| are| comes)\b|\bbelow (?:is|are)\b",
         "present": r"\b(?:here(?:'s| is| are)|below (?:is|you will find))\b[^.!?]{0,40}\b(?:lesson|"
         r"course|version|material|worksheet|handout|answer|response)\b",
         "edit": r"\bI(?:'ve| have)? (?:\w+ly )?(?:added|included|simplified|chosen|chose|kept|"
@@ -58,6 +59,7 @@ CUES: dict[str, dict[str, str]] = {
         "ai": r"\ben tant qu['’](?:IA|intelligence artificielle|assistant)\b|\ben tant que "
         r"(?:modèle de langage|modèle d['’]IA|assistant|IA)\b|\bje (?:suis|ne suis qu['’]) "
         r"(?:une? )?(?:IA|intelligence artificielle|modèle de langage|assistant)\b",
+        "presentative": r"\bvoici\b|\bvoilà\b|\bci-dessous\b",
         "present": r"\b(?:voici|voilà|ci-dessous)\b[^.!?]{0,40}\b(?:leçon|cours|version|fiche|"
         r"support|proposition|réponse|séquence)\b",
         "edit": r"\bj['’]ai (?:\w+ment )?(?:ajouté|inclus|simplifié|choisi|gardé|conservé|"
@@ -85,6 +87,7 @@ CUES: dict[str, dict[str, str]] = {
         "hope": r"\bich hoffe\b|\bhoffentlich hilft\b",
         "ai": r"\bals (?:KI|künstliche Intelligenz|Sprachmodell|KI-Modell|KI-Assistent|"
         r"Assistent)\b|\bich bin (?:nur )?(?:eine? )?(?:KI|Sprachmodell|KI-Assistent)\b",
+        "presentative": r"\bhier (?:ist|sind|kommt|kommen|folgt)\b",
         "present": r"\b(?:hier (?:ist|kommt|sind|folgt)|anbei|im Folgenden (?:finden Sie|"
         r"findest du))\b[^.!?]{0,40}\b(?:Lektion|Unterrichtseinheit|Stunde|Version|"
         r"Fassung|Material|Arbeitsblatt|Antwort)\b",
@@ -113,6 +116,7 @@ CUES: dict[str, dict[str, str]] = {
         "hope": r"\bespero que\b",
         "ai": r"\bcomo (?:una )?(?:IA|inteligencia artificial|modelo de lenguaje|asistente)\b|"
         r"\bsoy (?:solo )?(?:una? )?(?:IA|inteligencia artificial|modelo de lenguaje)\b",
+        "presentative": r"\baquí (?:tienes|tiene|está|están|va)\b|\ba continuación\b",
         "present": r"\b(?:aquí (?:tienes|tiene|está|va)|a continuación (?:tienes|te presento|"
         r"encontrarás))\b[^.!?]{0,40}\b(?:lección|clase|versión|material|ficha|"
         r"respuesta|unidad)\b",
@@ -142,6 +146,7 @@ CUES: dict[str, dict[str, str]] = {
         "ai": r"\bcome (?:un['’]|una )?(?:IA|intelligenza artificiale|modello linguistico|"
         r"modello di linguaggio|assistente)\b|\bin quanto (?:IA|modello)\b|\bsono (?:solo )?"
         r"(?:un['’]|una |un )?(?:IA|intelligenza artificiale|modello linguistico)\b",
+        "presentative": r"\becco\b|\bqui (?:trovi|hai|c['’]è)\b",
         "present": r"\b(?:ecco|qui (?:trovi|c['’]è|hai)|di seguito (?:trovi|la))\b[^.!?]{0,40}"
         r"\b(?:lezione|versione|scheda|materiale|risposta|unità)\b",
         "edit": r"\b(?:l['’])?ho (?:\w+mente )?(?:cercato|incluso|aggiunto|semplificato|scelto|"
@@ -167,6 +172,7 @@ CUES: dict[str, dict[str, str]] = {
         "hope": r"\bespero que\b",
         "ai": r"\bcomo (?:uma )?(?:IA|inteligência artificial|modelo de linguagem|assistente)\b|"
         r"\bsou (?:apenas )?(?:uma? )?(?:IA|inteligência artificial|modelo de linguagem)\b",
+        "presentative": r"\baqui (?:está|estão|vai|tem)\b|\bsegue\b",
         "present": r"\b(?:aqui (?:está|estão|vai|tem)|segue|a seguir (?:está|apresento))\b"
         r"[^.!?]{0,40}\b(?:lição|aula|versão|material|ficha|resposta|unidade)\b",
         "edit": r"\b(?:preparei|incluí|adicionei|acrescentei|escolhi|tentei|procurei|mantive|"
@@ -193,6 +199,7 @@ CUES: dict[str, dict[str, str]] = {
         "ai": r"\bкак (?:языковая модель|ии|искусственный интеллект|нейросеть|ассистент)\b|"
         r"\bбудучи (?:языковой моделью|ии)\b|\bя (?:—|являюсь|всего лишь|лишь)? ?(?:языковая "
         r"модель|ии|искусственный интеллект|нейросеть)\b",
+        "presentative": r"\bвот\b|\bниже\b",
         "present": r"\b(?:вот|ниже)\b[^.!?]{0,40}\b(?:урок|конспект|материал|верси\w+|"
         r"разработк\w+|ответ)\b",
         "edit": r"\bя (?:\w+о )?(?:постарал\w+|добавил\w*|упростил\w*|выбрал\w*|включил\w*|"
@@ -219,6 +226,7 @@ CUES: dict[str, dict[str, str]] = {
         "hope": r"\bсподіваюс[яь]\b",
         "ai": r"\bяк (?:мовна модель|ші|штучний інтелект|нейромережа|асистент)\b|\bя "
         r"(?:—|є|лише|всього лише)? ?(?:мовна модель|ші|штучний інтелект|нейромережа)\b",
+        "presentative": r"\bось\b|\bнижче\b",
         "present": r"\b(?:ось|нижче)\b[^.!?]{0,40}\b(?:урок|конспект|матеріал|версі\w+|"
         r"розробк\w+|відповідь)\b",
         "edit": r"\bя (?:\w+о )?(?:постарав\w*|намагав\w*|додав\w*|спростив\w*|обрав\w*|"
@@ -239,6 +247,7 @@ CUES: dict[str, dict[str, str]] = {
         "hope": r"希望(?:这|本|以上)[^。！？]{0,15}(?:帮助|有用)",
         "ai": r"作为(?:一个|一名)?(?:AI|人工智能|语言模型|AI助手|智能助手)|我(?:只)?是(?:一个)?(?:AI|人工智能|"
         r"语言模型|AI助手)",
+        "presentative": r"以下是|下面是|这是",
         "present": r"(?:以下是|下面是|这是)[^。！？]{0,15}(?:课|讲义|教案|课程|教学内容|说明|讲解)",
         "edit": r"我(?:已经|特意|尽量|有意)?(?:添加|加入|简化|选择|保留|整理|删去|删除|省略|准备|翻译)了",
         "client": r"(?:你|您)的(?:学生|课堂|班级|课上)|(?:和|与)学生们?(?:一起)?的?课",
@@ -253,6 +262,7 @@ CUES: dict[str, dict[str, str]] = {
         r"お気軽に|お知らせください|お申し付けください",
         "hope": r"(?:お役に立てれば|参考になれば)|幸いです",
         "ai": r"(?:AI|人工知能|言語モデル|AIアシスタント)として|私は(?:AI|人工知能|言語モデル)",
+        "presentative": r"以下は|こちらが|こちらは",
         "present": r"(?:以下は|こちらは|こちらが)[^。！？]{0,15}(?:レッスン|教材|授業|解説|説明)",
         "edit": r"(?:追加|簡略化|省略|整理|削除)しました",
         "client": r"(?:生徒|学生)さん(?:たち)?(?:に|の|向け)",
@@ -264,6 +274,7 @@ CUES: dict[str, dict[str, str]] = {
         "offer": r"لا تتردد|أخبرني|إذا (?:أردت|كنت ترغب)[^.!?؟]{0,60}(?:يمكنني|أستطيع)",
         "hope": r"آمل أن|أتمنى أن",
         "ai": r"(?:كنموذج|بصفتي نموذج|بصفتي) (?:لغوي|ذكاء اصطناعي)|كذكاء اصطناعي",
+        "presentative": r"إليك|فيما يلي",
         "present": r"(?:إليك|إليكم|فيما يلي)[^.!?؟]{0,40}(?:الدرس|درس|شرح)",
         "edit": r"(?:قمت ب|لقد )(?:إضافة|تبسيط|اختيار|حذف|أضفت|بسطت)",
         "client": r"(?:طلابك|تلاميذك)",
