@@ -178,6 +178,13 @@ def test_clean_shapes_get_no_action(language, body, shape):
 
 DEFECTS = [
     (
+        "es",
+        "chatbot_artifacts",
+        lesson("es", "Sure, here is the part. La refracción desvía la luz al cambiar de medio."),
+        "Sure, here",
+        "an English reply formula in a Spanish lesson",
+    ),
+    (
         "en",
         "chatbot_artifacts",
         lesson(
