@@ -104,9 +104,8 @@ async def local_server_check(llm: LLMClient, role: str) -> HealthCheck:
         return _failed("server", f"missing {binary if not model.is_file() else model}",
                        "reinstall noema[local]")  # fmt: skip
     started = time.perf_counter()
-    backend = llm.backend(role)
     try:
-        await backend.prepare(llm.config(role), "embed" if role == "embedding" else "structured")
+        await llm.prepare(role, "embed" if role == "embedding" else "structured")
     except Exception as exc:  # noqa: BLE001
         problem = explain(exc)
         return _failed("server", problem.summary, problem.next_step)
@@ -132,7 +131,12 @@ def model_check(config: ModelConfig, models: list[ServerModel] | None) -> Health
 async def answer_check(llm: LLMClient, role: str, timeout_s: float) -> HealthCheck:
     """A bounded structured answer comes back valid (for `embedding`: a vector comes back)."""
     name = answer_name(role)
-    started = time.perf_counter()
+    try:
+        await llm.prepare(role, "embed" if role == "embedding" else "structured")
+    except Exception as exc:  # noqa: BLE001 - reported as the check's result
+        problem = explain(exc)
+        return _failed(name, problem.summary, problem.next_step)
+    started = time.perf_counter()  # the model's own time, start-up work done
     try:
         if role == "embedding":
             (vector,) = await llm.embed(["connection test"], role=role, node="health")

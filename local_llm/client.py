@@ -155,6 +155,11 @@ class LLMClient:
         thread.start()
         return thread
 
+    async def prepare(self, role: str = "default", kind: Kind = "structured") -> None:
+        """Do a role's start-up work now (import the backend, start the bundled model's
+        server): what the first call would otherwise wait for before its own clock starts."""
+        await self._ready(self._call(role, kind, "", ""))
+
     def close(self) -> None:
         """Release what the backends hold for this process (the local model's servers)."""
         for backend in {id(b): b for b in self._backends.values()}.values():
