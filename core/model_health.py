@@ -103,14 +103,19 @@ async def local_server_check(llm: LLMClient, role: str) -> HealthCheck:
     if not os.access(binary, os.X_OK) or not model.is_file():
         return _failed("server", f"missing {binary if not model.is_file() else model}",
                        "reinstall noema[local]")  # fmt: skip
+    backend, config = llm.backend(role), llm.config(role)
+    mode = "embedding" if role == "embedding" else "chat"
     started = time.perf_counter()
     try:
-        await llm.prepare(role, "embed" if role == "embedding" else "structured")
+        await asyncio.to_thread(backend.acquire, mode, config)
     except Exception as exc:  # noqa: BLE001
         problem = explain(exc)
         return _failed("server", problem.summary, problem.next_step)
+    server = backend.server(mode, config)
+    if server.joined:
+        return _ok("server", f"llama.cpp {mode} server already running at {server.url} (shared)")
     took = time.perf_counter() - started
-    return _ok("server", f"llama.cpp server with {model.name} ready in {took:.1f} s")
+    return _ok("server", f"llama.cpp {mode} server with {model.name} started in {took:.1f} s")
 
 
 def model_check(config: ModelConfig, models: list[ServerModel] | None) -> HealthCheck:

@@ -91,6 +91,8 @@ class SharedServer:
         self.key = f"{mode}-{ctx_size}x{parallel}"
         self._lease: int | None = None
         self._info: dict[str, Any] | None = None
+        self.joined = False
+        """Whether the last `acquire()` joined a server another process had started."""
         self._supervisor: subprocess.Popen[bytes] | None = None
         """The supervisor this process started (its pid stays "alive" as a zombie otherwise)."""
         self._lock = threading.Lock()
@@ -114,7 +116,9 @@ class SharedServer:
             if self._lease is None:
                 self._lease = self._take_lease()
             with self._start_lock():
-                self._info = self._running() or self._spawn()
+                running = self._running()
+                self.joined = running is not None
+                self._info = running or self._spawn()
             return self._info["url"]
 
     def release(self) -> None:

@@ -80,7 +80,8 @@ class LocalBackend:
         if prepare is not None:
             await prepare(config, kind)
 
-    def _acquire(self, mode: Mode, config: ModelConfig) -> str:
+    def acquire(self, mode: Mode, config: ModelConfig) -> str:
+        """Start or join the server of a mode (blocking); its URL."""
         from local_llm.local_server import is_available
 
         if not is_available():
@@ -95,7 +96,7 @@ class LocalBackend:
 
     def resolved(self, config: ModelConfig, mode: Mode) -> ModelConfig:
         """The config the inner backend uses: the running server's OpenAI-compatible API."""
-        url = self._acquire(mode, config)
+        url = self.acquire(mode, config)
         budget = config.context_budget
         if mode == "embedding":
             budget = min(budget, EMBEDDING_MAX_CTX - 8)
