@@ -7,7 +7,14 @@ through a small supervisor (`local_llm/supervisor.py`), and the others find it i
 directory and use it. Each user holds a lease (an `flock` the kernel releases however the
 process ends); the supervisor stops the server when the last lease is gone, and the server
 dies with its supervisor (`PR_SET_PDEATHSIG`). Nothing is left running after noema exits,
-whether it quit, was interrupted, terminated or killed.
+whether it quit, was interrupted, terminated or killed. (Where there is no PR_SET_PDEATHSIG,
+macOS, only a kill -9 of the supervisor itself could leave its server behind; POSIX `flock`
+is needed, so the `local` provider does not run on Windows.)
+
+Why a supervisor rather than the first noema owning the server: the first process may be a
+short CLI command while the TUI keeps using the server; a server owned by whoever started it
+would die under the other. The supervisor belongs to no noema process and lives exactly as
+long as some noema process holds a lease.
 
     server = SharedServer(registry_dir, "chat", ctx_size=4096)
     url = server.acquire()          # starts or joins; blocks until the server is healthy
