@@ -181,3 +181,18 @@ def test_provider_local_starts_the_bundled_model_on_demand_and_nothing_outlives_
     while _processes_using(registry) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _processes_using(registry) == [], f"llama-server {server_pid} outlived noema"
+
+
+def test_lesson_generate_with_embeddings_enabled_indexes_without_a_traceback(
+    tmp_path, vault, fake_ollama
+):
+    """The demo's settings enable embeddings; the lesson command synced the index with the
+    blocking call inside its event loop and died with a RuntimeError traceback."""
+    models = (f'provider = "ollama"\nmodel = "llama3.2"\nbase_url = "{fake_ollama.url}"\n'
+              "embeddings_enabled = true\ntransient_retries = 0\n"
+              '[models.roles.embedding]\nmodel = "nomic-embed-text"\n')  # fmt: skip
+    result = noema("--settings", str(settings_file(tmp_path, vault, models)), "lesson",
+                   "generate", "Deep Work", "--no-input")  # fmt: skip
+    assert "Traceback" not in result.stderr, result.stderr
+    assert fake_ollama.requests("/api/embed"), "the index was not synced with embeddings"
+    assert fake_ollama.requests("/api/chat"), "no lesson was asked for"

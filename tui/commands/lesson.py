@@ -60,7 +60,7 @@ async def _drive(settings: Any, data: dict[str, Any], args: Any, backend: Any, a
     services = open_app(settings, backend=backend)
     async with services:
         if services.vault is not None:
-            services.vault.index.sync()
+            await services.vault.index.sync_async()
         try:
             run_id = start_lesson(services, data)
         except ValueError as exc:
