@@ -88,7 +88,8 @@ def _not_found(exc: Any, config: Any, who: str) -> Explained:
         return (f"the model {name} is not installed on the Ollama server at {config.base_url}",
                 f"run `ollama pull {name}`, or choose an installed one (`noema doctor` lists "
                 "them)")  # fmt: skip
-    return (f"the server has no model {name} ({who})",
+    at = f" at {config.base_url}" if getattr(config, "base_url", None) else ""
+    return (f"the model {name} was not found on the server{at}",
             "set models.model to one the server lists (`noema doctor` lists them)")  # fmt: skip
 
 
