@@ -113,6 +113,8 @@ class LLMClient:
         self._backends: dict[str, Backend] = dict(backends or {})
         self.trace_sink = trace_sink
         self._call_context = call_context
+        self.warming: threading.Thread | None = None
+        """The thread `warm()` started (a front end can show it as start-up work)."""
 
     @property
     def roles(self) -> dict[str, ModelConfig]:
@@ -153,7 +155,13 @@ class LLMClient:
 
         thread = threading.Thread(target=run, name="noema-warm-backends", daemon=True)
         thread.start()
+        self.warming = thread
         return thread
+
+    async def prepare(self, role: str = "default", kind: Kind = "structured") -> None:
+        """Do a role's start-up work now (import the backend, start the bundled model's
+        server): what the first call would otherwise wait for before its own clock starts."""
+        await self._ready(self._call(role, kind, "", ""))
 
     def close(self) -> None:
         """Release what the backends hold for this process (the local model's servers)."""

@@ -207,6 +207,10 @@ class NoemaApp(App):
 
         if self.services is None:
             return
+        warming = self.services.llm.warming
+        if warming is not None and warming.is_alive():  # start-up work, not the model's
+            self.post_message(ModelStatus(None, "starting: loading the model backend…"))
+            await asyncio.to_thread(warming.join)
         self.post_message(ModelStatus(None, "checking…"))
         result = await reachable(self.services.llm)
         self.model_ok = result.ok

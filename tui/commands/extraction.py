@@ -11,12 +11,11 @@ and names merge applies left halfway (the app does the same at start-up).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import shlex
 from pathlib import Path
 from typing import Any
 
-from tui.commands import CommandError, err, require_vault, settings_from
+from tui.commands import CommandError, err, require_vault, run_async, settings_from
 
 FLOW = "extraction"
 
@@ -117,7 +116,7 @@ async def drive(services: Any, events: Any) -> int:
 def run_extract(args: argparse.Namespace, backend: Any = None) -> int:
     settings = settings_from(args)
     require_vault(settings)
-    return asyncio.run(_extract(settings, args.note, backend))
+    return run_async(_extract(settings, args.note, backend))
 
 
 async def _extract(settings: Any, note: str, backend: Any) -> int:
@@ -209,7 +208,7 @@ def parse_drops(items: list[str], payload: dict[str, Any]) -> list[dict[str, str
 def run_review(args: argparse.Namespace, backend: Any = None) -> int:
     settings = settings_from(args)
     require_vault(settings)
-    return asyncio.run(_review(settings, args, backend))
+    return run_async(_review(settings, args, backend))
 
 
 async def _review(settings: Any, args: argparse.Namespace, backend: Any) -> int:
@@ -286,4 +285,4 @@ def run_repair(args: argparse.Namespace) -> int:
             print(f"  {path}")
         return 1 if report.errors or report.abandoned or report.unfinished_merges else 0
 
-    return asyncio.run(go())
+    return run_async(go())

@@ -10,11 +10,10 @@ first); an apply interrupted halfway is finished with `--resume` or rolled back 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from typing import Any
 
-from tui.commands import CommandError, err, require_vault, settings_from
+from tui.commands import CommandError, err, require_vault, run_async, settings_from
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -57,7 +56,7 @@ def run_normalize(args: argparse.Namespace, backend: Any = None) -> int:
     """The `normalize` handler; `backend` is for tests (a scripted model)."""
     settings = settings_from(args)
     require_vault(settings)
-    return asyncio.run(_normalize(settings, args.strategy, backend))
+    return run_async(_normalize(settings, args.strategy, backend))
 
 
 async def _normalize(settings: Any, strategy: str | None, backend: Any) -> int:
