@@ -8,6 +8,7 @@ one backend is injected for all roles (tests inject `local_llm.testing.ScriptedB
 from __future__ import annotations
 
 import asyncio
+import atexit
 import logging
 import threading
 import time
@@ -39,6 +40,8 @@ M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
 CallContext = Callable[[], Mapping[str, str]]
 log = logging.getLogger(__name__)
+WARM_JOIN_S = 120.0
+"""How long an exiting process waits for a backend import still under way."""
 
 
 @dataclass
@@ -155,6 +158,10 @@ class LLMClient:
 
         thread = threading.Thread(target=run, name="noema-warm-backends", daemon=True)
         thread.start()
+        # A daemon thread still importing while the interpreter finalizes can abort the
+        # process (SIGABRT, seen when a short command exited during litellm's import): the
+        # exit waits for the import instead.
+        atexit.register(thread.join, WARM_JOIN_S)
         self.warming = thread
         return thread
 

@@ -215,7 +215,8 @@ async def _review(settings: Any, args: argparse.Namespace, backend: Any) -> int:
     from core.flows.registry import open_app
     from core.runtime import RunBusy
 
-    async with open_app(settings, backend=backend) as services:
+    # only feedback asks the model again; approving or aborting does not
+    async with open_app(settings, backend=backend, warm=bool(args.feedback)) as services:
         try:
             run = services.runtime.runs.find(args.run)
         except KeyError as exc:
@@ -277,7 +278,7 @@ def run_repair(args: argparse.Namespace) -> int:
         from core.flows.registry import open_app
         from core.repair import finish_approved, repair
 
-        async with open_app(settings) as services:
+        async with open_app(settings, warm=False) as services:
             report = repair(services, on_wait=_waiting_for)
             report.finished += await finish_approved(services)
         print(report.summary())

@@ -95,7 +95,7 @@ class _Opened:
 
         settings = settings_from(args)
         require_vault(settings)
-        self.services = open_app(settings)
+        self.services = open_app(settings, warm=False)
         self.merges = Merges(self.services.store, self.services.vault)
 
     def __enter__(self) -> Any:
