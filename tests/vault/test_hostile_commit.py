@@ -132,3 +132,20 @@ async def test_a_commit_that_leads_out_of_the_vault_is_abandoned_not_retried(tmp
         assert hv.SECRET_TEXT not in json.dumps(
             [tuple(r) for r in app.store.query("SELECT * FROM notes")]
         )
+
+
+def test_every_path_of_a_plan_is_checked_before_the_store_commits(tmp_path: Path) -> None:
+    import pytest
+
+    from core.flows.extraction.commit import check_paths
+    from vault.writer import VaultWriteError, VaultWriter
+
+    vault = hv.build(tmp_path)
+    writer = VaultWriter(vault)
+    good = VaultPlan(run_id="r", source=hv.PODCAST, source_name="x")
+    check_paths(writer, good)  # nothing to say
+    through_folder = good.model_copy(update={"create": [
+        NoteCreate(path=f"{hv.IDEAS}/Externo/Nueva.md", entity_id="n", text="x")]})  # fmt: skip
+    for plan in (good.model_copy(update={"source": f"{hv.SOURCES}/Secreto.md"}), through_folder):
+        with pytest.raises(VaultWriteError, match="outside the vault"):
+            check_paths(writer, plan)
