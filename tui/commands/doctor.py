@@ -74,27 +74,8 @@ def check_vault(settings: Settings) -> list[Check]:
     return checks
 
 
-def _indexed_notes(settings: Settings) -> int | None:
-    """How many notes the index holds (None before the first `noema index`)."""
-    from core.store import Store, StoreError
-
-    if not settings.store_path.exists():
-        return None
-    try:
-        store = Store(settings.store_path)
-    except (StoreError, OSError):
-        return None
-    try:
-        count = int(store.query_one("SELECT COUNT(*) FROM notes")[0])
-    finally:
-        store.close()
-    return count or None
-
-
-def check_vault_notes(settings: Settings) -> Check | None:
-    """Notes the last index could not take as they are (kept out of the workflows); None
-    when there are none."""
-    from core.ingest import vault_problems
+def _from_index(settings: Settings, read: Callable[[Any], Any]) -> Any:
+    """`read(store)` on the index of an earlier `noema index`, or None when there is none."""
     from core.store import Store, StoreError
 
     if settings.vault.path is None or not settings.store_path.exists():
@@ -104,9 +85,23 @@ def check_vault_notes(settings: Settings) -> Check | None:
     except (StoreError, OSError):
         return None
     try:
-        problems = vault_problems(store)
+        return read(store)
     finally:
         store.close()
+
+
+def _indexed_notes(settings: Settings) -> int | None:
+    """How many notes the index holds (None before the first `noema index`)."""
+    count = _from_index(settings, lambda s: int(s.query_one("SELECT COUNT(*) FROM notes")[0]))
+    return count or None
+
+
+def check_vault_notes(settings: Settings) -> Check | None:
+    """Notes the last index could not take as they are (kept out of the workflows); None
+    when there are none."""
+    from core.ingest import vault_problems
+
+    problems = _from_index(settings, vault_problems)
     if not problems:
         return None
     lines = [
