@@ -14,6 +14,7 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Label
 
 from core.flows.tutor.sessions import due_for_practice
+from core.ingest import problem_count
 from tui.keys import hints
 from tui.messages import (
     IndexProgress,
@@ -53,6 +54,7 @@ def note_counts(store: Any) -> dict[str, Any]:
             0
         ],
         "due": due_for_practice(store, 3),
+        "problems": problem_count(store),
     }
 
 
@@ -134,6 +136,8 @@ class HomeScreen(NoemaScreen):
                 ("Concepts", str(counts["concepts"])),
                 ("Unprocessed", f"{counts['unprocessed']} sources"),
             ]
+            if counts.get("problems"):  # kept out of the workflows until fixed
+                rows.append(("To fix", f"{counts['problems']} notes (noema doctor)"))
             if counts.get("due"):  # concepts the tutor says are due (weakest, stalest first)
                 due = ", ".join(f"{d.title} {d.mastery:.0%}" for d in counts["due"])
                 rows.append(("Practice", due))
