@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from textual import work
@@ -138,9 +139,14 @@ class NoemaApp(App):
         backend: Backend | None = None,
         vault_label: str | None = None,
         watch: bool = True,
+        settings_path: Path | str | None = None,
     ) -> None:
         super().__init__()
+        from core.settings import user_settings_path
+
         self.settings = settings
+        self.settings_path = user_settings_path(settings_path)
+        """The user's settings file, where choices made in the app are saved (tui.choices)."""
         self.services: Services | None = None
         self._injected = services
         self._backend = backend
@@ -164,6 +170,13 @@ class NoemaApp(App):
                 Binding(key, f"open_screen('{name}')", title, id=f"app.screen.{name}", show=False)
             )
         self.set_keymap(settings.tui.keymap)
+
+    def watch_theme(self, theme: str) -> None:
+        """A theme chosen in the palette is kept in the user's settings file."""
+        if theme != self.settings.tui.theme:
+            from tui.choices import save_choice
+
+            save_choice(self, {"tui": {"theme": theme}}, f"theme {theme}")
 
     # -- start-up and shut-down -----------------------------------------------------------
 

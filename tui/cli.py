@@ -64,7 +64,7 @@ def open_tui(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     from tui.app import NoemaApp
 
-    NoemaApp(settings).run()
+    NoemaApp(settings, settings_path=getattr(args, "settings", None)).run()
     return 0
 
 

@@ -252,21 +252,18 @@ class TutorScreen(TurnRelay, NoemaScreen):
 
     def save_learner(self, values: dict[str, Any] | None) -> None:
         """Keep the edited profile in the running settings and the user's settings file."""
-        from core.settings import SettingsError, user_settings_path
         from core.settings.flows import LearnerProfile
-        from core.settings.writer import save_user_settings
+        from tui.choices import save_choice
 
         if values is None:
             return
-        path = getattr(self.app, "settings_path", None) or user_settings_path()
         try:
             profile = LearnerProfile(**values)
-            save_user_settings(path, {"flows": {"tutor": {"learner": profile.model_dump()}}})
-        except (SettingsError, ValueError) as exc:
+        except ValueError as exc:
             self.notify(f"profile not saved: {exc}", severity="error")
             return
-        self.app.settings.flows.tutor.learner = profile
-        self.notify(f"learner profile saved to {path}")
+        update = {"flows": {"tutor": {"learner": profile.model_dump()}}}
+        save_choice(self.app, update, "learner profile")
 
 
 def open_screen(app: Any) -> TutorScreen:
