@@ -47,7 +47,13 @@ class ConceptNote:
 
 
 def headings_for(language: str) -> tuple[str, str, str, str]:
-    return HEADINGS["en"] if language == "en" else HEADINGS["es"]
+    """The template's section headings: Spanish for `es`, English for every other language."""
+    return HEADINGS.get(language, HEADINGS["en"])
+
+
+def _headings_of(note: Note, language: str) -> tuple[str, str, str, str]:
+    """The headings a note was written with (an older note may not match its language)."""
+    return headings_for(concept_language(note) or language)
 
 
 def relations_yaml(relations: Iterable[Relation]) -> dict[str, list[str]]:
@@ -106,7 +112,7 @@ def parse_concept_note(note: Note) -> ConceptNote:
     """The Concept, its outgoing relations and its cited quotes, as a note holds them."""
     fm = note.frontmatter
     language = str(fm.get("language") or concept_language(note) or "es")
-    h_concept, h_analysis, _, h_source = headings_for(language)
+    h_concept, h_analysis, _, h_source = _headings_of(note, language)
     h1 = next((s.heading for s in note.sections if s.level == 1), None)
     concept = Concept(
         id=str(fm.get("entity_id") or ""),
@@ -170,7 +176,7 @@ def add_relations(text: str, relations: Iterable[Relation], names: Mapping[str, 
         return text
     text = set_fields(text, {"concept_relations": relations_yaml([*parsed.relations, *new])})
     note = _reparse(text)
-    heading = headings_for(parsed.concept.language)[2]
+    heading = _headings_of(note, parsed.concept.language)[2]
     section = note.section(heading)
     for relation in new:
         link = f"[[{names.get(relation.target_id, relation.target_id)}]]"
@@ -200,9 +206,10 @@ def add_quotes(text: str, quotes: Iterable[QuoteRef]) -> str:
     new = [q for q in dict.fromkeys(quotes) if q not in parsed.quotes]
     if not new:
         return text
-    heading = headings_for(parsed.concept.language)[3]
+    note = _reparse(text)
+    heading = _headings_of(note, parsed.concept.language)[3]
     return _append_to_section(
-        text, _reparse(text), heading, [f"- [[{q.source}#^{q.quote_id}]]" for q in new]
+        text, note, heading, [f"- [[{q.source}#^{q.quote_id}]]" for q in new]
     )
 
 

@@ -6,6 +6,7 @@ SQLite and `resume()` continues from it without re-running finished nodes.
 
 from __future__ import annotations
 
+import asyncio
 import traceback
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
@@ -176,6 +177,8 @@ class Runtime:
             # into the same run and ignores it; traces then fall back to the thread id (= run id)
             config["metadata"].pop("run_id", None)
         self.runs.set_status(run.id, "running")
+        # built in a thread: it may read the vault once to detect its note language
+        context = await asyncio.to_thread(self._context_factory, run.id)
         # An interrupt is reported only once the run is recorded as awaiting review, so a front
         # end that answers at once never finds the run still "running".
         interrupts: list[Interrupted] = []
@@ -184,7 +187,7 @@ class Runtime:
             async for mode, chunk in graph.astream(
                 graph_input,
                 config,
-                context=self._context_factory(run.id),
+                context=context,
                 stream_mode=STREAM_MODES,
                 durability="sync" if spec.human_in_loop else "async",
             ):

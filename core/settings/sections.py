@@ -52,6 +52,9 @@ class VaultSettings(BaseModel):
     """Use a polling observer instead of native file events (for network drives)."""
     watch_debounce_ms: int = 400
     """Quiet time per path before a file event is acted on; bursts collapse into one."""
+    language: str = ""
+    """Language of the notes noema writes (ISO 639-1, e.g. `en`, `es`). Empty: the language
+    most of the vault's notes are written in (detected from a sample), English if none."""
 
     @field_validator("path")
     @classmethod
