@@ -25,6 +25,9 @@ from core.settings import Settings
 from core.store import Store
 from core.store.runs import RunRecord, RunsRepo, RunStatus
 
+STOPPED = "stopped by the user; it continues from its last checkpoint when started again"
+"""The error text of a cancelled run (what `s` on home or the command again continues)."""
+
 STREAM_MODES = ["tasks", "custom", "updates", "values"]
 """`values` gives the state after each step: the last one is the run's output (no re-read)."""
 
@@ -77,6 +80,8 @@ class Runtime:
         self._checkpoint_path = checkpoint_path or settings.data_dir / "checkpoints.sqlite3"
         self._saver_cm: Any = None
         self._compiled: dict[str, Any] = {}
+        self._stopping: set[str] = set()
+        """Runs whose driving task is being cancelled on purpose (`stop`)."""
 
     async def __aenter__(self) -> Runtime:
         await self.open()
@@ -131,7 +136,8 @@ class Runtime:
         }
 
     async def stream(self, run_id: str) -> AsyncIterator[RunEvent]:
-        """Execute a queued run, or continue a failed one from its last checkpoint."""
+        """Execute a queued run, or continue a failed or cancelled one from its last
+        checkpoint."""
         run = self.runs.get(run_id)
         snapshot = await self.graph(run.flow).aget_state(self._config(run))
         has_checkpoint = bool(snapshot.values) or bool(snapshot.next)
@@ -176,9 +182,9 @@ class Runtime:
             # LangGraph treats input whose metadata run_id equals the checkpoint's as a re-entry
             # into the same run and ignores it; traces then fall back to the thread id (= run id)
             config["metadata"].pop("run_id", None)
-        self.runs.set_status(run.id, "running")
         # built in a thread: it may read the vault once to detect its note language
         context = await asyncio.to_thread(self._context_factory, run.id)
+        self.runs.set_status(run.id, "running")
         # An interrupt is reported only once the run is recorded as awaiting review, so a front
         # end that answers at once never finds the run still "running".
         interrupts: list[Interrupted] = []
@@ -199,6 +205,10 @@ class Runtime:
                         interrupts.append(event)
                     else:
                         yield event
+        except asyncio.CancelledError:
+            if run.id in self._stopping:  # else a front end closing: the run stays recoverable
+                self.mark_stopped(run.id)
+            raise
         except GraphRecursionError as exc:
             yield self._fail(run.id, f"recursion limit reached: {exc}")
             return
@@ -227,6 +237,21 @@ class Runtime:
     def cancel(self, run_id: str) -> None:
         """Abandon a run that is queued, failed or awaiting review."""
         self.runs.set_status(run_id, "cancelled")
+
+    def stop(self, run_id: str) -> None:
+        """Say that the task driving this run is about to be cancelled on purpose: the model
+        call under way is aborted and the run is recorded `cancelled`, to be continued from
+        its last checkpoint (`stream`). The caller cancels the task."""
+        self._stopping.add(run_id)
+
+    def mark_stopped(self, run_id: str) -> bool:
+        """Record a run whose driving was cancelled on purpose as `cancelled` (if it is still
+        `running`); whether it was."""
+        self._stopping.discard(run_id)
+        if self.runs.get(run_id).status != "running":
+            return False
+        self.runs.set_status(run_id, "cancelled", error=STOPPED)
+        return True
 
     def list_runs(
         self, status: RunStatus | None = None, flow: str | None = None

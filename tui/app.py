@@ -159,6 +159,8 @@ class NoemaApp(App):
         """Whether the default model answered the last reachability check (None: unknown)."""
         self.driving: set[str] = set()
         """Ids of the runs a worker is executing right now."""
+        self.run_workers: dict[str, Worker] = {}
+        """The worker driving each run in `driving` (cancelled to stop the run)."""
         self.run_logs: dict[str, list[RunEvent]] = {}
         """The events of the runs this app drove (the latest runs, bounded): a screen opened
         while a run is under way replays them to show what was done before it opened."""
@@ -299,12 +301,22 @@ class NoemaApp(App):
         if run_id in self.driving:
             return False
         self.driving.add(run_id)
-        self.run_worker(
+        self.run_workers[run_id] = self.run_worker(
             self._drive(run_id, resume, value),
             name=f"run {run_id[:8]}",
             group="runs",
             exit_on_error=False,
         )
+        return True
+
+    def stop_run(self, run_id: str) -> bool:
+        """Stop a run this app is driving: its model call is aborted and it is recorded
+        cancelled, to be continued later from its last checkpoint; False if none is driven."""
+        worker = self.run_workers.get(run_id)
+        if worker is None or self.services is None:
+            return False
+        self.services.runtime.stop(run_id)
+        worker.cancel()
         return True
 
     async def _drive(self, run_id: str, resume: bool, value: Any) -> None:
@@ -317,6 +329,7 @@ class NoemaApp(App):
                 self.post_message(RunUpdate(event))
         finally:
             self.driving.discard(run_id)
+            self.run_workers.pop(run_id, None)
             self.post_message(RunsChanged())
 
     def resume_run(self, run_id: str, value: Any) -> bool:

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 from core.settings import Settings, load_settings
 
@@ -34,3 +38,16 @@ def require_vault(settings: Settings) -> None:
 def err(text: str) -> None:
     """A line on stderr (progress and diagnostics; stdout stays for results)."""
     print(text, file=sys.stderr, flush=True)
+
+
+@contextmanager
+def stop_on_interrupt(runtime: Any, run_id: str, again: str) -> Iterator[None]:
+    """Ctrl-C while a run is driven stops it as `c` on home does: the model call is aborted,
+    the run is recorded cancelled, and `again` (a command) continues it from its last
+    checkpoint."""
+    try:
+        yield
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        if runtime.mark_stopped(run_id):
+            err(f"stopped run {run_id[:8]} at its last checkpoint; {again} continues it")
+        raise

@@ -13,7 +13,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from tui.commands import CommandError, err, require_vault, settings_from
+from tui.commands import CommandError, err, require_vault, settings_from, stop_on_interrupt
 
 FLOW = "extraction"
 
@@ -111,7 +111,7 @@ async def _extract(settings: Any, note: str, backend: Any) -> int:
         active = [
             r
             for r in services.runtime.list_runs(flow=FLOW)
-            if r.target == rel and r.status in ("queued", "awaiting_review", "failed")
+            if r.target == rel and r.status in ("queued", "awaiting_review", "failed", "cancelled")
         ]
         if not active and (done := processed_on(services.vault, rel)) is not None:
             print(f"{rel} was already processed on {done:%Y-%m-%d}; nothing to do.")
@@ -122,7 +122,8 @@ async def _extract(settings: Any, note: str, backend: Any) -> int:
             if pending is not None:
                 print_report(pending.payload, run.id)
                 return 0
-        return await drive(services, services.runtime.stream(run.id))
+        with stop_on_interrupt(services.runtime, run.id, f"`noema extract {note}`"):
+            return await drive(services, services.runtime.stream(run.id))
 
 
 def parse_drops(items: list[str], payload: dict[str, Any]) -> list[dict[str, str]]:
@@ -194,7 +195,9 @@ async def _review(settings: Any, args: argparse.Namespace, backend: Any) -> int:
         else:
             print_report(pending.payload, run.id)
             return 0
-        return await drive(services, services.runtime.resume(run.id, value))
+        again = f"`noema extract {run.target}`"
+        with stop_on_interrupt(services.runtime, run.id, again):
+            return await drive(services, services.runtime.resume(run.id, value))
 
 
 def run_repair(args: argparse.Namespace) -> int:

@@ -69,7 +69,7 @@ class HomeScreen(NoemaScreen):
             yield InfoPanel("Model", id="model-panel")
             yield InfoPanel("Watcher", id="watcher-panel")
         yield Label("", id="screens-line")
-        yield Label("Runs  (Enter or o: open · s: start/retry · c: cancel)", id="runs-title")
+        yield Label("Runs  (Enter or o: open · s: start/retry/continue · c: cancel or stop)", id="runs-title")
         yield RunsTable(id="runs")
         yield Footer()
 
@@ -230,8 +230,10 @@ class HomeScreen(NoemaScreen):
         services = self.app.services
         if run is None or services is None:
             return
-        if run.status not in ("queued", "failed"):
-            self.notify(f"run {run.id[:8]} is {run.status}; only queued or failed runs start")
+        if run.status not in ("queued", "failed", "cancelled"):
+            self.notify(
+                f"run {run.id[:8]} is {run.status}; only queued, failed or cancelled runs start"
+            )
         elif run.flow not in services.runtime.flows:
             self.notify(
                 f"the {run.flow} workflow is not installed yet; the run waits", severity="warning"
@@ -248,6 +250,10 @@ class HomeScreen(NoemaScreen):
             services.runtime.cancel(run.id)
             self.notify(f"cancelled run {run.id[:8]}")
             self.load_runs()
+        elif run.status == "running" and self.app.stop_run(run.id):
+            self.notify(f"stopped run {run.id[:8]}; s continues it from its last checkpoint")
+        elif run.status == "running":
+            self.notify(f"run {run.id[:8]} is not run by this window; stop it where it runs")
         else:
             self.notify(f"run {run.id[:8]} is {run.status} and cannot be cancelled")
 
