@@ -264,6 +264,12 @@ class Runtime:
         run = self.runs.get(run_id)
         return await self.graph(run.flow).aget_state(self._config(run))
 
+    async def update_state(self, run_id: str, values: dict[str, Any], as_node: str) -> None:
+        """Write `values` into the run's checkpointed state as if node `as_node` had returned
+        them (through the state's reducers); the graph continues from that node's edges."""
+        run = self.runs.get(run_id)
+        await self.graph(run.flow).aupdate_state(self._config(run), values, as_node=as_node)
+
     async def pending_interrupt(self, run_id: str) -> Interrupted | None:
         """The interrupt a run waits at, read from its checkpoint (e.g. after a restart)."""
         snapshot = await self.state(run_id)
