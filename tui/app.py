@@ -56,6 +56,7 @@ SCREENS: dict[str, tuple[str, str, ScreenFactory]] = {
     "normalization": ("n", "Normalize", "tui.screens.normalization:open_screen"),
     "extraction": ("x", "Extraction", "tui.screens.extraction:open_screen"),
     "lesson": ("l", "Lessons", "tui.screens.lesson:open_screen"),
+    "usage": ("dollar_sign", "Usage", "tui.screens.usage:open_screen"),
 }
 """name -> (key, title, factory(app) -> Screen). Workflow screens add one line each."""
 

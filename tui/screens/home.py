@@ -69,7 +69,7 @@ class HomeScreen(NoemaScreen):
             yield InfoPanel("Model", id="model-panel")
             yield InfoPanel("Watcher", id="watcher-panel")
         yield Label("", id="screens-line")
-        yield Label("Runs  (Enter or o: open · s: start/retry/continue · c: cancel or stop)", id="runs-title")
+        yield Label("Runs  (Enter or o: open · s: start/retry · c: cancel)", id="runs-title")
         yield RunsTable(id="runs")
         yield Footer()
 
