@@ -30,7 +30,8 @@ from tui.widgets.extraction_steps import ExtractionSteps
 
 def make_app(tmp_path: Path, script: FlowScript | None = None) -> tuple[NoemaApp, Path, FlowScript]:
     root, data = make_vault(tmp_path)
-    settings = Settings(vault={"path": root}, data={"directory": data})
+    # the scripted concepts are Spanish: so is the vault's note language
+    settings = Settings(vault={"path": root, "language": "es"}, data={"directory": data})
     script = script or FlowScript(candidates=candidates, relations=relations)
     services = open_services(settings, {"extraction": SPEC}, backend=ConcurrencyBackend(script))
     services.vault.index.sync_files()
@@ -175,7 +176,8 @@ async def test_enter_on_a_running_run_opens_the_screen_with_its_progress_so_far(
     """A run started from home, opened mid-way with Enter: the steps it finished before the
     screen opened are shown done (replayed from the app's log), and the rest follows live."""
     root, data = make_vault(tmp_path)
-    settings = Settings(vault={"path": root}, data={"directory": data})
+    # the scripted concepts are Spanish: so is the vault's note language
+    settings = Settings(vault={"path": root, "language": "es"}, data={"directory": data})
     backend = GatedBackend(FlowScript(candidates=candidates, relations=relations))
     services = open_services(settings, {"extraction": SPEC}, backend=backend)
     services.vault.index.sync_files()
