@@ -39,13 +39,13 @@ from core.store.runs import RunRecord
 from local_llm import Backend
 from tui.heap import settle_heap
 from tui.messages import (
-    ModelStatus,
     RunsChanged,
     RunUpdate,
     ServicesReady,
     VaultChanged,
     WatcherStatus,
 )
+from tui.model_watch import ModelWatch
 
 ScreenFactory = Callable[..., Screen] | str
 
@@ -120,7 +120,7 @@ class ScreensProvider(Provider):
                 yield Hit(score, matcher.highlight(title), callback, help=help_text)
 
 
-class NoemaApp(App):
+class NoemaApp(ModelWatch, App):
     """noema's terminal app. `services`/`backend` may be injected (tests, demo)."""
 
     CSS_PATH = "app.tcss"
@@ -156,8 +156,7 @@ class NoemaApp(App):
         self.watcher: Any = None
         self.ingest: Any = None
         self.recent_events: list[Any] = []
-        self.model_ok: bool | None = None
-        """Whether the default model answered the last reachability check (None: unknown)."""
+        self.init_model_watch()
         self.driving: set[str] = set()
         """Ids of the runs a worker is executing right now."""
         self.run_workers: dict[str, Worker] = {}
@@ -213,26 +212,6 @@ class NoemaApp(App):
             self.start_watcher()
         self.check_model()
 
-    # -- the model ------------------------------------------------------------------------
-
-    @work(exclusive=True, group="model-status", exit_on_error=False)
-    async def check_model(self) -> None:
-        """Is the default role's server reachable? (No model request is made.)"""
-        from tui.probe import reachable
-
-        if self.services is None:
-            return
-        self.post_message(ModelStatus(None, "checking…"))
-        result = await reachable(self.services.llm)
-        self.model_ok = result.ok
-        prefix = "reachable: " if result.ok else "unreachable: "
-        self.post_message(ModelStatus(result.ok, prefix + result.detail))
-
-    def on_model_status(self, message: ModelStatus) -> None:
-        self._broadcast(lambda: ModelStatus(message.ok, message.detail))
-        if message.ok:
-            self.start_next_queued()
-
     async def on_unmount(self) -> None:
         if self.watcher is not None:
             await asyncio.to_thread(self.watcher.stop)
@@ -280,8 +259,8 @@ class NoemaApp(App):
 
     def start_next_queued(self) -> None:
         """Start the oldest queued runs of registered flows, up to `tui.max_parallel_runs` at
-        once, when autostart is on and the model is reachable (a run against a dead server
-        would only fail)."""
+        once, when autostart is on and the model is there (a run against a dead server or a
+        missing model would only fail: it waits, see tui.model_watch)."""
         if self.services is None or not self.settings.tui.autostart_queued_runs:
             return
         if not self.model_ok:

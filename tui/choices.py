@@ -34,3 +34,32 @@ def apply_update(settings: Settings, update: dict[str, Any]) -> None:
     merged = Settings(**deep_merge(settings.model_dump(), update))
     for section in update:
         setattr(settings, section, getattr(merged, section))
+
+
+def model_update(settings: Settings, source: Any, role: str, name: str) -> dict[str, Any]:
+    """The settings update that makes `name` (a model listed by the server of the `source`
+    config) the model of `role`, in the form that server's route needs (`ollama_chat/NAME`
+    for chat through litellm, `ollama/NAME` for its embeddings, `openai/NAME` for an
+    OpenAI-compatible server, the bare name for Ollama's own client)."""
+    from local_llm.catalog import server_kind
+
+    if server_kind(source) == "ollama" and source.provider != "ollama":
+        prefix = source.model.split("/", 1)[0] if "/" in source.model else "ollama_chat"
+        model = f"ollama/{name}" if role == "embedding" else f"{prefix}/{name}"
+    elif server_kind(source) == "openai":
+        model = f"openai/{name}"
+    else:
+        model = name
+    override = settings.models.roles.get(role)
+    if role == "default" and (override is None or override.model is None):
+        return {"models": {"model": model}}
+    fields: dict[str, Any] = {"model": model}
+    resolved = settings.role(role)
+    if resolved.base_url != source.base_url:
+        fields["base_url"] = source.base_url
+    if resolved.provider != source.provider:
+        fields["provider"] = source.provider
+    update: dict[str, Any] = {"models": {"roles": {role: fields}}}
+    if role == "embedding":
+        update["models"]["embeddings_enabled"] = True
+    return update

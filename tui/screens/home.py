@@ -128,7 +128,8 @@ class HomeScreen(NoemaScreen):
                 rows.append(("Practice", due))
         self.query_one("#vault-panel", InfoPanel).show_rows(rows)
 
-    def show_model(self, state: str, detail: str) -> None:
+    def show_model(self, state: str, detail: str, message: ModelStatus | None = None) -> None:
+        """The default model, what is missing with its one-line fix, and the runs waiting."""
         from tui.probe import describe
 
         services = self.app.services
@@ -136,8 +137,33 @@ class HomeScreen(NoemaScreen):
             model = describe(services.llm.config("default"))
         else:
             model = self.app.settings.role("default").model or self.app.settings.models.model
-        rows = [("Model", model), ("Status", mark(state, detail))]
+        rows: list[tuple[str, Any]] = [("Model", model), ("Status", mark(state, detail))]
+        gate = message.gate if message is not None else None
+        if gate is not None and gate.problem is not None:
+            rows[1] = ("Status", mark(state, gate.problem.detail))
+            rows.append(("Fix", self.fix_line(gate)))
+            waiting = self.query_one(RunsTable).count("queued")
+            when = f"next check in {message.next_check_s:g} s" if message.next_check_s else ""
+            runs = f"{waiting} queued run{'s' * (waiting != 1)} wait" if waiting else ""
+            rows.append(("Waiting", " · ".join(part for part in (runs, when) if part)))
         self.query_one("#model-panel", InfoPanel).show_rows(rows)
+
+    def fix_line(self, gate: Any) -> str:
+        """The failed check's fix, pointing at the model screen where it can be done there."""
+        problem = gate.problem
+        key = self.screen_key("model") or "m"
+        if problem.name != "model":
+            return problem.fix
+        if self.app.services is not None and self.app.services.llm.config().is_ollama:
+            return f"run `ollama pull {gate.model}` (or p on the model screen), or choose an installed model with {key}"
+        return f"choose a model the server has with {key}"
+
+    def screen_key(self, name: str) -> str | None:
+        """The key that opens a registered screen (after the keymap)."""
+        for active in self.active_bindings.values():
+            if active.binding.id == f"app.screen.{name}":
+                return self.app.get_key_display(active.binding)
+        return None
 
     def show_watcher(self, state: str, text: str) -> None:
         self._watcher = (state, text)
@@ -180,7 +206,9 @@ class HomeScreen(NoemaScreen):
 
     def on_model_status(self, message: ModelStatus) -> None:
         state = "busy" if message.ok is None else ("ok" if message.ok else "fail")
-        self.show_model(state, message.detail)
+        self.show_model(state, message.detail, message)
+        table = self.query_one(RunsTable)  # queued runs show whether they wait for the model
+        table.show_runs(list(table.records.values()), waiting_for=self.app.waiting_for)
 
     def refresh_all(self) -> None:
         self.load_counts()
@@ -200,7 +228,7 @@ class HomeScreen(NoemaScreen):
             return
         runs = await asyncio.to_thread(services.runtime.list_runs)
         runs.sort(key=lambda r: ACTIVE_FIRST.get(r.status, 9))
-        self.query_one(RunsTable).show_runs(runs)
+        self.query_one(RunsTable).show_runs(runs, waiting_for=self.app.waiting_for)
 
     @work(exclusive=True, group="index", exit_on_error=False)
     async def action_index(self) -> None:
@@ -238,6 +266,13 @@ class HomeScreen(NoemaScreen):
             self.notify(
                 f"the {run.flow} workflow is not installed yet; the run waits", severity="warning"
             )
+        elif self.app.waiting_for is not None:
+            # not started against a missing model: queued, it starts once the model is there
+            services.runtime.runs.set_status(run.id, "queued", error=run.error)
+            self.notify(f"run {run.id[:8]} waits for model {self.app.waiting_for}",
+                        severity="warning")  # fmt: skip
+            self.load_runs()
+            self.app.check_model()
         else:
             self.app.drive_run(run.id)
 
