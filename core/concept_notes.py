@@ -208,9 +208,7 @@ def add_quotes(text: str, quotes: Iterable[QuoteRef]) -> str:
         return text
     note = _reparse(text)
     heading = _headings_of(note, parsed.concept.language)[3]
-    return _append_to_section(
-        text, note, heading, [f"- [[{q.source}#^{q.quote_id}]]" for q in new]
-    )
+    return _append_to_section(text, note, heading, [f"- [[{q.source}#^{q.quote_id}]]" for q in new])
 
 
 def _reparse(text: str) -> Note:

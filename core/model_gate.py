@@ -39,7 +39,7 @@ class Gate:
         if problem is not None:
             return problem.line
         found = [check.detail for check in self.checks if check.status == "ok"]
-        return "; ".join(found) or f"{self.model}: not checked"
+        return found[-1] if found else f"{self.model}: not checked"  # the model check, if any
 
 
 async def model_gate(llm: LLMClient, role: str = "default", timeout_s: float = 3.0) -> Gate:

@@ -92,9 +92,9 @@ def load_calls(store: Any, days: int | None = 30, now: datetime | None = None) -
     )
     return [
         Call(
-            row[0] or "(none)",
-            row[1] or "(none)",
-            row[2] or "(none)",
+            row[0] or "(no flow)",
+            row[1] or "(no role)",
+            row[2] or "(unknown)",
             row[3][:10],
             int(row[4]),
             int(row[5]),

@@ -186,6 +186,24 @@ class NoemaApp(ModelWatch, App):
         from tui.screens.home import HomeScreen
 
         self.push_screen(HomeScreen())
+        if self.settings.vault.path is None:  # first run: choose the vault, or the demo
+            from tui.screens.first_run import FirstRunScreen
+
+            self.push_screen(FirstRunScreen())
+        self.open_services()
+
+    @work(exclusive=True, group="services-reopen", exit_on_error=False)
+    async def reopen_services(self) -> None:
+        """Open the services again on the current settings (a vault chosen at first run, the
+        demo): the watcher and the old services are closed first."""
+        old, self.services = self.services, None
+        if self.watcher is not None:
+            await asyncio.to_thread(self.watcher.stop)
+            self.watcher = None
+        if old is not None:
+            await old.close()
+        self._injected = None
+        self.model_gate = None
         self.open_services()
 
     @work(exclusive=True, group="services", exit_on_error=False)

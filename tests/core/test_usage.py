@@ -58,7 +58,7 @@ def test_calls_in_the_window_without_failure_records(store) -> None:
 
 def test_by_flow_tokens_latency_and_failures(store) -> None:
     by_flow = {u.key: u for u in summarize(load_calls(store, 30, NOW), "flow")}
-    assert list(by_flow) == ["extraction", "tutor", "(none)", "lesson"]
+    assert list(by_flow) == ["extraction", "tutor", "(no flow)", "lesson"]
     extraction = by_flow["extraction"]
     assert (extraction.calls, extraction.failed) == (3, 1)
     assert (extraction.prompt_tokens, extraction.completion_tokens) == (4200, 800)

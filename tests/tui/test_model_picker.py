@@ -136,7 +136,7 @@ async def test_a_queued_run_starts_by_itself_once_the_server_lists_its_model(
         await wait_for(pilot, lambda: app.model_ok is False)
         tags = len(fake_ollama.requests("/api/tags"))
         await wait_for(pilot, lambda: len(fake_ollama.requests("/api/tags")) >= tags + 2)
-        assert "Waiting: 1 queued run wait · next check in" in panel(app)
+        assert "Waiting: 1 queued run waits · next check in" in panel(app)
         assert runtime.runs.get(run.id).status == "queued"
         assert not fake_ollama.requests("/api/chat")  # never started against a missing model
         # the user pulls it in a terminal: the next check finds it and the run starts

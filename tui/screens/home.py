@@ -144,7 +144,9 @@ class HomeScreen(NoemaScreen):
             rows.append(("Fix", self.fix_line(gate)))
             waiting = self.query_one(RunsTable).count("queued")
             when = f"next check in {message.next_check_s:g} s" if message.next_check_s else ""
-            runs = f"{waiting} queued run{'s' * (waiting != 1)} wait" if waiting else ""
+            runs = (
+                f"{waiting} queued run{'s wait' if waiting != 1 else ' waits'}" if waiting else ""
+            )
             rows.append(("Waiting", " · ".join(part for part in (runs, when) if part)))
         self.query_one("#model-panel", InfoPanel).show_rows(rows)
 
@@ -179,6 +181,7 @@ class HomeScreen(NoemaScreen):
     # -- messages from the app ------------------------------------------------------------
 
     def on_services_ready(self, _message: ServicesReady) -> None:
+        self.sub_title = self.vault_label  # a vault chosen at first run shows
         self.refresh_all()
 
     def on_vault_changed(self, _message: VaultChanged) -> None:

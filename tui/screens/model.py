@@ -54,8 +54,6 @@ class ModelScreen(NoemaScreen):
 
     def on_mount(self) -> None:
         self.sub_title = "Model"
-        table = self.query_one("#roles", DataTable)
-        table.add_columns("Role", "Provider", "Model", "Base URL", "Temp", "Budget", "Max tokens")
         self.query_one("#installed", DataTable).add_columns(
             "Model", "Size", "Parameters", "Context", "Used for"
         )
@@ -77,7 +75,8 @@ class ModelScreen(NoemaScreen):
         from core.models import model_configs
 
         table = self.query_one("#roles", DataTable)
-        table.clear()
+        table.clear(columns=True)  # the columns fit a newly chosen (longer) model name
+        table.add_columns("Role", "Provider", "Model", "Base URL", "Temp", "Budget", "Max tokens")
         for role, cfg in model_configs(self.app.settings).items():
             table.add_row(
                 role, cfg.provider, cfg.model, cfg.base_url or "-", f"{cfg.temperature:g}",
@@ -165,6 +164,8 @@ class ModelScreen(NoemaScreen):
                           context, ", ".join(self.roles_using(model.name)), key=model.name)  # fmt: skip
         where = config.base_url or "the bundled model"
         self.query_one("#installed-note", Static).update(f"{len(models)} installed at {where}")
+        if models and not isinstance(self.focused, Input):
+            table.focus()  # what this screen is for: enter on a model
 
     def roles_using(self, name: str) -> list[str]:
         """The roles whose model is this listed one (embedding only when embeddings are on)."""
@@ -194,6 +195,7 @@ class ModelScreen(NoemaScreen):
         update = model_update(self.app.settings, self.llm.config("default"), role, name)
         if save_choice(self.app, update, f"{name} for {role}"):
             self.app.model_changed()
+            self.query_one("#test-result", Static).update(mark("off", "not tested"))
             self.show_roles()
             self.load_models()
 

@@ -59,6 +59,13 @@ class RoleModal(NoemaModal):
         self.dismiss(event.option.id)
 
 
+def short(model: str | None) -> str:
+    """A model's name without its route prefix (`qwen2.5:7b` for `ollama_chat/qwen2.5:7b`)."""
+    if not model:
+        return "-"
+    return model.split("/", 1)[1] if model.startswith(("ollama", "openai/")) else model
+
+
 def size_text(size_bytes: int | None) -> str:
     """`2.0 GB`, `274 MB`; `-` when the server does not say."""
     if not size_bytes:
