@@ -70,3 +70,23 @@ async def test_the_tree_fills_the_path_and_later_leaves_home_without_a_vault(tmp
         await pilot.press("escape")
         assert isinstance(app.screen, HomeScreen)
     assert (tmp_path / "user.toml").read_text(encoding="utf-8") == USER_FILE
+
+
+async def test_the_demo_vault_opens_from_the_first_run(fake_ollama, tmp_path: Path) -> None:
+    user_file = tmp_path / "user.toml"
+    user_file.write_text(USER_FILE, encoding="utf-8")
+    settings = Settings(data={"directory": tmp_path / "data"},
+                        models={"model": "ollama_chat/llama3.2", "base_url": fake_ollama.url})  # fmt: skip
+    app = NoemaApp(settings, watch=False, settings_path=user_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, FirstRunScreen))
+        await pilot.press("ctrl+d")
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen), timeout=60)
+        await wait_for(pilot, lambda: app.services is not None and app.services.vault is not None)
+        demo = Path.home() / "noema-demo-vault"  # HOME is a temporary folder in tests
+        assert app.services.vault.root == demo.resolve()
+        assert app.settings_path == demo.parent / "noema-demo-vault-data" / "settings.toml"
+        panel = app.screen.query_one("#vault-panel")
+        await wait_for(pilot, lambda: "Concepts: 14" in panel.text)
+    # the user's own file is not the demo's: it stays as it was
+    assert user_file.read_text(encoding="utf-8") == USER_FILE
