@@ -68,6 +68,14 @@ class Services:
     vault: VaultHandle | None
     runtime: Runtime
     extras: dict[str, object] = field(default_factory=dict)
+    recovered: list[str] = field(default_factory=list)
+    """Runs a dead process had left `running`, queued again when these services opened."""
+
+    def recover_interrupted(self) -> list[str]:
+        """Runs a dead process left `running` are queued again (core.runtime); their ids."""
+        recovered = self.runtime.recover_interrupted()
+        self.recovered += recovered
+        return recovered
 
     def context(self, run_id: str) -> FlowContext:
         """The FlowContext of one run."""
@@ -103,4 +111,5 @@ def open_services(
     runtime = Runtime(settings, store, flows, lambda run_id: holder["services"].context(run_id))
     services = Services(settings, store, llm, vault, runtime)
     holder["services"] = services
+    services.recover_interrupted()  # every front end, every start: no run stuck `running`
     return services

@@ -215,10 +215,11 @@ class NoemaApp(ModelWatch, App):
 
             services = await asyncio.to_thread(open_app, self.settings, backend=self._backend)
         await services.__aenter__()
-        services.runtime.runs.recover_interrupted()
-        from core.repair import repair  # finish extraction commits a crash left half-written
+        services.recover_interrupted()
+        from core.repair import finish_approved, repair  # what a crash left half-done
 
         await asyncio.to_thread(repair, services)
+        await finish_approved(services)  # approved before a crash: commit what was approved
         self.services = services
         self.post_message(ServicesReady())
 

@@ -1,9 +1,11 @@
 """`noema extract NOTE`, `noema review RUN` and `noema repair`.
 
 `extract` runs the concept extraction of a source note headless up to its review and prints
-the report; `review` approves, sends feedback, drops items or aborts from the terminal
-(without an action it prints the report again); `repair` finishes extraction commits whose
-vault half a crash interrupted (the app also does it at start-up).
+the report (a source whose run another noema process drives is followed, never run twice);
+`review` approves, sends feedback, drops items or aborts from the terminal (without an
+action it prints the report again); `repair` finishes extraction commits whose vault half a
+crash interrupted, queues runs a killed process left `running`, removes its temporary files
+and names merge applies left halfway (the app does the same at start-up).
 """
 
 from __future__ import annotations
@@ -40,7 +42,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="drop an item first: concept:ID, relation:ID or quote:CONCEPT_ID:QUOTE_ID (repeatable)",
     )  # fmt: skip
     review.set_defaults(func=run_review)
-    repair = subparsers.add_parser("repair", help="finish extraction commits a crash interrupted")
+    repair = subparsers.add_parser(
+        "repair", help="finish what a crash interrupted: commits, runs, temporary files"
+    )
     repair.set_defaults(func=run_repair)
 
 
@@ -113,22 +117,48 @@ async def _extract(settings: Any, note: str, backend: Any) -> int:
         rel = resolve_source(services.vault.root, services.vault.layout.sources, note)
         repair(services)
         await services.vault.index.sync_async()
+        return await follow(services, rel)
+
+
+ACTIVE = ("queued", "running", "awaiting_review", "failed", "cancelled")
+"""A source's run in one of these is continued (a cancelled one from its last checkpoint)."""
+
+
+async def follow(services: Any, rel: str) -> int:
+    """Drive the source's active run, start one if there is none, or join the one another
+    noema process is driving (wait for it, then show where it stopped). Never two runs."""
+    from core.runtime import RunBusy
+
+    while True:
         active = [
-            r
-            for r in services.runtime.list_runs(flow=FLOW)
-            if r.target == rel and r.status in ("queued", "awaiting_review", "failed", "cancelled")
-        ]
+            r for r in services.runtime.list_runs(flow=FLOW)
+            if r.target == rel and r.status in ACTIVE
+        ]  # fmt: skip
         if not active and (done := processed_on(services.vault, rel)) is not None:
             print(f"{rel} was already processed on {done:%Y-%m-%d}; nothing to do.")
             return 0  # no run recorded: a "done" run per call would only clutter the runs list
-        run = active[0] if active else services.runtime.start(FLOW, {"source": rel}, target=rel)
-        if run.status == "awaiting_review":
-            pending = await services.runtime.pending_interrupt(run.id)
-            if pending is not None:
-                print_report(pending.payload, run.id)
-                return 0
-        with stop_on_interrupt(services.runtime, run.id, f"`noema extract {note}`"):
-            return await drive(services, services.runtime.stream(run.id))
+        run = active[0] if active else services.runtime.start_once(FLOW, {"source": rel}, rel)
+        if run is None:
+            continue  # another process queued one just now: join it
+        if await _print_pending(services, run):
+            return 0
+        try:
+            with stop_on_interrupt(services.runtime, run.id, f"`noema extract {shlex.quote(rel)}`"):
+                return await drive(services, services.runtime.stream(run.id))
+        except RunBusy as busy:
+            err(f"{busy}; following it until it stops")
+            await services.runtime.wait_until_free(run.id)
+
+
+async def _print_pending(services: Any, run: Any) -> bool:
+    """Print the report of a run that waits for its review; False when it does not."""
+    if run.status not in ("awaiting_review", "queued", "failed"):
+        return False
+    pending = await services.runtime.pending_interrupt(run.id)
+    if pending is None:
+        return False
+    print_report(pending.payload, run.id)
+    return True
 
 
 def parse_drops(items: list[str], payload: dict[str, Any]) -> list[dict[str, str]]:
@@ -175,34 +205,63 @@ def run_review(args: argparse.Namespace, backend: Any = None) -> int:
 
 async def _review(settings: Any, args: argparse.Namespace, backend: Any) -> int:
     from core.flows.registry import open_app
+    from core.runtime import RunBusy
 
     async with open_app(settings, backend=backend) as services:
         try:
             run = services.runtime.runs.find(args.run)
         except KeyError as exc:
             raise CommandError(str(exc.args[0])) from exc
-        pending = (
-            await services.runtime.pending_interrupt(run.id)
-            if run.status == "awaiting_review"
-            else None
-        )
-        if pending is None:
-            raise CommandError(f"run {run.id[:8]} is {run.status}, not awaiting review")
-        drops = parse_drops(args.drop, pending.payload)
-        if args.abort:
-            value: dict[str, Any] = {"action": "abort"}
-        elif args.approve:
-            value = {"action": "approve", "drops": drops}
-        elif args.feedback:
-            value = {"action": "feedback", "feedback": args.feedback, "drops": drops}
-        elif drops:
-            value = {"action": "drop", "drops": drops}
-        else:
-            print_report(pending.payload, run.id)
+        waited = False
+        while True:
+            try:
+                return await _answer(services, services.runtime.runs.get(run.id), args, waited)
+            except RunBusy as busy:
+                err(f"{busy}; waiting for it")
+                await services.runtime.wait_until_free(run.id)
+                waited = True
+
+
+async def _answer(services: Any, run: Any, args: argparse.Namespace, waited: bool) -> int:
+    """Answer the run's review as the arguments say (RunBusy while another process drives it)."""
+    pending = (
+        await services.runtime.pending_interrupt(run.id)
+        if run.status in ("awaiting_review", "queued", "failed")
+        else None
+    )
+    if pending is None:
+        if waited:
+            print(f"run {run.id[:8]} was answered by another process meanwhile; it is {run.status}")
             return 0
-        again = f"`noema extract {run.target}`"
-        with stop_on_interrupt(services.runtime, run.id, again):
+        hint = f"; continue it with: noema extract {run.target!r}" if run.status in ACTIVE else ""
+        raise CommandError(f"run {run.id[:8]} is {run.status}, not awaiting review{hint}")
+    drops = parse_drops(args.drop, pending.payload)
+    if args.abort:
+        value: dict[str, Any] = {"action": "abort"}
+    elif args.approve:
+        value = {"action": "approve", "drops": drops}
+    elif args.feedback:
+        value = {"action": "feedback", "feedback": args.feedback, "drops": drops}
+    elif drops:
+        value = {"action": "drop", "drops": drops}
+    else:
+        print_report(pending.payload, run.id)
+        return 0
+    from core.runtime import NotAwaitingReview
+
+    try:
+        with stop_on_interrupt(
+            services.runtime, run.id, f"`noema extract {shlex.quote(run.target)}`"
+        ):
             return await drive(services, services.runtime.resume(run.id, value))
+    except NotAwaitingReview:  # answered by another process between the check and the lease
+        status = services.runtime.runs.get(run.id).status
+        print(f"run {run.id[:8]} was answered by another process meanwhile; it is {status}")
+        return 0
+
+
+def _waiting_for(run_id: str, holder: str) -> None:
+    err(f"another noema process ({holder or 'unknown'}) is writing run {run_id[:8]}; waiting")
 
 
 def run_repair(args: argparse.Namespace) -> int:
@@ -211,13 +270,14 @@ def run_repair(args: argparse.Namespace) -> int:
 
     async def go() -> int:
         from core.flows.registry import open_app
-        from core.repair import repair
+        from core.repair import finish_approved, repair
 
         async with open_app(settings) as services:
-            report = repair(services)
+            report = repair(services, on_wait=_waiting_for)
+            report.finished += await finish_approved(services)
         print(report.summary())
         for path in report.written:
             print(f"  {path}")
-        return 1 if report.errors else 0
+        return 1 if report.errors or report.unfinished_merges else 0
 
     return asyncio.run(go())

@@ -118,7 +118,7 @@ def test_ctrl_c_stops_the_run_and_extract_continues_it(tmp_path: Path, capsys) -
         run_id, status, error = db.execute("SELECT id, status, error FROM runs").fetchone()
     assert status == "cancelled" and "stopped by the user" in error
     assert f"stopped run {run_id[:8]} at its last checkpoint" in err
-    assert "`noema extract Make It Stick` continues it" in err
+    assert "`noema extract '03 - Sources/Make It Stick.md'` continues it" in err
     # the same command again continues the same run to its review
     args = argparse.Namespace(settings=settings, note="Make It Stick")
     assert extraction.run_extract(args, backend()) == 0
