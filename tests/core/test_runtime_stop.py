@@ -59,4 +59,4 @@ async def test_a_front_end_closing_leaves_the_run_to_recover(tmp_path) -> None:
         task.cancel()  # not a stop: e.g. the app quitting
         await asyncio.gather(task, return_exceptions=True)
         assert runtime.runs.get(run.id).status == "running"
-        assert runtime.runs.recover_interrupted() == 1
+        assert runtime.recover_interrupted() == [run.id]  # its lease is free: recovered
