@@ -354,6 +354,7 @@ class NoemaApp(ModelWatch, App):
             self.notify(f"run {short} awaits your review", title="Review")
         elif isinstance(event, Failed):
             self.notify(f"run {short} failed: {event.error}", severity="error", timeout=8)
+            self.check_model()  # a model gone meanwhile shows on home with its fix
         elif isinstance(event, Done):
             self.notify(f"run {short} is done")
         self._broadcast(lambda: RunUpdate(event))

@@ -146,3 +146,28 @@ async def test_a_queued_run_starts_by_itself_once_the_server_lists_its_model(
     assert [c["json"]["model"] for c in chats] == ["qwen2.5:7b"]
     assert chats[0]["json"]["options"]["num_ctx"] >= 8192
     assert counts(counter) == {"read": 1, "ask": 1, "write": 1}
+
+
+async def test_a_model_gone_mid_run_is_a_short_message_and_home_says_the_fix(
+    fake_ollama, vault, tmp_path
+) -> None:
+    fake_ollama.set_models([{"name": "llama3.2:latest"}, {"name": "qwen2.5:7b"}])
+    not_found = {"error": 'model "qwen2.5:7b" not found, try pulling it first'}
+    fake_ollama.answers({"status": 404, "body": not_found, "delay_s": 1.0})
+    app = app_on(fake_ollama, vault, tmp_path, flows={"asking": SPEC})
+    runtime = app._injected.runtime
+    run = runtime.start("asking", {"counter_file": str(tmp_path / "c.json")})
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: fake_ollama.requests("/api/chat"))
+        fake_ollama.set_models([{"name": "llama3.2:latest"}])  # deleted while the run asked
+        await wait_for(pilot, lambda: runtime.runs.get(run.id).status == "failed")
+        await wait_for(pilot, lambda: app.model_ok is False)
+        await settle(pilot, app)
+        toast = next(n.message for n in app._notifications if "failed" in n.message)
+        assert "ollama pull qwen2.5:7b" in toast
+        assert not any(raw in toast for raw in ("litellm", "Exception", "NotFoundError", ".py"))
+        assert "Fix: run `ollama pull qwen2.5:7b`" in panel(app)
+        detail = app._injected.store.query_one(
+            "SELECT detail FROM traces WHERE run_id=? AND kind='failure'", (run.id,)
+        )[0]
+        assert "not found" in detail  # the raw error stays in the run's trace
