@@ -171,3 +171,44 @@ async def test_a_model_gone_mid_run_is_a_short_message_and_home_says_the_fix(
             "SELECT detail FROM traces WHERE run_id=? AND kind='failure'", (run.id,)
         )[0]
         assert "not found" in detail  # the raw error stays in the run's trace
+
+
+def server_on(port: int, models: list[dict]):
+    """The fake Ollama server started on a given port (as a user starts Ollama later)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from tests.servers.handle import ROOT, FakeServer
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.servers", "ollama", "--port", str(port),
+         "--models", json.dumps(models)],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    assert process.stdout is not None and process.stdout.readline().startswith("LISTENING")
+    return FakeServer("ollama", process, port)
+
+
+async def test_starting_ollama_later_starts_the_waiting_run(vault, tmp_path) -> None:
+    from local_llm.local_server import free_port
+
+    class NotYet:  # the server's address before anything listens there
+        url = f"http://127.0.0.1:{free_port()}"
+
+    counter = tmp_path / "counts.json"
+    app = app_on(NotYet, vault, tmp_path, flows={"asking": SPEC})
+    runtime = app._injected.runtime
+    run = runtime.start("asking", {"counter_file": str(counter)})
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.model_ok is False)
+        await settle(pilot, app)
+        assert "cannot reach qwen2.5:7b" in panel(app) and "Fix: start Ollama" in panel(app)
+        assert runtime.runs.get(run.id).status == "queued"
+        port = int(NotYet.url.rsplit(":", 1)[1])
+        with server_on(port, [{"name": "qwen2.5:7b"}]) as server:
+            await wait_for(pilot, lambda: runtime.runs.get(run.id).status == "done")
+            assert [c["json"]["model"] for c in server.requests("/api/chat")] == ["qwen2.5:7b"]
+    assert counts(counter) == {"read": 1, "ask": 1, "write": 1}
