@@ -105,21 +105,16 @@ class FirstRunScreen(NoemaScreen):
     @work(exclusive=True, group="first-run", exit_on_error=False)
     async def use_folder(self, folder: Path) -> None:
         """Remember the vault (and its notes' language) in the user's settings, then open it."""
+        from core.ingest import layout_from_settings
         from core.note_language import vault_language
-        from core.settings.loader import SettingsError
         from tui.choices import save_choice
 
-        layout = _layout(self.app.settings)
+        layout = layout_from_settings(self.app.settings)
         language = await asyncio.to_thread(vault_language, folder, layout)
         update: dict[str, Any] = {"vault": {"path": str(folder)}}
         if language and not self.app.settings.vault.language:
             update["vault"]["language"] = language
-        try:
-            saved = save_choice(self.app, update, f"vault {folder}")
-        except SettingsError as exc:  # pragma: no cover - save_choice reports its own errors
-            self.status(str(exc))
-            return
-        if not saved:
+        if not save_choice(self.app, update, f"vault {folder}"):
             self.status("not saved: see the message")
             return
         if language:
@@ -156,9 +151,3 @@ class FirstRunScreen(NoemaScreen):
     def dismiss_first_run(self) -> None:
         if self.app.screen is self:
             self.app.pop_screen()
-
-
-def _layout(settings: Any) -> Any:
-    from core.ingest import layout_from_settings
-
-    return layout_from_settings(settings)

@@ -157,7 +157,8 @@ class HomeScreen(NoemaScreen):
         if problem.name != "model":
             return problem.fix
         if self.app.services is not None and self.app.services.llm.config().is_ollama:
-            return f"run `ollama pull {gate.model}` (or p on the model screen), or choose an installed model with {key}"
+            return (f"run `ollama pull {gate.model}` (or p on the model screen), "
+                    f"or choose an installed model with {key}")  # fmt: skip
         return f"choose a model the server has with {key}"
 
     def screen_key(self, name: str) -> str | None:
