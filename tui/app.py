@@ -141,6 +141,7 @@ class NoemaApp(ModelWatch, App):
         vault_label: str | None = None,
         watch: bool = True,
         settings_path: Path | str | None = None,
+        first_run: bool = False,
     ) -> None:
         super().__init__()
         from core.settings import user_settings_path
@@ -148,6 +149,8 @@ class NoemaApp(ModelWatch, App):
         self.settings = settings
         self.settings_path = user_settings_path(settings_path)
         """The user's settings file, where choices made in the app are saved (tui.choices)."""
+        self.first_run = first_run
+        """Offer to choose the vault (or the demo) when none is configured (`noema` does)."""
         self.services: Services | None = None
         self._injected = services
         self._backend = backend
@@ -186,7 +189,7 @@ class NoemaApp(ModelWatch, App):
         from tui.screens.home import HomeScreen
 
         self.push_screen(HomeScreen())
-        if self.settings.vault.path is None:  # first run: choose the vault, or the demo
+        if self.first_run and self.settings.vault.path is None:  # choose the vault, or the demo
             from tui.screens.first_run import FirstRunScreen
 
             self.push_screen(FirstRunScreen())

@@ -65,7 +65,7 @@ def open_tui(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     from tui.app import NoemaApp
 
-    NoemaApp(settings, settings_path=getattr(args, "settings", None)).run()
+    NoemaApp(settings, settings_path=getattr(args, "settings", None), first_run=True).run()
     return 0
 
 

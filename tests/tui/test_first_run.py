@@ -23,7 +23,8 @@ def first_run_app(tmp_path: Path, watch: bool = False) -> NoemaApp:
     user_file = tmp_path / "user.toml"
     user_file.write_text(USER_FILE, encoding="utf-8")
     settings = Settings(data={"directory": tmp_path / "data"})
-    return NoemaApp(settings, backend=ScriptedBackend([]), watch=watch, settings_path=user_file)
+    return NoemaApp(settings, backend=ScriptedBackend([]), watch=watch, settings_path=user_file,
+                    first_run=True)  # fmt: skip
 
 
 async def test_a_vault_chosen_at_first_run_is_remembered_and_opened(tmp_path: Path) -> None:
@@ -77,7 +78,7 @@ async def test_the_demo_vault_opens_from_the_first_run(fake_ollama, tmp_path: Pa
     user_file.write_text(USER_FILE, encoding="utf-8")
     settings = Settings(data={"directory": tmp_path / "data"},
                         models={"model": "ollama_chat/llama3.2", "base_url": fake_ollama.url})  # fmt: skip
-    app = NoemaApp(settings, watch=False, settings_path=user_file)
+    app = NoemaApp(settings, watch=False, settings_path=user_file, first_run=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, FirstRunScreen))
         await pilot.press("ctrl+d")
