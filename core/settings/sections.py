@@ -32,8 +32,12 @@ class VaultFolders(BaseModel):
     """Session summaries written by the tutor."""
     archive: str = "99 - Archive"
     """Where removed or merged notes are moved; noema never deletes a note."""
-    templates: str = "Templates"
-    """Obsidian templates; never indexed."""
+    templates: str | None = None
+    """Obsidian templates; never indexed. Unset: the folder of Obsidian's Templates core plugin
+    (`.obsidian/templates.json`), else `Templates`."""
+    attachments: str | None = None
+    """Attachments (images, PDFs): indexed as attachments so links to them resolve, never read
+    as notes. Unset: Obsidian's "Default location for new attachments" when it is one folder."""
 
 
 class VaultSettings(BaseModel):
@@ -46,7 +50,19 @@ class VaultSettings(BaseModel):
     folders: VaultFolders = Field(default_factory=VaultFolders)
     """Folder layout inside the vault."""
     exclude: list[str] = Field(default_factory=lambda: [".obsidian/**", ".trash/**"])
-    """Glob patterns (relative to the vault root) that are never read or indexed."""
+    """Glob patterns (relative to the vault root) that are never read or indexed (Obsidian's
+    own "Excluded files" are added to them)."""
+    obsidian_settings: bool = True
+    """Follow the vault's own Obsidian settings: `.obsidian/app.json` (link style and format,
+    excluded files, attachments folder) and `.obsidian/templates.json` (templates folder).
+    The settings below and in [vault.folders] override them one by one."""
+    link_style: Literal["vault", "wikilink", "markdown"] = "vault"
+    """How noema writes links: `wikilink` ([[Note]]), `markdown` ([Note](Note.md)), or `vault`
+    to follow Obsidian's "Use [[Wikilinks]]" setting."""
+    link_format: Literal["vault", "shortest", "relative", "absolute"] = "vault"
+    """How a written link names its note: `shortest` (the name when no other note has it, else
+    the vault path), `relative` (from the linking note), `absolute` (from the vault root), or
+    `vault` to follow Obsidian's "New link format" setting."""
     max_note_bytes: int = 2_000_000
     """Notes larger than this are skipped with a warning instead of parsed."""
     watch_polling: bool = False

@@ -10,11 +10,17 @@ first); an apply interrupted halfway is finished with `--resume` or rolled back 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from typing import Any
 
-from tui.commands import CommandError, err, require_vault, settings_from, stop_on_interrupt
+from tui.commands import (
+    CommandError,
+    err,
+    require_vault,
+    run_async,
+    settings_from,
+    stop_on_interrupt,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -57,7 +63,7 @@ def run_normalize(args: argparse.Namespace, backend: Any = None) -> int:
     """The `normalize` handler; `backend` is for tests (a scripted model)."""
     settings = settings_from(args)
     require_vault(settings)
-    return asyncio.run(_normalize(settings, args.strategy, backend))
+    return run_async(_normalize(settings, args.strategy, backend))
 
 
 async def _normalize(settings: Any, strategy: str | None, backend: Any) -> int:
@@ -104,7 +110,7 @@ class _Opened:
 
         settings = settings_from(args)
         require_vault(settings)
-        self.services = open_app(settings)
+        self.services = open_app(settings, warm=False)
         self.merges = Merges(self.services.store, self.services.vault)
 
     def __enter__(self) -> Any:

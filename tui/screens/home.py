@@ -13,6 +13,7 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Label
 
 from core.flows.tutor.sessions import due_for_practice
+from core.ingest import problem_count
 from tui.messages import (
     ModelStatus,
     RunsChanged,
@@ -48,6 +49,7 @@ def note_counts(store: Any) -> dict[str, Any]:
             0
         ],
         "due": due_for_practice(store, 3),
+        "problems": problem_count(store),
     }
 
 
@@ -123,6 +125,8 @@ class HomeScreen(NoemaScreen):
                 ("Concepts", str(counts["concepts"])),
                 ("Unprocessed", f"{counts['unprocessed']} sources"),
             ]
+            if counts.get("problems"):  # kept out of the workflows until fixed
+                rows.append(("To fix", f"{counts['problems']} notes (noema doctor)"))
             if counts.get("due"):  # concepts the tutor says are due (weakest, stalest first)
                 due = ", ".join(f"{d.title} {d.mastery:.0%}" for d in counts["due"])
                 rows.append(("Practice", due))
@@ -136,7 +140,9 @@ class HomeScreen(NoemaScreen):
         if services is not None:
             model = describe(services.llm.config("default"))
         else:
-            model = self.app.settings.role("default").model or self.app.settings.models.model
+            from core.models import role_config
+
+            model = describe(role_config(self.app.settings, "default"))
         rows: list[tuple[str, Any]] = [("Model", model), ("Status", mark(state, detail))]
         gate = message.gate if message is not None else None
         if gate is not None and gate.problem is not None:
