@@ -10,6 +10,8 @@ themselves once a check finds the model: starting Ollama or pulling the model is
 
 from __future__ import annotations
 
+import asyncio
+
 from textual import work
 from textual.timer import Timer
 
@@ -45,6 +47,10 @@ class ModelWatch:
         if self._recheck is not None:
             self._recheck.stop()
             self._recheck = None
+        warming = self.services.llm.warming
+        if warming is not None and warming.is_alive():  # start-up work, not the model's
+            self.post_message(ModelStatus(None, "starting: loading the model backend…"))
+            await asyncio.to_thread(warming.join)
         if self.model_gate is None:  # later checks keep showing the last result meanwhile
             self.post_message(ModelStatus(None, "checking…"))
         gate = await model_gate(self.services.llm)
