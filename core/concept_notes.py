@@ -58,7 +58,8 @@ class ConceptNote:
 
 
 def headings_for(language: str) -> tuple[str, str, str, str]:
-    return HEADINGS["en"] if language == "en" else HEADINGS["es"]
+    """The template's section headings: Spanish for `es`, English for every other language."""
+    return HEADINGS.get(language, HEADINGS["en"])
 
 
 def render_concept_note(
@@ -120,7 +121,8 @@ def template_sections(note: Note, language: str) -> TemplateSections:
     """Find the template's headings from the end: Fuente is the last `## Fuente`, Conexiones
     the last before it, and so on; text above them (a model's, or an old note's) may hold
     look-alike headings without moving the boundaries."""
-    names = [n.casefold() for n in headings_for(language)]
+    # the headings the note was written with (an older note may not match its language)
+    names = [n.casefold() for n in headings_for(concept_language(note) or language)]
     level2 = [s for s in note.sections if s.level == 2]
 
     def last(name: str, before: int | None) -> Section | None:

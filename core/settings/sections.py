@@ -69,6 +69,9 @@ class VaultSettings(BaseModel):
     """Use a polling observer instead of native file events (for network drives)."""
     watch_debounce_ms: int = 400
     """Quiet time per path before a file event is acted on; bursts collapse into one."""
+    language: str = ""
+    """Language of the notes noema writes (ISO 639-1, e.g. `en`, `es`). Empty: the language
+    most of the vault's notes are written in (detected from a sample), English if none."""
 
     @field_validator("path")
     @classmethod
@@ -229,3 +232,8 @@ class TuiSettings(BaseModel):
     """Start runs queued by the vault watcher automatically (they stop at their review)."""
     max_parallel_runs: int = Field(1, ge=1, le=4)
     """How many queued runs may execute at once."""
+    model_recheck_s: float = Field(5.0, gt=0)
+    """While the model is missing or its server is down, queued runs wait and the model is
+    checked again after this many seconds, then after twice as long, and so on."""
+    model_recheck_max_s: float = Field(60.0, gt=0)
+    """The longest wait between two checks of a model that is not there."""

@@ -140,9 +140,10 @@ class RunsRepo:
             if lease is None:
                 continue
             with lease:
-                cursor = self.store.execute(
-                    "UPDATE runs SET status='queued', updated_at=? WHERE id=? AND status='running'",
-                    (now_iso(), row[0]),
+                cursor = self.store.execute(  # shown as interrupted (resumable), as after a quit
+                    "UPDATE runs SET status='queued', error=?, updated_at=?"
+                    " WHERE id=? AND status='running'",
+                    (INTERRUPTED, now_iso(), row[0]),
                 )
                 if cursor.rowcount:
                     recovered.append(row[0])

@@ -30,7 +30,8 @@ from tui.widgets.extraction_steps import ExtractionSteps
 
 def make_app(tmp_path: Path, script: FlowScript | None = None) -> tuple[NoemaApp, Path, FlowScript]:
     root, data = make_vault(tmp_path)
-    settings = Settings(vault={"path": root}, data={"directory": data})
+    # the scripted concepts are Spanish: so is the vault's note language
+    settings = Settings(vault={"path": root, "language": "es"}, data={"directory": data})
     script = script or FlowScript(candidates=candidates, relations=relations)
     services = open_services(settings, {"extraction": SPEC}, backend=ConcurrencyBackend(script))
     services.vault.index.sync_files()
@@ -163,7 +164,8 @@ async def test_enter_on_a_running_run_opens_the_screen_with_its_progress_so_far(
     """A run started from home, opened mid-way with Enter: the steps it finished before the
     screen opened are shown done (replayed from the app's log), and the rest follows live."""
     root, data = make_vault(tmp_path)
-    settings = Settings(vault={"path": root}, data={"directory": data})
+    # the scripted concepts are Spanish: so is the vault's note language
+    settings = Settings(vault={"path": root, "language": "es"}, data={"directory": data})
     backend = GatedBackend(FlowScript(candidates=candidates, relations=relations))
     services = open_services(settings, {"extraction": SPEC}, backend=backend)
     services.vault.index.sync_files()
@@ -238,3 +240,50 @@ async def test_review_table_shows_whole_details_after_the_feedback_dialog(tmp_pa
         assert (
             table.virtual_size.width <= table.scrollable_content_region.width
         )  # no sideways scroll
+
+
+async def test_approving_a_review_that_keeps_nothing_asks_first(tmp_path: Path) -> None:
+    """Every concept dropped: `a` asks (approving would only mark the source processed);
+    `n` goes back to the review with nothing written."""
+    from tui.widgets.confirm import ConfirmModal
+
+    app, root, _script = make_app(tmp_path)
+    before = (root / SOURCE).read_text(encoding="utf-8")
+    async with app.run_test(size=(140, 50)) as pilot:
+        screen = await open_review(pilot, app)
+        items = screen.query_one(ReviewTable)
+        concepts = [c["id"] for c in screen.payload["concepts"]]
+        for row in range(items.row_count):
+            items.move_cursor(row=row)
+            if items.current_key() in {f"concept|{cid}" for cid in concepts}:
+                await pilot.press("d")
+        assert {f"concept|{cid}" for cid in concepts} <= screen.dropped
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        assert "marks the source processed" in str(app.screen.query_one("#confirm-body").render())
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.screen is screen)
+        assert screen.payload is not None  # still reviewing
+        assert app.services.runtime.runs.get(screen.run_id).status == "awaiting_review"
+    assert (root / SOURCE).read_text(encoding="utf-8") == before
+
+
+async def test_a_processed_source_can_be_extracted_again(tmp_path: Path) -> None:
+    from tui.widgets.confirm import ConfirmModal
+
+    app, root, _script = make_app(tmp_path)
+    async with app.run_test(size=(140, 50)) as pilot:
+        screen = await open_review(pilot, app)
+        first = screen.run_id
+        await pilot.press("a")
+        table = screen.query_one(SourcesTable)
+        await wait_for(
+            pilot, lambda: table.rows_by_path.get(SOURCE, ("", "", ""))[2] == "processed"
+        )
+        table.focus()
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: screen.run_id != first and screen.payload is not None)
+        # a new review, not "already processed": the concepts written the first time are found
+        assert screen.payload["existing"] or screen.payload["concepts"]

@@ -34,7 +34,7 @@ async def test_home_shows_counts_model_status_and_runs(make_app, settings):
         assert "Concepts: 14" in vault
         assert "1 sources" in vault  # Pensar rápido, pensar despacio is unprocessed
         model = plain(app.screen.query_one("#model-panel"))
-        assert "reachable" in model and "1 models installed" in model
+        assert "Status: ● a scripted model" in model
         table = app.screen.query_one(RunsTable)
         # active runs first: awaiting review, then queued, then failed
         order = [table.get_row_at(i)[4] for i in range(table.row_count)]

@@ -26,6 +26,7 @@ from tests.tui.test_extraction_screen import GatedBackend, open_review
 from tests.tui.test_extraction_screen import make_app as extraction_app
 from tui.app import NoemaApp
 from tui.widgets.confirm import ConfirmModal
+from tui.widgets.model_activity import TICK_S
 from tui.widgets.revision import RevisionModal
 
 SIZES = [pytest.param((160, 48), id="160x48"), pytest.param((100, 30), id="100x30")]
@@ -36,13 +37,33 @@ def fixed_run_ids(monkeypatch):
     """Run ids (shown in dialogs and lines) the same on every run of the test."""
     counter = itertools.count(1)
     monkeypatch.setattr("core.store.runs.uuid.uuid4", lambda: uuid.UUID(int=next(counter)))
+    monkeypatch.setattr("core.store.runs.now_iso", lambda: "2026-01-02T03:04:05+00:00")
+
+
+@pytest.fixture(autouse=True)
+def still_clock(monkeypatch):
+    """A model call in the picture shows the same spinner frame and elapsed time every run."""
+    from local_llm.activity import CallActivity
+
+    monkeypatch.setattr("tui.widgets.model_activity.SPINNER", "◐")
+    monkeypatch.setattr(CallActivity, "elapsed", lambda self, now=None: 1.0)
 
 
 async def quiet(pilot, app: NoemaApp) -> None:
-    """Toasts name random things and fade on their own: the picture is the screen itself."""
+    """Toasts name random things and fade on their own: the picture is the screen itself,
+    with cursors that do not blink."""
     await pilot.pause(0.2)
+    for _ in range(40):  # focus lands after the screen's first refresh (late under load)
+        if app.screen.focused is not None:
+            break
+        await pilot.pause(0.05)
     app.clear_notifications()
-    await pilot.pause(0.1)
+    for box in app.screen.query("Input, TextArea"):  # a blinking cursor: a different picture
+        box.cursor_blink = False
+    await pilot.wait_for_scheduled_animations()  # scrolling to the end, say, is over
+    await pilot.pause(0.3)
+    if app.services is not None and not app.services.activity.calls():
+        await pilot.pause(TICK_S + 0.2)  # the activity lines have drawn the model idle
 
 
 @pytest.mark.parametrize("size", SIZES)

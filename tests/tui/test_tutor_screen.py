@@ -6,6 +6,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from textual.app import App
+
 from core.flows.tutor.graph import SPEC
 from core.flows.tutor.sessions import list_sessions
 from core.ingest import index_vault
@@ -16,8 +18,8 @@ from tests.flows.tutor.scripted import TutorScript
 from tests.tui.conftest import wait_for as wait_until
 from tui.app import NoemaApp
 from tui.demo import sample_vault
-from tui.screens.tutor import TutorScreen
-from tui.widgets.tutor_chat import TutorChat
+from tui.screens.tutor import STOP_HINT, TutorScreen
+from tui.widgets.tutor_chat import LIVE_STYLE, TutorChat
 from tui.widgets.tutor_modals import LearnerModal, LogsModal, SessionsModal
 from tui.widgets.tutor_plan import PlanPanel
 
@@ -25,7 +27,11 @@ SIZE = (130, 40)
 
 
 def make_app(
-    tmp_path: Path, script: TutorScript, latency: float = 0.0, **tutor: object
+    tmp_path: Path,
+    script: TutorScript,
+    latency: float = 0.0,
+    backend_class: type[ScriptedBackend] = ScriptedBackend,
+    **tutor: object,
 ) -> NoemaApp:
     root = tmp_path / "vault"
     if not root.exists():
@@ -33,7 +39,7 @@ def make_app(
     settings = Settings(
         vault={"path": root}, data={"directory": tmp_path / "data"}, flows={"tutor": tutor}
     )
-    backend = ScriptedBackend(script, latency_s=latency)
+    backend = backend_class(script, latency_s=latency)
     services = open_services(settings, {"tutor": SPEC}, backend=backend)
     index_vault(settings, services.store)
     app = NoemaApp(settings, services=services, vault_label="sample-vault", watch=False)
@@ -120,7 +126,7 @@ async def test_the_screen_says_what_the_tutor_does_while_the_model_works(tmp_pat
         answer, chat = screen.query_one("#answer"), screen.query_one(TutorChat)
         answer.value = "1/2 is bigger"
         await pilot.press("enter")
-        checking = "The tutor is checking your answer…"
+        checking = f"The tutor is checking your answer… ({STOP_HINT})"
         await wait_for(pilot, lambda: answer.placeholder == checking)
         # the answer left the box and entered the chat, with the block the reply will fill
         assert answer.value == "" and chat.text_lines()[-4:] == [
@@ -129,7 +135,7 @@ async def test_the_screen_says_what_the_tutor_does_while_the_model_works(tmp_pat
             "Tutor: …",
             "",
         ]
-        await wait_for(pilot, lambda: answer.placeholder == "The tutor is writing…")
+        await wait_for(pilot, lambda: answer.placeholder == f"The tutor is writing… ({STOP_HINT})")
         assert any(line.startswith("Feedback:") for line in chat.text_lines())
         await wait_for(pilot, turns_done(screen, 3))
         assert answer.placeholder == "Your answer (Enter to send)" and chat.live is None
@@ -214,3 +220,185 @@ async def test_learner_profile_is_edited_and_saved(tmp_path: Path, monkeypatch) 
     assert app.settings.flows.tutor.learner.name == "Ana"
     saved = load_settings(path)
     assert saved.flows.tutor.learner.interests == ["chess", "cooking"]
+
+
+async def test_home_shows_concepts_due_for_practice(tmp_path: Path) -> None:
+    from core.flows.tutor.sessions import record_mastery
+    from tests.flows.tutor.test_plan import make_plan
+    from tui.widgets import InfoPanel
+
+    app = make_app(tmp_path, TutorScript())
+    concepts = [{"id": "c1", "title": "Práctica de recuperación"}, {"id": "c2", "title": "ZDP"}]
+    state = {"topic_info": {"concepts": concepts}, "study_plan": make_plan("completed", "pending")}
+    from core.store import Store
+
+    store = Store(app.settings.store_path)
+    record_mastery(store, "s1", state)
+    store.close()
+    async with app.run_test(size=SIZE) as pilot:
+        panel = app.screen.query_one("#vault-panel", InfoPanel)
+        await wait_for(pilot, lambda: "Practice" in panel.text)
+        assert "Practice: Práctica de recuperación 50%, ZDP 50%" in panel.text
+
+
+class ChatApp(App):
+    """The chat alone, to watch how a streamed reply is drawn."""
+
+    def compose(self):
+        yield TutorChat()
+
+
+STUDENT = {"role": "student", "content": "1/4"}
+FEEDBACK = {"role": "tutor", "kind": "feedback", "content": "Close: count the slices."}
+
+
+def is_muted(text) -> bool:
+    """Whether the text carries the live block's style (what streams, still muted)."""
+    return any(LIVE_STYLE in str(span.style) for span in text.spans)
+
+
+async def test_reply_streams_into_its_block_and_becomes_the_message() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        chat = app.query_one(TutorChat)
+        chat.expect_reply([STUDENT])  # the answer and the reply block, shown together
+        await pilot.pause()
+        assert chat.text_lines() == ["You: 1/4", "", "Tutor: …", ""]
+        assert is_muted(chat.live) and chat.message_count == 1
+        # the evaluator's feedback arrives while the reply block waits: it goes above it
+        chat.show_messages([STUDENT, FEEDBACK])
+        await pilot.pause()
+        assert chat.text_lines()[2:] == ["Feedback: Close: count the slices.", "", "Tutor: …", ""]
+        for token in ["Question 2: ", "what is ", "bigger?\n"]:
+            chat.stream(token)
+        await pilot.pause()
+        assert chat.text_lines()[-2] == "Tutor: Question 2: what is bigger?"
+        assert is_muted(chat.live)
+        assert chat.drawn_version >= chat.first_token_version > 0  # the tokens were drawn
+        reply = {"role": "tutor", "kind": "teaching", "content": "Question 2: what is bigger?"}
+        lines = chat.virtual_size.height
+        chat.show_messages([STUDENT, FEEDBACK, reply])
+        await pilot.pause()
+        # the block gave way to the message: same lines, no longer muted, nothing streamed left
+        assert chat.text_lines()[-2] == "Tutor: Question 2: what is bigger?"
+        assert chat.live is None and chat.streamed == "" and chat.message_count == 3
+        assert chat.virtual_size.height == lines
+
+
+async def test_reply_block_grows_with_the_text_and_goes_when_no_message_comes() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(40, 20)) as pilot:
+        chat = app.query_one(TutorChat)
+        chat.expect_reply()
+        await pilot.pause()
+        assert chat.virtual_size.height == 2  # "Tutor: …" and the blank line after it
+        for _ in range(12):
+            chat.stream("slices ")  # 84 characters: three lines or more at this width
+        await pilot.pause(0.05)  # later tokens are drawn on the next frame
+        assert chat.virtual_size.height >= 4
+        assert "".join(chat.text_lines()).replace(" ", "") == "Tutor:" + "slices" * 12
+        chat.end_stream()  # the turn failed before its message
+        await pilot.pause()
+        assert chat.text_lines() == [] and chat.virtual_size.height == 0
+
+
+async def test_a_long_conversation_is_lines_not_widgets_and_follows_its_end() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        chat = app.query_one(TutorChat)
+        conversation = [
+            {"role": "tutor" if n % 2 else "student", "content": f"message {n}"} for n in range(200)
+        ]
+        chat.show_messages(conversation)
+        await pilot.pause()
+        assert len(chat.children) == 0 and chat.message_count == 200
+        assert chat.virtual_size.height == 400
+        assert chat.scroll_y == chat.max_scroll_y > 0  # the view follows the end
+        shown = [
+            chat.render_line(y).text.rstrip() for y in range(chat.scrollable_content_region.height)
+        ]
+        assert "Tutor: message 199" in shown
+        # the learner scrolls up to read: new messages do not pull the view down
+        chat.scroll_to(y=10, animate=False, immediate=True)
+        chat.show_messages([*conversation, {"role": "tutor", "content": "message 200"}])
+        await pilot.pause()
+        assert chat.scroll_y == 10 and chat.virtual_size.height == 402
+
+
+async def test_messages_are_wrapped_again_when_the_width_changes() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        chat = app.query_one(TutorChat)
+        chat.show_messages([{"role": "tutor", "content": "word " * 30}])
+        await pilot.pause()
+        wide = chat.virtual_size.height
+        await pilot.resize_terminal(40, 20)
+        await pilot.pause()
+        assert chat.virtual_size.height > wide
+        assert all(len(line) <= chat.scrollable_content_region.width for line in chat.text_lines())
+
+
+async def test_text_in_the_chat_can_be_selected_and_copied() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        chat = app.query_one(TutorChat)
+        chat.show_messages([STUDENT, FEEDBACK])
+        await pilot.pause()
+        # drag across "Feedback: Close" (the chat's border and padding put it at x=2, y=3)
+        await pilot.mouse_down(chat, offset=(2, 3))
+        await pilot.hover(chat, offset=(16, 3))
+        await pilot.mouse_up(chat, offset=(16, 3))
+        await pilot.pause()
+        assert app.screen.get_selected_text() == "Feedback: Close"
+        line = chat.render_line(2)
+        highlight = app.screen.get_component_rich_style("screen--selection")
+        selected = "".join(s.text for s in line if s.style and highlight.bgcolor == s.style.bgcolor)
+        assert selected == "Feedback: Close"
+
+
+class HangingStream(ScriptedBackend):
+    """Streams the first `hang_after` chunks of a reply, then waits (a slow model)."""
+
+    hang_after: int | None = None
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, stream_chunk=4, **kwargs)
+
+    async def stream(self, messages, *, config):
+        import asyncio
+
+        sent = 0
+        async for piece in super().stream(messages, config=config):
+            if self.hang_after is not None and sent >= self.hang_after:
+                await asyncio.sleep(600)
+            sent += 1
+            yield piece
+
+
+async def test_escape_stops_a_streaming_reply_and_the_session_goes_on(tmp_path: Path) -> None:
+    app = make_app(tmp_path, TutorScript(["wrong", "right"], steps=2), backend_class=HangingStream)
+    backend = app._injected.llm.backend()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await first_question(pilot, app)
+        chat = screen.query_one(TutorChat)
+        backend.hang_after = 3
+        screen.query_one("#answer").value = "1/4"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(chat.streamed) >= 12)
+        streamed = chat.streamed
+        await pilot.press("escape")  # stops the reply: the screen stays
+        await wait_for(pilot, lambda: not screen.busy)
+        assert app.screen is screen
+        last = screen.conversation[-1]
+        assert last["role"] == "tutor" and last.get("stopped") is True
+        assert last["content"] == streamed.strip() == "Question 2: "[: len(streamed)].strip()
+        assert any(line.endswith("[stopped]") for line in chat.text_lines())
+        assert app.services.runtime.runs.get(screen.session_id).status == "done"
+        # the session goes on: the next answer gets a whole reply
+        backend.hang_after = None
+        screen.query_one("#answer").value = "1/2"
+        await pilot.press("enter")
+        await wait_for(pilot, turns_done(screen, 3))
+        assert not screen.conversation[-1].get("stopped")
+        await pilot.press("escape")  # nothing streams now: back home
+        await wait_for(pilot, lambda: app.screen is not screen)

@@ -15,7 +15,14 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from tui.commands import CommandError, err, require_vault, run_async, settings_from
+from tui.commands import (
+    CommandError,
+    err,
+    require_vault,
+    run_async,
+    settings_from,
+    stop_on_interrupt,
+)
 
 FLOW = "extraction"
 
@@ -31,6 +38,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     extract.add_argument(
         "note", metavar="NOTE", help="vault-relative path or name of a source note"
     )
+    extract.add_argument(
+        "--again", action="store_true",
+        help="extract a source that is already processed once more (its notes stay; new "
+        "concepts are added, duplicates linked)",
+    )  # fmt: skip
     extract.set_defaults(func=run_extract)
     review = subparsers.add_parser(
         "review", help="approve, give feedback on, or abort an extraction review",
@@ -126,10 +138,11 @@ async def drive(services: Any, events: Any) -> int:
 def run_extract(args: argparse.Namespace, backend: Any = None) -> int:
     settings = settings_from(args)
     require_vault(settings)
-    return run_async(_extract(settings, args.note, backend))
+    again = getattr(args, "again", False)
+    return run_async(_extract(settings, args.note, backend, again=again))
 
 
-async def _extract(settings: Any, note: str, backend: Any) -> int:
+async def _extract(settings: Any, note: str, backend: Any, *, again: bool = False) -> int:
     from core.flows.registry import open_app
     from core.repair import repair
 
@@ -137,15 +150,17 @@ async def _extract(settings: Any, note: str, backend: Any) -> int:
         rel = resolve_source(services.vault.root, services.vault.layout.sources, note)
         repair(services)
         await services.vault.index.sync_async()
-        return await follow(services, rel)
+        return await follow(services, rel, again=again)
 
 
-ACTIVE = ("queued", "running", "awaiting_review", "failed")
+ACTIVE = ("queued", "running", "awaiting_review", "failed", "cancelled")
+"""A source's run in one of these is continued (a cancelled one from its last checkpoint)."""
 
 
-async def follow(services: Any, rel: str) -> int:
+async def follow(services: Any, rel: str, *, again: bool = False) -> int:
     """Drive the source's active run, start one if there is none, or join the one another
-    noema process is driving (wait for it, then show where it stopped). Never two runs."""
+    noema process is driving (wait for it, then show where it stopped). Never two runs.
+    `again`: a processed source is extracted once more instead of skipped."""
     from core.runtime import RunBusy
 
     while True:
@@ -153,16 +168,20 @@ async def follow(services: Any, rel: str) -> int:
             r for r in services.runtime.list_runs(flow=FLOW)
             if r.target == rel and r.status in ACTIVE
         ]  # fmt: skip
-        if not active and (done := processed_on(services.vault, rel)) is not None:
-            print(f"{rel} was already processed on {done:%Y-%m-%d}; nothing to do.")
+        done = None if active or again else processed_on(services.vault, rel)
+        if done is not None:
+            print(f"{rel} was already processed on {done:%Y-%m-%d}; nothing to do "
+                  f"(extract it once more with: noema extract --again {shlex.quote(rel)})")  # fmt: skip
             return 0  # no run recorded: a "done" run per call would only clutter the runs list
-        run = active[0] if active else services.runtime.start_once(FLOW, {"source": rel}, rel)
+        inputs = {"source": rel, "again": True} if again else {"source": rel}
+        run = active[0] if active else services.runtime.start_once(FLOW, inputs, rel)
         if run is None:
             continue  # another process queued one just now: join it
         if await _print_pending(services, run):
             return 0
         try:
-            return await drive(services, services.runtime.stream(run.id))
+            with stop_on_interrupt(services.runtime, run.id, f"`noema extract {shlex.quote(rel)}`"):
+                return await drive(services, services.runtime.stream(run.id))
         except RunBusy as busy:
             err(f"{busy}; following it until it stops")
             await services.runtime.wait_until_free(run.id)
@@ -258,6 +277,7 @@ async def _answer(services: Any, run: Any, args: argparse.Namespace, waited: boo
     if args.abort:
         value: dict[str, Any] = {"action": "abort"}
     elif args.approve:
+        refuse_empty_approval(pending.payload, drops, run.target)
         value = {"action": "approve", "drops": drops}
     elif args.feedback:
         value = {"action": "feedback", "feedback": args.feedback, "drops": drops}
@@ -269,11 +289,28 @@ async def _answer(services: Any, run: Any, args: argparse.Namespace, waited: boo
     from core.runtime import NotAwaitingReview
 
     try:
-        return await drive(services, services.runtime.resume(run.id, value))
+        with stop_on_interrupt(
+            services.runtime, run.id, f"`noema extract {shlex.quote(run.target)}`"
+        ):
+            return await drive(services, services.runtime.resume(run.id, value))
     except NotAwaitingReview:  # answered by another process between the check and the lease
         status = services.runtime.runs.get(run.id).status
         print(f"run {run.id[:8]} was answered by another process meanwhile; it is {status}")
         return 0
+
+
+def refuse_empty_approval(
+    payload: dict[str, Any], drops: list[dict[str, str]], target: str
+) -> None:
+    """Approving a review that keeps nothing would only mark the source processed."""
+    from core.flows.extraction.report import writes_nothing
+
+    if writes_nothing(payload, drops):
+        raise CommandError(
+            f"nothing to approve: no concept is kept and no quote is linked, so approving would "
+            f"only mark {target} processed; ask for changes with --feedback TEXT, or --abort "
+            f"(the source stays unprocessed)"
+        )
 
 
 def _waiting_for(run_id: str, holder: str) -> None:

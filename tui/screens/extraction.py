@@ -165,7 +165,7 @@ class ExtractionScreen(NoemaScreen):
             return
         _path, _title, status, run_id = table.rows_by_path[path]
         if status == "processed":
-            self.notify(f"{path} is already processed.")
+            self.ask_extract_again(path)
             return
         if status == "awaiting review":
             self.follow(run_id)
@@ -179,6 +179,23 @@ class ExtractionScreen(NoemaScreen):
         self.follow(run_id)
         self.query_one("#outcome", Static).update(f"Extracting {path}...")
         self.app.drive_run(run_id)
+
+    def ask_extract_again(self, path: str) -> None:
+        """A processed source is extracted once more only when the user says so."""
+        from tui.widgets.confirm import ConfirmModal
+
+        def answer(again: bool | None) -> None:
+            if again and self.services is not None:
+                run = self.services.runtime.start(
+                    FLOW, {"source": path, "again": True}, target=path
+                )
+                self.follow(run.id)
+                self.query_one("#outcome", Static).update(f"Extracting {path} again...")
+                self.app.drive_run(run.id)
+
+        body = (f"{path} is already processed. Extract it again? Its concept notes stay; new "
+                "concepts are proposed for review and duplicates are linked.")  # fmt: skip
+        self.app.push_screen(ConfirmModal("Extract again", body, "Extract again", "Cancel"), answer)
 
     def follow(self, run_id: str) -> None:
         """Show `run_id` from now on, starting with what it did so far (the app's log)."""
@@ -311,7 +328,23 @@ class ExtractionScreen(NoemaScreen):
         self.app.resume_run(self.run_id, value)
 
     def action_approve(self) -> None:
-        self.answer({"action": "approve", "drops": self.drops()})
+        """Approve; a review that keeps nothing would only mark the source processed: ask."""
+        from core.flows.extraction.report import writes_nothing
+        from tui.widgets.confirm import ConfirmModal
+
+        value = {"action": "approve", "drops": self.drops()}
+        if not writes_nothing(self.payload or {}, value["drops"]):
+            self.answer(value)
+            return
+
+        def answer(approve: bool | None) -> None:
+            if approve:
+                self.answer(value)
+
+        body = ("No concept is kept and no quote is linked: approving writes nothing and marks "
+                "the source processed. Approve anyway? (f asks for changes, X aborts and leaves "
+                "the source unprocessed; a processed source can be extracted again.)")  # fmt: skip
+        self.app.push_screen(ConfirmModal("Nothing to write", body, "Approve", "Back"), answer)
 
     def action_feedback(self) -> None:
         drops = self.drops()

@@ -143,12 +143,13 @@ class HomeScreen(NoemaScreen):
                 rows.append(("Practice", due))
         self.query_one("#vault-panel", InfoPanel).show_rows(rows)
 
-    def show_model(self, state: str, detail: str) -> None:
-        self._model_status = (state, detail)
+    def show_model(self, state: str, detail: str, message: ModelStatus | None = None) -> None:
+        self._model_status = (state, detail, message)
         self.render_model()
 
     def render_model(self) -> None:
-        """The model, its status, the call it is answering and what waits behind it."""
+        """The model, its status (what is missing with its one-line fix, the runs waiting),
+        the call it is answering and what waits behind it."""
         from tui.probe import describe
 
         services = self.app.services
@@ -158,12 +159,21 @@ class HomeScreen(NoemaScreen):
             from core.models import role_config
 
             model = describe(role_config(self.app.settings, "default"))
+        state, detail, message = self._model_status
+        rows: list[tuple[str, Any]] = [("Model", model), ("Status", mark(state, detail))]
+        gate = message.gate if message is not None else None
+        if gate is not None and gate.problem is not None:
+            rows[1] = ("Status", mark(state, gate.problem.detail))
+            rows.append(("Fix", self.fix_line(gate)))
+            waiting = self.query_one(RunsTable).count("queued")
+            when = f"next check in {message.next_check_s:g} s" if message.next_check_s else ""
+            runs = (
+                f"{waiting} queued run{'s wait' if waiting != 1 else ' waits'}" if waiting else ""
+            )
+            rows.append(("Waiting", " · ".join(part for part in (runs, when) if part)))
         calls = services.activity.calls() if services is not None else []
-        queued = sum(1 for run in self.query_one(RunsTable).records.values()
-                     if run.status == "queued")  # fmt: skip
-        rows = [
-            ("Model", model),
-            ("Status", mark(*self._model_status)),
+        queued = self.query_one(RunsTable).count("queued")
+        rows += [
             ("Now", activity_text(calls, None, time.monotonic())),
             ("Queue", queue_text(calls, queued)),
         ]
@@ -176,6 +186,24 @@ class HomeScreen(NoemaScreen):
         live = services is not None and bool(services.activity.calls())
         if self.is_current and (live or getattr(self, "_activity_live", False)):
             self.render_model()
+
+    def fix_line(self, gate: Any) -> str:
+        """The failed check's fix, pointing at the model screen where it can be done there."""
+        problem = gate.problem
+        key = self.screen_key("model") or "m"
+        if problem.name != "model":
+            return problem.fix
+        if self.app.services is not None and self.app.services.llm.config().is_ollama:
+            return (f"run `ollama pull {gate.model}` (or p on the model screen), "
+                    f"or choose an installed model with {key}")  # fmt: skip
+        return f"choose a model the server has with {key}"
+
+    def screen_key(self, name: str) -> str | None:
+        """The key that opens a registered screen (after the keymap)."""
+        for active in self.active_bindings.values():
+            if active.binding.id == f"app.screen.{name}":
+                return self.app.get_key_display(active.binding)
+        return None
 
     def show_watcher(self, state: str, text: str) -> None:
         self._watcher = (state, text)
@@ -191,6 +219,7 @@ class HomeScreen(NoemaScreen):
     # -- messages from the app ------------------------------------------------------------
 
     def on_services_ready(self, _message: ServicesReady) -> None:
+        self.sub_title = self.vault_label  # a vault chosen at first run shows
         self.refresh_all()
 
     def on_vault_changed(self, _message: VaultChanged) -> None:
@@ -218,7 +247,9 @@ class HomeScreen(NoemaScreen):
 
     def on_model_status(self, message: ModelStatus) -> None:
         state = "busy" if message.ok is None else ("ok" if message.ok else "fail")
-        self.show_model(state, message.detail)
+        self.show_model(state, message.detail, message)
+        table = self.query_one(RunsTable)  # queued runs show whether they wait for the model
+        table.show_runs(list(table.records.values()), waiting_for=self.app.waiting_for)
 
     def refresh_all(self) -> None:
         self.load_counts()
@@ -238,7 +269,7 @@ class HomeScreen(NoemaScreen):
             return
         runs = await asyncio.to_thread(services.runtime.list_runs)
         runs.sort(key=lambda r: ACTIVE_FIRST.get(r.status, 9))
-        self.query_one(RunsTable).show_runs(runs)
+        self.query_one(RunsTable).show_runs(runs, waiting_for=self.app.waiting_for)
         self.render_model()  # the queue counts the queued runs
 
     def action_index(self) -> None:
@@ -273,12 +304,21 @@ class HomeScreen(NoemaScreen):
         services = self.app.services
         if run is None or services is None:
             return
-        if run.status not in ("queued", "failed"):
-            self.notify(f"run {run.id[:8]} is {run.status}; only queued or failed runs start")
+        if run.status not in ("queued", "failed", "cancelled"):
+            self.notify(
+                f"run {run.id[:8]} is {run.status}; only queued, failed or cancelled runs start"
+            )
         elif run.flow not in services.runtime.flows:
             self.notify(
                 f"the {run.flow} workflow is not installed yet; the run waits", severity="warning"
             )
+        elif self.app.waiting_for is not None:
+            # not started against a missing model: queued, it starts once the model is there
+            services.runtime.runs.set_status(run.id, "queued", error=run.error)
+            self.notify(f"run {run.id[:8]} waits for model {self.app.waiting_for}",
+                        severity="warning")  # fmt: skip
+            self.load_runs()
+            self.app.check_model()
         else:
             self.app.drive_run(run.id)
 
@@ -291,6 +331,10 @@ class HomeScreen(NoemaScreen):
             services.runtime.cancel(run.id)
             self.notify(f"cancelled run {run.id[:8]}")
             self.load_runs()
+        elif run.status == "running" and self.app.stop_run(run.id):
+            self.notify(f"stopped run {run.id[:8]}; s continues it from its last checkpoint")
+        elif run.status == "running":
+            self.notify(f"run {run.id[:8]} is not run by this window; stop it where it runs")
         else:
             self.notify(f"run {run.id[:8]} is {run.status} and cannot be cancelled")
 

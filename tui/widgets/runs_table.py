@@ -39,26 +39,38 @@ class RunsTable(DataTable):
     def __init__(self, **kwargs) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self.records: dict[str, RunRecord] = {}
+        self._waiting_for: str | None = None
+
+    @staticmethod
+    def status_of(run: RunRecord, waiting_for: str | None) -> Text:
+        """The status cell: a queued run waiting for a missing model says which."""
+        if waiting_for and run.status == "queued":
+            return Text(f"waiting for model {waiting_for}", style="yellow")
+        return status_text(run.status, run.interrupted)
 
     def on_mount(self) -> None:
         self.show_runs([])
 
-    def target_width(self) -> int:
-        return max(16, (self.scrollable_content_region.width or 120) - self.FIXED)
-
-    def show_runs(self, runs: Iterable[RunRecord]) -> None:
-        """Replace the rows, keeping the cursor on the same run when it is still listed."""
+    def show_runs(self, runs: Iterable[RunRecord], waiting_for: str | None = None) -> None:
+        """Replace the rows, keeping the cursor on the same run when it is still listed.
+        Queued runs show `waiting for model X` while `waiting_for` names the missing model
+        (the status column widens for it; the target column takes what is left)."""
         keep = self.selected_run_id
+        self._waiting_for = waiting_for
+        runs = list(runs)
+        statuses = [self.status_of(run, waiting_for) for run in runs]
+        status_width = max([16, *(status.cell_len for status in statuses)])
+        available = self.scrollable_content_region.width or 120
+        width = max(16, available - self.FIXED - (status_width - 16))
         self.clear(columns=True)
-        width = self.target_width()
-        for label, column_width in zip(self.COLUMNS, (16, 13, width, 16, 8), strict=True):
+        for label, column_width in zip(self.COLUMNS, (status_width, 13, width, 16, 8), strict=True):
             self.add_column(label, width=column_width)
         self.records = {}
-        for run in runs:
+        for run, status in zip(runs, statuses, strict=True):
             self.records[run.id] = run
             updated = run.updated_at[:16].replace("T", " ")
             self.add_row(
-                status_text(run.status, run.interrupted),
+                status,
                 run.flow,
                 clip_path(run.target or "-", width),
                 updated,
@@ -69,7 +81,11 @@ class RunsTable(DataTable):
             self.move_cursor(row=self.get_row_index(keep))
 
     def on_resize(self) -> None:
-        self.show_runs(list(self.records.values()))
+        self.show_runs(list(self.records.values()), waiting_for=self._waiting_for)
+
+    def count(self, status: str) -> int:
+        """How many listed runs have this status."""
+        return sum(1 for run in self.records.values() if run.status == status)
 
     @property
     def selected_run_id(self) -> str | None:

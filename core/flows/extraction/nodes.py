@@ -76,7 +76,7 @@ async def load_source(state: State, runtime: Runtime[FlowContext]) -> dict[str, 
         raise ValueError("no vault is configured: set vault.path")
     source, quotes = read_source(vault.root, path, vault.layout.max_note_bytes)
     base = {"source_title": source.title, "critique_round": 0, "review_round": 0}
-    if source.processed_date is not None:
+    if source.processed_date is not None and not state.get("again"):
         report("load", f"{path} was processed on {source.processed_date:%Y-%m-%d}; skipped")
         return {
             **base,

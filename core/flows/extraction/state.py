@@ -17,6 +17,8 @@ class ExtractionInput(BaseModel):
 
     source: str = Field(min_length=1)
     """Vault-relative path of the source note."""
+    again: bool = False
+    """Extract a source already processed once more (the user asked: `extract --again`)."""
 
 
 def merge_dicts(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
@@ -29,6 +31,8 @@ class ExtractionState(EvaluationFields, total=False):
 
     source: str
     """Vault-relative path of the source note (input)."""
+    again: bool
+    """Input: extract it even though it is processed."""
     source_title: str
     """The source's title (frontmatter title, else the file name)."""
     source_meta: dict[str, Any]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -94,3 +95,86 @@ def test_review_feedback_then_abort_from_the_terminal(tmp_path: Path, capsys) ->
     assert {p: p.read_bytes() for p in root.rglob("*.md")} == before
     with pytest.raises(CommandError, match="not awaiting review"):
         extraction.run_review(argparse.Namespace(**base), backend())
+
+
+def test_ctrl_c_stops_the_run_and_extract_continues_it(tmp_path: Path, capsys) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    root, data = make_vault(tmp_path)
+    settings = settings_file(tmp_path, root, data)
+    driver = Path(__file__).with_name("ctrl_c_driver.py")
+    process = subprocess.Popen(
+        [sys.executable, str(driver), settings, "Make It Stick", "60"],
+        stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    for line in process.stderr:  # progress lines, then the first model call (a minute long)
+        if line.startswith("MODEL CALL"):
+            break
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    with closing(sqlite3.connect(data / "noema.sqlite3")) as db:
+        run_id, status, error = db.execute("SELECT id, status, error FROM runs").fetchone()
+    assert status == "cancelled" and "stopped by the user" in error
+    assert f"stopped run {run_id[:8]} at its last checkpoint" in err
+    assert "`noema extract '03 - Sources/Make It Stick.md'` continues it" in err
+    # the same command again continues the same run to its review
+    args = argparse.Namespace(settings=settings, note="Make It Stick")
+    assert extraction.run_extract(args, backend()) == 0
+    assert f"noema review {run_id[:8]}" in capsys.readouterr().out
+    assert run_count(data) == 1
+
+
+def concept_ids(report: str) -> list[str]:
+    """The id prefixes the report prints after each new concept's title."""
+    section = report.split("New concepts", 1)[1].split("Duplicates found", 1)[0]
+    return re.findall(r"^  \* .*\[([0-9a-f]{8})\]$", section, flags=re.MULTILINE)
+
+
+def test_approving_a_review_that_keeps_nothing_is_refused(tmp_path: Path, capsys) -> None:
+    """Approving with every concept dropped would only mark the source processed (and nothing
+    could extract it again): refused in one line, the run still waits, the source untouched."""
+    root, data = make_vault(tmp_path)
+    settings = settings_file(tmp_path, root, data)
+    before = (root / SOURCE).read_text(encoding="utf-8")
+    assert (
+        extraction.run_extract(argparse.Namespace(settings=settings, note=SOURCE), backend()) == 0
+    )
+    out = capsys.readouterr().out
+    run_id = out.rsplit("noema review ", 1)[1].split()[0]
+    drops = [f"concept:{cid}" for cid in concept_ids(out)]
+    assert len(drops) == 2
+    approve = argparse.Namespace(
+        settings=settings, run=run_id, approve=True, feedback=None, abort=False, drop=drops
+    )
+    with pytest.raises(CommandError, match="nothing to approve") as refused:
+        extraction.run_review(approve, backend())
+    assert "\n" not in str(refused.value) and "--abort" in str(refused.value)
+    assert (root / SOURCE).read_text(encoding="utf-8") == before
+    # one concept kept: approved
+    kept = argparse.Namespace(**{**vars(approve), "drop": drops[:1]})
+    assert extraction.run_review(kept, backend()) == 0
+    assert frontmatter.loads((root / SOURCE).read_text(encoding="utf-8"))["processed_date"]
+
+
+def test_extract_again_runs_a_processed_source_once_more(tmp_path: Path, capsys) -> None:
+    root, data = make_vault(tmp_path)
+    settings = settings_file(tmp_path, root, data)
+    args = argparse.Namespace(settings=settings, note=SOURCE)
+    assert extraction.run_extract(args, backend()) == 0
+    run_id = capsys.readouterr().out.rsplit("noema review ", 1)[1].split()[0]
+    approve = argparse.Namespace(
+        settings=settings, run=run_id, approve=True, feedback=None, abort=False, drop=[]
+    )
+    assert extraction.run_review(approve, backend()) == 0
+    capsys.readouterr()
+    assert extraction.run_extract(args, backend()) == 0
+    assert "noema extract --again" in capsys.readouterr().out  # says how
+    runs = run_count(data)
+    again = argparse.Namespace(settings=settings, note=SOURCE, again=True)
+    assert extraction.run_extract(again, backend()) == 0
+    out = capsys.readouterr().out
+    assert run_count(data) == runs + 1
+    assert "New concepts" in out and "noema review " in out  # a review, not "nothing to do"
