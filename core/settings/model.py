@@ -66,6 +66,21 @@ class Settings(BaseSettings):
             )
         return self
 
+    @model_validator(mode="after")
+    def _pools_are_served(self) -> Settings:
+        """A pool's servers are reached through litellm: the bundled model (started by
+        noema itself) cannot be one of them."""
+        for name in {"default", *self.models.roles}:
+            role = self.role(name)
+            if (role.provider or self.models.provider) == "local" and (
+                role.deployments or role.fallback_roles
+            ):
+                raise ValueError(
+                    f"role {name!r}: the bundled model (provider local) cannot be part of a "
+                    "pool; remove its deployments/fallback_roles or choose another provider"
+                )
+        return self
+
     @property
     def data_dir(self) -> Path:
         """The effective data directory."""
@@ -83,7 +98,7 @@ class Settings(BaseSettings):
         values: dict[str, Any] = {
             key: getattr(override, key)
             if getattr(override, key) is not None
-            else getattr(base, key)
+            else getattr(base, key, None)
             for key in RoleModel.model_fields
         }
         return RoleModel(**values)

@@ -127,6 +127,45 @@ class _NoSecrets(BaseModel):
         return check_api_key_env(value)
 
 
+class DeploymentSettings(_NoSecrets):
+    """One server of a pool (see `models.deployments`)."""
+
+    model_config = DOC
+
+    model: str
+    """The model as litellm names it: `ollama_chat/qwen2.5:7b`, `openai/<name>` (llama.cpp,
+    vLLM, LM Studio), a hosted model (`gpt-4o-mini`)."""
+    base_url: str | None = None
+    """The server (its /v1 URL for OpenAI-compatible servers); unset for hosted models."""
+    max_parallel: int = Field(1, ge=1, le=256)
+    """Requests the server works on at once (llama.cpp `--parallel`, OLLAMA_NUM_PARALLEL)."""
+    order: int = Field(1, ge=1, le=9)
+    """1: used first; a higher order is a fallback, used only while every deployment of a
+    lower order fails or cools down (a hosted model behind local servers)."""
+    name: str = ""
+    """How traces and messages name it (default: the server's host:port, else the model)."""
+    api_key_env: str = ""
+    """Name of the environment variable holding this deployment's API key."""
+
+
+class PoolSettings(BaseModel):
+    """How litellm's Router spreads a pool's requests over its deployments."""
+
+    model_config = DOC
+
+    routing: Literal["least-busy", "latency-based", "simple-shuffle"] = "least-busy"
+    """`least-busy` (the server with the fewest requests in flight), `latency-based` (the
+    fastest recent answers) or `simple-shuffle` (random, weighted by max_parallel)."""
+    allowed_fails: int = Field(1, ge=0, le=100)
+    """Failures of one server tolerated within cooldown_s before it cools down."""
+    cooldown_s: float = Field(30.0, ge=0)
+    """How long a failing server gets no requests (its work goes to the others)."""
+    affinity: Literal["run", "none"] = "run"
+    """`run`: the calls of one run go to the same server while it is healthy, so its prompt
+    cache stays warm (llama.cpp cache_prompt, Ollama's loaded context); `none`: every call
+    goes where the routing says."""
+
+
 class RoleModel(_NoSecrets):
     """Per-role override of the model settings; unset fields inherit from [models]."""
 
@@ -149,6 +188,11 @@ class RoleModel(_NoSecrets):
     """Context the server runs this role's model with (Ollama `num_ctx`)."""
     api_key_env: str | None = None
     """Name of the environment variable holding this role's API key."""
+    deployments: list[DeploymentSettings] | None = None
+    """This role's pool of servers (see models.deployments); unset: the [models] one."""
+    fallback_roles: list[str] | None = None
+    """Roles whose model takes this role's requests while all of its own servers fail
+    (their deployments join this role's pool with a higher order)."""
 
 
 class ModelSettings(_NoSecrets):
@@ -198,6 +242,17 @@ class ModelSettings(_NoSecrets):
     """Per-role overrides: `default`, `judge`, `judge_secondary`, `embedding`, ..."""
     embeddings_enabled: bool = False
     """Whether an embedding model is configured; without one search is full-text only."""
+    deployments: list[DeploymentSettings] = Field(default_factory=list)
+    """A pool: servers sharing the work of the model (several Ollama, vLLM or llama.cpp
+    servers of the same model, a hosted fallback). When set, requests are spread over them
+    by litellm's Router as [models.pool] says, and `model`/`base_url` above only name the
+    pool. Each: {model, base_url, max_parallel, order, name, api_key_env}, e.g.
+    deployments = [
+      {model = "ollama_chat/qwen2.5:7b", base_url = "http://gpu1:11434", max_parallel = 2},
+      {model = "ollama_chat/qwen2.5:7b", base_url = "http://gpu2:11434", max_parallel = 2},
+      {model = "gpt-4o-mini", order = 2, api_key_env = "OPENAI_API_KEY"}]"""
+    pool: PoolSettings = Field(default_factory=PoolSettings)
+    """How a pool's requests are spread over its servers (litellm's Router)."""
 
 
 class TuiSettings(BaseModel):
