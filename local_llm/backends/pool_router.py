@@ -68,6 +68,11 @@ class SlotGate(CustomLogger):
         mine = [d for d in healthy_deployments if _id(d) in self.members]
         if not mine:
             return healthy_deployments
+        holder = HOLDER.get()
+        if holder is not None and holder.held:
+            # the Router chooses again for a retry: the failed attempt's slot is free now
+            # (kept, a retry pinned to the same server would wait for itself)
+            self.give_back(holder)
 
         def free() -> list[dict] | None:
             found = [d for d in mine if self.slots.free(self.members[_id(d)].server) > 0]

@@ -220,3 +220,22 @@ async def test_embeddings_go_through_the_pool_too(fake_servers):
     assert all(t.deployment.startswith("127.0.0.1:") for t in traces)
     assert sum(len(s.requests("/v1/embeddings")) for s in servers) == 2
     client.close()
+
+
+async def test_a_retry_on_the_server_a_run_keeps_to_does_not_wait_for_itself(fake_servers):
+    """The failed attempt's slot is free when the Router chooses again: a retry pinned to the
+    same server (run affinity, not cooled down yet) used to wait for that slot until the
+    call's timeout."""
+    servers = fake_servers(2, latency_ms=20, slots=1)
+    policy = PoolPolicy(affinity="run", allowed_fails=3)
+    traces: list = []
+    config = pool_config(servers, policy=policy, timeout_s=3.0, transient_retries=0)
+    client = client_of(config, traces, "run-7")
+    await client.structured(ask(0), Label)
+    pinned = next(s for s in servers if chats(s))
+    pinned.fail(500, count=1)
+    started = time.perf_counter()
+    await client.structured(ask(1), Label)
+    assert time.perf_counter() - started < 2.0
+    assert traces[-1].outcome == "ok"
+    client.close()
