@@ -55,8 +55,9 @@ def backlog_vault(root: Path, count: int) -> list[str]:
 
 
 def pool_settings(
-    path: Path, vault: Path, data: Path, urls: list[str], *, slots: int = 1, extra: str = ""
-) -> Path:
+    path: Path, vault: Path, data: Path, urls: list[str], *, slots: int = 1,
+    cooldown_s: float = 20.0, extra: str = "",
+) -> Path:  # fmt: skip
     """A settings file whose default role is a pool of OpenAI-compatible servers."""
     deployments = ",\n".join(
         f'  {{model = "openai/gpt-fake", base_url = "{url}/v1", max_parallel = {slots}}}'
@@ -66,7 +67,7 @@ def pool_settings(
         f'[vault]\npath = "{vault}"\n[data]\ndirectory = "{data}"\n'
         f'[models]\nmodel = "openai/gpt-fake"\nbase_url = "{urls[0]}/v1"\nbackoff_s = 0.2\n'
         f"deployments = [\n{deployments}\n]\n"
-        f"[models.pool]\ncooldown_s = 20.0\n"
+        f"[models.pool]\ncooldown_s = {cooldown_s}\n"
         f'[flows.extraction]\nlanguage = "es"\nmax_critique_iterations = 1\n{extra}',
         encoding="utf-8",
     )
