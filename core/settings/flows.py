@@ -37,7 +37,7 @@ class ExtractionSettings(BaseModel):
     recursion_limit: int = Field(200, ge=10)
     """LangGraph recursion limit for one run."""
     bulk_runs: int = Field(0, ge=0, le=64)
-    """How many sources `noema extract --all` (home: extract all) works on at once; 0:
+    """How many sources `noema extract --all` works on at once; 0:
     twice the slots of the default role's pool (2 without a pool), so a server never idles
     while a run is between its model calls."""
 

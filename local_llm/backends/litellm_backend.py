@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from local_llm.backends.base import Completion, JsonSchema, Message
@@ -137,19 +137,8 @@ class LiteLLMBackend:
         response = await self.litellm.acompletion(
             messages=[dict(m) for m in messages], stream=True, **_chat_args(config)
         )
-        received, finish = [], None
-        async for chunk in response:
-            if not chunk.choices:
-                continue
-            choice = chunk.choices[0]
-            if choice.delta.content:
-                received.append(choice.delta.content)
-                yield choice.delta.content
-            finish = choice.finish_reason or finish
-        if not _server_finished(response, finish):
-            raise StreamCutError(
-                "the stream ended without the server's finish_reason", text="".join(received)
-            )
+        async for piece in stream_text(response):
+            yield piece
 
     async def embed(self, texts: Sequence[str], *, config: ModelConfig) -> list[list[float]]:
         if config.model.startswith("ollama_chat/"):  # litellm embeds through ollama/ only
@@ -163,6 +152,27 @@ class LiteLLMBackend:
 
 def _get(row: Any, key: str, default: Any = None) -> Any:
     return row.get(key, default) if isinstance(row, dict) else getattr(row, key, default)
+
+
+async def stream_text(
+    response: Any, finished: Callable[[Any, str | None], bool] | None = None
+) -> AsyncIterator[str]:
+    """The text pieces of a litellm stream; `StreamCutError` when it ends without the
+    server's finish (`finished(response, last finish reason)`; a dropped connection looks
+    like a short answer otherwise)."""
+    received, finish = [], None
+    async for chunk in response:
+        if not chunk.choices:
+            continue
+        choice = chunk.choices[0]
+        if choice.delta.content:
+            received.append(choice.delta.content)
+            yield choice.delta.content
+        finish = choice.finish_reason or finish
+    if not (finished or _server_finished)(response, finish):
+        raise StreamCutError(
+            "the stream ended without the server's finish_reason", text="".join(received)
+        )
 
 
 def _server_finished(response: Any, last_finish: str | None) -> bool:

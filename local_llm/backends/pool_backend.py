@@ -24,7 +24,7 @@ from typing import Any
 from local_llm.backends.base import Completion, JsonSchema, Message
 from local_llm.config import ModelConfig
 from local_llm.deployments import capacity
-from local_llm.errors import LLMError, PoolUnavailableError, StreamCutError
+from local_llm.errors import LLMError, PoolUnavailableError
 from local_llm.retry import classify
 from local_llm.slots import HOLDER, Holder, Slots
 
@@ -129,6 +129,8 @@ class PoolBackend:
         self, messages: Sequence[Message], *, config: ModelConfig
     ) -> AsyncIterator[str | Completion]:
         """First a `Completion` naming the deployment that answers, then the text pieces."""
+        from local_llm.backends.litellm_backend import stream_text
+
         router = self.router(config)
         async with self._call(config) as holder:
             response = await router.acompletion(
@@ -136,19 +138,8 @@ class PoolBackend:
                 **self._request_args(config),
             )  # fmt: skip
             yield Completion(text="", deployment=holder.last)
-            received, finish = [], None
-            async for chunk in response:
-                if not chunk.choices:
-                    continue
-                choice = chunk.choices[0]
-                if choice.delta.content:
-                    received.append(choice.delta.content)
-                    yield choice.delta.content
-                finish = choice.finish_reason or finish
-            if not _server_finished(response, finish):
-                raise StreamCutError(
-                    "the stream ended without the server's finish_reason", text="".join(received)
-                )
+            async for piece in stream_text(response, _server_finished):
+                yield piece
 
     async def embed(self, texts: Sequence[str], *, config: ModelConfig) -> list[list[float]]:
         router = self.router(config, embedding=True)
