@@ -86,15 +86,19 @@ class AdvisoryLeases(Leases):
     def holder(self, name: str) -> str:
         unsigned = lease_key(name) & 0xFFFFFFFFFFFFFFFF
         with self.shared.lease_lock:
-            row = self._connection().execute(
-                "SELECT a.application_name FROM pg_locks l"
-                " JOIN pg_stat_activity a ON a.pid = l.pid"
-                " WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1"
-                " AND l.classid = %s AND l.objid = %s"
-                " AND l.database = (SELECT oid FROM pg_database"
-                "                   WHERE datname = current_database())",
-                (unsigned >> 32, unsigned & 0xFFFFFFFF),
-            ).fetchone()
+            row = (
+                self._connection()
+                .execute(
+                    "SELECT a.application_name FROM pg_locks l"
+                    " JOIN pg_stat_activity a ON a.pid = l.pid"
+                    " WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1"
+                    " AND l.classid = %s AND l.objid = %s"
+                    " AND l.database = (SELECT oid FROM pg_database"
+                    "                   WHERE datname = current_database())",
+                    (unsigned >> 32, unsigned & 0xFFFFFFFF),
+                )
+                .fetchone()
+            )
         if row is None:
             return ""
         name = str(row[0] or "")

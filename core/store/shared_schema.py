@@ -108,9 +108,7 @@ DO $$ DECLARE r record; BEGIN
 END $$"""
 
 
-def migrate_shared(
-    pg: PostgresStore, known: list[tuple[int, str, str]], layout: Layout
-) -> int:
+def migrate_shared(pg: PostgresStore, known: list[tuple[int, str, str]], layout: Layout) -> int:
     """Bring the shared store to the latest version; returns it."""
     latest = known[-1][0] if known else 0
     indexes = index_tables([sql for _, _, sql in known])

@@ -112,7 +112,7 @@ class Layout:
         return None
 
 
-def _created(statement: str) -> tuple[str, bool] | None:
+def created_table(statement: str) -> tuple[str, bool] | None:
     """(table, virtual) when the statement creates a table."""
     words = significant(tokenize(statement))
     upper = [t.upper for t in words[:6]]
@@ -143,7 +143,7 @@ def layout_of(scripts: tuple[str, ...]) -> Layout:
     renames: dict[str, str] = {}
     for script in scripts:
         for statement in split_script(script):
-            if (made := _created(statement)) is not None:
+            if (made := created_table(statement)) is not None:
                 created[made[0]] = made[1]
             if (pair := renamed(statement)) is not None:
                 renames[pair[0]] = pair[1]
