@@ -226,9 +226,9 @@ def _qualify_upsert(tokens: list[Token], table: str, columns: tuple[str, ...]) -
             and token.name in known
             and before != "."
             and after not in (".", "(")
+            and not target
         ):
-            if not target:
-                out[i] = Token("word", f"{table}.{token.text}")
+            out[i] = Token("word", f"{table}.{token.text}")
         if token.text == "=" and depth == 0:
             target = False
     return out

@@ -81,9 +81,9 @@ def referenced_tables(sql: str) -> frozenset[str]:
             if token.upper == "FROM":
                 from_depths.append(depth)
             continue
-        if token.kind == "word" and token.upper in _ENDS_FROM_LIST:
-            if from_depths and from_depths[-1] == depth:
-                from_depths.pop()
+        ends = token.kind == "word" and token.upper in _ENDS_FROM_LIST
+        if ends and from_depths and from_depths[-1] == depth:
+            from_depths.pop()
         if expect and token.kind in ("word", "quoted"):
             if token.kind == "word" and token.upper in _NOT_A_NAME:
                 continue
