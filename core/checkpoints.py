@@ -47,10 +47,9 @@ async def open_postgres_checkpointer(conninfo: str) -> AsyncIterator[BaseCheckpo
     from psycopg.rows import dict_row
     from psycopg_pool import AsyncConnectionPool
 
-    settings = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
+    settings = {"autocommit": True, "row_factory": dict_row}
     pool = AsyncConnectionPool(
         conninfo, min_size=1, max_size=2, kwargs=settings, open=False,
-        check=AsyncConnectionPool.check_connection,
     )  # fmt: skip
     await pool.open(wait=True, timeout=30)
     try:
