@@ -34,6 +34,7 @@ COMMAND_MODULES: list[str] = [
     "tui.commands.runs",  # noema runs
     "tui.commands.store",  # noema store migrate
     "tui.commands.tutor",  # noema tutor, noema tutor sessions / logs
+    "tui.commands.usage",  # noema usage
     "tui.commands.vault",  # noema index, noema watch
 ]
 """Every command group's module; each exposes `register(subparsers)`."""
@@ -65,7 +66,7 @@ def open_tui(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     from tui.app import NoemaApp
 
-    NoemaApp(settings).run()
+    NoemaApp(settings, settings_path=getattr(args, "settings", None), first_run=True).run()
     return 0
 
 
