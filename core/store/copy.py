@@ -45,17 +45,19 @@ class Copied:
         return wrong
 
 
-def table_order() -> list[str]:
-    """Shared tables in the order the migrations create them (parents before children)."""
-    order: list[str] = []
-    shared = layout().shared
+def table_order(existing: set[str] | frozenset[str]) -> list[str]:
+    """The shared tables that exist, in the order the migrations create them (parents before
+    children); a table rebuilt as `x_new` and renamed keeps the place of `x`."""
+    created: list[str] = []
+    renames: dict[str, str] = {}
     for _, _, sql in migrations():
         for statement in split_script(sql):
             if (pair := renamed(statement)) is not None:
-                order.append(pair[1])
+                renames[pair[0]] = pair[1]
             elif (made := created_table(statement)) is not None:
-                order.append(made[0])
-    return [t for t in dict.fromkeys(order) if t in shared]
+                created.append(made[0])
+    final = [renames.get(name, name) for name in created]
+    return [t for t in dict.fromkeys(final) if t in existing and t in layout().shared]
 
 
 def _columns(store: Store, table: str) -> list[str]:
@@ -160,7 +162,7 @@ def migrate_to_postgres(settings: Any, conninfo: str, where: str) -> Copied:
     source = Store(settings.store_path)
     target = Store(settings.store_path, shared=open_shared(conninfo, where))
     try:
-        tables = table_order()
+        tables = table_order(set(target.shared.dialect.tables))  # type: ignore[union-attr]
         refuse_unless_empty(target, tables)
         copy_tables(source, target, tables)
         copied = Copied(tables=count_tables(source, target, tables))

@@ -7,7 +7,7 @@ vault (paths, hashes, mtimes, full-text and vector indexes) and are rebuilt from
 A statement is sent to the database that holds the tables it names (`route`).
 
 A new table is shared unless it is listed in LOCAL_TABLES (or is an FTS5 virtual table, or a
-temporary table renamed into a local one); `tests/core/test_store_tables.py` makes every new
+temporary table renamed into a local one); `tests/core/test_store_dialect.py` makes every new
 table a deliberate choice.
 """
 

@@ -119,3 +119,27 @@ def test_migrate_refuses_a_password_in_the_url_and_names_an_unreachable_server(
                  "postgres", url])  # fmt: skip
     err = capsys.readouterr().err
     assert code == 1 and message in err and "hunter2" not in err and "Traceback" not in err
+
+
+def test_copy_order_names_the_tables_that_exist_parents_before_children(tmp_path: Path) -> None:
+    """Tables rebuilt as `x_new` and renamed into place (migration 0008 rebuilds
+    extraction_commits) are copied under their final name, before the tables that refer to
+    them; the order is checked against SQLite's own foreign keys."""
+    from core.store.copy import table_order
+    from tests.core.test_store_dialect import SHARED
+
+    store = Store(tmp_path / "store.sqlite3")
+    try:
+        existing = {r[0] for r in store.query("SELECT name FROM sqlite_master WHERE type='table'")}
+        order = table_order(existing)
+        parents = {
+            table: {row[2] for row in store.query(f"PRAGMA foreign_key_list({table})")}
+            for table in order
+        }
+    finally:
+        store.close()
+    assert set(order) == SHARED
+    assert len(order) == len(SHARED)
+    for table, referenced in parents.items():
+        for parent in referenced - {table}:
+            assert order.index(parent) < order.index(table), (parent, table)
