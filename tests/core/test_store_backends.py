@@ -4,6 +4,7 @@ PostgreSQL server (tests/fixtures/postgres.py). Same calls, same answers."""
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -40,7 +41,7 @@ def test_runs_round_trip_on_both_backends(store, store_backend) -> None:
     assert [r.id for r in runs.list(status="awaiting_review")] == [run.id]
     row = store.query_one("SELECT * FROM runs WHERE id = ?", (run.id,))
     assert row["STATUS"] == row["status"] == row[3] == "awaiting_review"
-    assert dict(row)["target"] == "t" and "input_json" in row.keys()
+    assert dict(row)["target"] == "t" and "input_json" in list(row.keys())  # a Row's `in` reads its values
 
 
 def test_sums_ids_upserts_and_conflicts_behave_like_sqlite(store) -> None:
@@ -83,7 +84,6 @@ def test_sums_ids_upserts_and_conflicts_behave_like_sqlite(store) -> None:
     )
     row = store.query_one("SELECT before_bytes, done FROM merge_journal_steps")
     assert (bytes(row[0]), row[1]) == ("é\x00".encode(), 1)
-    import sqlite3
 
     with pytest.raises(sqlite3.IntegrityError):
         store.execute(
@@ -101,7 +101,6 @@ def test_a_transaction_is_all_or_nothing_on_both_sides(store) -> None:
         raise RuntimeError("boom")
     assert runs.get(run.id).status == "queued"
     assert store.query("SELECT path FROM notes") == []
-    import sqlite3
 
     with store.transaction() as conn:
         conn.execute("UPDATE runs SET status = 'done' WHERE id = ?", (run.id,))
@@ -156,6 +155,45 @@ def test_an_older_shared_store_is_migrated_forward_keeping_its_rows(tmp_path, po
     finally:
         store.close()
     assert isinstance(store, Store)
+
+
+def test_a_table_rebuilt_by_a_later_migration_keeps_its_rows_on_postgresql(
+    tmp_path, postgres_store
+):
+    """Migration 0008 rebuilds extraction_commits (SQLite's CREATE x_new, copy, DROP, RENAME)
+    to allow `abandoned`: a shared store made before it keeps its pending commit, and the
+    rebuilt table takes the new status and a second rebuilt-table key without collisions."""
+    from core.store.db import layout
+    from core.store.open import conninfo, open_shared
+    from core.store.shared_schema import migrate_shared
+
+    before = [m for m in migrations() if m[0] < 8]
+    assert before and migrations()[-1][0] >= 8
+    settings = settings_for(tmp_path, postgres_store)
+    first = open_shared(conninfo(settings.store), "test")
+    migrate_shared(first, before, layout())
+    first._connect().execute(
+        "INSERT INTO extraction_commits (run_id, source_path, status, plan_json, created_at,"
+        " updated_at) VALUES ('r1', 'Fuentes/Señales 📡.md', 'pending', '{}', 'a', 'a')"
+    )
+    first.close()
+    store = open_store(settings)
+    try:
+        row = store.query_one("SELECT source_path, status, written_json, error"
+                              " FROM extraction_commits WHERE run_id = 'r1'")  # fmt: skip
+        assert tuple(row) == ("Fuentes/Señales 📡.md", "pending", "[]", None)
+        store.execute(
+            "UPDATE extraction_commits SET status='abandoned', error=? WHERE run_id='r1'",
+            ("a path out of the vault",),
+        )
+        with pytest.raises(sqlite3.IntegrityError):
+            store.execute(
+                "INSERT INTO extraction_commits (run_id, source_path, status, plan_json,"
+                " created_at, updated_at) VALUES ('r1', 'x.md', 'pending', '{}', 'b', 'b')"
+            )
+        assert store.query_one("SELECT status FROM extraction_commits")[0] == "abandoned"
+    finally:
+        store.close()
 
 
 def test_a_shared_store_newer_than_this_noema_is_refused_untouched(tmp_path, postgres_store):
