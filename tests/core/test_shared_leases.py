@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 
 from core.leases import Leases, run_lease
-from core.services import open_services
 from core.settings import Settings
 from core.shared_leases import AdvisoryLeases
 from core.store import open_store
 from core.store.runs import RunsRepo
+from tests.core.test_leases import assert_recovery_spares_the_held_run
 from tests.fixtures.postgres import store_env
 
 REPO = Path(__file__).resolve().parents[2]
@@ -76,16 +76,4 @@ def test_start_up_recovery_leaves_alone_runs_another_machine_drives(
     live, dead = (runs.create("extraction", {}, status="running") for _ in range(2))
     store.close()
     holder = hold_on_another_machine(tmp_path / "there", postgres_store, run_lease(live.id))
-    try:
-        services = open_services(settings, {})
-        assert services.recovered == [dead.id]
-        repo = services.runtime.runs
-        assert (repo.get(live.id).status, repo.get(dead.id).status) == ("running", "queued")
-        services.store.close()
-    finally:
-        holder.send_signal(signal.SIGKILL)
-        holder.wait(30)
-    services = open_services(settings, {})
-    assert services.recovered == [live.id]
-    assert services.runtime.runs.get(live.id).status == "queued"
-    services.store.close()
+    assert_recovery_spares_the_held_run(settings, live.id, dead.id, holder)
