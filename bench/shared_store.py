@@ -3,7 +3,8 @@
 1. A used SQLite store: RUNS runs of the counting flow stopped at their review (their
    LangGraph checkpoints), TRACES traces, tutor sessions and mastery, a merge journal.
 2. `noema store migrate` into a throwaway PostgreSQL cluster (the server installed here,
-   tests/fixtures/postgres.py): rows per table, checkpoints, seconds, every count checked.
+   tests/fixtures/postgres.py, with fsync on as a real server): rows per table, checkpoints,
+   seconds, every count checked.
 3. The same run stretch (start -> review -> resume -> done) on both backends, ROUNDS times:
    median milliseconds (PostgreSQL over 127.0.0.1: a network round trip per statement).
 
@@ -82,7 +83,7 @@ async def stretch(settings: Settings, store: Store, counter: Path) -> list[float
 
 
 def main() -> None:
-    cluster = Cluster().start()
+    cluster = Cluster(durable=True).start()  # fsync on: SQLite's store syncs its commits too
     os.environ[PASSWORD_ENV] = PASSWORD
     try:
         with tempfile.TemporaryDirectory() as tmp:

@@ -33,9 +33,25 @@ def conninfo(store_settings: Any, url: str | None = None) -> str:
             )
         extra["password"] = password
     try:
-        return make_conninfo(target, **extra)
+        return with_commit_durability(make_conninfo(target, **extra))
     except Exception as exc:  # psycopg.ProgrammingError: not a URL libpq understands
         raise StoreError(f"store.url is not a PostgreSQL URL libpq understands: {exc}") from exc
+
+
+SQLITE_LIKE_COMMITS = "-c synchronous_commit=off"
+"""Commits as durable as the SQLite store's (WAL, synchronous=NORMAL): a crash of noema never
+loses one; a power cut of the database server's machine may lose its last fraction of a
+second of commits, never consistency. With it a run costs about what it costs on SQLite;
+waiting for every commit's fsync made one 17 times slower (bench/shared_store.py). A URL
+that sets its own `options` keeps them."""
+
+
+def with_commit_durability(info: str) -> str:
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    if "options" in conninfo_to_dict(info):
+        return info
+    return make_conninfo(info, options=SQLITE_LIKE_COMMITS)
 
 
 def label(url: str) -> str:

@@ -41,7 +41,8 @@ def test_runs_round_trip_on_both_backends(store, store_backend) -> None:
     assert [r.id for r in runs.list(status="awaiting_review")] == [run.id]
     row = store.query_one("SELECT * FROM runs WHERE id = ?", (run.id,))
     assert row["STATUS"] == row["status"] == row[3] == "awaiting_review"
-    assert dict(row)["target"] == "t" and "input_json" in list(row.keys())  # a Row's `in` reads its values
+    assert dict(row)["target"] == "t"
+    assert "input_json" in list(row.keys())  # a Row's own `in` looks at its values
 
 
 def test_sums_ids_upserts_and_conflicts_behave_like_sqlite(store) -> None:
@@ -263,3 +264,25 @@ def test_unreachable_store_wrong_password_and_missing_variable_are_one_line(
     monkeypatch.delenv(PASSWORD_ENV)
     with pytest.raises(StoreError, match=f"password_env names {PASSWORD_ENV}, which is not set"):
         open_store(settings_for(tmp_path, postgres_store))
+
+
+def test_commits_are_as_durable_as_sqlites_and_a_urls_own_options_win(
+    tmp_path, postgres_store, postgres_cluster
+):
+    """noema's sessions commit without waiting for the WAL flush (SQLite's WAL with
+    synchronous=NORMAL: a crash of noema loses nothing, a power cut may lose the last commits);
+    a URL that sets `options` itself keeps them."""
+    from core.store.open import conninfo
+    from core.store.postgres import connect
+
+    database = postgres_store["url"].rsplit("/", 1)[1]
+    postgres_cluster.admin(f"ALTER DATABASE {database} SET synchronous_commit = on")  # durable
+    store = open_store(settings_for(tmp_path, postgres_store))
+    try:
+        assert store.shared.execute("SHOW synchronous_commit").fetchone()[0] == "off"
+    finally:
+        store.close()
+    url = postgres_store["url"] + "?options=-c%20synchronous_commit%3Don"
+    own = settings_for(tmp_path / "own", {**postgres_store, "url": url}).store
+    with connect(conninfo(own)) as conn:
+        assert conn.execute("SHOW synchronous_commit").fetchone()[0] == "on"
