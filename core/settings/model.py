@@ -14,6 +14,7 @@ from core.settings.sections import (
     DataSettings,
     ModelSettings,
     RoleModel,
+    StoreSettings,
     TuiSettings,
     VaultSettings,
 )
@@ -33,6 +34,8 @@ class Settings(BaseSettings):
     """The Obsidian vault."""
     data: DataSettings = Field(default_factory=DataSettings)
     """noema's own data directory."""
+    store: StoreSettings = Field(default_factory=StoreSettings)
+    """Where shared state is kept: the local SQLite file, or a PostgreSQL database."""
     models: ModelSettings = Field(default_factory=ModelSettings)
     """Model access."""
     flows: FlowsSettings = Field(default_factory=FlowsSettings)
@@ -88,7 +91,7 @@ class Settings(BaseSettings):
 
     @property
     def store_path(self) -> Path:
-        """The SQLite store."""
+        """The SQLite store (with a PostgreSQL store: the local vault index)."""
         return self.data_dir / "noema.sqlite3"
 
     def role(self, name: str) -> RoleModel:

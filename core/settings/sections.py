@@ -93,9 +93,77 @@ class DataSettings(BaseModel):
         return value.expanduser() if value is not None else None
 
 
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PASSWORD_KEYS = {"password", "passwd", "pass", "secret", "pgpassword"}
+PASSWORD_IN_FILE = (
+    "the store's password is never read from a settings file: put it in an environment "
+    'variable (export NOEMA_PG_PASSWORD=...) and name it with password_env = "NOEMA_PG_PASSWORD"'
+)
+
+
+class StoreSettings(BaseModel):
+    """Where runs, reviews, journals, sessions and mastery are kept (shared state)."""
+
+    model_config = DOC
+
+    backend: Literal["sqlite", "postgres"] = "sqlite"
+    """`sqlite`: everything in the data directory's SQLite file (one machine). `postgres`:
+    shared state in a PostgreSQL database every machine and process points at (the vault
+    index stays in the local SQLite file; see README, "Several machines")."""
+    url: str = ""
+    """PostgreSQL connection URL without a password, e.g.
+    `postgresql://noema@db.home.arpa:5432/noema` (libpq's URL or key=value form)."""
+    password_env: str = ""
+    """Name of the environment variable that holds the database password (never stored).
+    Empty: libpq's PGPASSWORD variable, or a method without password (peer, certificates)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_password(cls, data: Any) -> Any:
+        if isinstance(data, dict) and _PASSWORD_KEYS & {str(k).lower() for k in data}:
+            raise ValueError(PASSWORD_IN_FILE)
+        return data
+
+    @field_validator("url")
+    @classmethod
+    def _url_without_password(cls, value: str) -> str:
+        if url_has_password(value):
+            raise ValueError(f"store.url holds a password; {PASSWORD_IN_FILE}")
+        return value.strip()
+
+    @field_validator("password_env")
+    @classmethod
+    def _env_is_a_name(cls, value: str) -> str:
+        if value and not _ENV_NAME.fullmatch(value):
+            raise ValueError(
+                "password_env must be the NAME of an environment variable (letters, digits, "
+                "_), not the password itself"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _postgres_needs_url(self) -> StoreSettings:
+        if self.backend == "postgres" and not self.url:
+            raise ValueError(
+                'backend = "postgres" needs url = "postgresql://USER@HOST:PORT/DATABASE"'
+            )
+        return self
+
+
+def url_has_password(url: str) -> bool:
+    """Whether a libpq URL or key=value string carries a password."""
+    text = url.strip()
+    if re.match(r"^postgres(?:ql)?://", text):
+        authority = text.split("://", 1)[1].split("/", 1)[0].split("?", 1)[0]
+        if "@" in authority and ":" in authority.rsplit("@", 1)[0]:
+            return True
+        query = text.split("?", 1)[1] if "?" in text else ""
+        return any(part.split("=", 1)[0].lower() == "password" for part in query.split("&"))
+    return re.search(r"(^|\s)password\s*=", text, re.IGNORECASE) is not None
+
+
 Provider = Literal["litellm", "ollama", "local"]
 
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEY_PREFIXES = ("sk-", "sk_", "gsk_", "xai-", "hf_", "aiza", "pk-", "key-", "ghp_", "r8_")
 API_KEY_IN_FILE = (
     "API keys are never read from a settings file: put the key in an environment variable "

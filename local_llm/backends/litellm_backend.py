@@ -52,8 +52,13 @@ def _ollama_args(config: ModelConfig) -> dict[str, Any]:
     return args
 
 
-def _chat_args(config: ModelConfig) -> dict[str, Any]:
+def _chat_args(config: ModelConfig, *, constrained: bool = False) -> dict[str, Any]:
     """Arguments of a chat request: sampling, stop sequences, Ollama's context.
+
+    A `constrained` request (a JSON schema the server turns into a grammar) gets no stop
+    sequences: the grammar ends the answer, and a marker a small model writes inside a JSON
+    string would otherwise cut the answer mid-string (Gemma 3 270M on llama.cpp did, in a
+    judge's answer, deterministically for one prompt).
 
     `ollama/NAME` chats go to Ollama's chat route (`ollama_chat/NAME`): litellm's `ollama/`
     route renders its own `### User:` prompt instead of the model's chat template and puts
@@ -61,7 +66,7 @@ def _chat_args(config: ModelConfig) -> dict[str, Any]:
     if config.model.startswith("ollama/"):
         config = config.replace(model="ollama_chat/" + config.model.removeprefix("ollama/"))
     args = {"temperature": config.temperature, "max_tokens": config.max_tokens, **_common(config)}
-    if stop := config.stop_sequences():
+    if not constrained and (stop := config.stop_sequences()):
         args["stop"] = stop
     return {**args, **_ollama_args(config)}
 
@@ -120,7 +125,7 @@ class LiteLLMBackend:
         args: dict[str, Any] = {}
         if json_schema is not None:
             args["response_format"] = response_format(json_schema, schema_name)
-        args = {**args, **_chat_args(config)}
+        args = {**args, **_chat_args(config, constrained=json_schema is not None)}
         response = await self.litellm.acompletion(messages=[dict(m) for m in messages], **args)
         choice = response.choices[0]
         usage = getattr(response, "usage", None)
