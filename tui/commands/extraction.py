@@ -125,11 +125,12 @@ async def drive(services: Any, events: Any) -> int:
 
 
 def run_extract(args: argparse.Namespace, backend: Any = None) -> int:
-    if bool(args.note) == bool(args.all_sources):
+    all_sources = getattr(args, "all_sources", False)  # callers building their own Namespace
+    if bool(args.note) == bool(all_sources):
         raise CommandError("give a source NOTE or --all (every unprocessed source), not both")
     settings = settings_from(args)
     require_vault(settings)
-    if args.all_sources:
+    if all_sources:
         from tui.commands.bulk import extract_all
 
         return run_async(extract_all(settings, backend))
