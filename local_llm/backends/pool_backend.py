@@ -111,6 +111,7 @@ class PoolBackend:
         args = self._request_args(config)
         if json_schema is not None:
             args["response_format"] = response_format(json_schema, schema_name)
+            args["stop"] = None  # over the deployment's markers: the grammar ends the answer
         async with self._call(config) as holder:
             response = await router.acompletion(
                 model=self.module.GROUP, messages=[dict(m) for m in messages], **args

@@ -196,13 +196,18 @@ async def test_ollama_servers_of_a_pool_get_num_ctx_stop_and_keep_alive(fake_ser
     )  # fmt: skip
     client = LLMClient({"default": config})
     await asyncio.gather(*(client.structured(ask(n), Label, max_tokens=50) for n in range(4)))
+    _ = [piece async for piece in client.stream(ask(5))]
     requests = [r for s in servers for r in s.requests("/api/chat")]
-    assert len(requests) == 4 and all(s.requests("/api/chat") for s in servers)
+    assert len(requests) == 5 and all(s.requests("/api/chat") for s in servers)
     for request in requests:
         body = request["json"]
         assert body["options"]["num_ctx"] == 6500  # the role's context, not the call's
         assert body["keep_alive"] == "45m"
-        assert set(TURN_MARKERS) <= set(body["options"]["stop"])
+    # free answers stop at the turn markers; under a schema the grammar ends the answer
+    structured = [r["json"] for r in requests if r["json"].get("format")]
+    free = [r["json"] for r in requests if not r["json"].get("format")]
+    assert len(structured) == 4 and all("stop" not in b["options"] for b in structured)
+    assert len(free) == 1 and set(TURN_MARKERS) <= set(free[0]["options"]["stop"])
     client.close()
 
 
