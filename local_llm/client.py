@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
@@ -68,7 +70,7 @@ class _Call:
 
     def trace(
         self, outcome: Outcome, *, started: float, prompt: int, completion: int = 0,
-        detail: str = "", attempt: int = 1, ended: float | None = None,
+        detail: str = "", attempt: int = 1, ended: float | None = None, deployment: str = "",
     ) -> None:  # fmt: skip
         emit(
             self.sink,
@@ -76,7 +78,7 @@ class _Call:
                 flow=self.flow, node=self.node, role=self.role, model=self.config.model,
                 kind=self.kind, prompt_tokens=prompt, completion_tokens=completion,
                 latency_ms=((ended or time.perf_counter()) - started) * 1000, outcome=outcome,
-                detail=detail[:500], run_id=self.run_id, attempt=attempt,
+                detail=detail[:500], run_id=self.run_id, attempt=attempt, deployment=deployment,
             ),
         )  # fmt: skip
 
@@ -99,7 +101,7 @@ class _Answer:
         )
         call.trace(
             outcome, started=self.started, prompt=prompt, completion=completion,
-            detail=detail, attempt=attempt, ended=self.ended,
+            detail=detail, attempt=attempt, ended=self.ended, deployment=done.deployment,
         )  # fmt: skip
 
 
@@ -151,13 +153,15 @@ class LLMClient:
         return found
 
     def backend(self, role: str = "default") -> Backend:
-        """The backend serving a role (one per provider, created on first use)."""
+        """The backend serving a role (one per provider, one for every pool; created on
+        first use)."""
         if self._backend is not None:
             return self._backend
-        provider = self.config(role).provider
-        if provider not in self._backends:
-            self._backends[provider] = backend_for(self.config(role))
-        return self._backends[provider]
+        config = self.config(role)
+        key = "pool" if config.is_pool else config.provider
+        if key not in self._backends:
+            self._backends[key] = backend_for(config)
+        return self._backends[key]
 
     def warm(self) -> threading.Thread | None:
         """Import the configured backends' libraries (litellm: seconds) in a background thread,
@@ -270,14 +274,27 @@ class LLMClient:
         prompt = [dict(m) for m in messages]
         counted = self._check_budget(call, prompt)
         await self._ready(call)
+        async with (
+            self._admitted(call),
+            contextlib.aclosing(self._stream(call, prompt, counted)) as pieces,
+        ):
+            async for text in pieces:
+                yield text
+
+    async def _stream(
+        self, call: _Call, prompt: list[dict[str, Any]], counted: int
+    ) -> AsyncIterator[str]:
         started, pieces, outcome, detail = time.perf_counter(), [], "error", ""
-        iterator: AsyncIterator[str] | None = None
+        iterator: AsyncIterator[str | Completion] | None = None
         cutter = TurnMarkerCutter()
         watch, streamed_bytes = call.watch(counted), 0
+        deployment = ""
         try:
             iterator, piece = await self._request(call, partial(self._open, call, prompt))
             while piece is not None:
-                if text := cutter.feed(piece):
+                if isinstance(piece, Completion):  # the backend's report (who answered)
+                    deployment = piece.deployment or deployment
+                elif text := cutter.feed(piece):
                     pieces.append(text)
                     streamed_bytes += len(text.encode("utf-8"))
                     watch.tokens(-(-streamed_bytes // BYTES_PER_TOKEN))  # count_text so far
@@ -294,6 +311,7 @@ class LLMClient:
             raise
         except Exception as exc:
             detail = f"{type(exc).__name__}: {exc}"
+            deployment = getattr(exc, "deployment", "") or deployment
             raise
         finally:
             if iterator is not None and hasattr(iterator, "aclose"):
@@ -301,8 +319,9 @@ class LLMClient:
             text = "".join(pieces)
             watch.finished(outcome, count_text(text))
             call.trace(
-                outcome, started=started, prompt=counted, completion=count_text(text), detail=detail
-            )  # type: ignore[arg-type]
+                outcome, started=started, prompt=counted, completion=count_text(text),
+                detail=detail, deployment=deployment,
+            )  # type: ignore[arg-type]  # fmt: skip
 
     async def embed(
         self,
@@ -322,29 +341,37 @@ class LLMClient:
         size = call.config.embed_batch_size
         for start in range(0, len(items), size):
             batch, tokens = items[start : start + size], sum(counts[start : start + size])
-            await self._ready(call)
-            started, watch = time.perf_counter(), call.watch(tokens, items=len(batch))
-            try:
-                got = await self._request(
-                    call, partial(self.backend(call.role).embed, batch, config=call.config)
-                )
-                if len(got) != len(batch):
-                    raise LLMError(
-                        f"embedding backend returned {len(got)} vectors for {len(batch)} texts"
-                    )
-            except Exception as exc:
-                watch.finished("error")
-                call.trace(
-                    "error", started=started, prompt=tokens, detail=f"{type(exc).__name__}: {exc}"
-                )
-                raise
-            except BaseException:  # cancelled: no trace, but the call is over
-                watch.finished("stopped")
-                raise
-            watch.finished("ok")
-            call.trace("ok", started=started, prompt=tokens)
-            vectors.extend(got)
+            vectors.extend(await self._embed_batch(call, batch, tokens))
         return vectors
+
+    async def _embed_batch(self, call: _Call, batch: list[str], tokens: int) -> list[list[float]]:
+        await self._ready(call)
+        watch = call.watch(tokens, items=len(batch))  # shown while it waits for its slot too
+        try:
+            async with self._admitted(call):
+                started = time.perf_counter()
+                try:
+                    got = await self._request(
+                        call, partial(self.backend(call.role).embed, batch, config=call.config)
+                    )
+                    if len(got) != len(batch):
+                        raise LLMError(
+                            f"embedding backend returned {len(got)} vectors for {len(batch)} texts"
+                        )
+                except Exception as exc:
+                    watch.finished("error")
+                    call.trace(
+                        "error", started=started, prompt=tokens,
+                        detail=f"{type(exc).__name__}: {exc}",
+                        deployment=getattr(exc, "deployment", ""),
+                    )  # fmt: skip
+                    raise
+        except BaseException:  # cancelled (waiting or answering): no trace, the call is over
+            watch.finished("stopped")  # (a no-op after an error)
+            raise
+        watch.finished("ok")
+        call.trace("ok", started=started, prompt=tokens, deployment=getattr(got, "deployment", ""))
+        return got
 
     async def list_models(self, role: str = "default") -> list[str]:
         """Models installed on the role's server (Ollama backend; LLMError elsewhere)."""
@@ -430,6 +457,14 @@ class LLMClient:
         if prepare is not None:
             await prepare(call.config, call.kind)
 
+    def _admitted(self, call: _Call) -> AbstractAsyncContextManager[Any]:
+        """Wait for room on the role's servers (a pool's free slot) before the call's clock
+        and timeout start: queueing for a busy server is not the model's time."""
+        admit = getattr(self.backend(call.role), "admit", None)
+        if admit is None:
+            return contextlib.nullcontext()
+        return admit(call.config, call.kind, session=call.run_id)
+
     async def _ready(self, call: _Call) -> None:
         """Start-up work before a call's clock starts (its latency in the trace is the
         model's); a retry after a transient failure prepares again inside `_request`."""
@@ -450,33 +485,38 @@ class LLMClient:
     ) -> _Answer:
         counted = self._check_budget(call, prompt)
         await self._ready(call)
-        started = time.perf_counter()
         backend = self.backend(call.role)
         request = partial(
             backend.complete, prompt, json_schema=wire, config=call.config, schema_name=name
         )
-        watch = call.watch(counted, attempt)
+        watch = call.watch(counted, attempt)  # shown while it waits for its slot too
         try:
-            completion = await self._request(call, request)
-        except Exception as exc:
-            watch.finished("error")
-            detail = f"{type(exc).__name__}: {exc}"
-            call.trace("error", started=started, prompt=counted, detail=detail, attempt=attempt)
-            raise
-        except BaseException:  # cancelled: no trace, but the call is over
-            watch.finished("stopped")
+            async with self._admitted(call):
+                started = time.perf_counter()
+                try:
+                    completion = await self._request(call, request)
+                except Exception as exc:
+                    watch.finished("error")
+                    call.trace(
+                        "error", started=started, prompt=counted,
+                        detail=f"{type(exc).__name__}: {exc}", attempt=attempt,
+                        deployment=getattr(exc, "deployment", ""),
+                    )  # fmt: skip
+                    raise
+        except BaseException:  # cancelled (waiting or answering): no trace, the call is over
+            watch.finished("stopped")  # (a no-op after an error)
             raise
         done = completion.completion_tokens
         watch.finished("ok", count_text(completion.text) if done is None else done)
         return _Answer(completion, started, counted, time.perf_counter())
 
     def _next_piece(
-        self, call: _Call, iterator: AsyncIterator[str], pieces: list[str]
-    ) -> Awaitable[str | None]:
+        self, call: _Call, iterator: AsyncIterator[str | Completion], pieces: list[str]
+    ) -> Awaitable[str | Completion | None]:
         return next_piece(call, iterator, pieces, self._annotated)
 
     async def _open(
         self, call: _Call, prompt: list[dict[str, Any]]
-    ) -> tuple[AsyncIterator[str], str | None]:
+    ) -> tuple[AsyncIterator[str | Completion], str | Completion | None]:
         iterator = aiter(self.backend(call.role).stream(prompt, config=call.config))
         return iterator, await anext(iterator, None)

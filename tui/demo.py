@@ -219,10 +219,10 @@ def index(demo: Demo, say: Say) -> None:
     """Index the demo vault (with embeddings when a model for them is configured), saying
     how far it is as it goes."""
     from core.ingest import index_vault
-    from core.store import Store
+    from core.store import open_store
 
     say("Indexing the vault…")
-    store = Store(demo.settings.store_path)
+    store = open_store(demo.settings)
     try:
         embed, model = None, ""
         if demo.settings.models.embeddings_enabled:
