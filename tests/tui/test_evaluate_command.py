@@ -95,3 +95,27 @@ def test_evaluate_failure_and_outside_note(vault, tmp_path: Path) -> None:
     args = parse("--settings", str(settings), "evaluate", str(outside))
     with pytest.raises(CommandError, match="not inside the vault"):
         command.run(args, backend=ScriptedBackend([]))
+
+
+def test_a_typo_in_the_note_leaves_no_run_behind(vault, tmp_path: Path) -> None:
+    """`noema evaluate nope.md` (as a person types it, in a subprocess): one line, exit 1, and
+    no failed run is left in the store for the typo."""
+    import subprocess
+    import sys
+
+    _, settings = vault
+    repo = Path(__file__).resolve().parents[2]
+    env = {"PYTHONPATH": str(repo), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "--settings", str(settings), "evaluate", "nope.md"],
+        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"noema: nope.md does not exist in the vault {tmp_path / 'vault'}"
+    ]
+    runs = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "--settings", str(settings), "runs"],
+        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120,
+    )  # fmt: skip
+    assert "nope.md" not in runs.stdout and runs.returncode == 0

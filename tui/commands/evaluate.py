@@ -105,6 +105,8 @@ def run(args: argparse.Namespace, backend: Any = None, ask: Any = None) -> int:
     settings = settings_from(args)
     require_vault(settings)
     note = vault_relative(args.note, settings.vault.path)
+    if not (settings.vault.path / note).is_file():  # a typo: no run is created for it
+        raise CommandError(f"{note} does not exist in the vault {settings.vault.path}")
     return run_async(evaluate(settings, note, args, backend, ask or input))
 
 
