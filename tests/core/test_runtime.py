@@ -200,7 +200,9 @@ class SlowState(TypedDict, total=False):
     steps: Annotated[list[str], operator.add]
 
 
-async def test_a_run_stopped_mid_way_is_queued_again_as_interrupted(tmp_path: Path) -> None:
+async def test_a_run_stopped_mid_way_is_queued_again_as_interrupted(
+    tmp_path: Path, store_backend: dict
+) -> None:
     """Quitting cancels the worker while a node waits (on the model, say): the run is not left
     "running" but queued with a note saying it was interrupted, and started again it goes on
     from its checkpoint (the finished node does not run again)."""
@@ -229,7 +231,7 @@ async def test_a_run_stopped_mid_way_is_queued_again_as_interrupted(tmp_path: Pa
         return graph
 
     spec = FlowSpec(name="slowpoke", build_graph=build)
-    async with make_runtime(tmp_path, {"slowpoke": spec}) as runtime:
+    async with make_runtime(tmp_path, store_backend, {"slowpoke": spec}) as runtime:
         run = runtime.start("slowpoke", {})
         task = asyncio.create_task(runtime.run_until_pause(run.id))
         await asyncio.wait_for(entered.wait(), 20)
