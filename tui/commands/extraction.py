@@ -25,6 +25,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     extract.add_argument(
         "note", metavar="NOTE", help="vault-relative path or name of a source note"
     )
+    extract.add_argument(
+        "--again", action="store_true", help="extract a source that is already processed"
+    )
     extract.set_defaults(func=run_extract)
     review = subparsers.add_parser(
         "review", help="approve, give feedback on, or abort an extraction review"
@@ -67,14 +70,16 @@ def processed_on(vault: Any, rel: str) -> Any:
     return source.processed_date
 
 
+CLI_ACTIONS = {"approve": "--approve", "feedback": "--feedback TEXT", "drop": "--drop concept:ID",
+               "abort": "--abort"}  # fmt: skip
+
+
 def print_report(payload: dict[str, Any], run_id: str) -> None:
     from core.flows.extraction.report import report_text
 
     print(report_text(payload))
-    print(
-        f"\nrun {run_id[:8]}: noema review {run_id[:8]} --approve | --feedback TEXT | "
-        "--drop concept:ID | --abort"
-    )
+    actions = [CLI_ACTIONS[a] for a in payload.get("actions", CLI_ACTIONS) if a in CLI_ACTIONS]
+    print(f"\nrun {run_id[:8]}: noema review {run_id[:8]} " + " | ".join(actions))
 
 
 async def drive(services: Any, events: Any) -> int:
@@ -97,10 +102,10 @@ async def drive(services: Any, events: Any) -> int:
 def run_extract(args: argparse.Namespace, backend: Any = None) -> int:
     settings = settings_from(args)
     require_vault(settings)
-    return asyncio.run(_extract(settings, args.note, backend))
+    return asyncio.run(_extract(settings, args.note, backend, again=getattr(args, "again", False)))
 
 
-async def _extract(settings: Any, note: str, backend: Any) -> int:
+async def _extract(settings: Any, note: str, backend: Any, *, again: bool = False) -> int:
     from core.flows.registry import open_app
     from core.repair import repair
 
@@ -113,10 +118,13 @@ async def _extract(settings: Any, note: str, backend: Any) -> int:
             for r in services.runtime.list_runs(flow=FLOW)
             if r.target == rel and r.status in ("queued", "awaiting_review", "failed")
         ]
-        if not active and (done := processed_on(services.vault, rel)) is not None:
-            print(f"{rel} was already processed on {done:%Y-%m-%d}; nothing to do.")
+        done = processed_on(services.vault, rel)
+        if not active and done is not None and not again:
+            print(f"{rel} was already processed on {done:%Y-%m-%d}; nothing to do "
+                  f"(extract it again with: noema extract {note!r} --again).")  # fmt: skip
             return 0  # no run recorded: a "done" run per call would only clutter the runs list
-        run = active[0] if active else services.runtime.start(FLOW, {"source": rel}, target=rel)
+        data = {"source": rel, "again": done is not None}
+        run = active[0] if active else services.runtime.start(FLOW, data, target=rel)
         if run.status == "awaiting_review":
             pending = await services.runtime.pending_interrupt(run.id)
             if pending is not None:
@@ -183,6 +191,7 @@ async def _review(settings: Any, args: argparse.Namespace, backend: Any) -> int:
         if pending is None:
             raise CommandError(f"run {run.id[:8]} is {run.status}, not awaiting review")
         drops = parse_drops(args.drop, pending.payload)
+        refuse_unavailable(args, pending.payload)
         if args.abort:
             value: dict[str, Any] = {"action": "abort"}
         elif args.approve:
@@ -195,6 +204,17 @@ async def _review(settings: Any, args: argparse.Namespace, backend: Any) -> int:
             print_report(pending.payload, run.id)
             return 0
         return await drive(services, services.runtime.resume(run.id, value))
+
+
+def refuse_unavailable(args: argparse.Namespace, payload: dict[str, Any]) -> None:
+    """An answer the review does not offer now is refused before the run is touched."""
+    actions = payload.get("actions", list(CLI_ACTIONS))
+    if args.approve and "approve" not in actions:
+        raise CommandError("nothing to commit: the review has no concepts and no quote "
+                           "attributions; give --feedback TEXT or --abort")  # fmt: skip
+    if args.feedback and "feedback" not in actions:
+        raise CommandError("no feedback rounds are left (flows.extraction.max_review_rounds): "
+                           "--approve what stands, or --abort")  # fmt: skip
 
 
 def run_repair(args: argparse.Namespace) -> int:
