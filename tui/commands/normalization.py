@@ -1,7 +1,9 @@
 """`noema normalize` and `noema merges list|show|accept|reject|apply|undo`.
 
 `normalize` runs the normalization flow headless, printing its progress, and stores a review
-of the merges it found. `merges apply REVIEW` shows the dry-run diff of the accepted merges
+of the merges it found. Exit codes: 0 done; 1 failed (the model did not answer: `--resume RUN`
+redoes the step that failed); 3 partial (some model answers stayed invalid: what they would
+have found is missing, each is listed). `merges apply REVIEW` shows the dry-run diff of the accepted merges
 and asks before writing (`--yes` skips the question, `--all` accepts every pending merge
 first); an apply interrupted halfway is finished with `--resume` or rolled back with
 `merges undo REVIEW`, which restores the vault as it was before the apply.
@@ -23,6 +25,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     normalize.add_argument(
         "--strategy", choices=("auto", "full_list", "blocks"), help="override the settings"
+    )
+    normalize.add_argument(
+        "--resume", metavar="RUN", help="resume a failed run from the step that failed"
     )
     normalize.set_defaults(func=run_normalize)
 
@@ -57,31 +62,52 @@ def run_normalize(args: argparse.Namespace, backend: Any = None) -> int:
     """The `normalize` handler; `backend` is for tests (a scripted model)."""
     settings = settings_from(args)
     require_vault(settings)
-    return asyncio.run(_normalize(settings, args.strategy, backend))
+    return asyncio.run(_normalize(settings, args.strategy, backend, getattr(args, "resume", None)))
 
 
-async def _normalize(settings: Any, strategy: str | None, backend: Any) -> int:
+def _run_to_resume(services: Any, prefix: str) -> Any:
+    try:
+        run = services.runtime.runs.find(prefix)
+    except KeyError as exc:
+        raise CommandError(str(exc.args[0])) from exc
+    if run.flow != "normalization" or run.status != "failed":
+        raise CommandError(f"run {run.id[:8]} is a {run.flow} run that is {run.status}; "
+                           "only a failed normalization run can be resumed")  # fmt: skip
+    return run
+
+
+async def _normalize(
+    settings: Any, strategy: str | None, backend: Any, resume: str | None = None
+) -> int:
     from core.events import Done, Failed, Progress
     from core.flows.registry import open_app
+    from core.model_failures import skipped_line
 
     async with open_app(settings, backend=backend) as services:
-        run = services.runtime.start("normalization", {"strategy": strategy} if strategy else {})
-        review_id = None
+        if resume:
+            run = _run_to_resume(services, resume)
+        else:
+            run = services.runtime.start(
+                "normalization", {"strategy": strategy} if strategy else {}
+            )
+        review_id, output = None, {}
         async for event in services.runtime.stream(run.id):
             if isinstance(event, Progress):
                 err(f"[{event.data.get('phase', '')}] {event.data.get('agent_activity', '')}")
                 review_id = event.data.get("review_id") or review_id
             elif isinstance(event, Failed):
-                raise CommandError(f"normalization failed: {event.error}")
+                raise CommandError(f"normalization failed: {event.error}\n"
+                                   f"resume it with: noema normalize --resume {run.id[:8]}")  # fmt: skip
             elif isinstance(event, Done):
-                for error in event.output.get("errors", []):
-                    err(f"warning: {error}")
-        if not review_id:
-            print("no merges to propose")
-            return 0
-        _print_review(services.store, review_id)
-        print(f"review {review_id[:8]}: noema merges apply {review_id[:8]} --all")
-    return 0
+                output = event.output
+        skipped = output.get("skipped") or []
+        for entry in skipped:
+            err(f"not done: {skipped_line(entry)}")
+        print((output.get("messages") or ["Done."])[-1])
+        if review_id:
+            _print_review(services.store, review_id)
+            print(f"review {review_id[:8]}: noema merges apply {review_id[:8]} --all")
+    return 3 if skipped else 0
 
 
 # -- merges ---------------------------------------------------------------------------------
