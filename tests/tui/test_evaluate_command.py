@@ -88,7 +88,7 @@ def test_evaluate_later_leaves_the_run_waiting(vault, capsys) -> None:
 def test_evaluate_failure_and_outside_note(vault, tmp_path: Path) -> None:
     _, settings = vault
     args = parse("--settings", str(settings), "evaluate", "notes/Missing.md", "--approve")
-    with pytest.raises(CommandError, match="does not exist"):
+    with pytest.raises(CommandError, match="no note notes/Missing.md in the vault"):
         command.run(args, backend=ScriptedBackend([]))
     outside = tmp_path / "elsewhere.md"
     outside.write_text("x")

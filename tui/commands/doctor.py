@@ -105,14 +105,27 @@ async def check_models(settings: Settings, timeout_s: float) -> list[Check]:
         detail = f"{probe.describe(llm.config('embedding'))}: {emb.detail}"
         checks.append(Check("embeddings", OK if emb.ok else FAIL, detail))
     else:
-        checks.append(
-            Check(
-                "embeddings",
-                SKIP,
-                "not configured (models.embeddings_enabled = false): full-text search only",
-            )
-        )
+        checks.append(Check("embeddings", SKIP, NO_EMBEDDINGS))
+    checks.append(check_judges(settings))
     return checks
+
+
+NO_EMBEDDINGS = (
+    "off (models.embeddings_enabled = false): search is full-text, and duplicate detection adds "
+    "name matching (case, accents, plurals, acronyms, near spellings); an embedding model adds "
+    "meaning: a paraphrase that shares no word with a concept still reaches duplicate "
+    "detection and relation search, and normalization groups synonyms"
+)
+
+
+def check_judges(settings: Settings) -> Check:
+    """Whether the lesson judges are really several models (a note, never a failure)."""
+    from core.flows.lesson.cascade import ONE_MODEL_NOTE, one_judge_model
+
+    if one_judge_model(settings):
+        return Check("judges", SKIP, ONE_MODEL_NOTE)
+    roles = ", ".join(f"{r}: {settings.role(r).model}" for r in ("judge", "judge_secondary"))
+    return Check("judges", OK, roles)
 
 
 def run_checks(settings: Settings, timeout_s: float, emit: Callable[[Check], None]) -> list[Check]:

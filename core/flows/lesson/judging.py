@@ -96,7 +96,10 @@ def route_primary(state: State, runtime: Runtime[FlowContext]) -> Literal["secon
 
 def route_secondary(state: State, runtime: Runtime[FlowContext]) -> Literal["tiebreak", "verdict"]:
     primary, secondary, _ = votes_of(state, runtime)
-    return cascade.after_secondary(primary, secondary, lesson_settings(runtime))
+    one_model = cascade.one_judge_model(runtime.context.settings)
+    return cascade.after_secondary(
+        primary, secondary, lesson_settings(runtime), one_model=one_model
+    )
 
 
 async def verdict(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
@@ -112,6 +115,15 @@ async def verdict(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]
     can_fix = generating and state.get("judge_fixes", 0) < settings.max_judge_fixes
     result = cascade.verdict(votes, results, settings, fixes_left=can_fix,
                              regenerations_left=can_regen)  # fmt: skip
+    if cascade.one_judge_model(runtime.context.settings):
+        primary, secondary, _ = votes_of(state, runtime)
+        if (
+            state.get("judge_secondary")
+            and cascade.after_secondary(primary, secondary, settings) == "tiebreak"
+        ):
+            trace(runtime, "judge", "skipped", time.perf_counter(), (), judge="judge_tiebreak",
+                  reason=cascade.ONE_MODEL_NOTE)  # fmt: skip
+        result.reason += "; " + cascade.ONE_MODEL_NOTE
     trace(runtime, "verdict", result.decision, time.perf_counter(), (), score=result.score,
           judges=len(votes))  # fmt: skip
     return {"cascade": result.model_dump(mode="json"),
