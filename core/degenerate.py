@@ -34,17 +34,34 @@ def fold(text: str) -> str:
     return " ".join(_WORD.findall(bare.casefold()))
 
 
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
 def field_names_as_values(values: Mapping[str, Any], names: Iterable[str]) -> list[str]:
     """Fields whose text is made only of the schema's field names (`reasons: reasons`)."""
-    vocabulary = {w for name in names for w in fold(name.replace("_", " ")).split()}
+    vocabulary = {_singular(w) for name in names for w in fold(name.replace("_", " ")).split()}
     bad = []
     for field, value in values.items():
         if not isinstance(value, str) or not value.strip():
             continue
-        words = fold(value).split()
+        words = [_singular(w) for w in fold(value).split()]
         if words and all(w in vocabulary for w in words):
             bad.append(field)
     return bad
+
+
+def drop_repeats(text: str, min_words: int = 3) -> str:
+    """The text with every sentence (of `min_words` words or more) said again removed."""
+    seen: set[str] = set()
+    kept = []
+    for sentence in sentences(text):
+        key = fold(sentence)
+        if len(key.split()) >= min_words and key in seen:
+            continue
+        seen.add(key)
+        kept.append(sentence)
+    return " ".join(kept)
 
 
 _PLACEHOLDER = re.compile(r"<[^<>\n]{2,40}>")

@@ -16,12 +16,15 @@ from langgraph.config import get_config, get_stream_writer
 from langgraph.runtime import Runtime
 
 from core.context import FlowContext
+from core.degenerate import drop_repeats, repeated_sentence
 from core.flows.tutor import logs
 from core.flows.tutor import plan as p
 from core.flows.tutor.hints import HintSplitter
 from core.flows.tutor.prompts import (
     MAX_MESSAGE_TOKENS,
     EvaluatorAnswer,
+    GroundedEvaluatorAnswer,
+    GroundedPlanDraft,
     PlanDraft,
     evaluator_messages,
     evaluator_schema,
@@ -31,6 +34,8 @@ from core.flows.tutor.prompts import (
 )
 from core.flows.tutor.sessions import record_mastery, record_session
 from core.flows.tutor.summary import build_summary, note_text, summary_text
+from core.flows.tutor.verdict import decide_replan, judged_correct
+from local_llm import LLMError
 
 State = Mapping[str, Any]
 REDIRECT = "That's an interesting thought! Let's get back to our question, though."
@@ -112,7 +117,7 @@ async def planner(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]
     messages = planner_messages(state, recent(state, settings))
     announce("planner", "planning again" if replanning else "planning")
     draft = await runtime.context.llm.structured(
-        messages, PlanDraft, role="default", json_schema=plan_schema(replanning)
+        messages, GroundedPlanDraft, role="default", json_schema=plan_schema(replanning)
     )
     plan = build_plan(state, draft, settings.max_replans)
     get_stream_writer()(
@@ -144,13 +149,19 @@ async def stream_message(runtime: Runtime[FlowContext], messages: list[dict]) ->
     write = get_stream_writer()
     splitter = HintSplitter()
     announce("executor", "writing")
+    shown = ""
     async for piece in runtime.context.llm.stream(
         messages, role="default", max_tokens=MAX_MESSAGE_TOKENS
     ):
         visible = splitter.feed(piece)
         if visible:
             write({"node": "executor", "token": visible})
+            shown += visible
+            if repeated_sentence(shown, times=2):
+                break  # a looping model: stop it before the learner reads the loop
     message, hints = splitter.finish()
+    if repeated_sentence(message, times=2):
+        message = drop_repeats(message)
     return message, hints
 
 
@@ -165,10 +176,10 @@ async def executor(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any
     plan = p.mark_started(plan, step["step_id"])
     messages = executor_messages(state, step, recent(state, settings), state.get("last_evaluation"))
     text, hints = await stream_message(runtime, messages)
-    if not text:
-        text = f"{step['title']}: {step['description']}"
+    if not text:  # no stand-in made of the plan's fields: the turn fails, the learner retries
+        raise LLMError("the tutor model wrote an empty message; send your answer again")
     if not hints:
-        hints = [f"Think about: {step['success_criteria']}"]
+        hints = fallback_hints(step)
     message = {
         "role": "tutor", "content": text, "timestamp": p.now_iso(), "kind": "teaching",
         "hints": hints, "step_id": step["step_id"],
@@ -181,6 +192,15 @@ async def executor(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any
     update.update(finish_log(runtime, sid, item))
     record_session(runtime.context.store, sid, merged(state, update))
     return update
+
+
+def fallback_hints(step: Mapping[str, Any]) -> list[str]:
+    """Hints when the model wrote none: about the step's topic and method, never its success
+    criteria (those say what a right answer is)."""
+    return [
+        f'Think about what "{step["title"]}" means in your own words.',
+        "Re-read the question and answer just the part you are sure of first.",
+    ]
 
 
 # -- EVALUATOR -----------------------------------------------------------------------------
@@ -205,35 +225,13 @@ def last_question(state: State) -> str:
     return ""
 
 
-def decide_replan(
-    answer: EvaluatorAnswer, step: Mapping[str, Any], plan: Mapping[str, Any]
-) -> tuple[bool, str | None]:
-    """The spec's triggers and non-triggers, enforced in code.
-
-    A blocked step always triggers. The evaluator's own request is honoured only when it cannot
-    be a single mistake (two or more failures on the step) or the learner is excelling (every
-    answer of the session right, at least two of them); off-topic answers never trigger.
-    """
-    if answer.was_off_topic:
-        return False, None
-    if step.get("status") == "blocked":
-        reason = answer.replan_reason or f"{p.failures(step)} failed attempts on {step['title']!r}"
-        return True, reason
-    if not answer.replan_needed:
-        return False, None
-    asked = sum(s["status_info"]["questions_asked"] for s in p.steps(plan))
-    right = sum(s["status_info"]["questions_correct"] for s in p.steps(plan))
-    if p.failures(step) >= 2 or (asked >= 2 and right == asked):
-        return True, answer.replan_reason or "the evaluator asked for a new plan"
-    return False, None
-
-
 def evaluation_update(
     state: State, step: Mapping[str, Any], answer: EvaluatorAnswer, settings: Any
 ) -> dict[str, Any]:
     """Plan statuses, notes, feedback message and routing flags from one evaluation."""
     plan = state.get("study_plan") or {}
-    correct = answer.score >= settings.pass_score and not answer.was_off_topic
+    student = str((state.get("conversation") or [{}])[-1].get("content", ""))
+    correct, overridden = judged_correct(answer, student, settings.pass_score)
     if not answer.was_off_topic:
         plan = p.apply_answer(
             plan, step["step_id"], correct=correct, proposed=answer.step_status,
@@ -241,7 +239,7 @@ def evaluation_update(
             failures_to_block=settings.failures_to_block,
         )  # fmt: skip
     updated = p.steps(plan)[p.step_index(plan, step["step_id"])]
-    replan, reason = decide_replan(answer, updated, plan)
+    replan, reason = decide_replan(answer, updated, plan, correct)
     feedback = (answer.off_topic_response or REDIRECT) if answer.was_off_topic else answer.feedback
     stamp = p.now_iso()
     message = {
@@ -255,6 +253,7 @@ def evaluation_update(
         "score": answer.score, "feedback": message["content"], "reasoning": answer.reasoning,
         "correct": correct, "step_id": step["step_id"], "step_status": updated["status"],
         "was_off_topic": answer.was_off_topic, "replan_needed": replan, "replan_reason": reason,
+        "overridden": overridden,
     }  # fmt: skip
     misconceptions = [answer.misconception] if answer.misconception and not correct else []
     return {
@@ -277,7 +276,7 @@ async def evaluator(state: State, runtime: Runtime[FlowContext]) -> dict[str, An
     )
     announce("evaluator", "checking your answer")
     answer = await runtime.context.llm.structured(
-        messages, EvaluatorAnswer, role="default", json_schema=evaluator_schema()
+        messages, GroundedEvaluatorAnswer, role="default", json_schema=evaluator_schema()
     )
     update = evaluation_update(state, step, answer, settings)
     record_mastery(runtime.context.store, sid, {**state, **update})
