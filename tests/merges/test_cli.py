@@ -65,3 +65,29 @@ def test_unknown_review_is_a_clear_error(configured) -> None:
     )
     with pytest.raises(CommandError, match="no review nope"):
         run_apply(args)
+
+
+def test_choose_and_rename_the_canonical_from_the_terminal(configured, capsys) -> None:
+    """The TUI's `c` (other canonical) and `t` (rename) as `noema merges canonical` (issue 16)."""
+    vault, settings = configured
+    generator = propose(("ZDP", "Zona de desarrollo próximo"))
+    evaluator = weak_when()
+    backend = ScriptedBackend(lambda m, s: generator(m, s) if is_generator(m) else evaluator(m, s))
+    assert run_normalize(argparse.Namespace(settings=str(settings), strategy=None), backend) == 0
+    review = capsys.readouterr().out.strip().splitlines()[-1].split()[1].rstrip(":")
+    cli = ["--settings", str(settings), "merges"]
+    assert main([*cli, "show", review]) == 0
+    shown = capsys.readouterr().out
+    zdp = next(line for line in shown.splitlines() if "ZDP" in line and "<-" in line)
+    number = zdp.split(".")[0].strip().removeprefix("C")
+    assert main([*cli, "canonical", review, number, "zdp", "--title", "ZDP (zona)"]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith(f"C{number}. ZDP (zona) <- ") and "Zona de desarrollo próximo" in line
+    assert main([*cli, "canonical", review, number, "Nadie"]) == 1
+    assert "no single member 'Nadie'" in capsys.readouterr().err
+    assert main([*cli, "canonical", review, "99", "--title", "x"]) == 1
+    assert "no cluster C99" in capsys.readouterr().err
+    assert main([*cli, "apply", review, "--all", "--yes"]) == 0
+    capsys.readouterr()
+    assert (vault / "08 - Ideas" / "ZDP (zona).md").exists()
+    assert not (vault / "08 - Ideas" / "Zona de desarrollo próximo.md").exists()

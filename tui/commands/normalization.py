@@ -1,6 +1,8 @@
 """`noema normalize` and `noema merges list|show|accept|reject|apply|undo`.
 
-`normalize` runs the normalization flow headless, printing its progress, and stores a review
+`merges canonical REVIEW C NAME --title TITLE` chooses which member of cluster C becomes the
+canonical concept, renames it, or both (the TUI's `c` and `t`). `normalize` runs the
+normalization flow headless, printing its progress, and stores a review
 of the merges it found. Exit codes: 0 done; 1 failed (the model did not answer: `--resume RUN`
 redoes the step that failed); 3 partial (some model answers stayed invalid: what they would
 have found is missing, each is listed). `merges apply REVIEW` shows the dry-run diff of the accepted merges
@@ -46,6 +48,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         parser.add_argument("review", metavar="REVIEW")
         parser.add_argument("numbers", nargs="+", type=int, metavar="N")
         parser.set_defaults(func=run_mark, status=status)
+    canonical = actions.add_parser(
+        "canonical", help="choose or rename the canonical concept of a cluster (see `merges show`)"
+    )
+    canonical.add_argument("review", metavar="REVIEW")
+    canonical.add_argument("cluster", type=int, metavar="C", help="cluster number")
+    canonical.add_argument(
+        "concept", nargs="?", metavar="NAME", help="the member that becomes canonical (title or id)"
+    )
+    canonical.add_argument("--title", metavar="TITLE", help="the canonical's new title")
+    canonical.set_defaults(func=run_canonical)
     apply = actions.add_parser("apply", help="apply the accepted merges after a dry-run diff")
     apply.add_argument("review", metavar="REVIEW")
     apply.add_argument("--all", action="store_true", help="accept every pending merge first")
@@ -174,9 +186,53 @@ def run_show(args: argparse.Namespace) -> int:
         print(f"review {review.id[:8]} ({review.status}), trend {review.trend}")
         _print_review(merges.store, review.id)
         concepts = merges.concepts()
-        for cluster in merges.clusters(review.id):
-            variants = ", ".join(concepts[v].title for v in cluster.variants)
-            print(f"  {cluster.title(concepts)} <- {variants}")
+        for n, cluster in enumerate(merges.clusters(review.id), start=1):
+            print(_cluster_line(n, cluster, concepts))
+        print(f"choose or rename a canonical: noema merges canonical {review.id[:8]} C NAME"
+              " [--title TITLE]")  # fmt: skip
+    return 0
+
+
+def _cluster_line(n: int, cluster: Any, concepts: Any) -> str:
+    variants = ", ".join(concepts[v].title for v in cluster.variants)
+    return f"  C{n}. {cluster.title(concepts)} <- {variants}"
+
+
+def _member(cluster: Any, concepts: Any, name: str) -> str:
+    """The cluster member called `name` (title, case-insensitive, or an id prefix)."""
+    wanted = name.strip().casefold()
+    found = [m for m in cluster.members if concepts[m].title.casefold() == wanted]
+    found = found or [m for m in cluster.members if m.startswith(name.strip())]
+    if len(found) != 1:
+        names = ", ".join(concepts[m].title for m in cluster.members)
+        raise CommandError(f"no single member {name!r} in this cluster; its members: {names}")
+    return found[0]
+
+
+def run_canonical(args: argparse.Namespace) -> int:
+    """Choose the canonical of cluster C, rename it, or both (as `c` and `t` in the TUI)."""
+    if args.concept is None and args.title is None:
+        raise CommandError("name the new canonical (NAME), its new title (--title), or both")
+    if args.title is not None and not args.title.strip():
+        raise CommandError("--title is empty")
+    with _Opened(args) as merges:
+        review = _review(merges, args.review)
+        if review.status == "applied":
+            raise CommandError(f"review {review.id[:8]} is already applied")
+        clusters, concepts = merges.clusters(review.id), merges.concepts()
+        if not 1 <= args.cluster <= len(clusters):
+            raise CommandError(f"no cluster C{args.cluster} in review {review.id[:8]}"
+                               f" ({len(clusters)} clusters; see `merges show`)")  # fmt: skip
+        cluster = clusters[args.cluster - 1]
+        chosen = (
+            cluster.canonical_id
+            if args.concept is None
+            else _member(cluster, concepts, args.concept)
+        )
+        title = args.title.strip() if args.title else None
+        merges.reviews.choose_canonical(review.id, chosen, cluster.members, title)
+        updated = next(c for c in merges.clusters(review.id) if chosen in c.members)
+        print(_cluster_line(args.cluster, updated, concepts))
     return 0
 
 
