@@ -101,3 +101,16 @@ def build_client(
         backend=backend,
         call_context=langgraph_call_context,
     )
+
+
+BUNDLED_ALIAS = "gemma3-270m"
+"""The name the bundled local server serves Gemma 3 270M under (`LocalServer`'s alias)."""
+
+
+def uses_bundled_model(settings: Settings, role: str = "default") -> bool:
+    """Whether a role is served by the bundled Gemma 3 270M (provider `local`, or the local
+    server's model name): a mechanics model, whose results screens must not present as work."""
+    resolved = settings.role(role)
+    provider = str(resolved.provider or settings.models.provider)
+    model = str(resolved.model or settings.models.model)
+    return provider == "local" or model.rsplit("/", 1)[-1] == BUNDLED_ALIAS
