@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from local_llm import TransientModelError
 from local_llm.testing import ScriptedBackend
 from tests.flows.normalization.conftest import is_generator, propose, weak_when
 from tests.merges.conftest import SAMPLE, snapshot
@@ -91,3 +92,34 @@ def test_choose_and_rename_the_canonical_from_the_terminal(configured, capsys) -
     capsys.readouterr()
     assert (vault / "08 - Ideas" / "ZDP (zona).md").exists()
     assert not (vault / "08 - Ideas" / "Zona de desarrollo próximo.md").exists()
+
+
+def test_normalize_says_partial_or_failed_and_resumes(configured, capsys) -> None:
+    """Issue 16: the CLI printed the failures as warnings and exited 0 like a whole run."""
+    _vault, settings = configured
+    text = settings.read_text(encoding="utf-8") + "[models]\ntransient_retries = 0\nretries = 1\n"
+    settings.write_text(text, encoding="utf-8")
+    generator = propose(("ZDP", "Zona de desarrollo próximo"))
+    garbage = ScriptedBackend(lambda m, s: generator(m, s) if is_generator(m) else {"x": 1})
+    args = argparse.Namespace(settings=str(settings), strategy=None)
+    assert run_normalize(args, backend=garbage) == 3
+    captured = capsys.readouterr()
+    assert captured.out.startswith("Partial:") and "not done: [validation]" in captured.err
+
+    down = {"on": True}
+
+    def flaky(messages, schema):
+        if is_generator(messages):
+            return generator(messages, schema)
+        if down["on"]:
+            raise TransientModelError("Connection refused")
+        return weak_when()(messages, schema)
+
+    with pytest.raises(CommandError, match="resume it with: noema normalize --resume") as failed:
+        run_normalize(args, backend=ScriptedBackend(flaky))
+    run = str(failed.value).rsplit("--resume ", 1)[1].strip()
+    down["on"] = False
+    resume = argparse.Namespace(settings=str(settings), strategy=None, resume=run)
+    assert run_normalize(resume, backend=ScriptedBackend(flaky)) == 0
+    out = capsys.readouterr().out
+    assert "ZDP" in out and "Zona de desarrollo próximo" in out
