@@ -41,12 +41,19 @@ def _singular(word: str) -> str:
 def field_names_as_values(values: Mapping[str, Any], names: Iterable[str]) -> list[str]:
     """Fields whose text is made only of the schema's field names (`reasons: reasons`)."""
     vocabulary = {_singular(w) for name in names for w in fold(name.replace("_", " ")).split()}
+
+    def named(word: str) -> bool:  # `reasons` is `reasoning`'s: a shared stem of 5+ letters
+        return word in vocabulary or (
+            len(word) >= 5 and any(v.startswith(word) or word.startswith(v) for v in vocabulary
+                                   if len(v) >= 5)
+        )  # fmt: skip
+
     bad = []
     for field, value in values.items():
         if not isinstance(value, str) or not value.strip():
             continue
         words = [_singular(w) for w in fold(value).split()]
-        if words and all(w in vocabulary for w in words):
+        if words and all(named(w) for w in words):
             bad.append(field)
     return bad
 
