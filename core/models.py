@@ -6,6 +6,7 @@ node and run id from LangGraph's config of the task that is running.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -16,6 +17,8 @@ from core.settings import Settings
 from core.store import Store
 from core.store.runs import now_iso
 from local_llm import Backend, CallTrace, LLMClient, ModelConfig
+from local_llm.backends.local_backend import EMBEDDING_MAX_CTX, LocalBackend
+from local_llm.config import LOCAL_MODEL
 
 STANDARD_ROLES = ("default", "judge", "judge_secondary", "embedding")
 
@@ -25,21 +28,41 @@ def role_config(settings: Settings, role: str) -> ModelConfig:
     resolved = settings.role(role)
     models = settings.models
     key_env = resolved.api_key_env or ""
-    return ModelConfig(
-        provider=resolved.provider or models.provider,
+    provider = resolved.provider or models.provider
+    config = ModelConfig(
+        provider=provider,
         model=resolved.model or models.model,
         base_url=resolved.base_url,
         api_key=os.environ.get(key_env) if key_env else None,
+        api_key_env=key_env,
         temperature=resolved.temperature
         if resolved.temperature is not None
         else models.temperature,
         context_budget=resolved.context_budget or models.context_budget,
         max_tokens=resolved.max_tokens or models.max_tokens,
+        num_ctx=resolved.num_ctx,
+        keep_alive=models.keep_alive or None,
         timeout_s=models.timeout_s,
         retries=models.retries,
         transient_retries=models.transient_retries,
         backoff_s=models.backoff_s,
     )
+    return local_config(config, role) if provider == "local" else config
+
+
+def local_config(config: ModelConfig, role: str) -> ModelConfig:
+    """The bundled model for a role: its one model name, no server address (noema starts
+    the server), and for `embedding` the embedding server's smaller context."""
+    changes: dict[str, Any] = {"model": LOCAL_MODEL, "base_url": None, "api_key": None}
+    if role == "embedding":
+        budget = min(config.context_budget, EMBEDDING_MAX_CTX - 8)
+        changes.update(context_budget=budget, num_ctx=min(config.context_window, EMBEDDING_MAX_CTX))
+    return dataclasses.replace(config, **changes)
+
+
+def local_backend(settings: Settings) -> LocalBackend:
+    """The backend of `provider = "local"`: servers shared by the processes of this data dir."""
+    return LocalBackend(settings.data_dir / "local-model")
 
 
 def model_configs(settings: Settings) -> dict[str, ModelConfig]:
@@ -100,11 +123,8 @@ def build_client(
         trace_sink=TraceRecorder(store) if store is not None else None,
         backend=backend,
         call_context=langgraph_call_context,
+        backends={"local": local_backend(settings)},
     )
-
-
-BUNDLED_ALIAS = "gemma3-270m"
-"""The name the bundled local server serves Gemma 3 270M under (`LocalServer`'s alias)."""
 
 
 def uses_bundled_model(settings: Settings, role: str = "default") -> bool:
@@ -113,4 +133,4 @@ def uses_bundled_model(settings: Settings, role: str = "default") -> bool:
     resolved = settings.role(role)
     provider = str(resolved.provider or settings.models.provider)
     model = str(resolved.model or settings.models.model)
-    return provider == "local" or model.rsplit("/", 1)[-1] == BUNDLED_ALIAS
+    return provider == "local" or model.rsplit("/", 1)[-1] == LOCAL_MODEL

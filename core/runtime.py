@@ -6,7 +6,6 @@ SQLite and `resume()` continues from it without re-running finished nodes.
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +19,7 @@ from langgraph.types import Command
 from core.checkpoints import open_checkpointer
 from core.context import FlowContext
 from core.events import Done, Failed, Interrupted, NodeFinished, NodeStarted, Progress, RunEvent
+from core.problems import record_failure, user_message
 from core.settings import Settings
 from core.store import Store
 from core.store.runs import RunRecord, RunsRepo, RunStatus
@@ -197,10 +197,10 @@ class Runtime:
                     else:
                         yield event
         except GraphRecursionError as exc:
-            yield self._fail(run.id, f"recursion limit reached: {exc}")
+            yield self._fail(run, f"recursion limit reached: {exc}", exc)
             return
         except Exception as exc:  # noqa: BLE001 - a node's failure becomes a failed run
-            yield self._fail(run.id, _describe_exception(exc))
+            yield self._fail(run, user_message(exc), exc)
             return
         if interrupts:
             self.runs.set_status(run.id, "awaiting_review")
@@ -217,9 +217,12 @@ class Runtime:
             self.runs.set_status(run.id, "done")
         yield Done(run.id, output)
 
-    def _fail(self, run_id: str, error: str) -> Failed:
-        self.runs.set_status(run_id, "failed", error=error)
-        return Failed(run_id, error)
+    def _fail(self, run: RunRecord, error: str, exc: BaseException) -> Failed:
+        """Record the failure: the user's message on the run, the raw error (with where it
+        was raised) in the run's traces."""
+        record_failure(self.store, run.id, run.flow, exc)
+        self.runs.set_status(run.id, "failed", error=error)
+        return Failed(run.id, error)
 
     def cancel(self, run_id: str) -> None:
         """Abandon a run that is queued, failed or awaiting review."""
@@ -243,12 +246,6 @@ class Runtime:
             for item in task.interrupts:
                 return Interrupted(run_id, item.value, getattr(item, "id", ""))
         return None
-
-
-def _describe_exception(exc: BaseException) -> str:
-    frames = traceback.extract_tb(exc.__traceback__)
-    where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
-    return f"{type(exc).__name__}: {exc}{where}"
 
 
 def _translate(run_id: str, mode: str, chunk: Any) -> list[RunEvent]:

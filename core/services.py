@@ -80,9 +80,10 @@ class Services:
         await self.close()
 
     async def close(self) -> None:
-        """Close the checkpointer and the store."""
+        """Close the checkpointer and the store; let go of the local model's servers."""
         await self.runtime.close()
         self.store.close()
+        self.llm.close()
 
 
 def open_services(
@@ -91,6 +92,7 @@ def open_services(
     """Open the store, the client and the vault; the runtime opens with `async with`."""
     store = Store(settings.store_path)
     llm = build_client(settings, store, backend)
+    llm.warm()  # litellm's import (seconds) runs while the rest opens, outside any call
     vault = open_vault(settings, store, llm)
     holder: dict[str, Services] = {}
     runtime = Runtime(settings, store, flows, lambda run_id: holder["services"].context(run_id))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -24,11 +25,12 @@ from local_llm.config import ModelConfig
 from local_llm.errors import (
     ContextBudgetError,
     LLMError,
+    ModelTimeoutError,
     StructuredOutputError,
-    TransientModelError,
 )
 from local_llm.retry import with_transient_retry
 from local_llm.schema import JsonSchema, default_schema, schema_name
+from local_llm.streaming import next_piece
 from local_llm.tokens import MESSAGE_OVERHEAD, count_messages, count_text
 from local_llm.trace import CallTrace, Kind, Outcome, TraceSink, emit
 from local_llm.turn_markers import TurnMarkerCutter
@@ -98,14 +100,17 @@ class LLMClient:
         trace_sink: TraceSink | None = None,
         backend: Backend | None = None,
         call_context: CallContext | None = None,
+        backends: Mapping[str, Backend] | None = None,
     ):
         """`call_context()` may return flow/node/run_id for calls that do not pass them
-        (core reads them from LangGraph's config); explicit arguments win."""
+        (core reads them from LangGraph's config); explicit arguments win. `backends` gives
+        the backend of some providers (core passes the `local` one, which knows the data
+        directory); the others are created on first use; `backend` serves every role."""
         if not roles:
             raise ValueError("LLMClient needs at least one role (e.g. 'default')")
         self._roles = dict(roles)
         self._backend = backend
-        self._backends: dict[str, Backend] = {}
+        self._backends: dict[str, Backend] = dict(backends or {})
         self.trace_sink = trace_sink
         self._call_context = call_context
 
@@ -128,6 +133,34 @@ class LLMClient:
         if provider not in self._backends:
             self._backends[provider] = backend_for(self.config(role))
         return self._backends[provider]
+
+    def warm(self) -> threading.Thread | None:
+        """Import the configured backends' libraries (litellm: seconds) in a background thread,
+        so no call pays for it inside its timeout. Returns the thread (None: nothing to do)."""
+        if self._backend is not None:
+            return None
+        backends = [self.backend(role) for role in self._roles]
+        warmers = [b.warm for b in dict.fromkeys(backends) if hasattr(b, "warm")]
+        if not warmers:
+            return None
+
+        def run() -> None:
+            for warm in warmers:
+                try:
+                    warm()
+                except Exception:  # noqa: BLE001 - the first call reports the real problem
+                    log.debug("warming a backend failed", exc_info=True)
+
+        thread = threading.Thread(target=run, name="noema-warm-backends", daemon=True)
+        thread.start()
+        return thread
+
+    def close(self) -> None:
+        """Release what the backends hold for this process (the local model's servers)."""
+        for backend in {id(b): b for b in self._backends.values()}.values():
+            release = getattr(backend, "release", None)
+            if release is not None:
+                release()
 
     def budget(self, role: str = "default") -> int:
         """The prompt token budget of a role."""
@@ -173,13 +206,14 @@ class LLMClient:
                 continue
             answer.trace(call, "ok", "", attempt)
             return value
-        raise StructuredOutputError(
+        error = StructuredOutputError(
             f"{schema.__name__}: no valid answer from {call.config.model} after "
             f"{len(errors)} attempts; last problem: {errors[-1]}",
             raw_text=raw,
             errors=errors,
             attempts=len(errors),
         )
+        raise self._annotated(error, call)
 
     async def stream(
         self,
@@ -194,10 +228,13 @@ class LLMClient:
 
         The answer ends at the first chat-template turn marker (`turn_markers.TURN_MARKERS`):
         the text before it is yielded, the backend stream is closed, the trace notes the cut.
+        A stream that ends without the server's finish (connection reset mid-answer) raises
+        `StreamCutError` after the pieces that did arrive: it is never a complete answer.
         """
         call = self._call(role, "stream", flow, node, max_tokens=max_tokens)
         prompt = [dict(m) for m in messages]
         counted = self._check_budget(call, prompt)
+        await self._ready(call)
         started, pieces, outcome, detail = time.perf_counter(), [], "error", ""
         iterator: AsyncIterator[str] | None = None
         cutter = TurnMarkerCutter()
@@ -209,7 +246,7 @@ class LLMClient:
                     yield text
                 if cutter.marker is not None:
                     break
-                piece = await self._next_piece(call, iterator)
+                piece = await self._next_piece(call, iterator, pieces)
             if held := cutter.finish():
                 pieces.append(held)
                 yield held
@@ -246,6 +283,7 @@ class LLMClient:
         size = call.config.embed_batch_size
         for start in range(0, len(items), size):
             batch, tokens = items[start : start + size], sum(counts[start : start + size])
+            await self._ready(call)
             started = time.perf_counter()
             try:
                 got = await self._request(
@@ -312,26 +350,61 @@ class LLMClient:
                 flow=call.flow, node=call.node, role=call.role, tokens=tokens, budget=budget
             )
             call.trace("budget", started=time.perf_counter(), prompt=tokens, detail=str(error))
-            raise error
+            raise self._annotated(error, call)
 
     async def _request(self, call: _Call, request: Callable[[], Awaitable[T]]) -> T:
-        """One backend request under the role's timeout, transient failures retried."""
+        """One backend request under the role's timeout, transient failures retried.
+
+        The backend's `prepare()` (importing its library, starting the local model's server)
+        runs before the timeout starts: it is start-up work, not the model's answer time."""
+        config = call.config
 
         async def bounded() -> T:
-            async with asyncio.timeout(call.config.timeout_s):
-                return await request()
+            await self._prepare(call)
+            try:
+                async with asyncio.timeout(config.timeout_s):
+                    return await request()
+            except TimeoutError as exc:
+                raise ModelTimeoutError(
+                    f"{config.model} gave no answer within {config.timeout_s:g} s "
+                    "(models.timeout_s)"
+                ) from exc
 
-        return await with_transient_retry(
-            bounded,
-            retries=call.config.transient_retries,
-            backoff_s=call.config.backoff_s,
-            what=f"{call.kind} call to {call.config.model} ({call.role})",
-        )
+        try:
+            return await with_transient_retry(
+                bounded,
+                retries=config.transient_retries,
+                backoff_s=config.backoff_s,
+                what=f"{call.kind} call to {config.model} ({call.role})",
+            )
+        except LLMError as exc:
+            raise self._annotated(exc, call) from exc.__cause__
+
+    async def _prepare(self, call: _Call) -> None:
+        prepare = getattr(self.backend(call.role), "prepare", None)
+        if prepare is not None:
+            await prepare(call.config, call.kind)
+
+    async def _ready(self, call: _Call) -> None:
+        """Start-up work before a call's clock starts (its latency in the trace is the
+        model's); a retry after a transient failure prepares again inside `_request`."""
+        try:
+            await self._prepare(call)
+        except LLMError as exc:
+            raise self._annotated(exc, call) from exc.__cause__
+
+    @staticmethod
+    def _annotated(exc: LLMError, call: _Call) -> LLMError:
+        """The error with the call's model config and role, for messages that name them."""
+        if exc.config is None:
+            exc.config, exc.role = call.config, call.role
+        return exc
 
     async def _complete(
         self, call: _Call, prompt: list[dict[str, Any]], wire: JsonSchema, name: str, attempt: int
     ) -> _Answer:
         counted = self._check_budget(call, prompt)
+        await self._ready(call)
         started = time.perf_counter()
         backend = self.backend(call.role)
         request = partial(
@@ -345,16 +418,10 @@ class LLMClient:
             raise
         return _Answer(completion, started, counted, time.perf_counter())
 
-    @staticmethod
-    async def _next_piece(call: _Call, iterator: AsyncIterator[str]) -> str | None:
-        """The next streamed piece; a server that stalls longer than the timeout is an error."""
-        try:
-            async with asyncio.timeout(call.config.timeout_s):
-                return await anext(iterator, None)
-        except TimeoutError as exc:
-            raise TransientModelError(
-                f"stream from {call.config.model} stalled for {call.config.timeout_s}s"
-            ) from exc
+    def _next_piece(
+        self, call: _Call, iterator: AsyncIterator[str], pieces: list[str]
+    ) -> Awaitable[str | None]:
+        return next_piece(call, iterator, pieces, self._annotated)
 
     async def _open(
         self, call: _Call, prompt: list[dict[str, Any]]

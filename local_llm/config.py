@@ -6,7 +6,10 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Provider = Literal["litellm", "ollama"]
+Provider = Literal["litellm", "ollama", "local"]
+PROVIDERS: tuple[str, ...] = ("litellm", "ollama", "local")
+LOCAL_MODEL = "gemma3-270m"
+"""The one model of the `local` provider: the bundled Gemma 3 270M, served by llama.cpp."""
 
 
 @dataclass(frozen=True)
@@ -18,13 +21,16 @@ class ModelConfig:
     """
 
     provider: Provider = "litellm"
-    """`litellm` (any provider string, e.g. `openai/<name>` with base_url) or `ollama`."""
+    """`litellm` (any provider string, e.g. `openai/<name>` with base_url), `ollama`, or
+    `local` (the bundled model, its server started on first use)."""
     model: str = "ollama_chat/llama3.2"
     """Model name as the backend expects it."""
     base_url: str | None = None
     """API base URL (llama.cpp / LM Studio / vLLM `/v1`, or the Ollama host)."""
     api_key: str | None = field(default=None, repr=False)
     """Secret from the environment; never logged."""
+    api_key_env: str = ""
+    """The name of the environment variable the key comes from (for messages only)."""
     temperature: float = 0.2
     """Sampling temperature."""
     context_budget: int = 8192
@@ -41,12 +47,26 @@ class ModelConfig:
     """Base delay of the exponential backoff between transient retries."""
     embed_batch_size: int = 32
     """Texts per embedding request."""
+    num_ctx: int | None = None
+    """Context the server runs the model with (Ollama `num_ctx`, the local server's context).
+    None means `context_budget + max_tokens` of this config, fixed when it is made: a call
+    that lowers `max_tokens` keeps the same context, so Ollama never reloads the model."""
+    keep_alive: str | None = "30m"
+    """How long Ollama keeps the model loaded after a request (Ollama models only)."""
+    stop: tuple[str, ...] | None = None
+    """Stop sequences sent with every chat request. None: the chat-template turn markers for
+    servers that take any number of them (Ollama, the local server, `openai/...` with a
+    base_url); none for hosted providers (OpenAI allows only 4)."""
 
     def __post_init__(self) -> None:
-        if self.provider not in ("litellm", "ollama"):
-            raise ValueError(f"unknown provider {self.provider!r}; expected 'litellm' or 'ollama'")
+        if self.provider not in PROVIDERS:
+            raise ValueError(
+                f"unknown provider {self.provider!r}; expected one of {', '.join(PROVIDERS)}"
+            )
         if self.context_budget <= 0 or self.max_tokens <= 0:
             raise ValueError("context_budget and max_tokens must be positive")
+        if self.num_ctx is None:
+            object.__setattr__(self, "num_ctx", self.context_budget + self.max_tokens)
         if self.retries < 0 or self.transient_retries < 0 or self.embed_batch_size <= 0:
             raise ValueError("retries, transient_retries must be >= 0 and embed_batch_size > 0")
 
@@ -56,5 +76,21 @@ class ModelConfig:
 
     @property
     def context_window(self) -> int:
-        """Tokens the server must hold: the prompt budget plus the completion."""
-        return self.context_budget + self.max_tokens
+        """Tokens the server must hold (`num_ctx`): the prompt budget plus the completion."""
+        return int(self.num_ctx or self.context_budget + self.max_tokens)
+
+    @property
+    def is_ollama(self) -> bool:
+        """Whether requests go to an Ollama server (its own client or litellm's routes)."""
+        return self.provider == "ollama" or self.model.startswith(("ollama/", "ollama_chat/"))
+
+    def stop_sequences(self) -> list[str]:
+        """The stop sequences for a chat request (see `stop`)."""
+        if self.stop is not None:
+            return list(self.stop)
+        from local_llm.turn_markers import TURN_MARKERS
+
+        local_server = self.provider == "local" or (
+            self.model.startswith("openai/") and self.base_url is not None
+        )
+        return list(TURN_MARKERS) if self.is_ollama or local_server else []

@@ -23,10 +23,14 @@ class Ping(BaseModel):
     status: Literal["ok"]
 
 
-async def structured_round_trip(client: LLMClient, role: str = "default") -> float:
+async def structured_round_trip(
+    client: LLMClient, role: str = "default", timeout_s: float | None = None
+) -> float:
     """Seconds one validated structured answer took; raises `LLMError` when it fails."""
     started = time.perf_counter()
-    await client.structured(PING, Ping, role=role, max_tokens=32, node="connection_test")
+    await client.structured(
+        PING, Ping, role=role, max_tokens=32, timeout_s=timeout_s, node="connection_test"
+    )
     return time.perf_counter() - started
 
 

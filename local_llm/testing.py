@@ -5,8 +5,10 @@
     # or: client = scripted_client([...]); client.backend() is the ScriptedBackend
 
 A response is a str (sent as is), a dict / list (sent as JSON), a pydantic model (its JSON),
-a `Completion` (to script usage or `finish_reason="length"`), or an exception (instance or
-class) to raise. Instead of a list, pass a callable `(messages, json_schema) -> response` to
+a `Completion` (to script usage or `finish_reason="length"`; streamed with
+`finish_reason=None` it ends without the server's finish, as a connection cut mid-answer does),
+or an exception (instance or class) to raise. `prepare_s` makes the first request of each kind
+wait that long in `prepare()` first, like a backend importing its library or starting a server. Instead of a list, pass a callable `(messages, json_schema) -> response` to
 answer from the prompt. Embeddings are deterministic feature-hashed bags of words, so equal
 texts get equal vectors and texts sharing words are close in cosine similarity.
 """
@@ -27,6 +29,7 @@ from pydantic import BaseModel
 from local_llm.backends.base import Completion, JsonSchema, Message, PullProgress
 from local_llm.client import LLMClient
 from local_llm.config import ModelConfig
+from local_llm.errors import StreamCutError
 from local_llm.tokens import count_messages, count_text
 from local_llm.trace import CallTrace
 
@@ -66,6 +69,7 @@ class ScriptedBackend:
         stream_chunk: int = 8,
         embedding_dim: int = 64,
         models: Sequence[str] = ("scripted",),
+        prepare_s: float = 0.0,
     ):
         self._responder = responses if callable(responses) else None
         self._queue: list[Response] = [] if callable(responses) else list(responses)
@@ -74,6 +78,9 @@ class ScriptedBackend:
         self.embedding_dim = embedding_dim
         self.models = list(models)
         self.calls: list[ScriptedCall] = []
+        self.prepare_s = prepare_s
+        self.prepared: list[str] = []
+        """The kinds of call `prepare()` has readied (each once)."""
 
     # -- script control ---------------------------------------------------------------
 
@@ -100,6 +107,12 @@ class ScriptedBackend:
         }
 
     # -- Backend protocol ---------------------------------------------------------------
+
+    async def prepare(self, config: ModelConfig, kind: str = "structured") -> None:
+        """Start-up work before a request (the client runs it outside the call's timeout)."""
+        if kind not in self.prepared:
+            await asyncio.sleep(self.prepare_s)
+            self.prepared.append(kind)
 
     async def complete(
         self,
@@ -131,6 +144,10 @@ class ScriptedBackend:
         for start in range(0, len(text), max(1, self.stream_chunk)):
             yield text[start : start + self.stream_chunk]
             await asyncio.sleep(0)
+        if isinstance(response, Completion) and response.finish_reason is None:
+            raise StreamCutError(
+                "scripted: the stream ended without the server's finish", text=text
+            )
 
     async def embed(self, texts: Sequence[str], *, config: ModelConfig) -> list[list[float]]:
         self.calls.append(ScriptedCall("embed", config=config, texts=list(texts)))

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -147,16 +148,21 @@ def test_doctor_with_an_unreachable_model(tmp_path, vault):
         "vault",
         "data dir",
         "store",
-        "model reachable",
+        "model config",
+        "model server",
+        "model",
         "structured output",
         "embeddings",
         "judges",
     ]
     marks = dict(zip(names, (line[0] for line in lines), strict=True))
     assert marks["settings"] == marks["vault"] == marks["data dir"] == marks["store"] == "✓"
-    assert marks["model reachable"] == marks["structured output"] == "✗"
-    assert f"127.0.0.1:{port}" in result.stdout
-    assert "Traceback" not in result.stderr
+    assert marks["model server"] == "✗"
+    assert marks["model"] == marks["structured output"] == "-"  # skipped, not a second error
+    server_line = next(line for line in lines if line[2:].startswith("model server"))
+    assert f"cannot reach llama3.2 at http://127.0.0.1:{port}" in server_line
+    assert "`ollama serve`" in server_line and "`noema demo`" in server_line
+    assert "Traceback" not in result.stderr and "ssl" not in result.stdout.lower()
 
 
 def test_demo_refuses_a_non_empty_folder(tmp_path, capsys):
@@ -225,32 +231,22 @@ def test_demo_a_second_time_reopens_the_same_vault(tmp_path, monkeypatch, capsys
     assert note.read_text(encoding="utf-8").endswith("my own line\n")  # nothing copied over it
 
 
-def test_local_settings_point_every_role_at_the_local_servers(tmp_path):
+def test_demo_settings_on_the_bundled_model_work_for_every_role_without_ports(tmp_path):
+    """The demo's file says provider = "local": no port of a server that dies with the demo,
+    every role on the bundled model, the embedding role on its smaller context."""
     from core.models import model_configs
-    from core.settings import Settings
-    from tui.demo import local_settings
+    from core.settings import load_settings
+    from tui.demo import LOCAL_MODELS, write_settings
 
-    class Server:
-        def __init__(self, port: int, budget: int) -> None:
-            self.port, self.budget = port, budget
-
-        def model_config(self, max_tokens: int = 256):
-            from local_llm import ModelConfig
-
-            return ModelConfig(
-                model="openai/gemma3-270m", base_url=f"http://127.0.0.1:{self.port}/v1",
-                context_budget=self.budget, max_tokens=max_tokens,
-            )  # fmt: skip
-
-    user = Settings(
-        data={"directory": tmp_path / "data"},
-        models={
-            "roles": {"judge": {"model": "gpt-4o", "api_key_env": "OPENAI_API_KEY"}, "critic": {}}
-        },
-    )
-    configs = model_configs(local_settings(user, Server(1111, 3584), Server(2222, 2040)))
-    assert set(configs) >= {"default", "judge", "judge_secondary", "embedding", "critic"}
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    written = write_settings(tmp_path / "s.toml", vault, tmp_path / "data", LOCAL_MODELS)
+    text = written.read_text(encoding="utf-8")
+    assert tomllib.loads(text)["models"]["provider"] == "local" and "127.0.0.1" not in text
+    configs = model_configs(load_settings(written))
+    assert set(configs) >= {"default", "judge", "judge_secondary", "embedding"}
     for name, config in configs.items():
-        port = 2222 if name == "embedding" else 1111
-        assert config.base_url == f"http://127.0.0.1:{port}/v1", name
-        assert config.model == "openai/gemma3-270m" and config.api_key is None
+        assert config.provider == "local" and config.model == "gemma3-270m", name
+        assert config.base_url is None and config.api_key is None, name
+    assert configs["default"].context_window == 4096
+    assert configs["embedding"].context_window == 2048

@@ -384,9 +384,11 @@ class NoemaApp(App):
         """Every worker failure becomes a notification, never a crash (screens forward
         their workers' events here: see tui.screens.base)."""
         if event.state == WorkerState.ERROR:
+            from core.problems import user_message
+
             error = event.worker.error
             self.notify(
-                f"{type(error).__name__}: {error}",
+                user_message(error) if error is not None else "failed",
                 title=f"{event.worker.group or event.worker.name} failed",
                 severity="error",
                 timeout=10,

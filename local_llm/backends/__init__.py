@@ -7,7 +7,13 @@ from local_llm.config import ModelConfig
 
 
 def backend_for(config: ModelConfig) -> Backend:
-    """A fresh backend for a config's provider."""
+    """A fresh backend for a config's provider (`local` with the default registry directory;
+    core passes one in the data directory instead)."""
+    if config.provider == "local":
+        from local_llm.backends.local_backend import LocalBackend
+        from local_llm.local_server import default_model_dir
+
+        return LocalBackend(default_model_dir().parent / "local-model")
     if config.provider == "ollama":
         from local_llm.backends.ollama_backend import OllamaBackend
 

@@ -1,9 +1,14 @@
 """Backend over litellm: any provider string (`openai/<name>` + api_base for llama.cpp's server,
-LM Studio, vLLM; `ollama_chat/...`; hosted providers). litellm is imported on first use only.
+LM Studio, vLLM; `ollama_chat/...`; hosted providers).
+
+litellm costs seconds to import (3.6 s on an idle 2-core machine, far more under load), so it
+is imported on first use only, and `warm()` / `prepare()` let the client import it in the
+background at start-up and before a call's timeout starts, never inside it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import AsyncIterator, Sequence
@@ -11,6 +16,7 @@ from typing import Any
 
 from local_llm.backends.base import Completion, JsonSchema, Message
 from local_llm.config import ModelConfig
+from local_llm.errors import StreamCutError
 
 _LOCAL_KEY = "sk-no-key-required"
 
@@ -25,11 +31,39 @@ def load_litellm() -> Any:
     litellm.suppress_debug_info = True
     litellm.disable_hf_tokenizer_download = True
     litellm.num_retries = 0
+    # the stop sequences noema sends are the chat template's turn markers, only to servers
+    # that take any number of them (Ollama, llama.cpp, LM Studio, vLLM; see ModelConfig.stop)
+    litellm.disable_stop_sequence_limit = True
     # litellm logs through its own "LiteLLM" logger to stderr; in a terminal app those lines
     # tear the screen. Our own traces record every call; keep only litellm's errors.
     for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
         logging.getLogger(name).setLevel(logging.ERROR)
     return litellm
+
+
+def _ollama_args(config: ModelConfig) -> dict[str, Any]:
+    """`num_ctx` and `keep_alive` for Ollama models: without num_ctx Ollama runs its default
+    context (2048-4096 tokens) and cuts longer prompts silently; litellm forwards both."""
+    if not config.is_ollama:
+        return {}
+    args: dict[str, Any] = {"num_ctx": config.context_window}
+    if config.keep_alive:
+        args["keep_alive"] = config.keep_alive
+    return args
+
+
+def _chat_args(config: ModelConfig) -> dict[str, Any]:
+    """Arguments of a chat request: sampling, stop sequences, Ollama's context.
+
+    `ollama/NAME` chats go to Ollama's chat route (`ollama_chat/NAME`): litellm's `ollama/`
+    route renders its own `### User:` prompt instead of the model's chat template and puts
+    `keep_alive` where Ollama ignores it."""
+    if config.model.startswith("ollama/"):
+        config = config.replace(model="ollama_chat/" + config.model.removeprefix("ollama/"))
+    args = {"temperature": config.temperature, "max_tokens": config.max_tokens, **_common(config)}
+    if stop := config.stop_sequences():
+        args["stop"] = stop
+    return {**args, **_ollama_args(config)}
 
 
 def _common(config: ModelConfig) -> dict[str, Any]:
@@ -65,6 +99,16 @@ class LiteLLMBackend:
             self._litellm = load_litellm()
         return self._litellm
 
+    def warm(self) -> None:
+        """Import litellm now (blocking; the client runs it in a background thread)."""
+        _ = self.litellm
+
+    async def prepare(self, config: ModelConfig, kind: str = "structured") -> None:
+        """Import litellm off the event loop before a call's timeout starts (a concurrent
+        `warm()` in another thread is waited for by Python's import lock, not repeated)."""
+        if self._litellm is None:
+            await asyncio.to_thread(self.warm)
+
     async def complete(
         self,
         messages: Sequence[Message],
@@ -73,15 +117,11 @@ class LiteLLMBackend:
         config: ModelConfig,
         schema_name: str = "answer",
     ) -> Completion:
-        args = _common(config)
+        args: dict[str, Any] = {}
         if json_schema is not None:
             args["response_format"] = response_format(json_schema, schema_name)
-        response = await self.litellm.acompletion(
-            messages=[dict(m) for m in messages],
-            temperature=config.temperature,
-            max_tokens=config.max_tokens,
-            **args,
-        )
+        args = {**args, **_chat_args(config)}
+        response = await self.litellm.acompletion(messages=[dict(m) for m in messages], **args)
         choice = response.choices[0]
         usage = getattr(response, "usage", None)
         return Completion(
@@ -95,21 +135,42 @@ class LiteLLMBackend:
         self, messages: Sequence[Message], *, config: ModelConfig
     ) -> AsyncIterator[str]:
         response = await self.litellm.acompletion(
-            messages=[dict(m) for m in messages],
-            temperature=config.temperature,
-            max_tokens=config.max_tokens,
-            stream=True,
-            **_common(config),
+            messages=[dict(m) for m in messages], stream=True, **_chat_args(config)
         )
+        received, finish = [], None
         async for chunk in response:
-            if chunk.choices and chunk.choices[0].delta.content:
-                yield chunk.choices[0].delta.content
+            if not chunk.choices:
+                continue
+            choice = chunk.choices[0]
+            if choice.delta.content:
+                received.append(choice.delta.content)
+                yield choice.delta.content
+            finish = choice.finish_reason or finish
+        if not _server_finished(response, finish):
+            raise StreamCutError(
+                "the stream ended without the server's finish_reason", text="".join(received)
+            )
 
     async def embed(self, texts: Sequence[str], *, config: ModelConfig) -> list[list[float]]:
-        response = await self.litellm.aembedding(input=list(texts), **_common(config))
+        if config.model.startswith("ollama_chat/"):  # litellm embeds through ollama/ only
+            config = config.replace(model="ollama/" + config.model.removeprefix("ollama_chat/"))
+        response = await self.litellm.aembedding(
+            input=list(texts), **_common(config), **_ollama_args(config)
+        )
         rows = sorted(response.data, key=lambda row: _get(row, "index", 0))
         return [list(_get(row, "embedding")) for row in rows]
 
 
 def _get(row: Any, key: str, default: Any = None) -> Any:
     return row.get(key, default) if isinstance(row, dict) else getattr(row, key, default)
+
+
+def _server_finished(response: Any, last_finish: str | None) -> bool:
+    """Whether the server itself ended the answer. litellm's stream wrapper adds a finish
+    reason of its own ("stop") when the server sent none (a connection closed mid-answer),
+    so the reason the server really sent is read from the wrapper when it keeps one."""
+    if hasattr(response, "received_finish_reason"):
+        return bool(
+            response.received_finish_reason or getattr(response, "intermittent_finish_reason", None)
+        )
+    return last_finish is not None

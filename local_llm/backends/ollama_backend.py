@@ -11,6 +11,7 @@ from typing import Any
 
 from local_llm.backends.base import Completion, JsonSchema, Message, PullProgress
 from local_llm.config import ModelConfig
+from local_llm.errors import StreamCutError
 
 ClientFactory = Callable[[str | None, float], Any]
 _PREFIXES = ("ollama_chat/", "ollama/")
@@ -37,6 +38,11 @@ class OllamaBackend:
         self._factory = client_factory or _default_factory
         self._clients: dict[tuple[str | None, float], Any] = {}
 
+    def warm(self) -> None:
+        """Import the ollama client (and httpx) now; the client runs this in the background."""
+        if self._factory is _default_factory:
+            import ollama  # noqa: F401
+
     def client(self, config: ModelConfig) -> Any:
         """One AsyncClient per (host, timeout), reused across calls."""
         key = (config.base_url, config.timeout_s)
@@ -46,12 +52,16 @@ class OllamaBackend:
 
     @staticmethod
     def options(config: ModelConfig) -> dict[str, Any]:
-        """Sampling options; num_ctx covers the whole prompt budget plus the answer."""
-        return {
+        """Sampling options; num_ctx covers the whole prompt budget plus the answer, and the
+        chat template's turn markers stop the answer."""
+        options: dict[str, Any] = {
             "num_ctx": config.context_window,
             "temperature": config.temperature,
             "num_predict": config.max_tokens,
         }
+        if stop := config.stop_sequences():
+            options["stop"] = stop
+        return options
 
     async def complete(
         self,
@@ -67,6 +77,7 @@ class OllamaBackend:
             format=json_schema,
             options=self.options(config),
             stream=False,
+            keep_alive=config.keep_alive,
         )
         return Completion(
             text=response.message.content or "",
@@ -83,16 +94,25 @@ class OllamaBackend:
             messages=[dict(m) for m in messages],
             options=self.options(config),
             stream=True,
+            keep_alive=config.keep_alive,
         )
+        received, finished = [], False
         async for part in parts:
             if part.message.content:
+                received.append(part.message.content)
                 yield part.message.content
+            finished = finished or bool(getattr(part, "done", False))
+        if not finished:
+            raise StreamCutError(
+                "the stream ended before Ollama's final message (done)", text="".join(received)
+            )
 
     async def embed(self, texts: Sequence[str], *, config: ModelConfig) -> list[list[float]]:
         response = await self.client(config).embed(
             model=ollama_model_name(config.model),
             input=list(texts),
             options={"num_ctx": config.context_window},
+            keep_alive=config.keep_alive,
         )
         return [list(vector) for vector in response.embeddings]
 

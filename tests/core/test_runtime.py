@@ -173,3 +173,19 @@ async def test_done_carries_the_checkpointed_state(tmp_path: Path) -> None:
         assert isinstance(done, Done)
         assert done.output == dict((await runtime.state(run.id)).values)
         assert done.output["steps"] == ["prepare", "review", "commit"]
+
+
+async def test_a_failed_run_tells_the_user_what_failed_and_keeps_the_location_in_its_trace(
+    tmp_path: Path,
+) -> None:
+    counter = tmp_path / "counts.json"
+    async with make_runtime(tmp_path) as runtime:
+        run = runtime.start("counting", {"counter_file": str(counter), "fail_once": True})
+        await runtime.run_until_pause(run.id)
+        events = await runtime.run_until_pause(run.id, "ok", resume=True)
+        error = events[-1].error
+        assert "disk full" in error and "(at " not in error and ".py" not in error
+        trace = runtime.store.query_one(
+            "SELECT detail FROM traces WHERE run_id = ? AND kind = 'failure'", (run.id,)
+        )
+        assert "disk full" in trace["detail"] and "counting_flow.py:" in trace["detail"]

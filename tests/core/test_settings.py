@@ -131,3 +131,52 @@ def test_a_settings_file_that_is_not_utf8_is_a_clear_error(tmp_path) -> None:
     with pytest.raises(SettingsError) as info:
         load_settings(user)
     assert str(user) in str(info.value) and "UTF-8" in str(info.value)
+
+
+@pytest.mark.parametrize("table", ["[models]", "[models.roles.judge]"])
+def test_an_api_key_in_a_settings_file_is_refused_pointing_to_api_key_env(tmp_path, table):
+    user = write(tmp_path / "key.toml", f'{table}\napi_key = "sk-proj-Abc123def456ghi789"\n')
+    with pytest.raises(SettingsError) as info:
+        load_settings(user)
+    message = str(info.value)
+    assert str(user) in message and "api_key_env" in message
+    assert "never read from a settings file" in message
+    assert "sk-proj-Abc123def456ghi789" not in message and "Extra inputs" not in message
+
+
+@pytest.mark.parametrize(
+    "pasted",
+    [
+        "sk-proj-Abc123def456ghi789jkl",  # OpenAI
+        "sk-ant-api03-AbCdEf0123456789",  # Anthropic
+        "gsk_4fJk29sLmQ8zPwX3vB7nT1yR",  # Groq: a valid variable name, but a key
+        "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY",  # Google
+    ],
+)
+def test_a_key_pasted_as_the_value_of_api_key_env_is_refused_unechoed(tmp_path, pasted):
+    user = write(tmp_path / "env.toml", f'[models]\napi_key_env = "{pasted}"\n')
+    with pytest.raises(SettingsError) as info:
+        load_settings(user)
+    message = str(info.value)
+    assert "models.api_key_env" in message and "not the name of an environment variable" in message
+    assert pasted not in message
+
+
+@pytest.mark.parametrize("name", ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "my_key", "GROQ_KEY_2"])
+def test_variable_names_are_accepted_as_api_key_env(tmp_path, name):
+    user = write(tmp_path / "env.toml", f'[models.roles.judge]\napi_key_env = "{name}"\n')
+    assert load_settings(user).role("judge").api_key_env == name
+
+
+def test_local_provider_and_context_settings_reach_every_role(tmp_path):
+    from core.models import model_configs
+
+    user = write(tmp_path / "local.toml", (
+        '[models]\nprovider = "local"\ncontext_budget = 3000\nmax_tokens = 200\n'
+        "[models.roles.judge]\nnum_ctx = 8000\n"
+    ))  # fmt: skip
+    configs = model_configs(load_settings(user))
+    assert configs["default"].provider == "local" and configs["default"].model == "gemma3-270m"
+    assert configs["default"].context_window == 3200 and configs["judge"].context_window == 8000
+    assert configs["embedding"].context_window == 2048  # the embedding server's own context
+    assert configs["default"].keep_alive == "30m"

@@ -10,6 +10,7 @@ from local_llm import LLMClient, ModelConfig, bounded_schema
 from local_llm.backends import backend_for
 from local_llm.backends.litellm_backend import LiteLLMBackend
 from local_llm.backends.ollama_backend import OllamaBackend
+from local_llm.turn_markers import TURN_MARKERS
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 
@@ -37,7 +38,8 @@ class FakeOllamaClient:
 
     async def _parts(self):
         for piece in ("Hel", "lo"):
-            yield SimpleNamespace(message=SimpleNamespace(content=piece))
+            yield SimpleNamespace(message=SimpleNamespace(content=piece), done=False)
+        yield SimpleNamespace(message=SimpleNamespace(content=""), done=True)
 
     async def embed(self, **kwargs):
         self.calls.append(("embed", kwargs))
@@ -89,7 +91,10 @@ async def test_ollama_passes_schema_as_format_and_always_sets_num_ctx():
     kind, call = fake.calls[0]
     assert kind == "chat" and call["model"] == "qwen2.5:7b"
     assert call["format"] == schema
-    assert call["options"] == {"num_ctx": 6500, "temperature": 0.3, "num_predict": 500}
+    assert call["options"] == {
+        "num_ctx": 6500, "temperature": 0.3, "num_predict": 500, "stop": list(TURN_MARKERS)
+    }  # fmt: skip
+    assert call["keep_alive"] == "30m"
 
 
 async def test_ollama_truncation_maps_to_length():

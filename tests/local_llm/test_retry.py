@@ -154,3 +154,28 @@ async def test_real_backends_map_a_refused_connection_to_transient(sleeps, provi
     with pytest.raises(TransientModelError):
         await client.structured(MESSAGES, Answer)
     assert len(sleeps) == 2
+
+
+async def test_start_up_work_is_outside_the_calls_timeout_and_its_latency():
+    """Importing the backend (or starting the local server) takes longer than the call's
+    timeout here; the call still succeeds and its trace counts only the model's time."""
+    traces: list[CallTrace] = []
+    config = ModelConfig(model="m", timeout_s=0.2, transient_retries=0)
+    backend = ScriptedBackend([{"text": "ok"}], prepare_s=0.5)
+    client = LLMClient({"default": config}, backend=backend, trace_sink=traces.append)
+    assert (await client.structured(MESSAGES, Answer)).text == "ok"
+    assert backend.prepared == ["structured"]
+    assert traces[0].outcome == "ok" and traces[0].latency_ms < 200
+
+
+async def test_a_cut_stream_raises_after_the_pieces_that_arrived():
+    from local_llm import Completion
+    from local_llm.errors import StreamCutError
+
+    backend = ScriptedBackend([Completion("half a sente", finish_reason=None)], stream_chunk=4)
+    client = LLMClient({"default": ModelConfig(model="m")}, backend=backend)
+    got: list[str] = []
+    with pytest.raises(StreamCutError) as caught:
+        async for piece in client.stream(MESSAGES):
+            got.append(piece)
+    assert "".join(got) == caught.value.text == "half a sente"

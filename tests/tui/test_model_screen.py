@@ -48,7 +48,8 @@ async def test_connection_test_reports_a_bad_answer(make_app):
         await pilot.click("#test")
         await settle(pilot, app)
         result = text_of(screen, "#test-result")
-        assert "StructuredOutputError" in result
+        assert "gave no valid answer after 3 attempts (models.retries = 2)" in result
+        assert "StructuredOutputError" not in result  # the mapped message, not the class
         assert app.is_running
 
 

@@ -13,7 +13,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "demo",
         help="try noema on a copy of the sample vault",
         description="Copy the sample vault to a new folder, write a settings file for it, use "
-        "the configured model or start the bundled local one, index, and open the app.",
+        "the configured model if it answers or else the bundled local one (provider = "
+        '"local"), index, and open the app.',
     )
     parser.add_argument(
         "--path",
@@ -40,8 +41,8 @@ def run(args: argparse.Namespace) -> int:
         if args.no_tui:
             say(f"Ready: vault {demo.vault}, model: {demo.model_note}.")
             say(f"Open it with: noema --settings {demo.settings_file}")
-            if demo.servers_started:
-                say("(the bundled model runs only during `noema demo`; run it again to reuse it)")
+            if demo.local:
+                say("(any command with these settings starts the bundled model when it needs it)")
             return 0 if demo.connection is None or demo.connection.ok else 1
         from tui.app import NoemaApp
 

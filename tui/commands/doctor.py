@@ -8,6 +8,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from core.settings import Settings, SettingsError
 
@@ -83,31 +84,36 @@ def check_store(settings: Settings) -> Check:
     return Check("store", OK, f"{settings.store_path} (schema version {version})")
 
 
-async def check_models(settings: Settings, timeout_s: float) -> list[Check]:
+CHECK_NAMES = {"server": "model server", "model": "model", "api key": "api key"}
+
+
+def _as_check(health: Any, role: str) -> Check:
+    name = CHECK_NAMES.get(health.name, health.name)
+    if role == "embedding" and health.name in ("server", "model"):
+        name = f"embedding {health.name}"
+    mark = {"ok": OK, "failed": FAIL, "skipped": SKIP}[health.status]
+    return Check(name, mark, health.line)
+
+
+async def check_models(settings: Settings, timeout_s: float, llm: Any = None) -> list[Check]:
+    """Server, model and answer of the default role (and the embedding role when enabled),
+    each failed check with its one-line fix."""
+    from core.model_health import check_model
     from core.models import build_client
     from tui import probe
 
-    llm = build_client(settings, None)
-    config = llm.config("default")
-    reach = await probe.reachable(llm)
-    checks = [
-        Check(
-            "model reachable", OK if reach.ok else FAIL, f"{probe.describe(config)}: {reach.detail}"
-        )
-    ]
-    if reach.ok:
-        trip = await probe.round_trip(llm, timeout_s=timeout_s)
-        checks.append(Check("structured output", OK if trip.ok else FAIL, trip.detail))
-    else:
-        checks.append(Check("structured output", FAIL, "skipped: the model is not reachable"))
-    if settings.models.embeddings_enabled:
-        emb = await probe.embedding(llm)
-        detail = f"{probe.describe(llm.config('embedding'))}: {emb.detail}"
-        checks.append(Check("embeddings", OK if emb.ok else FAIL, detail))
-    else:
-        checks.append(Check("embeddings", SKIP, NO_EMBEDDINGS))
-    checks.append(check_judges(settings))
-    return checks
+    llm = llm or build_client(settings, None)
+    try:
+        described = probe.describe(llm.config("default"))
+        checks = [_as_check(h, "default") for h in await check_model(llm, timeout_s=timeout_s)]
+        if settings.models.embeddings_enabled:
+            found = await check_model(llm, "embedding", timeout_s=timeout_s)
+            checks += [_as_check(h, "embedding") for h in found if h.name != "api key"]
+        else:
+            checks.append(Check("embeddings", SKIP, NO_EMBEDDINGS))
+    finally:
+        llm.close()
+    return [Check("model config", OK, described), *checks, check_judges(settings)]
 
 
 NO_EMBEDDINGS = (
@@ -130,11 +136,15 @@ def check_judges(settings: Settings) -> Check:
 
 def run_checks(settings: Settings, timeout_s: float, emit: Callable[[Check], None]) -> list[Check]:
     """Every check after settings, each reported through `emit` as soon as it is known."""
+    from core.models import build_client
+
+    llm = build_client(settings, None)
+    llm.warm()  # the backend's import (litellm: seconds) overlaps the checks below
     checks: list[Check] = []
     for check in (check_vault(settings), check_data_dir(settings), check_store(settings)):
         emit(check)
         checks.append(check)
-    for check in asyncio.run(check_models(settings, timeout_s)):
+    for check in asyncio.run(check_models(settings, timeout_s, llm)):
         emit(check)
         checks.append(check)
     return checks

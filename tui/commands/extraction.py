@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -92,7 +93,11 @@ async def drive(services: Any, events: Any) -> int:
         elif isinstance(event, Interrupted):
             print_report(event.payload, event.run_id)
         elif isinstance(event, Failed):
-            raise CommandError(f"extraction failed: {event.error}")
+            target = services.runtime.runs.get(event.run_id).target
+            raise CommandError(
+                f"extraction of {target} failed: {event.error}; run `noema extract "
+                f"{shlex.quote(target)}` again to resume it from the step that failed"
+            )
         elif isinstance(event, Done):
             for message in event.output.get("messages", [])[-1:]:
                 print(message)

@@ -232,7 +232,7 @@ async def read_answer(read: ReadLine, write: Write, values: dict[str, Any]) -> s
 
 async def open_and_chat(args: argparse.Namespace, read: ReadLine, write: Write) -> int:
     from core.flows.registry import open_app
-    from core.flows.tutor.session import start_session
+    from core.flows.tutor.session import needs_retry, start_session
     from core.flows.tutor.sessions import find_session
 
     settings = settings_from(args)
@@ -250,6 +250,10 @@ async def open_and_chat(args: argparse.Namespace, read: ReadLine, write: Write) 
             session_id = start_session(services.runtime, lesson, settings).id
             write(f"session {session_id[:8]}: {lesson.title}\n")
         await chat(services, session_id, read, write)
+        if needs_retry(services.runtime, session_id):
+            raise CommandError(
+                f"the tutor's turn failed; continue with: noema tutor --resume {session_id[:8]}"
+            )
     return 0
 
 

@@ -1,0 +1,202 @@
+"""One mapping from a failure to a message a person can act on, for the CLI and the TUI alike.
+
+A model error (`local_llm.errors`) says what kind of failure it is (`reason`) and which call
+failed (`config`, `role`, `attempts`); `explain()` turns it into one line: what failed (naming
+the model and its server), the limit that was hit, and the next step (`ollama pull llama3.2`,
+`noema demo` for the bundled model, the setting to change). The raw text and the code location
+never reach the user: `trace_detail()` keeps them for the run's trace.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import traceback
+from dataclasses import dataclass
+from typing import Any
+
+from local_llm.config import LOCAL_MODEL
+from local_llm.errors import LLMError
+from local_llm.local_server import LocalServerError
+
+DOCTOR = "`noema doctor` checks the model"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A failure explained: `line` is what the user reads."""
+
+    reason: str
+    """The kind of failure (`unreachable`, `not_found`, `timeout`, ... or `error`)."""
+    summary: str
+    """What failed and the limit that was hit."""
+    next_step: str
+    """What to do about it (a command or a setting)."""
+    detail: str
+    """The raw error, for the trace only."""
+
+    @property
+    def line(self) -> str:
+        return f"{self.summary}; {self.next_step}" if self.next_step else self.summary
+
+    def __str__(self) -> str:
+        return self.line
+
+
+def describe_model(config: Any) -> str:
+    """`llama3.2 at http://127.0.0.1:11434`, `the bundled model (Gemma 3 270M)`, `gpt-4o`."""
+    if config is None:
+        return "the model"
+    if config.provider == "local" or config.model == LOCAL_MODEL:
+        return "the bundled model (Gemma 3 270M)"
+    name = (
+        config.model.split("/", 1)[1]
+        if config.model.startswith(("ollama", "openai/"))
+        else config.model
+    )
+    return f"{name} at {config.base_url}" if config.base_url else name
+
+
+def model_name(config: Any) -> str:
+    """The model's name as its server knows it (`llama3.2` for `ollama_chat/llama3.2`)."""
+    model = getattr(config, "model", "") or ""
+    return model.split("/", 1)[1] if model.startswith(("ollama", "openai/")) else model
+
+
+def _attempts(exc: LLMError) -> str:
+    return f" after {exc.attempts} attempts" if exc.attempts > 1 else ""
+
+
+def _unreachable(exc: LLMError, config: Any, who: str) -> tuple[str, str]:
+    summary = f"cannot reach {who}{_attempts(exc)}"
+    if config is not None and config.is_ollama:
+        step = ("start Ollama (`ollama serve`) or fix models.base_url; or run `noema demo` "
+                "to try the bundled model")  # fmt: skip
+    elif config is not None and config.base_url:
+        step = f"start the server at {config.base_url} or fix models.base_url; {DOCTOR}"
+    else:
+        step = f"check the network connection; {DOCTOR}"
+    return summary, step
+
+
+def _not_found(config: Any, who: str) -> tuple[str, str]:
+    name = model_name(config)
+    if config is not None and config.is_ollama:
+        return (f"the model {name} is not installed on the Ollama server at {config.base_url}",
+                f"run `ollama pull {name}`, or choose an installed one (`noema doctor` lists "
+                "them)")  # fmt: skip
+    return (f"the server has no model {name} ({who})",
+            "set models.model to one the server lists (`noema doctor` lists them)")  # fmt: skip
+
+
+def _auth(config: Any, who: str) -> tuple[str, str]:
+    env = getattr(config, "api_key_env", "") or ""
+    if env and getattr(config, "api_key", None):
+        return f"{who} refused the API key from ${env}", f"check the key in ${env}"
+    if env:
+        return (f"{who} needs an API key and ${env} is not set",
+                f"export {env}=... (the key) before starting noema")  # fmt: skip
+    return (
+        f"{who} needs an API key and none is configured",
+        "put the key in an environment variable and name it with models.api_key_env",
+    )
+
+
+def _model_problem(exc: LLMError) -> tuple[str, str]:
+    config, reason = exc.config, exc.reason
+    who = describe_model(config)
+    timeout = getattr(config, "timeout_s", None)
+    if reason == "unreachable":
+        return _unreachable(exc, config, who)
+    if reason == "not_found":
+        return _not_found(config, who)
+    if reason == "auth":
+        return _auth(config, who)
+    if reason == "timeout":
+        return (f"{who} gave no answer within {timeout:g} s (models.timeout_s){_attempts(exc)}",
+                f"raise models.timeout_s or use a faster model; {DOCTOR}")  # fmt: skip
+    if reason == "rate_limit":
+        wait = getattr(exc, "retry_after_s", None)
+        asked = f", asking to wait {wait:g} s" if wait else ""
+        return (f"{who} is rate-limited (HTTP 429{asked}){_attempts(exc)}",
+                "wait a minute and run the command again")  # fmt: skip
+    if reason == "server_error":
+        code = getattr(exc, "status_code", None) or "5xx"
+        return (f"the server of {who} failed (HTTP {code}){_attempts(exc)}",
+                f"check the server's log and try again; {DOCTOR}")  # fmt: skip
+    if reason == "context_window":
+        ctx = getattr(config, "context_window", "?")
+        return (f"the prompt is larger than the context {who} runs with (num_ctx {ctx})",
+                "lower models.context_budget, or raise models.num_ctx within what the model "
+                "supports")  # fmt: skip
+    if reason == "context_budget":
+        where = "/".join(p for p in (exc.flow, exc.node) if p) or "a step"  # type: ignore[attr-defined]
+        return (f"{where}: a prompt of {exc.tokens} tokens exceeds the context budget of "  # type: ignore[attr-defined]
+                f"{exc.budget} (models.context_budget)",  # type: ignore[attr-defined]
+                "raise models.context_budget if the model's context allows it, or shorten the "
+                "input")  # fmt: skip
+    if reason == "invalid_answer":
+        retries = getattr(config, "retries", None)
+        limit = f" (models.retries = {retries})" if retries is not None else ""
+        return (f"{who} gave no valid answer after {exc.attempts} attempts{limit}",
+                "try again; a larger model answers more reliably")  # fmt: skip
+    if reason == "stream_cut":
+        return (f"the answer from {who} was cut off before the server finished it",
+                "try again")  # fmt: skip
+    if reason == "local_model":
+        return str(exc), ""  # the message already says what to do
+    return f"{who}: {_first_line(exc)}", DOCTOR
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:300] if text else type(exc).__name__
+
+
+def explain(exc: BaseException) -> Problem:
+    """The user's message for any failure (model errors mapped by kind; others by type)."""
+    detail = trace_detail(exc)
+    if isinstance(exc, LLMError):
+        summary, step = _model_problem(exc)
+        return Problem(exc.reason, summary, step, detail)
+    if isinstance(exc, LocalServerError):
+        return Problem("local_model", _first_line(exc), "", detail)
+    if isinstance(exc, TimeoutError):
+        return Problem("timeout", "an operation timed out", "try again", detail)
+    text = _first_line(exc)
+    summary = text if text == type(exc).__name__ else f"{type(exc).__name__}: {text}"
+    return Problem("error", summary, "", detail)
+
+
+def user_message(exc: BaseException, next_step: str = "") -> str:
+    """One line: `explain(exc)`, with a front end's own next step appended (a resume hint)."""
+    line = explain(exc).line
+    return f"{line}; {next_step}" if next_step else line
+
+
+def trace_detail(exc: BaseException) -> str:
+    """The raw error with where it was raised (and its causes): for traces, never the user."""
+    parts = []
+    current: BaseException | None = exc
+    while current is not None and len(parts) < 4:
+        frames = traceback.extract_tb(current.__traceback__)
+        where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+        parts.append(f"{type(current).__name__}: {current}{where}")
+        current = current.__cause__ or current.__context__
+    return " <- ".join(parts)[:4000]
+
+
+def record_failure(store: Any, run_id: str, flow: str, exc: BaseException) -> None:
+    """A `failure` row in the run's traces holding the raw error and where it was raised."""
+    from core.store.runs import now_iso
+
+    row = (
+        run_id, flow, getattr(exc, "role", "") or "",
+        getattr(getattr(exc, "config", None), "model", "") or "", trace_detail(exc), now_iso(),
+    )  # fmt: skip
+    # a trace must never hide the failure itself
+    with contextlib.suppress(Exception):
+        store.execute(
+            "INSERT INTO traces (run_id, flow, node, role, model, kind, outcome, detail,"
+            " created_at) VALUES (?, ?, '', ?, ?, 'failure', 'error', ?, ?)",
+            row,
+        )

