@@ -209,6 +209,7 @@ async def test_a_run_this_app_did_not_drive_shows_its_steps_from_the_checkpoint(
     """A run that reached its review before this app started (no events in the app's log):
     the steps it ran are read from its checkpoint, not shown as never started."""
     app, _root, _script = make_app(tmp_path)
+    app.settings.tui.autostart_queued_runs = False  # the app must not pick the run up itself
     async with app.run_test(size=(140, 50)) as pilot:
         await wait_for(pilot, lambda: app.services is not None)
         runtime = app.services.runtime

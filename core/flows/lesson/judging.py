@@ -51,7 +51,7 @@ def judge_options(field: str, role: str | None) -> EvaluationNodeOptions:
     return EvaluationNodeOptions(
         content_type="lesson", content_extractor=lambda s: s.get("lesson"),
         result_field=field, status_field=f"{field}_status", human_review=False,
-        context_extractor=judge_context, configure=configure,
+        context_extractor=judge_context, configure=configure, reraise_unanswered=True,
     )  # fmt: skip
 
 

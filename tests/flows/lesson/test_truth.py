@@ -69,3 +69,18 @@ async def test_a_concept_that_does_not_exist_is_refused_before_any_run(harness_f
             else:
                 raise AssertionError(f"{data} was accepted")
             assert len(h.services.runtime.list_runs()) == before
+
+
+async def test_a_judge_that_does_not_answer_fails_the_run(harness_factory):
+    """Main turned it into a failed vote and went on (to a tie-break, or an escalation)."""
+    async with harness_factory() as h:
+        answer = h.script._judge
+        h.script._judge = lambda model: (_ for _ in ()).throw(TransientModelError("down")) \
+            if model == "judge-a" else answer(model)  # fmt: skip
+        run_id, events = await h.run()
+        assert isinstance(events[-1], Failed)
+        assert "judge-b" not in h.judge_models()  # the cascade did not go on without it
+        h.script._judge = answer
+        events = await h.services.runtime.run_until_pause(run_id)  # resume at the judge
+        assert isinstance(events[-1], Done)
+        assert (await h.state(run_id))["status"] == "accepted"
