@@ -16,10 +16,9 @@ from langgraph.runtime import Runtime
 from core.context import FlowContext
 from core.evaluation import EvaluationNodeOptions, create_evaluation_node
 from core.flows.lesson import cascade, document
-from core.flows.lesson.nodes import ask, lesson_settings, trace
+from core.flows.lesson.nodes import ask, lesson_settings, section_schema, trace
 from core.flows.lesson.prompts import SectionDraft, fix_messages
 from core.flows.lesson.review_types import CascadeVerdict
-from local_llm.schema import bounded_schema
 
 State = Mapping[str, Any]
 JUDGES = {"judge_primary": "judge", "judge_secondary": "judge_secondary"}
@@ -162,11 +161,10 @@ def sections_to_fix(body: str, wheres: list[str], limit: int = 2) -> list[int]:
 async def targeted_fix(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     """Rewrite the sections the judges named (generator role), then check and judge again."""
     started = time.perf_counter()
-    settings = lesson_settings(runtime)
     wheres, problems = _problems(state)
     preamble, sections = document.split_sections(state["lesson"])
     chosen = sections_to_fix(state["lesson"], wheres)
-    schema = bounded_schema(SectionDraft, max_length={"text": settings.section_max_chars})
+    schema = section_schema(runtime)
     for n in chosen:
         heading, text = sections[n]
         messages = fix_messages(f"## {heading}\n\n{text}", state["language"], problems,

@@ -16,7 +16,7 @@ from langgraph.config import get_config, get_stream_writer
 from langgraph.runtime import Runtime
 
 from core.context import FlowContext
-from core.degenerate import drop_repeats, repeated_sentence
+from core.degenerate import drop_repeats, fold, repeated_sentence
 from core.flows.tutor import logs
 from core.flows.tutor import plan as p
 from core.flows.tutor.hints import HintSplitter
@@ -34,7 +34,8 @@ from core.flows.tutor.prompts import (
 )
 from core.flows.tutor.sessions import record_mastery, record_session
 from core.flows.tutor.summary import build_summary, note_text, summary_text
-from core.flows.tutor.verdict import decide_replan, judged_correct
+from core.flows.tutor.verdict import decide_replan, judged_correct, not_evaluated
+from core.model_failures import raise_unless_fallback, why
 from local_llm import LLMError
 
 State = Mapping[str, Any]
@@ -86,6 +87,17 @@ def merged(state: State, update: Mapping[str, Any]) -> dict[str, Any]:
 # -- PLANNER -------------------------------------------------------------------------------
 
 
+def distinct_steps(draft: PlanDraft) -> list[Any]:
+    """The drafted steps, each title once (a small model repeats one step five times)."""
+    seen: set[str] = set()
+    steps = []
+    for step in draft.steps():
+        if fold(step.title) not in seen:
+            seen.add(fold(step.title))
+            steps.append(step)
+    return steps
+
+
 def build_plan(state: State, draft: PlanDraft, max_replans: int) -> dict[str, Any]:
     """The new plan: drafted steps with code's ids and counters; completed steps kept on replan."""
     old = state.get("study_plan") or {}
@@ -93,6 +105,7 @@ def build_plan(state: State, draft: PlanDraft, max_replans: int) -> dict[str, An
     replanning = bool(p.steps(old))
     version = int(meta.get("plan_version", 0)) + 1 if replanning else 1
     kept = [s for s in p.steps(old) if s.get("status") == p.DONE]
+    drafted = distinct_steps(draft)
     fresh = [
         {
             **step.model_dump(),
@@ -100,7 +113,7 @@ def build_plan(state: State, draft: PlanDraft, max_replans: int) -> dict[str, An
             "status": "pending",
             "status_info": {"questions_asked": 0, "questions_correct": 0, "attempts": 0},
         }
-        for i, step in enumerate(draft.steps(), 1)
+        for i, step in enumerate(drafted, 1)
     ]
     replans = int(meta.get("replan_count", 0)) + (1 if replanning else 0)
     return {
@@ -176,8 +189,12 @@ async def executor(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any
     plan = p.mark_started(plan, step["step_id"])
     messages = executor_messages(state, step, recent(state, settings), state.get("last_evaluation"))
     text, hints = await stream_message(runtime, messages)
-    if not text:  # no stand-in made of the plan's fields: the turn fails, the learner retries
-        raise LLMError("the tutor model wrote an empty message; send your answer again")
+    if not text:  # a small model may end its turn at once: ask once more
+        text, hints = await stream_message(runtime, messages)
+    stand_in = ""
+    if not text:  # still nothing: the planned step, and the learner is told it is one
+        stand_in = STAND_IN
+        text = f"{STAND_IN} {step['title']}: {step['description']}"
     if not hints:
         hints = fallback_hints(step)
     message = {
@@ -185,13 +202,16 @@ async def executor(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any
         "hints": hints, "step_id": step["step_id"],
     }  # fmt: skip
     get_stream_writer()({"node": "executor", "message": "done", "done": True})
-    item = logs.entry(
-        "executor", f"Step {step['title']!r}", {"message": text, "hints": hints}, "", timer
-    )
+    output = {"message": text, "hints": hints} | ({"fallback": stand_in} if stand_in else {})
+    item = logs.entry("executor", f"Step {step['title']!r}", output, "", timer)
     update = {"study_plan": plan, "conversation": [message], "mastery": p.mastery(plan)}
     update.update(finish_log(runtime, sid, item))
     record_session(runtime.context.store, sid, merged(state, update))
     return update
+
+
+STAND_IN = "(The tutor model wrote nothing, twice; here is the planned step.)"
+"""Opens a message code made from the plan because the model wrote none: the learner is told."""
 
 
 def fallback_hints(step: Mapping[str, Any]) -> list[str]:
@@ -275,9 +295,16 @@ async def evaluator(state: State, runtime: Runtime[FlowContext]) -> dict[str, An
         state, step, last_question(state), student, recent(state, settings)[:-1]
     )
     announce("evaluator", "checking your answer")
-    answer = await runtime.context.llm.structured(
-        messages, GroundedEvaluatorAnswer, role="default", json_schema=evaluator_schema()
-    )
+    try:
+        answer = await runtime.context.llm.structured(
+            messages, GroundedEvaluatorAnswer, role="default", json_schema=evaluator_schema()
+        )
+    except LLMError as exc:  # invalid after re-asks: not counted, and said; no answer: fails
+        raise_unless_fallback(exc)
+        update = not_evaluated(state, step, why(exc))
+        item = logs.entry("evaluator", f"Not evaluated: {student[:120]}",
+                          {"fallback": update["last_evaluation"]["not_evaluated"]}, "", timer)  # fmt: skip
+        return {**update, **finish_log(runtime, sid, item)}
     update = evaluation_update(state, step, answer, settings)
     record_mastery(runtime.context.store, sid, {**state, **update})
     item = logs.entry(

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from core.degenerate import field_names_as_values, fold, grounded, repeated_sentence
+from core.degenerate import field_names_as_values, grounded, repeated_sentence
 from local_llm.schema import JsonSchema, bounded_schema
 
 MAX_GUIDELINE_CHARS = 6000
@@ -106,19 +106,16 @@ LENGTHS = {"titles": 50, "descriptions": 120, "teaching_approaches": 60, "succes
 
 
 def plan_problems(draft: PlanDraft) -> list[str]:
-    """Visibly broken plans: field names as titles or descriptions, a step whose every field
-    says the same, every step with the same title."""
+    """Visibly broken plans: the schema's field names written as a step's title, description,
+    approach or criteria (what the learner then read as "reasons: reasons"). A step that says
+    the same in every field is weak, not broken: small models do it, and the step still names
+    what to teach."""
     problems = []
     for n, step in enumerate(draft.steps(), 1):
-        values = step.model_dump()
-        bad = field_names_as_values(values, [*LISTS, *StepDraft.model_fields])
+        names = [*PlanDraft.model_fields, *StepDraft.model_fields]
+        bad = field_names_as_values(step.model_dump(), names)
         if bad:
             problems.append(f"step {n}: {', '.join(bad)} hold field names, not content")
-        if len({fold(v) for v in values.values()}) == 1:
-            problems.append(f"step {n} says the same thing in every field")
-    titles = [fold(t) for t in draft.titles]
-    if len(titles) > 1 and len(set(titles)) == 1:
-        problems.append("every step has the same title")
     return problems
 
 
@@ -203,7 +200,9 @@ def executor_messages(
         block("GUIDELINE", str(state.get("guidelines", ""))[: MAX_GUIDELINE_CHARS // 2]),
         block("RECENT_CONVERSATION", conversation_text(list(recent))),
     ]
-    if last_evaluation and last_evaluation.get("was_off_topic"):
+    if last_evaluation and last_evaluation.get("not_evaluated"):
+        parts.append("The learner's last answer could not be evaluated; ask the question again.")
+    elif last_evaluation and last_evaluation.get("was_off_topic"):
         parts.append("The learner went off topic; gently ask the current question again.")
     elif last_evaluation:
         verdict = "right" if last_evaluation.get("correct") else "not right yet"

@@ -73,3 +73,22 @@ def judged_correct(answer: EvaluatorAnswer, student: str, pass_score: float) -> 
     if fold(answer.feedback).startswith(NEGATIVE_OPENINGS) or answer.misconception.strip():
         return False, "the evaluator's own feedback says the answer is wrong"
     return True, ""
+
+
+def not_evaluated(state: Mapping[str, Any], step: Mapping[str, Any], why: str) -> dict[str, Any]:
+    """The evaluator's answer stayed unusable after re-asks (a small model wrote field names
+    as its feedback): the answer is not counted, nothing about the step changes, and the
+    learner is told so and asked again."""
+    stamp = p.now_iso()
+    text = ("(The tutor model could not evaluate this answer, so it is not counted. "
+            "Please answer again, in other words.)")  # fmt: skip
+    message = {"role": "tutor", "content": text, "timestamp": stamp, "kind": "feedback",
+               "hints": [], "step_id": step["step_id"]}  # fmt: skip
+    last = {
+        "score": 0.0, "feedback": text, "reasoning": "", "correct": False,
+        "step_id": step["step_id"], "step_status": step.get("status", "in_progress"),
+        "was_off_topic": False, "replan_needed": False, "replan_reason": None,
+        "not_evaluated": why,
+    }  # fmt: skip
+    return {"conversation": [message], "last_evaluation": last, "replan_needed": False,
+            "replan_reason": None}  # fmt: skip

@@ -44,7 +44,7 @@ async def test_lesson_from_topic_to_judged_note(local_llm_client: LLMClient, tmp
     settings = Settings(
         vault={"path": root}, data={"directory": tmp_path / "data"},
         models={"embeddings_enabled": False},
-        flows={"lesson": {"section_count": 2, "generation_max_tokens": 160,
+        flows={"lesson": {"section_count": 2, "generation_max_tokens": 240,
                           "section_max_chars": 500, "max_regenerations": 0,
                           "max_judge_fixes": 0, "min_section_words": 20,
                           "judge_timeout_s": 240}},

@@ -49,7 +49,8 @@ async def test_two_turns_with_the_local_model(local_llm_client: LLMClient, tmp_p
             assert streamed.strip() in message["content"]
             assert not any(marker in message["content"] for marker in TURN_MARKERS)
         streams = services.store.query("SELECT outcome, detail FROM traces WHERE kind='stream'")
-        assert len(streams) == 2 and all(row["outcome"] == "ok" for row in streams)
+        # one stream per executor turn, two when the model wrote nothing and was asked again
+        assert 2 <= len(streams) <= 4 and all(row["outcome"] == "ok" for row in streams)
     assert [node for node, _ in updates][:2] == ["planner", "executor"]
     assert "evaluator" in [node for node, _ in updates]
     for _node, update in updates:
