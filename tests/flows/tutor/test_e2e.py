@@ -57,7 +57,8 @@ async def test_two_turns_with_the_local_model(local_llm_client: LLMClient, tmp_p
         validate_state(update)
     state = await session_values_after(services, session, settings)
     plan = state["study_plan"]["todo_list"]
-    assert 3 <= len(plan) <= 5
+    assert 1 <= len(plan) <= 5  # the 3-5 steps drafted, each title once
+    assert len({step["title"] for step in plan}) == len(plan)
     first = plan[0]["status_info"]
     assert first["questions_asked"] + first["attempts"] in (0, 2)  # off-topic, or counted once
     assert 0 <= state["last_evaluation"]["score"] <= 1
