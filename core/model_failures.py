@@ -1,7 +1,8 @@
 """One rule for every workflow when a model call fails: tell the truth, never a quiet default.
 
 - The model answered, but never validly after the client's re-asks (`StructuredOutputError`),
-  or the prompt cannot fit its context (`ContextBudgetError`): asking again would fail the
+  or the prompt cannot fit its context (`ContextBudgetError`, `ContextWindowError`): asking
+  again would fail the
   same way, so a deterministic fallback may stand in for the answer, and the step records what
   it skipped (`skipped_entry`) so that the review screen and the CLI report show it first.
 - Anything else (connection refused or reset, timeout, HTTP 5xx/429 after the client's
@@ -15,12 +16,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from local_llm.errors import ContextBudgetError, StructuredOutputError
+from core.problems import explain
+from local_llm.errors import ContextBudgetError, ContextWindowError, StructuredOutputError
 
 
 def fallback_allowed(exc: BaseException) -> bool:
     """Whether a fallback may stand in for the failed call's answer (see the module docstring)."""
-    return isinstance(exc, StructuredOutputError | ContextBudgetError)
+    return isinstance(exc, StructuredOutputError | ContextBudgetError | ContextWindowError)
 
 
 def raise_unless_fallback(exc: BaseException) -> None:
@@ -30,14 +32,9 @@ def raise_unless_fallback(exc: BaseException) -> None:
 
 
 def why(exc: BaseException) -> str:
-    """The failure in words a reader of the review understands."""
-    if isinstance(exc, StructuredOutputError):
-        return f"the model's answer was invalid after {exc.attempts} attempt(s)"
-    if isinstance(exc, ContextBudgetError):
-        return f"the prompt ({exc.tokens} tokens) is over the context budget ({exc.budget})"
-    if isinstance(exc, TimeoutError):
-        return "the model did not answer in time"
-    return f"{type(exc).__name__}: {exc}".rstrip(": ")
+    """The failure in words a reader of the review understands (what failed, the limit hit:
+    `core.problems.explain`)."""
+    return explain(exc).summary
 
 
 def skipped_entry(step: str, what: str, exc: BaseException, fallback: str) -> dict[str, Any]:

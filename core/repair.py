@@ -19,9 +19,11 @@ from pydantic import BaseModel, Field
 
 from core.concept_notes import QuoteRef, add_quotes, add_relations
 from core.domain import Relation
+from core.leases import Leases, merge_lease, run_lease
 from core.sources import source_from_note
 from core.store import Store
 from core.store.runs import RunsRepo, now_iso
+from core.taken_paths import replan_taken_paths
 from vault.frontmatter_edit import set_fields
 from vault.sources import block_id_inserts, parse_quotes
 from vault.writer import VaultWriteError, VaultWriter
@@ -188,11 +190,14 @@ def apply_plan(
     progress: Progress | None = None,
 ) -> list[str]:
     """Every step of a plan, then the plan is done. Idempotent."""
+    planned = {c.path for c in plan.create}
+    plan = replan_taken_paths(store, writer, plan)
     written = write_notes(writer, plan, progress)
     written += mark_processed(store, writer, plan)
     touched = sorted(
-        {plan.source, *written, *(c.path for c in plan.create), *(e.path for e in plan.edit)}
-    )
+        {plan.source, *written, *planned, *(c.path for c in plan.create),
+         *(e.path for e in plan.edit)}
+    )  # fmt: skip
     if reindex is not None:
         reindex(*touched)
     finish_plan(store, plan.run_id, written)
@@ -207,39 +212,125 @@ class RepairReport:
     """Run ids whose commit is now complete."""
     written: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    done_elsewhere: list[str] = field(default_factory=list)
+    """Run ids another process finished while this one waited for them."""
+    busy: list[str] = field(default_factory=list)
+    """Run ids another live process is still writing (left to it)."""
+    temp_removed: list[str] = field(default_factory=list)
+    """Temporary files a killed process left in the vault, now removed."""
+    recovered: list[str] = field(default_factory=list)
+    """Runs a dead process left `running`, queued again."""
+    unfinished_merges: list[str] = field(default_factory=list)
+    """Review ids whose merge apply a crash or a conflict stopped halfway."""
 
     def summary(self) -> str:
-        if not (self.finished or self.errors):
-            return "nothing to repair"
-        text = f"{len(self.finished)} commit(s) finished, {len(self.written)} file(s) written"
-        return text + (
-            f"; {len(self.errors)} still pending: " + "; ".join(self.errors) if self.errors else ""
-        )
+        lines = []
+        if self.finished or self.errors:
+            lines.append(
+                f"{len(self.finished)} commit(s) finished, {len(self.written)} file(s) written"
+                + (f"; {len(self.errors)} still pending: " + "; ".join(self.errors)
+                   if self.errors else "")
+            )  # fmt: skip
+        lines += [f"{r[:8]}: already done by another process" for r in self.done_elsewhere]
+        lines += [f"{r[:8]}: another noema process is writing it; left to it" for r in self.busy]
+        if self.recovered:
+            lines.append(f"{len(self.recovered)} interrupted run(s) queued again")
+        if self.temp_removed:
+            lines.append(f"{len(self.temp_removed)} temporary file(s) of a killed process removed")
+        lines += [
+            f"apply of review {r[:8]} was interrupted: noema merges apply {r[:8]} --resume"
+            f" finishes it, noema merges undo {r[:8]} rolls it back"
+            for r in self.unfinished_merges
+        ]
+        return "\n".join(lines) or "nothing to repair"
 
 
-def repair(services: Any) -> RepairReport:
-    """Finish every pending extraction commit (at start-up and by `noema repair`)."""
-    result = RepairReport()
+def repair(
+    services: Any, wait: float = 30.0, on_wait: Callable[[str, str], None] | None = None
+) -> RepairReport:
+    """Finish every pending extraction commit (at start-up and by `noema repair`).
+
+    Also queues runs a dead process left `running`, removes the temporary files a killed
+    process left in the vault and names merge applies left halfway. A commit another live
+    process is writing is waited for (up to `wait` seconds; `on_wait(run_id, holder)` is told
+    once), then reported as done by it.
+    """
+    services.recover_interrupted()
+    result = RepairReport(recovered=list(getattr(services, "recovered", [])))
     plans = pending_plans(services.store)
-    if plans and services.vault is None:
+    if services.vault is None:
         result.errors = [f"{p.run_id}: no vault configured" for p in plans]
         return result
-    runs = RunsRepo(services.store)
+    result.temp_removed = services.vault.writer.remove_temp_leftovers()
+    leases = Leases.of_store(services.store)
     for plan in plans:
-        try:
-            written = apply_plan(
-                services.store, services.vault.writer, plan, services.vault.reindex
-            )
-        except Exception as exc:  # noqa: BLE001 - one broken plan must not stop the others
-            error = f"{type(exc).__name__}: {exc}"
-            record_error(services.store, plan.run_id, error)
-            result.errors.append(f"{plan.run_id}: {error}")
+        told = None if on_wait is None else (lambda holder, r=plan.run_id: on_wait(r, holder))
+        lease = leases.wait(run_lease(plan.run_id), timeout=wait, on_wait=told)
+        if lease is None:
+            result.busy.append(plan.run_id)
             continue
-        result.finished.append(plan.run_id)
-        result.written += written
-        try:
-            if runs.get(plan.run_id).status in ("failed", "queued"):
-                runs.set_status(plan.run_id, "done")
-        except KeyError:
-            pass
+        with lease:
+            _repair_one(services, plan.run_id, result)
+    result.unfinished_merges = unfinished_merges(services.store, leases)
     return result
+
+
+def _repair_one(services: Any, run_id: str, result: RepairReport) -> None:
+    """Apply one pending plan (the caller holds the run's lease)."""
+    plan = load_plan(services.store, run_id)  # read again: another process may have done it
+    if plan is None or commit_status(services.store, run_id) == "done":
+        result.done_elsewhere.append(run_id)
+        return
+    try:
+        written = apply_plan(services.store, services.vault.writer, plan, services.vault.reindex)
+    except Exception as exc:  # noqa: BLE001 - one broken plan must not stop the others
+        error = f"{type(exc).__name__}: {exc}"
+        record_error(services.store, run_id, error)
+        result.errors.append(f"{run_id}: {error}")
+        return
+    result.finished.append(run_id)
+    result.written += written
+    runs = RunsRepo(services.store)
+    try:
+        if runs.get(run_id).status in ("failed", "queued", "running"):
+            runs.set_status(run_id, "done")
+    except KeyError:
+        pass
+
+
+COMMIT_NODES = {"commit_store", "write_vault", "mark_source"}
+"""The extraction's steps after an approval; they need no model."""
+
+
+async def finish_approved(services: Any) -> list[str]:
+    """Extraction runs a crash stopped after their approval but before their commit (the
+    checkpoint's next step is the commit) are driven to the end: the answer the user gave
+    is not lost and no model is needed. Returns their ids."""
+    from core.events import Done
+    from core.runtime import RunBusy
+
+    finished: list[str] = []
+    if "extraction" not in services.runtime.flows:
+        return finished
+    for run in services.runtime.list_runs(flow="extraction"):
+        if run.status not in ("queued", "failed"):
+            continue
+        snapshot = await services.runtime.state(run.id)
+        if not COMMIT_NODES & set(snapshot.next):
+            continue
+        try:
+            events = await services.runtime.run_until_pause(run.id)
+        except RunBusy:
+            continue  # another live process is finishing it
+        if events and isinstance(events[-1], Done):
+            finished.append(run.id)
+    return finished
+
+
+def unfinished_merges(store: Store, leases: Leases) -> list[str]:
+    """Reviews whose latest merge apply stopped halfway and that no live process applies."""
+    rows = store.query(
+        "SELECT review_id FROM merge_journals j WHERE status IN ('in_progress', 'interrupted')"
+        " AND id = (SELECT MAX(id) FROM merge_journals WHERE review_id = j.review_id)"
+    )
+    return [row[0] for row in rows if leases.is_free(merge_lease(row[0]))]

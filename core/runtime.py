@@ -19,10 +19,12 @@ from langgraph.types import Command
 from core.checkpoints import open_checkpointer
 from core.context import FlowContext
 from core.events import Done, Failed, Interrupted, NodeFinished, NodeStarted, Progress, RunEvent
+from core.leases import Lease, Leases, run_lease
 from core.problems import record_failure, user_message
 from core.settings import Settings
 from core.store import Store
 from core.store.runs import RunRecord, RunsRepo, RunStatus
+from vault.crashpoints import crash_point
 
 STREAM_MODES = ["tasks", "custom", "updates", "values"]
 """`values` gives the state after each step: the last one is the run's output (no re-read)."""
@@ -54,6 +56,22 @@ class FlowSpec:
 ContextFactory = Callable[[str], FlowContext]
 
 
+class NotAwaitingReview(ValueError):
+    """The run does not wait for an answer (any more: another process may have given it)."""
+
+
+class RunBusy(Exception):
+    """Another live process (or task) is driving the run: it holds the run's lease."""
+
+    def __init__(self, run_id: str, holder: str) -> None:
+        super().__init__(
+            f"run {run_id[:8]} is being driven by another noema process"
+            + (f" ({holder})" if holder else "")
+        )
+        self.run_id = run_id
+        self.holder = holder
+
+
 class Runtime:
     """Starts, streams, resumes and lists runs of the registered flows."""
 
@@ -76,6 +94,9 @@ class Runtime:
         self._checkpoint_path = checkpoint_path or settings.data_dir / "checkpoints.sqlite3"
         self._saver_cm: Any = None
         self._compiled: dict[str, Any] = {}
+        self.leases = Leases.of_store(store)
+        """A run is driven only while its lease is held: one process at a time, and a run
+        shown `running` whose lease is free was left by a process that died."""
 
     async def __aenter__(self) -> Runtime:
         await self.open()
@@ -120,6 +141,12 @@ class Runtime:
         self._spec(flow).make_input(input)
         return self.runs.create(flow, input, target=target)
 
+    def start_once(self, flow: str, input: dict[str, Any], target: str) -> RunRecord | None:
+        """`start`, unless the target has an active run of the flow (checked in the same
+        transaction, so two processes never both start one): None then."""
+        self._spec(flow).make_input(input)
+        return self.runs.enqueue_once(flow, input, target=target)
+
     def _config(self, run: RunRecord) -> dict[str, Any]:
         spec = self._spec(run.flow)
         return {
@@ -129,22 +156,46 @@ class Runtime:
             "metadata": {"flow": run.flow, "run_id": run.id},
         }
 
+    def lease(self, run_id: str) -> Lease:
+        """The run's lease (RunBusy when another process or task drives the run)."""
+        lease = self.leases.try_take(run_lease(run_id))
+        if lease is None:
+            raise RunBusy(run_id, self.leases.holder(run_lease(run_id)))
+        return lease
+
+    async def wait_until_free(
+        self, run_id: str, on_wait: Callable[[str], None] | None = None
+    ) -> None:
+        """Wait while another process drives the run (to follow it, then read its state)."""
+        lease = await self.leases.wait_async(run_lease(run_id), on_wait)
+        lease.release()
+
     async def stream(self, run_id: str) -> AsyncIterator[RunEvent]:
         """Execute a queued run, or continue a failed one from its last checkpoint."""
-        run = self.runs.get(run_id)
-        snapshot = await self.graph(run.flow).aget_state(self._config(run))
-        has_checkpoint = bool(snapshot.values) or bool(snapshot.next)
-        graph_input = None if has_checkpoint else self._spec(run.flow).make_input(run.input)
-        async for event in self._drive(run, graph_input):
-            yield event
+        with self.lease(run_id):
+            run = self.runs.get(run_id)
+            snapshot = await self.graph(run.flow).aget_state(self._config(run))
+            has_checkpoint = bool(snapshot.values) or bool(snapshot.next)
+            graph_input = None if has_checkpoint else self._spec(run.flow).make_input(run.input)
+            async for event in self._drive(run, graph_input):
+                yield event
 
     async def resume(self, run_id: str, value: Any) -> AsyncIterator[RunEvent]:
         """Answer the interrupt a run waits at and continue it from its checkpoint."""
-        run = self.runs.get(run_id)
-        if run.status != "awaiting_review":
-            raise ValueError(f"run {run_id} is {run.status}, not awaiting review")
-        async for event in self._drive(run, Command(resume=value)):
-            yield event
+        with self.lease(run_id):
+            run = self.runs.get(run_id)  # read under the lease: another process may have answered
+            if run.status != "awaiting_review" and not await self._waits_after_crash(run):
+                raise NotAwaitingReview(f"run {run_id} is {run.status}, not awaiting review")
+            crash_point("runtime.resume")
+            async for event in self._drive(run, Command(resume=value)):
+                yield event
+
+    async def _waits_after_crash(self, run: RunRecord) -> bool:
+        """A run recovered after a crash (queued/failed) whose checkpoint still waits at its
+        interrupt: the answer given before the crash was lost, so it can be answered again."""
+        return (
+            run.status in ("queued", "failed") and await self.pending_interrupt(run.id) is not None
+        )
 
     async def send(self, run_id: str, update: dict[str, Any]) -> AsyncIterator[RunEvent]:
         """Continue a finished run with new input (a chat's next message).
@@ -152,11 +203,14 @@ class Runtime:
         The graph runs again from START on the same thread with `update` merged into the
         checkpointed state through the state's reducers, so append-only lists stay append-only.
         """
-        run = self.runs.get(run_id)
-        if run.status != "done":
-            raise ValueError(f"run {run_id} is {run.status}; only a finished run takes new input")
-        async for event in self._drive(run, update, new_input=True):
-            yield event
+        with self.lease(run_id):
+            run = self.runs.get(run_id)
+            if run.status != "done":
+                raise ValueError(
+                    f"run {run_id} is {run.status}; only a finished run takes new input"
+                )
+            async for event in self._drive(run, update, new_input=True):
+                yield event
 
     async def run_until_pause(
         self, run_id: str, value: Any = None, *, resume: bool = False
@@ -227,6 +281,10 @@ class Runtime:
     def cancel(self, run_id: str) -> None:
         """Abandon a run that is queued, failed or awaiting review."""
         self.runs.set_status(run_id, "cancelled")
+
+    def recover_interrupted(self) -> list[str]:
+        """Runs shown `running` whose process died go back to `queued` (live ones stay)."""
+        return self.runs.recover_interrupted(self.leases)
 
     def list_runs(
         self, status: RunStatus | None = None, flow: str | None = None

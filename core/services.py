@@ -67,6 +67,14 @@ class Services:
     vault: VaultHandle | None
     runtime: Runtime
     extras: dict[str, object] = field(default_factory=dict)
+    recovered: list[str] = field(default_factory=list)
+    """Runs a dead process had left `running`, queued again when these services opened."""
+
+    def recover_interrupted(self) -> list[str]:
+        """Runs a dead process left `running` are queued again (core.runtime); their ids."""
+        recovered = self.runtime.recover_interrupted()
+        self.recovered += recovered
+        return recovered
 
     def context(self, run_id: str) -> FlowContext:
         """The FlowContext of one run."""
@@ -87,15 +95,25 @@ class Services:
 
 
 def open_services(
-    settings: Settings, flows: Mapping[str, FlowSpec], *, backend: Backend | None = None
+    settings: Settings,
+    flows: Mapping[str, FlowSpec],
+    *,
+    backend: Backend | None = None,
+    warm: bool = True,
 ) -> Services:
-    """Open the store, the client and the vault; the runtime opens with `async with`."""
+    """Open the store, the client and the vault; the runtime opens with `async with`.
+
+    `warm=False` for front ends that will not call a model (merges, repair): warming imports
+    litellm for seconds, and the process would wait for that import before it exits.
+    """
     store = Store(settings.store_path)
     llm = build_client(settings, store, backend)
-    llm.warm()  # litellm's import (seconds) runs while the rest opens, outside any call
+    if warm:
+        llm.warm()  # litellm's import (seconds) runs while the rest opens, outside any call
     vault = open_vault(settings, store, llm)
     holder: dict[str, Services] = {}
     runtime = Runtime(settings, store, flows, lambda run_id: holder["services"].context(run_id))
     services = Services(settings, store, llm, vault, runtime)
     holder["services"] = services
+    services.recover_interrupted()  # every front end, every start: no run stuck `running`
     return services

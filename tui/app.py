@@ -182,10 +182,11 @@ class NoemaApp(App):
 
             services = await asyncio.to_thread(open_app, self.settings, backend=self._backend)
         await services.__aenter__()
-        services.runtime.runs.recover_interrupted()
-        from core.repair import repair  # finish extraction commits a crash left half-written
+        services.recover_interrupted()
+        from core.repair import finish_approved, repair  # what a crash left half-done
 
         await asyncio.to_thread(repair, services)
+        await finish_approved(services)  # approved before a crash: commit what was approved
         self.services = services
         self.post_message(ServicesReady())
 
@@ -206,6 +207,10 @@ class NoemaApp(App):
 
         if self.services is None:
             return
+        warming = self.services.llm.warming
+        if warming is not None and warming.is_alive():  # start-up work, not the model's
+            self.post_message(ModelStatus(None, "starting: loading the model backend…"))
+            await asyncio.to_thread(warming.join)
         self.post_message(ModelStatus(None, "checking…"))
         result = await reachable(self.services.llm)
         self.model_ok = result.ok

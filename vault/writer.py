@@ -2,24 +2,30 @@
 
 - Paths are resolved and must stay inside the vault (no `..`, absolute paths, backslash
   tricks or symlinks that lead out).
-- Writes are atomic: a temp file in the same folder, fsync, `os.replace`.
-- A file whose content hash changed since noema read it is never overwritten (ConflictError).
+- Writes are atomic: a temp file (in `.noema-tmp/`, see vault.tempfiles), fsync, then
+  `os.replace` (a new note: `os.link`, which never replaces a file that appeared meanwhile).
+- A file whose content hash changed since noema read it is never overwritten (ConflictError):
+  checked before writing the temp file and again right before the rename (bytes, size, mtime,
+  inode). What remains is the time the rename itself takes (docs/DEVELOPING.md, "Writes").
 - Nothing is deleted: a removed note moves to the archive folder.
 - Every path written is reported to `on_write` so the watcher can ignore noema's own writes.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
-import tempfile
 import unicodedata
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from vault.crashpoints import crash_point
 from vault.frontmatter_edit import set_fields
 from vault.layout import VaultLayout
 from vault.note import Note, content_hash, parse_note
+from vault.tempfiles import TEMP_DIR, locked_temp, remove_leftovers
 
 
 class VaultWriteError(Exception):
@@ -118,6 +124,10 @@ class VaultWriter:
         except FileNotFoundError:
             return set()
 
+    def remove_temp_leftovers(self) -> list[str]:
+        """Temporary files a killed noema process left in the vault, removed (vault.tempfiles)."""
+        return remove_leftovers(self.root)
+
     # -- reading -------------------------------------------------------------------------
 
     def read(self, rel: str) -> Note:
@@ -145,7 +155,8 @@ class VaultWriter:
 
     def _write(self, rel: str, data: bytes, *, expected: str | None, must_be_new: bool) -> str:
         full = self.resolve(rel)
-        current = self.current_hash(rel)
+        seen = _observe(full)
+        current = seen.hash if seen is not None else None
         if current != expected and not (must_be_new and current is None):
             if current is None:
                 raise ConflictError(f"{rel} was deleted or moved since it was read")
@@ -157,21 +168,39 @@ class VaultWriter:
         new_hash = content_hash(data)
         if self.on_write is not None:
             self.on_write(rel, new_hash)
-        fd, tmp = tempfile.mkstemp(prefix=".noema-", suffix=".tmp", dir=full.parent)
+        temp_dir = self.root / TEMP_DIR
+        if temp_dir.is_symlink():  # never write a copy of a note outside the vault
+            temp_dir = full.parent
         try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            if full.exists():
-                os.chmod(tmp, full.stat().st_mode & 0o7777)
-            os.replace(tmp, full)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+            self._put(rel, full, data, seen, temp_dir)
+        except OSError as exc:
+            if exc.errno != errno.EXDEV:
+                raise
+            self._put(rel, full, data, seen, full.parent)  # the note is on another device
         _fsync_dir(full.parent)
         return new_hash
+
+    def _put(self, rel: str, full: Path, data: bytes, seen: _Seen | None, temp_dir: Path) -> None:
+        """Write a temporary file, then make it the note: the last check right before."""
+        mode = seen.mode if seen is not None else None
+        with locked_temp(temp_dir, data, mode) as tmp:
+            crash_point("write.temp_written")
+            if seen is None:
+                _link_new(rel, tmp, full)
+            else:
+                self._recheck(rel, full, seen)
+                os.replace(tmp, full)
+            crash_point("write.renamed")
+
+    @staticmethod
+    def _recheck(rel: str, full: Path, seen: _Seen) -> None:
+        """The file must still be exactly what was checked (bytes, size, mtime, inode); a
+        save that landed meanwhile is kept and reported, never overwritten."""
+        now = _observe(full)
+        if now is None:
+            raise ConflictError(f"{rel} was deleted or moved while noema was writing it")
+        if now != seen:
+            raise ConflictError(f"{rel} changed on disk while noema was writing it; kept yours")
 
     def set_frontmatter(self, rel: str, fields: dict[str, object], *, expected_hash: str) -> str:
         """Set frontmatter fields in place; every other byte of the note stays as it was."""
@@ -205,6 +234,7 @@ class VaultWriter:
             self.on_write(rel, "")
             self.on_write(new_rel, content_hash(full.read_bytes()))
         os.replace(full, target)
+        crash_point("move.renamed")
         _fsync_dir(full.parent)
         _fsync_dir(target.parent)
         return new_rel
@@ -227,9 +257,53 @@ class VaultWriter:
             self.on_write(rel, "")
             self.on_write(target, content_hash(data))
         os.replace(full, target_full)
+        crash_point("move.renamed")
         _fsync_dir(full.parent)
         _fsync_dir(target_full.parent)
         return target
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """A file as one check saw it."""
+
+    hash: str
+    size: int
+    mtime_ns: int
+    inode: int
+    mode: int = field(compare=False)
+
+
+def _observe(full: Path) -> _Seen | None:
+    """The file's hash and stat from one open (None when there is no file)."""
+    try:
+        with open(full, "rb") as handle:
+            stat = os.fstat(handle.fileno())
+            data = handle.read()
+    except FileNotFoundError:
+        return None
+    mode = stat.st_mode & 0o7777
+    return _Seen(content_hash(data), stat.st_size, stat.st_mtime_ns, stat.st_ino, mode)
+
+
+_NO_HARD_LINKS = {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS, errno.EMLINK}
+
+
+def _link_new(rel: str, tmp: Path, full: Path) -> None:
+    """Give the temporary file the note's name, failing if a file took that name meanwhile."""
+    try:
+        os.link(tmp, full)
+        return
+    except FileExistsError as exc:
+        raise ConflictError(
+            f"{rel} appeared while noema was writing it; not overwriting it"
+        ) from exc
+    except OSError as exc:
+        if exc.errno not in _NO_HARD_LINKS:
+            raise
+    if full.exists():  # a file system without hard links (FAT, some network shares)
+        raise ConflictError(f"{rel} appeared while noema was writing it; not overwriting it")
+    os.replace(tmp, full)
 
 
 def _fsync_dir(directory: Path) -> None:

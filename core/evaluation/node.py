@@ -40,11 +40,12 @@ from core.evaluation.result import CriterionResult, EvaluationResult, Issue
 from core.evaluation.review import make_review_node, review_metadata
 from core.evaluation.scoring import ScoringError, Verdict, score_criteria
 from core.model_failures import fallback_allowed
+from core.problems import explain
 from local_llm.errors import (
     ContextBudgetError,
     LLMError,
+    ModelTimeoutError,
     StructuredOutputError,
-    TransientModelError,
 )
 
 
@@ -179,7 +180,7 @@ async def ask_model(
     except TimeoutError as exc:
         message = f"the model did not answer within {options.timeout_s:g} s"
         if options.reraise_unanswered:
-            raise TransientModelError(f"{options.model_role} model: {message}") from exc
+            raise ModelTimeoutError(f"{options.model_role} model: {message}") from exc
         raise EvaluationFailure("timeout", message) from exc
     except StructuredOutputError as exc:
         detail = f"{exc.attempts} attempts; last: {'; '.join(exc.errors[-1:])}; raw: {exc.raw_text[:300]!r}"
@@ -194,7 +195,7 @@ async def ask_model(
                 "context", "the content is too long for the model", str(exc)
             ) from exc
         raise EvaluationFailure(
-            "model", "the model could not be reached or refused", f"{type(exc).__name__}: {exc}"
+            "model", "the model could not be reached or refused", explain(exc).line
         ) from exc
 
 

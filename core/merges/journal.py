@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
@@ -20,6 +20,7 @@ from core.merges.plan import MergePlan
 from core.merges.reviews import ReviewsRepo
 from core.store import Store
 from core.store.runs import now_iso
+from vault.crashpoints import crash_point
 from vault.note import content_hash
 from vault.writer import ConflictError, VaultWriter
 
@@ -127,16 +128,21 @@ class Journal:
         self.reviews.set_status(plan.review_id, "applying")
         return journal_id
 
-    def resume(self, journal_id: int) -> None:
-        """Finish an interrupted apply from its first step not done."""
+    def resume(self, journal_id: int, skip: Iterable[str] = ()) -> None:
+        """Finish an interrupted apply from its first step not done; the steps on the files
+        in `skip` are left out (those files stay as they are, the journal says so)."""
         self._set(journal_id, "in_progress")
-        self._run(journal_id)
+        self._run(journal_id, set(skip))
 
-    def _run(self, journal_id: int) -> None:
+    def _run(self, journal_id: int, skip: set[str] | frozenset[str] = frozenset()) -> None:
         review_id = self._review_of(journal_id)
         touched: list[str] = []
+        skipped: list[str] = []
         try:
             for step in self.steps(journal_id):
+                if not step.done and step.path in skip:
+                    skipped.append(step.path)
+                    continue
                 if not step.done:
                     self._forward(step)
                     self._mark(journal_id, step.seq, True)
@@ -148,7 +154,8 @@ class Journal:
             self._reindex(touched + [s.path for s in self.steps(journal_id)])
             step = next((s.seq for s in self.steps(journal_id) if not s.done), -1)
             raise ApplyInterrupted(journal_id, step, error) from exc
-        self._set(journal_id, "applied")
+        note = f"skipped (changed meanwhile, kept as they are): {', '.join(skipped)}"
+        self._set(journal_id, "applied", note if skipped else None)
         self.reviews.set_status(review_id, "applied")
         self._reindex(touched)
 
@@ -170,7 +177,12 @@ class Journal:
     # -- undo --------------------------------------------------------------------------------
 
     def undo(self, review_id: str) -> int:
-        """Restore every file the review's latest apply touched; the review is pending again."""
+        """Restore every file the review's latest apply wrote; the review is pending again.
+
+        Exactly the steps that were written are rolled back (an apply a conflict or a crash
+        stopped halfway has steps it never wrote: their files stay as they are). Refused,
+        before anything is touched, when a file noema wrote was changed afterwards.
+        """
         latest = self.latest(review_id)
         if latest is None or latest[1] == "undone":
             raise ValueError(f"review {review_id} has no apply to undo")
@@ -181,7 +193,8 @@ class Journal:
         for step in reversed(steps):
             if self._backward(step):
                 touched.extend(p for p in (step.path, step.new_path) if p)
-                self._mark(journal_id, step.seq, False)
+            self._mark(journal_id, step.seq, False)
+            crash_point("merge.undo_step")
         self._remove_empty_dirs(steps)
         self._set(journal_id, "undone")
         self.reviews.set_status(review_id, "pending")
@@ -189,17 +202,50 @@ class Journal:
         return journal_id
 
     def _check_undo(self, steps: list[Step]) -> None:
-        """Refuse before touching anything if a file changed after the apply."""
-        moved_to = {s.new_path: s for s in steps if s.kind == "move"}
-        for step in steps:
-            if step.kind != "write":
-                continue
-            path = next((m.new_path for m in moved_to.values() if m.path == step.path), None)
-            current = self.writer.current_hash(step.path)
-            if current is None and path:
-                current = self.writer.current_hash(path)
-            if current not in (step.after_hash, step.before_hash):
-                raise ConflictError(f"{step.path} changed after the merge; undo refused")
+        """Refuse before touching anything if a file noema wrote changed after the apply."""
+        changed = [s.path for s in steps if s.kind == "write" and s.done
+                   and self.state(s, steps) not in ("after", "before")]  # fmt: skip
+        if changed:
+            raise ConflictError(
+                f"{', '.join(changed)} changed after the merge; undo refused (it would lose"
+                " that edit)"
+            )
+
+    def state(self, step: Step, steps: list[Step]) -> str:
+        """Where a step's file is: "before" or "after" the step, "edited" (by someone else
+        since the plan) or "gone"."""
+        if step.kind == "move":
+            assert step.new_path is not None
+            source, target = (
+                self.writer.current_hash(step.path),
+                self.writer.current_hash(step.new_path),
+            )
+            if source is None and target is not None:
+                return "after"
+            if source == step.before_hash:
+                return "before"
+            return "gone" if source is None else "edited"
+        current = self.writer.current_hash(step.path)
+        if current is None:  # a later step of the plan may have moved it (a renamed canonical)
+            move = next((m for m in steps if m.kind == "move" and m.path == step.path), None)
+            current = self.writer.current_hash(move.new_path) if move and move.new_path else None
+        if current == step.after_hash:
+            return "after"
+        if current == step.before_hash:
+            return "before"
+        return "gone" if current is None else "edited"
+
+    def conflicts(self, journal_id: int) -> list[str]:
+        """Files the unfinished steps would write or move that changed since the plan."""
+        steps = self.steps(journal_id)
+        return [s.path for s in steps
+                if not s.done and self.state(s, steps) in ("edited", "gone")]  # fmt: skip
+
+    def blocks_rollback(self, journal_id: int) -> list[str]:
+        """Files written by finished steps that were changed afterwards (no exact rollback)."""
+        steps = self.steps(journal_id)
+        return [s.path for s in steps if s.kind == "write" and s.done
+                and self.state(s, steps) in ("edited", "gone")]  # fmt: skip
 
     def _backward(self, step: Step) -> bool:
         if step.kind == "move":
@@ -211,7 +257,7 @@ class Journal:
                 return True
             return False
         if self.writer.current_hash(step.path) != step.after_hash:
-            return False  # never written (or already restored)
+            return False  # never written (or already restored): the file stays as it is
         before = (step.before_bytes or b"").decode("utf-8")
         self.writer.write(step.path, before, expected_hash=step.after_hash)
         return True

@@ -4,12 +4,19 @@ merges = Merges(services.store, services.vault)
 plan = merges.plan("3fa2")          # a dry run: plan.diff() is what the user sees
 merges.apply(plan)                  # journaled; raises ApplyInterrupted halfway
 merges.undo("3fa2")                 # the vault and the index as they were before
+
+One process at a time applies, resumes or undoes a review: each holds the review's lease
+(core.leases) meanwhile; another gets LeaseHeld at once, or waits with `exclusive(id, wait=)`.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
+from core.leases import Lease, LeaseHeld, Leases, merge_lease
 from core.merges.catalog import ConceptInfo, load_concepts
 from core.merges.clusters import Cluster, build_clusters
 from core.merges.journal import ApplyInterrupted, Journal
@@ -17,7 +24,22 @@ from core.merges.plan import MergePlan, plan_review
 from core.merges.reviews import Review, ReviewsRepo
 from core.store import Store
 
-__all__ = ["ApplyInterrupted", "Merges"]
+__all__ = ["AlreadyApplied", "ApplyInterrupted", "LeaseHeld", "Merges", "Resumed"]
+
+
+class AlreadyApplied(ValueError):
+    """The review's merges are applied already (undo them first to apply again)."""
+
+
+@dataclass
+class Resumed:
+    """How an interrupted apply was finished."""
+
+    journal_id: int
+    replanned: list[str] = field(default_factory=list)
+    """Files changed since the plan: the apply was rolled back and planned again over them."""
+    skipped: list[str] = field(default_factory=list)
+    """Files changed since the plan whose steps were left out (no exact rollback possible)."""
 
 
 class Merges:
@@ -32,6 +54,37 @@ class Merges:
         index = getattr(vault, "index", None)
         reindex = index.index_paths if index is not None else None
         self.journal = Journal(store, vault.writer, reindex)
+        self.leases = Leases.of_store(store)
+        self._held: dict[str, tuple[Lease, int]] = {}
+
+    @contextlib.contextmanager
+    def exclusive(
+        self, review_id: str, wait: float | None = 0, on_wait: Callable[[str], None] | None = None
+    ) -> Iterator[bool]:
+        """Hold the review's lease for the block (re-entrant); yields whether it had to wait
+        for another process. LeaseHeld when still held after `wait` seconds (None: forever)."""
+        if review_id in self._held:
+            lease, depth = self._held[review_id]
+            self._held[review_id] = (lease, depth + 1)
+            waited = False
+        else:
+            name = merge_lease(review_id)
+            lease = self.leases.try_take(name)
+            waited = lease is None
+            if lease is None and wait != 0:
+                lease = self.leases.wait(name, timeout=wait, on_wait=on_wait)
+            if lease is None:
+                raise LeaseHeld(name, self.leases.holder(name))
+            self._held[review_id] = (lease, 1)
+        try:
+            yield waited
+        finally:
+            lease, depth = self._held[review_id]
+            if depth == 1:
+                del self._held[review_id]
+                lease.release()
+            else:
+                self._held[review_id] = (lease, depth - 1)
 
     def review(self, review_id: str) -> Review:
         return self.reviews.get(review_id)
@@ -55,20 +108,42 @@ class Merges:
 
     def apply(self, plan: MergePlan) -> int:
         """Apply a plan (journaled); returns the journal id."""
-        return self.journal.apply(plan)
+        with self.exclusive(plan.review_id):
+            if self.review(plan.review_id).status == "applied":
+                raise AlreadyApplied(f"review {plan.review_id[:8]} is already applied")
+            return self.journal.apply(plan)
 
-    def resume(self, review_id: str) -> int:
-        """Finish the review's interrupted apply."""
-        review = self.review(review_id)
-        latest = self.journal.latest(review.id)
-        if latest is None or latest[1] not in ("in_progress", "interrupted"):
-            raise ValueError(f"review {review.id} has no unfinished apply")
-        self.journal.resume(latest[0])
-        return latest[0]
+    def resume(self, review_id: str) -> Resumed:
+        """Finish the review's interrupted apply.
+
+        Files nobody touched get the planned steps. When files the remaining steps would write
+        changed since the plan (the user saved a note meanwhile), the written steps are rolled
+        back exactly and the review is planned again over the vault as it is now, then
+        applied; if a file noema already wrote was changed too (no exact rollback), the
+        steps on the changed files are skipped and those files keep their content.
+        """
+        with self.exclusive(review_id):
+            review = self.review(review_id)
+            latest = self.journal.latest(review.id)
+            if latest is None or latest[1] not in ("in_progress", "interrupted"):
+                raise ValueError(f"review {review.id} has no unfinished apply")
+            self.vault.writer.remove_temp_leftovers()  # what the interrupted process left
+            changed = self.journal.conflicts(latest[0])
+            if not changed:
+                self.journal.resume(latest[0])
+                return Resumed(latest[0])
+            if self.journal.blocks_rollback(latest[0]):
+                self.journal.resume(latest[0], skip=changed)
+                return Resumed(latest[0], skipped=changed)
+            self.journal.undo(review.id)
+            return Resumed(self.journal.apply(self.plan(review.id)), replanned=changed)
 
     def undo(self, review_id: str) -> int:
         """Undo the review's latest apply (finished or interrupted)."""
-        return self.journal.undo(self.review(review_id).id)
+        with self.exclusive(review_id):
+            review = self.review(review_id)
+            self.vault.writer.remove_temp_leftovers()  # an apply killed halfway left them
+            return self.journal.undo(review.id)
 
     def unfinished(self) -> list[tuple[str, int, str]]:
         """(review id, journal id, error) of every apply left halfway."""

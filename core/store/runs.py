@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from core.leases import run_lease
 from core.store.db import Store
 
 RunStatus = Literal["queued", "running", "awaiting_review", "done", "failed", "cancelled"]
@@ -111,9 +112,23 @@ class RunsRepo:
         rows = self.store.query(f"SELECT * FROM runs {where} ORDER BY updated_at DESC", params)
         return [_record(row) for row in rows]
 
-    def recover_interrupted(self) -> int:
-        """Runs left 'running' by a dead process go back to 'queued'; returns how many."""
-        cursor = self.store.execute(
-            "UPDATE runs SET status='queued', updated_at=? WHERE status='running'", (now_iso(),)
-        )
-        return cursor.rowcount
+    def recover_interrupted(self, leases: Any) -> list[str]:
+        """Runs left 'running' by a process that died go back to 'queued'; their ids.
+
+        A run whose lease (core.leases) another live process holds is being driven and is
+        left alone; the lease is held while the status changes, so no process can start
+        driving the run in between.
+        """
+        recovered = []
+        for row in self.store.query("SELECT id FROM runs WHERE status='running'"):
+            lease = leases.try_take(run_lease(row[0]))
+            if lease is None:
+                continue
+            with lease:
+                cursor = self.store.execute(
+                    "UPDATE runs SET status='queued', updated_at=? WHERE id=? AND status='running'",
+                    (now_iso(), row[0]),
+                )
+                if cursor.rowcount:
+                    recovered.append(row[0])
+        return recovered

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from core.settings import Settings, SettingsError
+from core.settings import SettingsError
+from tui.commands import run_async
+
+if TYPE_CHECKING:
+    from core.settings import Settings
 
 OK, FAIL, SKIP = "✓", "✗", "-"
 
@@ -144,7 +147,7 @@ def run_checks(settings: Settings, timeout_s: float, emit: Callable[[Check], Non
     for check in (check_vault(settings), check_data_dir(settings), check_store(settings)):
         emit(check)
         checks.append(check)
-    for check in asyncio.run(check_models(settings, timeout_s, llm)):
+    for check in run_async(check_models(settings, timeout_s, llm)):
         emit(check)
         checks.append(check)
     return checks

@@ -10,12 +10,11 @@ round limit.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 from typing import Any
 
-from tui.commands import CommandError, err, require_vault, settings_from
+from tui.commands import CommandError, err, require_vault, run_async, settings_from
 from tui.commands.editing import edit_text, editor
 
 EXIT_ROUND_LIMIT = 3
@@ -100,7 +99,7 @@ def run(args: argparse.Namespace, backend: Any = None, ask: Any = None) -> int:
     require_vault(settings)
     note = vault_relative(args.note, settings.vault.path)
     check_input(settings, note, args.criteria)  # before any run exists: a typo leaves nothing
-    return asyncio.run(evaluate(settings, note, args, backend, ask or input))
+    return run_async(evaluate(settings, note, args, backend, ask or input))
 
 
 def check_input(settings: Any, note: str, criteria: str | None) -> None:

@@ -1,20 +1,21 @@
 """`noema extract NOTE`, `noema review RUN` and `noema repair`.
 
 `extract` runs the concept extraction of a source note headless up to its review and prints
-the report; `review` approves, sends feedback, drops items or aborts from the terminal
-(without an action it prints the report again); `repair` finishes extraction commits whose
-vault half a crash interrupted (the app also does it at start-up).
+the report (a source whose run another noema process drives is followed, never run twice);
+`review` approves, sends feedback, drops items or aborts from the terminal (without an
+action it prints the report again); `repair` finishes extraction commits whose vault half a
+crash interrupted, queues runs a killed process left `running`, removes its temporary files
+and names merge applies left halfway (the app does the same at start-up).
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import shlex
 from pathlib import Path
 from typing import Any
 
-from tui.commands import CommandError, err, require_vault, settings_from
+from tui.commands import CommandError, err, require_vault, run_async, settings_from
 
 FLOW = "extraction"
 
@@ -43,7 +44,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="drop an item first: concept:ID, relation:ID or quote:CONCEPT_ID:QUOTE_ID (repeatable)",
     )  # fmt: skip
     review.set_defaults(func=run_review)
-    repair = subparsers.add_parser("repair", help="finish extraction commits a crash interrupted")
+    repair = subparsers.add_parser(
+        "repair", help="finish what a crash interrupted: commits, runs, temporary files"
+    )
     repair.set_defaults(func=run_repair)
 
 
@@ -107,7 +110,7 @@ async def drive(services: Any, events: Any) -> int:
 def run_extract(args: argparse.Namespace, backend: Any = None) -> int:
     settings = settings_from(args)
     require_vault(settings)
-    return asyncio.run(_extract(settings, args.note, backend, again=getattr(args, "again", False)))
+    return run_async(_extract(settings, args.note, backend, again=getattr(args, "again", False)))
 
 
 async def _extract(settings: Any, note: str, backend: Any, *, again: bool = False) -> int:
@@ -118,24 +121,49 @@ async def _extract(settings: Any, note: str, backend: Any, *, again: bool = Fals
         rel = resolve_source(services.vault.root, services.vault.layout.sources, note)
         repair(services)
         await services.vault.index.sync_async()
+        return await follow(services, rel, again=again)
+
+
+ACTIVE = ("queued", "running", "awaiting_review", "failed")
+
+
+async def follow(services: Any, rel: str, *, again: bool = False) -> int:
+    """Drive the source's active run, start one if there is none, or join the one another
+    noema process is driving (wait for it, then show where it stopped). Never two runs."""
+    from core.runtime import RunBusy
+
+    while True:
         active = [
-            r
-            for r in services.runtime.list_runs(flow=FLOW)
-            if r.target == rel and r.status in ("queued", "awaiting_review", "failed")
-        ]
+            r for r in services.runtime.list_runs(flow=FLOW)
+            if r.target == rel and r.status in ACTIVE
+        ]  # fmt: skip
         done = processed_on(services.vault, rel)
         if not active and done is not None and not again:
             print(f"{rel} was already processed on {done:%Y-%m-%d}; nothing to do "
-                  f"(extract it again with: noema extract {note!r} --again).")  # fmt: skip
+                  f"(extract it again with: noema extract {shlex.quote(rel)} --again).")  # fmt: skip
             return 0  # no run recorded: a "done" run per call would only clutter the runs list
         data = {"source": rel, "again": done is not None}
-        run = active[0] if active else services.runtime.start(FLOW, data, target=rel)
-        if run.status == "awaiting_review":
-            pending = await services.runtime.pending_interrupt(run.id)
-            if pending is not None:
-                print_report(pending.payload, run.id)
-                return 0
-        return await drive(services, services.runtime.stream(run.id))
+        run = active[0] if active else services.runtime.start_once(FLOW, data, rel)
+        if run is None:
+            continue  # another process queued one just now: join it
+        if await _print_pending(services, run):
+            return 0
+        try:
+            return await drive(services, services.runtime.stream(run.id))
+        except RunBusy as busy:
+            err(f"{busy}; following it until it stops")
+            await services.runtime.wait_until_free(run.id)
+
+
+async def _print_pending(services: Any, run: Any) -> bool:
+    """Print the report of a run that waits for its review; False when it does not."""
+    if run.status not in ("awaiting_review", "queued", "failed"):
+        return False
+    pending = await services.runtime.pending_interrupt(run.id)
+    if pending is None:
+        return False
+    print_report(pending.payload, run.id)
+    return True
 
 
 def parse_drops(items: list[str], payload: dict[str, Any]) -> list[dict[str, str]]:
@@ -177,38 +205,67 @@ def parse_drops(items: list[str], payload: dict[str, Any]) -> list[dict[str, str
 def run_review(args: argparse.Namespace, backend: Any = None) -> int:
     settings = settings_from(args)
     require_vault(settings)
-    return asyncio.run(_review(settings, args, backend))
+    return run_async(_review(settings, args, backend))
 
 
 async def _review(settings: Any, args: argparse.Namespace, backend: Any) -> int:
     from core.flows.registry import open_app
+    from core.runtime import RunBusy
 
-    async with open_app(settings, backend=backend) as services:
+    # only feedback asks the model again; approving or aborting does not
+    async with open_app(settings, backend=backend, warm=bool(args.feedback)) as services:
         try:
             run = services.runtime.runs.find(args.run)
         except KeyError as exc:
             raise CommandError(str(exc.args[0])) from exc
-        pending = (
-            await services.runtime.pending_interrupt(run.id)
-            if run.status == "awaiting_review"
-            else None
-        )
-        if pending is None:
-            raise CommandError(f"run {run.id[:8]} is {run.status}, not awaiting review")
-        drops = parse_drops(args.drop, pending.payload)
-        refuse_unavailable(args, pending.payload)
-        if args.abort:
-            value: dict[str, Any] = {"action": "abort"}
-        elif args.approve:
-            value = {"action": "approve", "drops": drops}
-        elif args.feedback:
-            value = {"action": "feedback", "feedback": args.feedback, "drops": drops}
-        elif drops:
-            value = {"action": "drop", "drops": drops}
-        else:
-            print_report(pending.payload, run.id)
+        waited = False
+        while True:
+            try:
+                return await _answer(services, services.runtime.runs.get(run.id), args, waited)
+            except RunBusy as busy:
+                err(f"{busy}; waiting for it")
+                await services.runtime.wait_until_free(run.id)
+                waited = True
+
+
+async def _answer(services: Any, run: Any, args: argparse.Namespace, waited: bool) -> int:
+    """Answer the run's review as the arguments say (RunBusy while another process drives it)."""
+    pending = (
+        await services.runtime.pending_interrupt(run.id)
+        if run.status in ("awaiting_review", "queued", "failed")
+        else None
+    )
+    if pending is None:
+        if waited:
+            print(f"run {run.id[:8]} was answered by another process meanwhile; it is {run.status}")
             return 0
+        hint = f"; continue it with: noema extract {run.target!r}" if run.status in ACTIVE else ""
+        raise CommandError(f"run {run.id[:8]} is {run.status}, not awaiting review{hint}")
+    drops = parse_drops(args.drop, pending.payload)
+    refuse_unavailable(args, pending.payload)
+    if args.abort:
+        value: dict[str, Any] = {"action": "abort"}
+    elif args.approve:
+        value = {"action": "approve", "drops": drops}
+    elif args.feedback:
+        value = {"action": "feedback", "feedback": args.feedback, "drops": drops}
+    elif drops:
+        value = {"action": "drop", "drops": drops}
+    else:
+        print_report(pending.payload, run.id)
+        return 0
+    from core.runtime import NotAwaitingReview
+
+    try:
         return await drive(services, services.runtime.resume(run.id, value))
+    except NotAwaitingReview:  # answered by another process between the check and the lease
+        status = services.runtime.runs.get(run.id).status
+        print(f"run {run.id[:8]} was answered by another process meanwhile; it is {status}")
+        return 0
+
+
+def _waiting_for(run_id: str, holder: str) -> None:
+    err(f"another noema process ({holder or 'unknown'}) is writing run {run_id[:8]}; waiting")
 
 
 def refuse_unavailable(args: argparse.Namespace, payload: dict[str, Any]) -> None:
@@ -228,13 +285,14 @@ def run_repair(args: argparse.Namespace) -> int:
 
     async def go() -> int:
         from core.flows.registry import open_app
-        from core.repair import repair
+        from core.repair import finish_approved, repair
 
-        async with open_app(settings) as services:
-            report = repair(services)
+        async with open_app(settings, warm=False) as services:
+            report = repair(services, on_wait=_waiting_for)
+            report.finished += await finish_approved(services)
         print(report.summary())
         for path in report.written:
             print(f"  {path}")
-        return 1 if report.errors else 0
+        return 1 if report.errors or report.unfinished_merges else 0
 
-    return asyncio.run(go())
+    return run_async(go())

@@ -14,11 +14,10 @@ first); an apply interrupted halfway is finished with `--resume` or rolled back 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from typing import Any
 
-from tui.commands import CommandError, err, require_vault, settings_from
+from tui.commands import CommandError, err, require_vault, run_async, settings_from
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -74,7 +73,7 @@ def run_normalize(args: argparse.Namespace, backend: Any = None) -> int:
     """The `normalize` handler; `backend` is for tests (a scripted model)."""
     settings = settings_from(args)
     require_vault(settings)
-    return asyncio.run(_normalize(settings, args.strategy, backend, getattr(args, "resume", None)))
+    return run_async(_normalize(settings, args.strategy, backend, getattr(args, "resume", None)))
 
 
 def _run_to_resume(services: Any, prefix: str) -> Any:
@@ -134,7 +133,7 @@ class _Opened:
 
         settings = settings_from(args)
         require_vault(settings)
-        self.services = open_app(settings)
+        self.services = open_app(settings, warm=False)
         self.merges = Merges(self.services.store, self.services.vault)
 
     def __enter__(self) -> Any:
@@ -162,6 +161,8 @@ def _print_review(store: Any, review_id: str) -> None:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    from core.leases import merge_lease
+
     with _Opened(args) as merges:
         reviews = merges.reviews.list()
         if not reviews:
@@ -174,6 +175,9 @@ def run_list(args: argparse.Namespace) -> int:
                 f" {counts['rejected']} rejected)  {review.created_at[:16]}"
             )
         for review_id, journal, error in merges.unfinished():
+            if not merges.leases.is_free(merge_lease(review_id)):
+                print(f"apply of {review_id[:8]} in progress in another noema process")
+                continue
             print(f"UNFINISHED apply of {review_id[:8]} (journal {journal}): {error or 'crashed'}")
             print(f"  finish: noema merges apply {review_id[:8]} --resume;"
                   f" roll back: noema merges undo {review_id[:8]}")  # fmt: skip
@@ -247,6 +251,10 @@ def run_mark(args: argparse.Namespace) -> int:
     return 0
 
 
+def _waiting(holder: str) -> None:
+    err(f"another noema process ({holder or 'unknown'}) is working on this review; waiting for it")
+
+
 def run_apply(args: argparse.Namespace, ask: Any = None) -> int:
     from core.merges.journal import ApplyInterrupted
     from vault.writer import VaultWriteError
@@ -254,30 +262,56 @@ def run_apply(args: argparse.Namespace, ask: Any = None) -> int:
     ask = ask or input
     with _Opened(args) as merges:
         review = _review(merges, args.review)
-        try:
-            if args.resume:
-                merges.resume(review.id)
-                print(f"apply of {review.id[:8]} finished")
-                return 0
-            merges.vault.index.sync_files()
-            if args.all:
-                merges.reviews.accept_remaining(review.id)
-            plan = merges.plan(review.id)
-            if not plan.clusters:
-                raise CommandError("no accepted merges: accept some (or use --all)")
-            print(plan.diff(), end="")
-            print(plan.summary())
-            if args.dry_run:
-                return 0
-            interactive = ask is not input or sys.stdin.isatty()
-            if not args.yes and (not interactive or ask("apply? [y/N] ").strip().lower() != "y"):
-                print("nothing written")
-                return 0
-            journal = merges.apply(plan)
-        except (ApplyInterrupted, VaultWriteError, ValueError) as exc:
-            raise CommandError(str(exc)) from exc
-        print(f"applied (journal {journal}); undo with: noema merges undo {review.id[:8]}")
+        with merges.exclusive(review.id, wait=None, on_wait=_waiting) as waited:
+            try:
+                return _apply(merges, merges.review(review.id), args, ask, waited)
+            except (ApplyInterrupted, VaultWriteError, ValueError) as exc:
+                raise CommandError(str(exc)) from exc
+            except OSError as exc:  # a note moved or unreadable while planning
+                raise CommandError(f"{exc.strerror or exc}: {exc.filename}") from exc
+
+
+def _apply(merges: Any, review: Any, args: argparse.Namespace, ask: Any, waited: bool) -> int:
+    """The apply itself (the caller holds the review's lease)."""
+    unfinished = merges.unfinished()
+    if args.resume:
+        if waited and not any(u[0] == review.id for u in unfinished):
+            print(f"apply of {review.id[:8]} already finished by another process")
+            return 0
+        _print_resumed(review.id, merges.resume(review.id))
+        return 0
+    if review.status == "applied":
+        if waited:
+            print(f"review {review.id[:8]} already applied by another process")
+            return 0
+        raise CommandError(f"review {review.id[:8]} is already applied"
+                           f" (noema merges undo {review.id[:8]} rolls it back)")  # fmt: skip
+    merges.vault.index.sync_files()
+    if args.all:
+        merges.reviews.accept_remaining(review.id)
+    plan = merges.plan(review.id)
+    if not plan.clusters:
+        raise CommandError("no accepted merges: accept some (or use --all)")
+    print(plan.diff(), end="")
+    print(plan.summary())
+    if args.dry_run:
+        return 0
+    interactive = ask is not input or sys.stdin.isatty()
+    if not args.yes and (not interactive or ask("apply? [y/N] ").strip().lower() != "y"):
+        print("nothing written")
+        return 0
+    journal = merges.apply(plan)
+    print(f"applied (journal {journal}); undo with: noema merges undo {review.id[:8]}")
     return 0
+
+
+def _print_resumed(review_id: str, resumed: Any) -> None:
+    if resumed.replanned:
+        print(f"changed since the plan: {', '.join(resumed.replanned)}; the apply was rolled"
+              " back and planned again over them")  # fmt: skip
+    if resumed.skipped:
+        print(f"skipped, kept as they are (changed since the plan): {', '.join(resumed.skipped)}")
+    print(f"apply of {review_id[:8]} finished (journal {resumed.journal_id})")
 
 
 def run_undo(args: argparse.Namespace) -> int:
@@ -286,7 +320,12 @@ def run_undo(args: argparse.Namespace) -> int:
     with _Opened(args) as merges:
         review = _review(merges, args.review)
         try:
-            journal = merges.undo(review.id)
+            with merges.exclusive(review.id, wait=None, on_wait=_waiting) as waited:
+                latest = merges.journal.latest(review.id)
+                if waited and latest is not None and latest[1] == "undone":
+                    print(f"apply of {review.id[:8]} already undone by another process")
+                    return 0
+                journal = merges.undo(review.id)
         except (VaultWriteError, ValueError) as exc:
             raise CommandError(str(exc)) from exc
         print(f"undone (journal {journal}); review {review.id[:8]} is pending again")

@@ -42,6 +42,7 @@ def format_runs(runs: list[RunRecord]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from core.leases import Leases
     from core.store import Store
     from core.store.runs import RunsRepo
     from tui.commands import settings_from
@@ -49,7 +50,9 @@ def run(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     store = Store(settings.store_path)
     try:
-        runs = RunsRepo(store).list(status=args.status, flow=args.flow)[: args.limit]
+        repo = RunsRepo(store)
+        repo.recover_interrupted(Leases.of_store(store))  # a run whose process died is not running
+        runs = repo.list(status=args.status, flow=args.flow)[: args.limit]
     finally:
         store.close()
     print(format_runs(runs))

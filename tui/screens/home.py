@@ -135,7 +135,9 @@ class HomeScreen(NoemaScreen):
         if services is not None:
             model = describe(services.llm.config("default"))
         else:
-            model = self.app.settings.role("default").model or self.app.settings.models.model
+            from core.models import role_config
+
+            model = describe(role_config(self.app.settings, "default"))
         rows = [("Model", model), ("Status", mark(state, detail))]
         self.query_one("#model-panel", InfoPanel).show_rows(rows)
 

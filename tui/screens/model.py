@@ -140,7 +140,9 @@ class ModelScreen(NoemaScreen):
         try:
             models = await backend.list_models(config)
         except Exception as exc:  # noqa: BLE001 - a down server is a status, not a crash
-            note = f"cannot list models at {config.base_url}: {type(exc).__name__}: {exc}"
+            from core.problems import explain
+
+            note = f"cannot list models at {config.base_url}: {explain(exc).line}"
             self.query_one("#installed-note", Static).update(note)
             return
         table = self.query_one("#installed", DataTable)

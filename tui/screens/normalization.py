@@ -306,8 +306,11 @@ class NormalizationScreen(NoemaScreen):
         """Finish an interrupted apply, or plan one and show its diff before writing."""
         merges = self.merges()
         if [u for u in merges.unfinished() if u[0] == self.review_id]:
-            merges.resume(self.review_id)
-            self.app.call_from_thread(self.after_write, "The interrupted apply is finished.")
+            resumed = merges.resume(self.review_id)
+            changed = resumed.replanned or resumed.skipped
+            how = "planned again over" if resumed.replanned else "left out"
+            note = f" ({how} your edits of {', '.join(changed)})" if changed else ""
+            self.app.call_from_thread(self.after_write, f"The interrupted apply is finished{note}.")
             return
         merges.vault.index.sync_files()
         plan = merges.plan(self.review_id)

@@ -122,7 +122,7 @@ def notes_text(payload: Payload) -> Text:
     ...), the model's own notes and the critique log."""
     text = Text()
     if payload.get("skipped"):
-        text.append("Not done: the model's answer stayed invalid; a fallback stands in\n",
+        text.append("Not done: no usable answer from the model; a fallback stands in\n",
                     style="bold red")  # fmt: skip
         for entry in payload["skipped"]:
             text.append(f"  ! {skipped_line(entry)}\n", style="red")

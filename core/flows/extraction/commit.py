@@ -33,6 +33,8 @@ from core.repair import (
     write_notes,
 )
 from core.store.runs import now_iso
+from core.taken_paths import replan_taken_paths
+from vault.crashpoints import crash_point
 from vault.index_rows import embedding_text, text_hash
 
 State = Mapping[str, Any]
@@ -167,11 +169,12 @@ async def commit_store(state: State, runtime: Runtime[FlowContext]) -> dict[str,
     store, run_id = runtime.context.store, runtime.context.run_id or state.get("source", "")
     if commit_status(store, run_id) is None:
         plan, concepts, edges, _ = build_plan(state, runtime)
+        crash_point("extraction.commit_store")
         with store.transaction() as conn:
-            record_plan(conn, plan)
-            _store_rows(conn, plan, concepts, edges)
-    else:
-        plan = load_plan(store, run_id)
+            if commit_status(store, run_id) is None:  # checked again inside the transaction
+                record_plan(conn, plan)
+                _store_rows(conn, plan, concepts, edges)
+    plan = load_plan(store, run_id)
     report("3.1", f"store: {len(plan.create)} concept(s), {len(plan.edit)} existing updated",
            concepts=len(plan.create), existing=len(plan.edit))  # fmt: skip
     return {
@@ -190,6 +193,7 @@ async def write_vault(state: State, runtime: Runtime[FlowContext]) -> dict[str, 
     if plan is None or commit_status(store, run_id) == "done":
         return {"written": []}
     try:
+        plan = replan_taken_paths(store, runtime.context.vault.writer, plan)
         written = write_notes(runtime.context.vault.writer, plan,
                               lambda msg, done, total: report("3.2", msg, done=done, total=total))  # fmt: skip
     except Exception as exc:

@@ -115,7 +115,7 @@ def skipped_lines(payload: Mapping[str, Any]) -> list[str]:
     skipped = payload.get("skipped") or []
     if not skipped:
         return []
-    head = f"NOT DONE ({len(skipped)}): the model's answer stayed invalid; a fallback stands in:"
+    head = f"NOT DONE ({len(skipped)}): no usable answer from the model; a fallback stands in:"
     return [head, *(f"  ! {skipped_line(entry)}" for entry in skipped), ""]
 
 

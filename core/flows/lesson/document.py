@@ -13,9 +13,9 @@ from typing import Any
 import frontmatter
 
 from core import diffs
-from core.flows.lesson.heuristics.content import artifact_pattern
+from core.flows.lesson.heuristics.chatter import strip_chatter
+from core.flows.lesson.heuristics.language import strip_stray_letters
 from core.flows.lesson.heuristics.parse import FENCE, parse_lesson
-from core.flows.lesson.heuristics.scripts import foreign_letters
 
 SECTION_HEADING = re.compile(r"(?m)^##\s+")
 
@@ -103,24 +103,16 @@ def _outside_code(body: str, fix) -> str:
 
 
 def deterministic_fixes(body: str, language: str) -> tuple[str, list[str]]:
-    """Remove chatbot artifacts (their sentence) and stray foreign letters, outside code."""
+    """Remove what the checks found and code knows how to remove, outside code: the chatbot's
+    talk (whole blocks or sentences, see `heuristics.chatter`) and stray foreign letters."""
     applied: list[str] = []
-    pattern = artifact_pattern(language)
-    sentence = re.compile(rf"[^.!?。！？\n]*(?:{pattern.pattern})[^.!?。！？\n]*[.!?。！？:：]?\s*",
-                          re.IGNORECASE)  # fmt: skip
-
-    def clean(line: str) -> str:
-        fixed = sentence.sub("", line)
-        if fixed != line:
-            applied.append("removed a chatbot phrase")
-        stray = foreign_letters(language).sub("", fixed)
-        if stray != fixed:
-            applied.append("removed stray foreign characters")
-        return re.sub(r"  +", " ", stray) if stray != line else line
-
-    fixed = _outside_code(body, clean)
-    fixed = re.sub(r"\n{3,}", "\n\n", fixed)
-    return fixed, list(dict.fromkeys(applied))
+    fixed, removed = strip_chatter(body, language)
+    if removed:
+        applied.append("removed a chatbot phrase")
+    cleaned = _outside_code(fixed, lambda line: strip_stray_letters(line, language))
+    if cleaned != fixed:
+        applied.append("removed stray foreign characters")
+    return re.sub(r"\n{3,}", "\n\n", cleaned), applied
 
 
 def unified_diff(old: str, new: str, name: str = "lesson.md") -> str:

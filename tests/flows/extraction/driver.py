@@ -2,6 +2,9 @@
 
 usage: driver.py VAULT DATA start SOURCE   -> prints the run id, runs to the review
        driver.py VAULT DATA crash RUN_ID   -> approves; the process dies after the store commit
+
+With DRIVER_HOLD_FILE set, the first model call waits until that file exists (a test holds
+the run `running` meanwhile).
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
@@ -25,9 +29,22 @@ from tests.flows.extraction.script import (  # noqa: E402
 )
 
 
+def held(script: FlowScript):
+    """The script, its first call held until DRIVER_HOLD_FILE exists."""
+    hold = os.environ.get("DRIVER_HOLD_FILE")
+
+    def answer(messages, schema):
+        while hold and not os.path.exists(hold):
+            time.sleep(0.05)
+        return script(messages, schema)
+
+    return answer
+
+
 def services(vault: str, data: str):
     settings = Settings(vault={"path": vault}, data={"directory": data})
-    backend = ConcurrencyBackend(FlowScript(candidates=candidates, relations=relations))
+    script = FlowScript(candidates=candidates, relations=relations)
+    backend = ConcurrencyBackend(held(script))
     return open_services(settings, {"extraction": SPEC}, backend=backend)
 
 

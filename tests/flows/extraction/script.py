@@ -106,6 +106,14 @@ def empty_revision(**extra: Any) -> dict[str, Any]:
 Handler = Callable[[list[dict[str, Any]], dict[str, Any]], Any]
 
 
+def title_queries(messages: list[dict[str, Any]], schema: dict[str, Any]) -> dict[str, Any]:
+    """The default 1.1c answer: the concept's own title, twice per relation type (the pool is
+    then what a search by the title finds)."""
+    card = messages[-1]["content"].split("\n")[2]  # New concept: / BEGIN marker / the card
+    title = card.split(" — ")[0]
+    return {t: [title, title] for t in schema["properties"]}
+
+
 def fit(answer: Any, schema: dict[str, Any]) -> Any:
     """The answer without the fields its schema does not have (a script written for a richer
     schema still answers an older one: the same tests run against an earlier version)."""
@@ -125,9 +133,7 @@ class FlowScript:
         self.handlers: dict[str, Handler] = {
             "candidates": lambda m, s: {"concepts": [], "notes": ""},
             "duplicate": lambda m, s: {"reasoning": "distinto", "match": "none", "confidence": 0.9},
-            "queries": lambda m, s: {
-                t: [f"{t.lower()} a", f"{t.lower()} b"] for t in s["properties"]
-            },
+            "queries": title_queries,
             "relations": lambda m, s: {"relations": [], "notes": ""},
             "critique": lambda m, s: critique(0.9),
             "refine": lambda m, s: empty_revision(),

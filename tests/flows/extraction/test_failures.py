@@ -84,7 +84,7 @@ async def test_an_answer_invalid_after_re_asks_is_replaced_and_said_first(harnes
     payload = (await h.start())["__interrupt__"][0].value
     skipped = payload["skipped"]
     assert [s["step"] for s in skipped] == ["1.1e", "1.1e"]
-    assert all("invalid after 2 attempt(s)" in s["why"] for s in skipped)
+    assert all("gave no valid answer after 2 attempts" in s["why"] for s in skipped)
     assert all(s["fallback"] == "no relation proposed for it" for s in skipped)
     text = report_text(payload)
     head = text.split("New concepts")[0]

@@ -92,7 +92,7 @@ async def test_crash_between_store_commit_and_vault_then_repair(tmp_path: Path) 
         assert (
             app.store.query_one("SELECT COUNT(*) FROM concepts")[0] == 3
         )  # committed to the store
-        app.runtime.runs.recover_interrupted()
+        app.recover_interrupted()
         report = repair(app)
         assert report.finished == [run_id] and not report.errors
         names = sorted(p.name for p in (root / "08 - Ideas").glob("*.md"))

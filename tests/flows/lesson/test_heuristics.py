@@ -108,10 +108,10 @@ def test_japanese_paragraph_without_kana_is_flagged():
     ("tail", "message"),
     [
         ("The base case stops the", "mid-sentence"),
-        ("```python\ndef f():\n    return 1\n", "unclosed code fence"),
-        ("- First point.\n- ", "dangling"),
-        ("This is **very important.", "unclosed bold"),
-        ("See [the docs](https://example.org/do", "unclosed link"),
+        ("```python\ndef f():\n    return 1\n", "never closed"),
+        ("- First point.\n- ", "empty item"),
+        ("This is **very important and", "never closed"),
+        ("See [the docs](https://example.org/do", "never closed"),
     ],
 )
 def test_truncation_signs(tail, message):
@@ -124,8 +124,17 @@ def test_truncation_signs(tail, message):
 def test_one_truncation_sign_partial_regen_several_regenerate():
     one = check_content_truncation(parse_lesson("# T\n\n## A\n\nIt ends in the"))
     assert one.action == HeuristicAction.PARTIAL_REGEN
-    two = check_content_truncation(parse_lesson("# T\n\n## A\n\nIt is **bold and ends in the"))
+    two = check_content_truncation(
+        parse_lesson("# T\n\n## A\n\nThis section stops in the\n\n## B\n\nAnd this one too, in the")
+    )
     assert two.action == HeuristicAction.REGENERATE
+    assert [f.section for f in two.findings] == ["A", "B"]
+
+
+def test_a_period_after_unclosed_bold_is_markup_not_a_cut():
+    """Broken markdown is hygiene (spec 001, phase 2), not truncation: the sentence ended."""
+    body = "# T\n\n## A\n\nA complete sentence here.\n\nThis is **very important."
+    assert check_content_truncation(parse_lesson(body)).passed
 
 
 def test_complete_endings_are_not_truncation():
@@ -148,8 +157,14 @@ def test_min_section_length_warns_and_empty_fails():
     result = check_min_section_length(parse_lesson(body), 50)
     assert result.status == CheckStatus.WARN and result.action == HeuristicAction.FLAG_TO_JUDGE
     assert [f.section for f in result.findings] == ["Corta"]
-    empty = check_min_section_length(parse_lesson(f"# T\n\n## Larga\n\n{long}\n\n## Vacía\n\n"), 50)
+    body = f"# T\n\n## Larga\n\n{long}\n\n## Vacía\n\n## Otra\n\n{long}\n"
+    empty = check_min_section_length(parse_lesson(body), 50)
     assert empty.status == CheckStatus.FAIL and empty.action == HeuristicAction.PARTIAL_REGEN
+    assert [(f.section, f.line) for f in empty.findings] == [("Vacía", 6)]
+    # a heading with nothing after it at the very end is a cut, not an empty section
+    cut = parse_lesson(f"# T\n\n## Larga\n\n{long}\n\n## Vacía\n")
+    assert check_min_section_length(cut, 50).passed
+    assert check_content_truncation(cut).findings[0].line == 6
 
 
 def test_cjk_words_are_counted_by_characters():

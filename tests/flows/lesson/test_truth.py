@@ -16,7 +16,7 @@ async def test_an_invalid_self_review_is_not_reviewed_and_flagged(harness_factor
         assert isinstance(events[-1], Done)
         review = (await h.state(run_id))["self_review"]
         assert review["decision"] == "FLAG_TO_JUDGE" and review["passed"] is False
-        assert review["not_reviewed"].startswith("the model's answer was invalid")
+        assert "gave no valid answer after" in review["not_reviewed"]
         assert h.judge_models()  # the judges still decide
 
 

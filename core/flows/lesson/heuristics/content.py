@@ -1,87 +1,14 @@
-"""checkMinSectionLength, placeholder content and chatbot artifacts."""
+"""checkMinSectionLength: empty sections fail, short ones are flagged to the judge."""
 
 from __future__ import annotations
 
 import re
 
-from core.flows.lesson.heuristics.parse import ParsedLesson, Section, prose_of
-from core.flows.lesson.heuristics.result import (
-    CheckResult,
-    CheckStatus,
-    Finding,
-    HeuristicAction,
-)
-from core.flows.lesson.heuristics.scripts import HAN_CHAR, KANA_CHAR, base_language
+from core.flows.lesson.heuristics.parse import ParsedLesson, Section
+from core.flows.lesson.heuristics.result import CheckResult, Finding, HeuristicAction
+from core.flows.lesson.heuristics.scripts import HAN_CHAR, KANA_CHAR
 
 WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
-PLACEHOLDER = re.compile(
-    r"\bTODO\b|\bTBD\b|\bFIXME\b|(?i:lorem ipsum)|(?i:\[\s*(?:insert|add|your|placeholder|todo|"
-    r"insertar|añadir|inserte|einfügen|hier|insérer|ajouter|votre|вставьте|вставить|здесь)\b[^\]]*\])"
-    r"|(?i:<\s*(?:insert|your|placeholder)\b[^>]*>)|\{\{[^}]*\}\}|^\s*(?:\.\.\.|…)\s*$",
-    re.MULTILINE,
-)
-ARTIFACTS: dict[str, tuple[str, ...]] = {
-    "en": (
-        r"sure[,!]? here(?:'s| is)",
-        r"certainly[,!] here",
-        r"as an ai\b",
-        r"as a language model",
-        r"i hope this helps",
-        r"let me know if you",
-        r"here(?:'s| is) (?:the|your) lesson",
-        r"i'm sorry, but",
-        r"i can(?:not|'t) (?:help|assist)",
-        r"feel free to ask",
-    ),
-    "es": (
-        r"claro[,!]? aquí (?:tienes|está)",
-        r"como (?:una )?ia\b",
-        r"como modelo de lenguaje",
-        r"espero que (?:esto|te) (?:te )?(?:ayude|sirva)",
-        r"aquí (?:tienes|está) (?:la|tu) lección",
-        r"no dudes en preguntar",
-        r"lo siento, pero",
-    ),
-    "de": (
-        r"natürlich[,!]? hier ist",
-        r"als (?:eine )?ki\b",
-        r"als sprachmodell",
-        r"ich hoffe, (?:das|dies) hilft",
-        r"hier ist (?:die|deine|ihre) lektion",
-    ),
-    "fr": (
-        r"bien sûr[,!]? voici",
-        r"en tant qu'ia\b",
-        r"en tant que modèle de langage",
-        r"j'espère que cela (?:vous |t')aide",
-        r"voici (?:la|votre|ta) leçon",
-    ),
-    "ru": (
-        r"конечно[,!]? вот",
-        r"как (?:ии|искусственный интеллект)\b",
-        r"как языковая модель",
-        r"надеюсь, это поможет",
-        r"вот (?:ваш|твой) урок",
-    ),
-    "zh": (
-        r"当然[，,！!]?这是",
-        r"作为(?:一个)?(?:AI|人工智能)",
-        r"作为(?:一个)?语言模型",
-        r"希望(?:这|这些)对你有(?:所)?帮助",
-    ),
-    "ja": (r"もちろん[、,]?こちら", r"AIとして", r"言語モデルとして", r"お役に立てれば幸いです"),
-    "ar": (r"بالتأكيد[،,]? إليك", r"بصفتي (?:نموذج|ذكاء)", r"كنموذج لغوي", r"آمل أن يكون هذا مفيد"),
-}
-_ARTIFACT_RE: dict[str, re.Pattern[str]] = {}
-
-
-def artifact_pattern(language: str) -> re.Pattern[str]:
-    """English artifacts plus those of the lesson's language, compiled once per language."""
-    lang = base_language(language)
-    if lang not in _ARTIFACT_RE:
-        phrases = ARTIFACTS["en"] + (ARTIFACTS.get(lang, ()) if lang != "en" else ())
-        _ARTIFACT_RE[lang] = re.compile("|".join(f"(?:{p})" for p in phrases), re.IGNORECASE)
-    return _ARTIFACT_RE[lang]
 
 
 def word_count(text: str) -> int:
@@ -94,81 +21,30 @@ def word_count(text: str) -> int:
 
 
 def _section_words(section: Section) -> int:
+    """Words of the section: its prose, code and formulas (not its sub-headings)."""
     return sum(
-        word_count(b.text if b.kind == "code" else prose_of(b))
+        word_count(b.text if b.kind in ("code", "formula", "table") else b.prose)
         for b in section.blocks
-        if b.kind != "heading"
+        if b.kind not in ("heading", "rule")
     )
 
 
 def check_min_section_length(lesson: ParsedLesson, min_words: int = 50) -> CheckResult:
-    """Empty sections FAIL (PARTIAL_REGEN); sections under `min_words` WARN (flag to judge)."""
+    """Empty sections FAIL (PARTIAL_REGEN); sections under `min_words` WARN (flag to judge).
+    A last section with nothing under its heading is a cut (`truncation`), not counted here."""
     findings: list[Finding] = []
-    empty = False
+    sections = lesson.body_sections()
     shortest = None
-    for section in lesson.body_sections():
+    for n, section in enumerate(sections):
         words = _section_words(section)
         shortest = words if shortest is None else min(shortest, words)
+        if words == 0 and n == len(sections) - 1 and section.title:
+            continue
         if words == 0:
-            empty = True
-            findings.append(
-                Finding(section=section.title, line=section.line_no, message="empty section")
-            )
+            findings.append(Finding(section=section.title, line=section.line_no,
+                                    message="empty section", action=HeuristicAction.PARTIAL_REGEN))  # fmt: skip
         elif words < min_words:
-            findings.append(
-                Finding(
-                    section=section.title,
-                    line=section.line_no,
-                    message=f"{words} words (< {min_words})",
-                )
-            )
-    result = CheckResult(
-        name="min_section_length",
-        findings=findings,
-        metrics={"shortest_section_words": shortest or 0},
-    )
-    if empty:
-        result.status, result.action = CheckStatus.FAIL, HeuristicAction.PARTIAL_REGEN
-    elif findings:
-        result.status, result.action = CheckStatus.WARN, HeuristicAction.FLAG_TO_JUDGE
-    return result
-
-
-def _scan(lesson: ParsedLesson, pattern: re.Pattern[str], message: str) -> list[Finding]:
-    findings: list[Finding] = []
-    for section in lesson.sections:
-        for block in section.blocks:
-            if block.kind == "code":
-                continue
-            for match in pattern.finditer(prose_of(block)):
-                findings.append(
-                    Finding(
-                        section=section.title,
-                        line=block.line_no,
-                        message=message,
-                        sample=match.group()[:60],
-                    )
-                )
-    return findings
-
-
-def check_placeholders(lesson: ParsedLesson) -> CheckResult:
-    """TODO / lorem ipsum / `[insert ...]` outside code: FAIL, the sections are regenerated."""
-    findings = _scan(lesson, PLACEHOLDER, "placeholder content")
-    result = CheckResult(
-        name="placeholders", findings=findings, metrics={"placeholders": len(findings)}
-    )
-    if findings:
-        result.status, result.action = CheckStatus.FAIL, HeuristicAction.PARTIAL_REGEN
-    return result
-
-
-def check_chatbot_artifacts(lesson: ParsedLesson, language: str) -> CheckResult:
-    """ "Sure, here is...", "As an AI..." (English and the lesson's language): WARN, self-fix."""
-    findings = _scan(lesson, artifact_pattern(language), "chatbot artifact")
-    result = CheckResult(
-        name="chatbot_artifacts", findings=findings, metrics={"artifacts": len(findings)}
-    )
-    if findings:
-        result.status, result.action = CheckStatus.WARN, HeuristicAction.SELF_FIX
-    return result
+            findings.append(Finding(section=section.title, line=section.line_no,
+                                    message=f"{words} words (< {min_words})",
+                                    action=HeuristicAction.FLAG_TO_JUDGE))  # fmt: skip
+    return CheckResult.of("min_section_length", findings, shortest_section_words=shortest or 0)

@@ -1,12 +1,15 @@
-"""Results of the free checks and the spec's table that turns them into an action.
+"""Results of the free checks and the table of spec 001 that turns them into an action.
 
 | check | FAIL | WARN |
 |---|---|---|
-| language consistency | REGENERATE | FLAG_TO_JUDGE (a few stray characters: self-fixable) |
-| content truncation | PARTIAL_REGEN (REGENERATE with several signs) | - |
-| min section length | PARTIAL_REGEN (empty section) | FLAG_TO_JUDGE |
-| placeholders | PARTIAL_REGEN | - |
-| chatbot artifacts | - | SELF_FIX |
+| language consistency (5.1) | REGENERATE (a passage or paragraph in another language) | SELF_FIX (1-3 stray foreign characters: phase 2 hygiene, code removes them) |
+| content truncation (5.2) | PARTIAL_REGEN (the cut section; REGENERATE with several cuts) | - |
+| min section length | PARTIAL_REGEN (empty section) | FLAG_TO_JUDGE (short section) |
+| placeholders (phase 1: empty/placeholder fields) | PARTIAL_REGEN (the sections holding them) | - |
+| chatbot artifacts (phase 2: hygiene) | - | SELF_FIX (code removes them) |
+
+Each finding carries its own action; a check's action is its worst finding's, the report's
+the worst check's.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ SEVERITY = {action: n for n, action in enumerate(HeuristicAction)}
 
 
 class Finding(BaseModel):
-    """One thing a check found, with where it is."""
+    """One thing a check found, with where it is and what it calls for."""
 
     section: str = ""
     """Title of the section it is in ('' for the preamble or the whole lesson)."""
@@ -45,6 +48,13 @@ class Finding(BaseModel):
     message: str
     sample: str = ""
     """A short excerpt of the offending text."""
+    action: HeuristicAction = HeuristicAction.NONE
+    """What this finding alone calls for; the check's action is the worst of its findings'."""
+
+    @property
+    def acts(self) -> bool:
+        """Whether it asks for more than a flag to the judge (a fix or a regeneration)."""
+        return SEVERITY[self.action] > SEVERITY[HeuristicAction.FLAG_TO_JUDGE]
 
 
 class CheckResult(BaseModel):
@@ -62,6 +72,19 @@ class CheckResult(BaseModel):
     @property
     def passed(self) -> bool:
         return self.status == CheckStatus.PASS
+
+    @classmethod
+    def of(cls, name: str, findings: list[Finding], **metrics: float) -> CheckResult:
+        """The result its findings make: the worst finding's action; FAIL when that action
+        regenerates, WARN when it fixes or flags, PASS without findings."""
+        action = max((f.action for f in findings), key=SEVERITY.__getitem__,
+                     default=HeuristicAction.NONE)  # fmt: skip
+        status = (
+            CheckStatus.FAIL if action in (HeuristicAction.PARTIAL_REGEN, HeuristicAction.REGENERATE)
+            else CheckStatus.WARN if action != HeuristicAction.NONE
+            else CheckStatus.PASS
+        )  # fmt: skip
+        return cls(name=name, status=status, action=action, findings=findings, metrics=metrics)
 
 
 class HeuristicReport(BaseModel):
@@ -96,7 +119,7 @@ class HeuristicReport(BaseModel):
             for c in self.checks
             if c.action == HeuristicAction.PARTIAL_REGEN
             for f in c.findings
-            if f.section
+            if f.section and f.action == HeuristicAction.PARTIAL_REGEN
         ]
         return list(dict.fromkeys(titles))
 

@@ -1,123 +1,100 @@
-"""checkContentTruncation: signs that generation stopped before the lesson was finished."""
+"""checkContentTruncation: signs that generation stopped before the lesson was finished.
+
+Each section is drafted on its own, so the end of every section is read, not only the
+lesson's: its last block must be finished for its kind (see `endings`). A code block or a
+display formula that never closes is a cut wherever it is. A lesson that ends on a heading
+stopped before that section's text. One sign: PARTIAL_REGEN (the section is rewritten);
+several: REGENERATE.
+"""
 
 from __future__ import annotations
 
 import re
 
-from core.flows.lesson.heuristics.parse import INLINE_CODE, LIST_ITEM, Block, ParsedLesson
-from core.flows.lesson.heuristics.result import (
-    CheckResult,
-    CheckStatus,
-    Finding,
-    HeuristicAction,
+from core.flows.lesson.heuristics.endings import (
+    code_signs,
+    formula_signs,
+    list_signs,
+    prose_signs,
+    table_signs,
 )
+from core.flows.lesson.heuristics.parse import Block, ParsedLesson, Section
+from core.flows.lesson.heuristics.placeholders import LABEL
+from core.flows.lesson.heuristics.result import CheckResult, Finding, HeuristicAction
 
-TERMINAL = set(".!?。！？…؟।")
-CLOSERS = "\"')]}*_»”’」』`"
-LIST_BAD_END = set(",;:(-–—")
-UNCLOSED_LINK = re.compile(r"\]\([^)\s]*$|\[\[[^\]]*$")
-OPEN_BRACKET_AT_END = re.compile(r"\[[^\]]*$")
-
-
-def _ends_sentence(text: str) -> bool:
-    stripped = text.rstrip().rstrip(CLOSERS).rstrip()
-    return bool(stripped) and stripped[-1] in TERMINAL
+DISPLAY_WORDS = 15
+LABEL_VALUE = re.compile(r"^[^:：\n]{1,30}[:：]\s*\S[^\n]*$")
+"""`Source: Statistisches Bundesamt, 2023`: a label and its value, not a sentence."""
+RELATION = re.compile(r"[→⟶⇒⇌⇄↔⟹⟺=≈≡≤≥∝]")
+"""A line shown after a colon (`venir → je vins, il vint`) is at most this long."""
 
 
-def _items_end_sentences(block: Block) -> bool:
-    """Whether the list's other items end with a full stop (or it has only one item)."""
-    items = [ln for ln in block.lines[:-1] if LIST_ITEM.match(ln)]
-    return not items or all(_ends_sentence(LIST_ITEM.sub("", ln, count=1)) for ln in items)
+def _display(block: Block, previous: Block | None) -> bool:
+    """A short line set apart as notation, not prose: after a sentence ending with a colon, or
+    written around an arrow or a relation (`Fe₂O₃ + 3CO → 2Fe + 3CO₂`)."""
+    if len(block.lines) > 2 or len(block.text.split()) > DISPLAY_WORDS:
+        return False
+    if RELATION.search(block.text) or LABEL_VALUE.match(block.text):
+        return True
+    return (
+        previous is not None
+        and previous.kind in ("paragraph", "list", "quote")
+        and (previous.text.rstrip().endswith((":", "：")))
+    )
 
 
-def _last_block_signs(block: Block) -> list[str]:
-    """Why the lesson's last block looks cut off."""
-    last_line = block.lines[-1].strip()
-    if block.kind == "heading":
-        return ["the lesson ends with a heading"]
+def ending_signs(block: Block, previous: Block | None, language: str) -> list[str]:
+    """Why a section's last block looks unfinished ([] when it is finished)."""
+    if block.kind == "code":
+        return code_signs(block)
+    if block.kind == "formula":
+        return formula_signs(block)
+    if block.kind == "table":
+        return table_signs(block)
     if block.kind == "list":
-        item = LIST_ITEM.sub("", last_line, count=1).strip()
-        if not item:
-            return ["dangling empty list item at the end"]
-        if item[-1] in LIST_BAD_END:
-            return ["last list item breaks off"]
-        return (
-            []
-            if _ends_sentence(item) or not _items_end_sentences(block)
-            else ["last list item ends mid-sentence"]
-        )
+        return list_signs(block, language)
+    if block.kind == "heading":
+        return ["the section ends with a heading"]
     if block.kind in ("paragraph", "quote"):
-        text = INLINE_CODE.sub("x", block.text)
-        signs = [] if _ends_sentence(text) else ["last section ends mid-sentence"]
-        if OPEN_BRACKET_AT_END.search(text):
-            signs.append("unclosed link or bracket at the end")
-        return signs
+        if block.kind == "paragraph" and len(block.lines) <= 2 and LABEL.match(block.lines[-1]):
+            return []  # a bare label: the placeholder check's
+        return prose_signs(block, language, display=_display(block, previous))
     return []
 
 
-def _markup_signs(block: Block) -> list[str]:
-    """Unclosed emphasis, inline code or links in one prose block."""
-    signs: list[str] = []
-    raw = block.text
-    if raw.count("`") % 2:
-        signs.append("unclosed inline code")
-    text = INLINE_CODE.sub(" ", raw)
-    if text.count("**") % 2:
-        signs.append("unclosed bold")
-    if any(UNCLOSED_LINK.search(line) for line in text.splitlines()):
-        signs.append("unclosed link")
-    if block.kind == "list" and any(
-        not LIST_ITEM.sub("", ln, count=1).strip() for ln in block.lines
-    ):
-        signs.append("dangling empty list item")
-    return signs
+def _section_end(section: Section, lesson: ParsedLesson, language: str) -> list[Finding]:
+    before = set(map(id, lesson.before_title()))
+    blocks = [b for b in section.blocks if id(b) not in before and b.kind != "rule"]
+    if not blocks:
+        return []
+    last = blocks[-1]
+    previous = blocks[-2] if len(blocks) > 1 else None
+    line = last.last_line_no
+    if last.kind in ("code", "formula") and last.closed and len(last.lines) > 2:
+        line -= 1  # where the text stops, not the closing fence
+    return [Finding(section=section.title, line=line, message=sign,
+                    sample=last.lines[-1].strip()[-60:], action=HeuristicAction.PARTIAL_REGEN)
+            for sign in ending_signs(last, previous, language)]  # fmt: skip
 
 
-def check_content_truncation(lesson: ParsedLesson) -> CheckResult:
-    """The spec's checks (last section ends mid-sentence, unclosed fence) and dangling list
-    items, unclosed emphasis or links. One sign: PARTIAL_REGEN; several: REGENERATE."""
+def check_content_truncation(lesson: ParsedLesson, language: str = "") -> CheckResult:
+    """Unclosed code or formulas anywhere, unfinished section ends, a lesson ending on a
+    heading. One sign: PARTIAL_REGEN; several: REGENERATE."""
     findings: list[Finding] = []
-    sections = lesson.body_sections()
+    ends = {id(s.blocks[-1]) for s in lesson.sections if s.blocks}
     for section in lesson.sections:
         for block in section.blocks:
-            if block.kind == "code":
-                if not block.closed:
-                    findings.append(
-                        Finding(
-                            section=section.title, line=block.line_no, message="unclosed code fence"
-                        )
-                    )
-                continue
-            for sign in _markup_signs(block):
-                findings.append(
-                    Finding(
-                        section=section.title,
-                        line=block.line_no,
-                        message=sign,
-                        sample=block.lines[-1][-60:],
-                    )
-                )
-    last = sections[-1] if sections else None
-    if last is None or not last.blocks:
-        findings.append(
-            Finding(section=last.title if last else "", message="the last section is empty")
-        )
-    elif last.blocks[-1].kind != "code":
-        block = last.blocks[-1]
-        for sign in _last_block_signs(block):
-            findings.append(
-                Finding(
-                    section=last.title,
-                    line=block.line_no + len(block.lines) - 1,
-                    message=sign,
-                    sample=block.lines[-1][-60:],
-                )
-            )
-    result = CheckResult(
-        name="content_truncation", findings=findings, metrics={"signs": len(findings)}
-    )
-    if findings:
-        result.status = CheckStatus.FAIL
-        several = len({f.message for f in findings}) > 1
-        result.action = HeuristicAction.REGENERATE if several else HeuristicAction.PARTIAL_REGEN
-    return result
+            if block.kind in ("code", "formula") and not block.closed and id(block) not in ends:
+                findings.append(Finding(section=section.title, line=block.last_line_no,
+                                        message=f"the {block.kind} block is never closed",
+                                        action=HeuristicAction.PARTIAL_REGEN))  # fmt: skip
+        findings += _section_end(section, lesson, language)
+    named = lesson.body_sections()
+    if named and named[-1].title and not named[-1].blocks:
+        findings.append(Finding(section=named[-1].title, line=named[-1].line_no,
+                                message="the lesson ends with a heading",
+                                action=HeuristicAction.PARTIAL_REGEN))  # fmt: skip
+    if len(findings) > 1:
+        for finding in findings:
+            finding.action = HeuristicAction.REGENERATE
+    return CheckResult.of("content_truncation", findings, signs=len(findings))
