@@ -13,6 +13,7 @@ from pathlib import Path
 from core.context import FlowContext
 from core.ingest import layout_from_settings
 from core.models import build_client
+from core.note_language import note_language
 from core.runtime import FlowSpec, Runtime
 from core.settings import Settings
 from core.store import Store
@@ -79,6 +80,10 @@ class Services:
     def context(self, run_id: str) -> FlowContext:
         """The FlowContext of one run."""
         return FlowContext(self.settings, self.llm, self.store, self.vault, run_id)
+
+    def note_language(self) -> str:
+        """The language notes are written in (see core.note_language)."""
+        return note_language(self.settings, self.vault)
 
     async def __aenter__(self) -> Services:
         await self.runtime.open()

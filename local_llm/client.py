@@ -123,6 +123,12 @@ class LLMClient:
     def roles(self) -> dict[str, ModelConfig]:
         return dict(self._roles)
 
+    def set_roles(self, roles: Mapping[str, ModelConfig]) -> None:
+        """Point the roles at other models (one chosen in the app); later calls use them."""
+        if not roles:
+            raise ValueError("LLMClient needs at least one role (e.g. 'default')")
+        self._roles = dict(roles)
+
     def config(self, role: str = "default") -> ModelConfig:
         """The config of a role, falling back to `default`."""
         found = self._roles.get(role) or self._roles.get("default")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -49,3 +50,18 @@ def run_async(main: Coroutine[Any, Any, T]) -> T:
     import asyncio
 
     return asyncio.run(main)
+
+
+@contextmanager
+def stop_on_interrupt(runtime: Any, run_id: str, again: str) -> Iterator[None]:
+    """Ctrl-C while a run is driven stops it as `c` on home does: the model call is aborted,
+    the run is recorded cancelled, and `again` (a command) continues it from its last
+    checkpoint."""
+    import asyncio  # here, not at the top: see run_async
+
+    try:
+        yield
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        if runtime.mark_stopped(run_id):
+            err(f"stopped run {run_id[:8]} at its last checkpoint; {again} continues it")
+        raise

@@ -15,7 +15,14 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from tui.commands import CommandError, err, require_vault, run_async, settings_from
+from tui.commands import (
+    CommandError,
+    err,
+    require_vault,
+    run_async,
+    settings_from,
+    stop_on_interrupt,
+)
 
 FLOW = "extraction"
 
@@ -52,12 +59,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def resolve_source(root: Path, folder: str, note: str) -> str:
     """A vault-relative path for NOTE: a path as given, else a note of that name in sources."""
+    from vault.containment import contained
+
     candidate = note if note.endswith(".md") else f"{note}.md"
     for rel in (candidate, f"{folder}/{candidate}"):
         if (root / rel).is_file():
+            if contained(root, rel) is None:
+                raise CommandError(f"{rel} leads outside the vault (a symlink?); it is not read")
             return rel
     matches = sorted(
-        p for p in (root / folder).rglob("*.md") if p.stem.lower() == Path(note).stem.lower()
+        p
+        for p in (root / folder).rglob("*.md")
+        if p.stem.lower() == Path(note).stem.lower()
+        and contained(root, p.relative_to(root).as_posix()) is not None
     )
     if len(matches) == 1:
         return matches[0].relative_to(root).as_posix()
@@ -68,9 +82,13 @@ def resolve_source(root: Path, folder: str, note: str) -> str:
 
 def processed_on(vault: Any, rel: str) -> Any:
     """When the source note was processed (its frontmatter's processed_date), or None."""
-    from core.sources import read_source
+    from core.sources import SourceNeedsFixing, read_source
+    from vault.note import NoteUnreadable
 
-    source, _quotes = read_source(vault.root, rel, vault.layout.max_note_bytes)
+    try:
+        source, _quotes = read_source(vault.root, rel, vault.layout.max_note_bytes)
+    except (NoteUnreadable, SourceNeedsFixing) as exc:
+        raise CommandError(str(exc)) from exc
     return source.processed_date
 
 
@@ -124,7 +142,8 @@ async def _extract(settings: Any, note: str, backend: Any, *, again: bool = Fals
         return await follow(services, rel, again=again)
 
 
-ACTIVE = ("queued", "running", "awaiting_review", "failed")
+ACTIVE = ("queued", "running", "awaiting_review", "failed", "cancelled")
+"""A source's run in one of these is continued (a cancelled one from its last checkpoint)."""
 
 
 async def follow(services: Any, rel: str, *, again: bool = False) -> int:
@@ -149,7 +168,8 @@ async def follow(services: Any, rel: str, *, again: bool = False) -> int:
         if await _print_pending(services, run):
             return 0
         try:
-            return await drive(services, services.runtime.stream(run.id))
+            with stop_on_interrupt(services.runtime, run.id, f"`noema extract {shlex.quote(rel)}`"):
+                return await drive(services, services.runtime.stream(run.id))
         except RunBusy as busy:
             err(f"{busy}; following it until it stops")
             await services.runtime.wait_until_free(run.id)
@@ -257,7 +277,10 @@ async def _answer(services: Any, run: Any, args: argparse.Namespace, waited: boo
     from core.runtime import NotAwaitingReview
 
     try:
-        return await drive(services, services.runtime.resume(run.id, value))
+        with stop_on_interrupt(
+            services.runtime, run.id, f"`noema extract {shlex.quote(run.target)}`"
+        ):
+            return await drive(services, services.runtime.resume(run.id, value))
     except NotAwaitingReview:  # answered by another process between the check and the lease
         status = services.runtime.runs.get(run.id).status
         print(f"run {run.id[:8]} was answered by another process meanwhile; it is {status}")
@@ -293,6 +316,6 @@ def run_repair(args: argparse.Namespace) -> int:
         print(report.summary())
         for path in report.written:
             print(f"  {path}")
-        return 1 if report.errors or report.unfinished_merges else 0
+        return 1 if report.errors or report.abandoned or report.unfinished_merges else 0
 
     return run_async(go())

@@ -17,7 +17,14 @@ import argparse
 import sys
 from typing import Any
 
-from tui.commands import CommandError, err, require_vault, run_async, settings_from
+from tui.commands import (
+    CommandError,
+    err,
+    require_vault,
+    run_async,
+    settings_from,
+    stop_on_interrupt,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -81,16 +88,15 @@ def _run_to_resume(services: Any, prefix: str) -> Any:
         run = services.runtime.runs.find(prefix)
     except KeyError as exc:
         raise CommandError(str(exc.args[0])) from exc
-    if run.flow != "normalization" or run.status != "failed":
+    if run.flow != "normalization" or run.status not in ("failed", "cancelled"):
         raise CommandError(f"run {run.id[:8]} is a {run.flow} run that is {run.status}; "
-                           "only a failed normalization run can be resumed")  # fmt: skip
+                           "only a failed or stopped normalization run can be resumed")  # fmt: skip
     return run
 
 
 async def _normalize(
     settings: Any, strategy: str | None, backend: Any, resume: str | None = None
 ) -> int:
-    from core.events import Done, Failed, Progress
     from core.flows.registry import open_app
     from core.model_failures import skipped_line
 
@@ -101,16 +107,9 @@ async def _normalize(
             run = services.runtime.start(
                 "normalization", {"strategy": strategy} if strategy else {}
             )
-        review_id, output = None, {}
-        async for event in services.runtime.stream(run.id):
-            if isinstance(event, Progress):
-                err(f"[{event.data.get('phase', '')}] {event.data.get('agent_activity', '')}")
-                review_id = event.data.get("review_id") or review_id
-            elif isinstance(event, Failed):
-                raise CommandError(f"normalization failed: {event.error}\n"
-                                   f"resume it with: noema normalize --resume {run.id[:8]}")  # fmt: skip
-            elif isinstance(event, Done):
-                output = event.output
+        again = f"`noema normalize --resume {run.id[:8]}`"
+        with stop_on_interrupt(services.runtime, run.id, again):
+            review_id, output = await _follow(services.runtime.stream(run.id), run.id)
         skipped = output.get("skipped") or []
         for entry in skipped:
             err(f"not done: {skipped_line(entry)}")
@@ -119,6 +118,24 @@ async def _normalize(
             _print_review(services.store, review_id)
             print(f"review {review_id[:8]}: noema merges apply {review_id[:8]} --all")
     return 3 if skipped else 0
+
+
+async def _follow(events: Any, run_id: str) -> tuple[str | None, dict[str, Any]]:
+    """Print a normalization run's progress; the id of the review it stored (if any) and the
+    run's output."""
+    from core.events import Done, Failed, Progress
+
+    review_id, output = None, {}
+    async for event in events:
+        if isinstance(event, Progress):
+            err(f"[{event.data.get('phase', '')}] {event.data.get('agent_activity', '')}")
+            review_id = event.data.get("review_id") or review_id
+        elif isinstance(event, Failed):
+            raise CommandError(f"normalization failed: {event.error}\n"
+                               f"resume it with: noema normalize --resume {run_id[:8]}")  # fmt: skip
+        elif isinstance(event, Done):
+            output = event.output
+    return review_id, output
 
 
 # -- merges ---------------------------------------------------------------------------------

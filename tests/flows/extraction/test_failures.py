@@ -25,6 +25,7 @@ def vault(tmp_path: Path) -> Settings:
     (root / SOURCE).write_text(SOURCE_TEXT, encoding="utf-8")
     (root / "08 - Ideas/Práctica de recuperación.md").write_text(EXISTING, encoding="utf-8")
     return Settings(vault={"path": root}, data={"directory": tmp_path / "data"},
+                    flows={"extraction": {"language": "es"}},  # the notes are Spanish
                     models={"transient_retries": 0, "retries": 1})  # fmt: skip
 
 
