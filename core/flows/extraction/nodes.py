@@ -60,14 +60,35 @@ def options(runtime: Runtime[FlowContext]) -> Any:
     return runtime.context.settings.flows.extraction
 
 
-async def find_concepts(runtime: Runtime[FlowContext], query: str, k: int) -> list[Hit]:
-    """Hybrid search (full-text when no embedding model) over the indexed concepts."""
+async def find_concepts(
+    runtime: Runtime[FlowContext], query: str, k: int, step: str
+) -> tuple[list[Hit], dict[str, Any] | None]:
+    """Hybrid search (full-text when no embedding model) over the indexed concepts, and what a
+    fallback replaced. The search falls back to full text when the embedding call fails; that
+    is a model failure like any other (`core.model_failures`): the embedding model did not
+    answer -> raised, the run fails at `step`; a query it cannot take -> full text stands in,
+    said as skipped (it finds no paraphrase that shares no word)."""
     vault = runtime.context.vault
     index = getattr(vault, "index", None)
     embed = getattr(index, "embed", None)
     model = getattr(vault, "embed_model", "") or getattr(index, "embed_model", "")
-    result = await search(runtime.context.store, query, k=k, embed=embed, model=model)
-    return result.hits
+    failures: list[Exception] = []
+
+    async def embed_query(texts: list[str]) -> list[list[float]]:
+        try:
+            return await embed(texts)  # type: ignore[misc]
+        except Exception as exc:
+            failures.append(exc)
+            raise
+
+    found = await search(runtime.context.store, query, k=k, model=model,
+                         embed=embed_query if embed is not None else None)  # fmt: skip
+    if not failures:
+        return found.hits, None
+    raise_unless_fallback(failures[0])
+    skipped = skipped_entry(step, f"embedding search for {clip_words(query, 8)!r}",
+                            failures[0], "full-text search only")  # fmt: skip
+    return found.hits, skipped
 
 
 def known_entry(hit: Hit) -> dict[str, Any]:
@@ -260,14 +281,16 @@ def _hit(row: Mapping[str, Any]) -> Hit:
 
 async def duplicate_candidates(
     runtime: Runtime[FlowContext], candidate: State, names: list[KnownName]
-) -> list[Hit]:
-    """Existing concepts close by name (acronym, fuzzy ratio) first, then search hits."""
+) -> tuple[list[Hit], dict[str, Any] | None]:
+    """Existing concepts close by name (acronym, fuzzy ratio) first, then search hits (and
+    what a fallback replaced in the search)."""
     opts = options(runtime)
     close = similar_names(candidate["title"], names, opts.name_similarity, opts.top_k)
     query = f"{candidate['title']} {candidate.get('short_summary', '')}"
-    hits = [_hit(row) for row in close] + await find_concepts(runtime, query, opts.top_k)
+    found, skipped = await find_concepts(runtime, query, opts.top_k, "1.1b")
+    hits = [_hit(row) for row in close] + found
     unique = {h.entity_id: h for h in reversed(hits)}  # the first occurrence wins
-    return sorted(unique.values(), key=hits.index)[: opts.top_k]
+    return sorted(unique.values(), key=hits.index)[: opts.top_k], skipped
 
 
 async def detect_duplicate(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
@@ -281,20 +304,20 @@ async def detect_duplicate(state: State, runtime: Runtime[FlowContext]) -> dict[
         found = detection(candidate, row, 1.0, f"same name as {match.name!r}", "match")
         report("1.1b", f"{candidate['title']!r}: duplicate of {row['title']!r} (name)", total=total)
         return {"detections": [found], "known": {row["entity_id"]: _known_row(row)}}
-    hits = await duplicate_candidates(runtime, candidate, names)
+    hits, searched = await duplicate_candidates(runtime, candidate, names)
+    not_done = [searched] if searched else []
     if not hits:
         report("1.1b", f"{candidate['title']!r}: novel (nothing similar)", total=total)
-        return {
-            "detections": [detection(candidate, None, 1.0, "no similar existing concept", "search")]
-        }
+        novel = detection(candidate, None, 1.0, "no similar existing concept", "search")
+        return {"detections": [novel], "skipped": not_done}
     found, skipped = await ask_duplicate(runtime, candidate, hits)
     verdict = f"duplicate of {found['existing_title']!r}" if found["duplicate_of"] else "novel"
     report("1.1b", f"{candidate['title']!r}: {verdict}", total=total)
-    update: dict[str, Any] = {
+    return {
         "detections": [found],
         "known": {h.entity_id: known_entry(h) for h in hits},
+        "skipped": not_done + ([skipped] if skipped else []),
     }
-    return update | ({"skipped": [skipped]} if skipped else {})
 
 
 def _known_row(row: Mapping[str, Any]) -> dict[str, Any]:

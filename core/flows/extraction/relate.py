@@ -89,6 +89,7 @@ async def search_pool(state: State, runtime: Runtime[FlowContext]) -> dict[str, 
     titles = {c["id"]: c["title"] for c in relating(state)}
     pools: dict[str, list[str]] = dict(state.get("pools") or {})
     known: dict[str, dict[str, Any]] = {}
+    skipped: list[dict[str, Any]] = []
     for entry in state.get("query_sets", []):
         cid = entry["concept_id"]
         if cid not in titles:
@@ -96,7 +97,8 @@ async def search_pool(state: State, runtime: Runtime[FlowContext]) -> dict[str, 
         queries = [titles[cid]] + [q for qs in entry["queries"].values() for q in qs]
         rankings = []
         for query in dict.fromkeys(q for q in queries if q.strip()):
-            hits = await find_concepts(runtime, query, size)
+            hits, fallback = await find_concepts(runtime, query, size, "1.1d")
+            skipped += [fallback] if fallback and not skipped else []  # one line says it
             known |= {h.entity_id: known_entry(h) for h in hits}
             rankings.append([(h.entity_id, h.score) for h in hits])
         pools[cid] = [entity_id for entity_id, _ in rrf(rankings, size)]
@@ -104,7 +106,7 @@ async def search_pool(state: State, runtime: Runtime[FlowContext]) -> dict[str, 
     report(
         "1.1d", f"{total} existing concept(s) pooled for {len(titles)} new concept(s)", pooled=total
     )
-    return {"pools": pools, "known": known}
+    return {"pools": pools, "known": known, "skipped": skipped}
 
 
 def route_to_relate(state: State) -> list[Send] | str:

@@ -8,14 +8,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from core.events import Failed, Interrupted
 from core.flows.extraction.graph import SPEC
 from core.flows.extraction.report import report_text
-from core.services import open_services
+from core.services import VaultHandle, open_services
 from core.settings import Settings
 from local_llm import TransientModelError
+from local_llm.errors import ContextBudgetError
 from tests.flows.extraction.conftest import EXISTING, SOURCE, SOURCE_TEXT
 from tests.flows.extraction.script import ConcurrencyBackend, FlowScript, candidates
+from vault.index import VaultIndex
+from vault.layout import VaultLayout
 
 
 def vault(tmp_path: Path) -> Settings:
@@ -90,3 +95,55 @@ async def test_an_answer_invalid_after_re_asks_is_replaced_and_said_first(harnes
     text = report_text(payload)
     head = text.split("New concepts")[0]
     assert "NOT DONE (2)" in head and "[1.1e] relations of 'Efecto del espaciado'" in head
+
+
+class Embedder:
+    """An embedding model: a vector per text from its letters, until it stops answering, or
+    refuses (a text longer than its context)."""
+
+    def __init__(self) -> None:
+        self.failure: Exception | None = None
+
+    async def __call__(self, texts: list[str]) -> list[list[float]]:
+        if self.failure is not None:
+            raise self.failure
+        return [[text.lower().count(c) + 0.1 for c in "aeiourst"] for text in texts]
+
+
+async def with_embeddings(h, embedder: Embedder) -> None:
+    """The harness's vault, indexed with embeddings (so search asks the embedding model)."""
+    h.index = VaultIndex(h.store, h.root, VaultLayout(), embed=embedder, embed_model="letters")
+    assert (await h.index.sync_async()).embedded
+    h.vault = VaultHandle(h.root, h.vault.layout, h.vault.writer, h.index, "letters")
+
+
+async def test_an_embedding_model_that_stops_answering_fails_the_run_at_that_step(
+    harness,
+) -> None:
+    """Search used to fall back to full text without a word when the embedding call failed:
+    paraphrases never reached the duplicate judge, and the review looked whole."""
+    h, embedder = harness(FlowScript(candidates=candidates)), Embedder()
+    await with_embeddings(h, embedder)
+    embedder.failure = TransientModelError("Connection refused", status_code=None)
+    with pytest.raises(TransientModelError):
+        await h.start()
+    assert await h.payload() is None  # no review of a search that did not happen
+    asked = h.script.count("candidates")
+    embedder.failure = None
+    await h.app.ainvoke(None, h.config, context=h.context)  # resume from the failed step
+    payload = await h.payload()
+    assert payload is not None and payload["skipped"] == []
+    assert h.script.count("candidates") == asked  # 1.1a was not asked again
+
+
+async def test_a_query_the_embedding_model_refuses_is_searched_by_text_and_said(harness) -> None:
+    h, embedder = harness(FlowScript(candidates=candidates)), Embedder()
+    await with_embeddings(h, embedder)
+    embedder.failure = ContextBudgetError(flow="extraction", node="search", role="embedding",
+                                          tokens=9000, budget=512)  # fmt: skip
+    payload = (await h.start())["__interrupt__"][0].value
+    steps = sorted({s["step"] for s in payload["skipped"]})
+    assert steps == ["1.1b", "1.1d"]
+    assert all(s["fallback"] == "full-text search only" for s in payload["skipped"])
+    head = report_text(payload).split("New concepts")[0]
+    assert "NOT DONE" in head and "embedding search for" in head
