@@ -195,7 +195,8 @@ async def executor(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any
     if not text:  # still nothing: the planned step, and the learner is told it is one
         stand_in = STAND_IN
         text = f"{STAND_IN} {step['title']}: {step['description']}"
-    if not hints:
+    general = not hints
+    if general:
         hints = fallback_hints(step)
     message = {
         "role": "tutor", "content": text, "timestamp": p.now_iso(), "kind": "teaching",
@@ -203,6 +204,7 @@ async def executor(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any
     }  # fmt: skip
     get_stream_writer()({"node": "executor", "message": "done", "done": True})
     output = {"message": text, "hints": hints} | ({"fallback": stand_in} if stand_in else {})
+    output |= {"hints_by": "code (the model wrote none)"} if general else {}
     item = logs.entry("executor", f"Step {step['title']!r}", output, "", timer)
     update = {"study_plan": plan, "conversation": [message], "mastery": p.mastery(plan)}
     update.update(finish_log(runtime, sid, item))
@@ -214,11 +216,15 @@ STAND_IN = "(The tutor model wrote nothing, twice; here is the planned step.)"
 """Opens a message code made from the plan because the model wrote none: the learner is told."""
 
 
+GENERAL_HINTS = "(General hints: the tutor model wrote none for this question.)"
+"""Opens the hints code made because the model wrote none: the learner is told."""
+
+
 def fallback_hints(step: Mapping[str, Any]) -> list[str]:
     """Hints when the model wrote none: about the step's topic and method, never its success
-    criteria (those say what a right answer is)."""
+    criteria (those say what a right answer is); the first says they are general ones."""
     return [
-        f'Think about what "{step["title"]}" means in your own words.',
+        f'{GENERAL_HINTS} Think about what "{step["title"]}" means in your own words.',
         "Re-read the question and answer just the part you are sure of first.",
     ]
 

@@ -38,6 +38,21 @@ async def test_fallback_hints_never_reveal_the_success_criteria(tutor) -> None:
             assert "answers 1 question right" not in hint
 
 
+async def test_hints_made_by_code_say_so_on_screen_and_in_the_logs(tutor) -> None:
+    """Main showed code's general hints as if the tutor had written them for the question."""
+    async with tutor(Writes("¿Qué es mayor, 1/2 o 1/4?")) as t:
+        await t.turn()
+        state = await t.values()
+        [message] = state["conversation"]
+        assert message["hints"][0].startswith("(General hints: the tutor model wrote none")
+        [executor] = [e for e in state["agent_logs"] if e["agent"] == "executor"]
+        assert executor["output"]["hints_by"].startswith("code")
+    async with tutor(Writes("¿Qué es mayor, 1/2 o 1/4?\nHint: piensa en una pizza")) as t:
+        await t.turn()
+        [message] = (await t.values())["conversation"]
+        assert not any("General hints" in hint for hint in message["hints"])
+
+
 async def test_a_looping_message_is_stopped_and_stored_without_the_loop(tutor) -> None:
     async with tutor(Writes(LOOP * 20 + "¿Lo ves?\nHint: cuenta las porciones")) as t:
         events = await t.turn()
