@@ -84,3 +84,27 @@ async def test_a_judge_that_does_not_answer_fails_the_run(harness_factory):
         events = await h.services.runtime.run_until_pause(run_id)  # resume at the judge
         assert isinstance(events[-1], Done)
         assert (await h.state(run_id))["status"] == "accepted"
+
+
+async def test_judges_whose_answers_stay_invalid_escalate_saying_so(harness_factory):
+    """The tiny model's judges often answer with nothing valid (the e2e test allows it): the
+    lesson is never accepted on no evidence; the user is asked, told no judge could evaluate
+    it, and each judge's failure is in the run's errors."""
+    from core.events import Interrupted
+
+    async with harness_factory() as h:
+        h.script._judge = lambda model: {"criteria": "garbage"}
+        run_id, events = await h.run()
+        assert isinstance(events[-1], Interrupted)
+        assert events[-1].payload["type"] == "lesson_review"
+        state = await h.state(run_id)
+        cascade = state["cascade"]
+        assert cascade["votes"] == [] and cascade["decision"] == "escalate"
+        assert cascade["reason"].startswith("no judge could evaluate the lesson")
+        assert state["judge_primary_status"] == "error"
+        failed = [e for e in state["errors"] if e.startswith("lesson evaluation: ")]
+        assert len(failed) == 3  # distinct judge models: all three asked (each re-asked too)
+        assert sorted(set(h.judge_models())) == ["judge-a", "judge-b", "judge-c"]
+        events = await h.resume(run_id, {"action": "accept"})
+        assert isinstance(events[-1], Done)
+        assert (await h.state(run_id))["status"] == "accepted"
