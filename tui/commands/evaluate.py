@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tui.commands import CommandError, err, require_vault, run_async, settings_from
+from tui.commands import CommandError, err, open_flows, require_vault, run_async, settings_from
 from tui.commands.editing import edit_text, editor
 
 EXIT_ROUND_LIMIT = 3
@@ -129,10 +129,9 @@ def suggestion(root: Path, note: str) -> str:
 async def evaluate(
     settings: Any, note: str, args: argparse.Namespace, backend: Any, ask: Any
 ) -> int:
-    from core.flows.registry import open_app
     from core.flows.rubric.driver import review_note
 
-    services = open_app(settings, backend=backend)
+    services = open_flows(settings, backend=backend)
     async with services:
         decide = Decider(services, note, args, ask)
         outcome = await review_note(services, note, args.criteria, decide, err)

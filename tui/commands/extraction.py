@@ -18,6 +18,7 @@ from typing import Any
 from tui.commands import (
     CommandError,
     err,
+    open_flows,
     require_vault,
     run_async,
     settings_from,
@@ -132,10 +133,9 @@ def run_extract(args: argparse.Namespace, backend: Any = None) -> int:
 
 
 async def _extract(settings: Any, note: str, backend: Any, *, again: bool = False) -> int:
-    from core.flows.registry import open_app
     from core.repair import repair
 
-    async with open_app(settings, backend=backend) as services:
+    async with open_flows(settings, backend=backend) as services:
         rel = resolve_source(services.vault.root, services.vault.layout.sources, note)
         repair(services)
         await services.vault.index.sync_async()
@@ -229,11 +229,10 @@ def run_review(args: argparse.Namespace, backend: Any = None) -> int:
 
 
 async def _review(settings: Any, args: argparse.Namespace, backend: Any) -> int:
-    from core.flows.registry import open_app
     from core.runtime import RunBusy
 
     # only feedback asks the model again; approving or aborting does not
-    async with open_app(settings, backend=backend, warm=bool(args.feedback)) as services:
+    async with open_flows(settings, backend=backend, warm=bool(args.feedback)) as services:
         try:
             run = services.runtime.runs.find(args.run)
         except KeyError as exc:

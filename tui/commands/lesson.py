@@ -15,7 +15,7 @@ import json
 import sys
 from typing import Any
 
-from tui.commands import CommandError, err, require_vault, run_async, settings_from
+from tui.commands import CommandError, err, open_flows, require_vault, run_async, settings_from
 from tui.commands.editing import edit_text, editor, read_edit
 
 CHOICES = {"a": "accept", "r": "regenerate", "j": "judge", "e": "edit", "x": "reject",
@@ -62,9 +62,8 @@ def run(args: argparse.Namespace, backend: Any = None, ask: Any = None) -> int:
 
 async def _drive(settings: Any, data: dict[str, Any], args: Any, backend: Any, ask: Any) -> int:
     from core.flows.lesson.driver import drive_lesson, start_lesson
-    from core.flows.registry import open_app
 
-    services = open_app(settings, backend=backend)
+    services = open_flows(settings, backend=backend)
     async with services:
         if services.vault is not None:
             await services.vault.index.sync_async()

@@ -20,6 +20,7 @@ from typing import Any
 from tui.commands import (
     CommandError,
     err,
+    open_flows,
     require_vault,
     run_async,
     settings_from,
@@ -97,10 +98,9 @@ def _run_to_resume(services: Any, prefix: str) -> Any:
 async def _normalize(
     settings: Any, strategy: str | None, backend: Any, resume: str | None = None
 ) -> int:
-    from core.flows.registry import open_app
     from core.model_failures import skipped_line
 
-    async with open_app(settings, backend=backend) as services:
+    async with open_flows(settings, backend=backend) as services:
         if resume:
             run = _run_to_resume(services, resume)
         else:

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from core.flows.tutor.logs import AGENTS as AGENT_NAMES
-from tui.commands import CommandError, err, require_vault, run_async, settings_from
+from tui.commands import CommandError, err, open_flows, require_vault, run_async, settings_from
 
 ReadLine = Callable[[str], Awaitable[str | None]]
 Write = Callable[[str], None]
@@ -234,13 +234,12 @@ async def read_answer(read: ReadLine, write: Write, values: dict[str, Any]) -> s
 
 
 async def open_and_chat(args: argparse.Namespace, read: ReadLine, write: Write) -> int:
-    from core.flows.registry import open_app
     from core.flows.tutor.session import needs_retry, start_session
     from core.flows.tutor.sessions import find_session
 
     settings = settings_from(args)
     require_vault(settings)
-    async with open_app(settings) as services:
+    async with open_flows(settings) as services:
         if args.resume:
             try:
                 session_id = find_session(services.store, args.resume).id

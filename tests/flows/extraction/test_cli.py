@@ -170,3 +170,27 @@ def test_ctrl_c_stops_the_run_and_extract_continues_it(tmp_path: Path, capsys) -
     assert extraction.run_extract(args, backend()) == 0
     assert f"noema review {run_id[:8]}" in capsys.readouterr().out
     assert run_count(data) == 1
+
+
+def test_a_command_on_the_bundled_model_says_what_its_results_are_worth(
+    tmp_path: Path, capsys
+) -> None:
+    """Issue 12: results of Gemma 3 270M were printed as if they were work."""
+    root, data = make_vault(tmp_path)
+    settings = settings_file(tmp_path, root, data)
+    args = argparse.Namespace(settings=settings, note="Make It Stick")
+    assert extraction.run_extract(args, backend()) == 0
+    assert "bundled model" not in capsys.readouterr().err  # a model of the user's own
+    local = tmp_path / "local.toml"
+    local.write_text(Path(settings).read_text(encoding="utf-8")
+                     + '[models]\nprovider = "local"\n', encoding="utf-8")  # fmt: skip
+    args = argparse.Namespace(settings=str(local), note="Make It Stick")
+    assert extraction.run_extract(args, backend()) == 0  # the scripted model answers for it
+    captured = capsys.readouterr()
+    assert "the bundled model (Gemma 3 270M) answers here" in captured.err
+    assert "for trying the mechanics, not for real use" in captured.err
+    run_id = captured.out.rsplit("noema review ", 1)[1].split()[0]
+    approve = argparse.Namespace(settings=str(local), run=run_id, approve=True, feedback=None,
+                                 abort=False, drop=[])  # fmt: skip
+    assert extraction.run_review(approve, backend()) == 0
+    assert "bundled model" not in capsys.readouterr().err  # approving calls no model
