@@ -123,3 +123,35 @@ def test_normalize_says_partial_or_failed_and_resumes(configured, capsys) -> Non
     assert run_normalize(resume, backend=ScriptedBackend(flaky)) == 0
     out = capsys.readouterr().out
     assert "ZDP" in out and "Zona de desarrollo próximo" in out
+
+
+def test_a_stopped_normalization_resumes_and_a_finished_one_is_refused(
+    configured, tmp_path, capsys
+) -> None:
+    """Ctrl-C records a run `cancelled` and names `noema normalize --resume RUN`: that command
+    must take it (it took failed runs only), and refuse a run that has nothing left to do."""
+    import sqlite3
+    from contextlib import closing
+
+    _vault, settings = configured
+    settings.write_text(settings.read_text(encoding="utf-8")
+                        + "[models]\ntransient_retries = 0\nretries = 1\n", encoding="utf-8")  # fmt: skip
+    generator = propose(("ZDP", "Zona de desarrollo próximo"))
+
+    def down(messages, schema):
+        if is_generator(messages):
+            return generator(messages, schema)
+        raise TransientModelError("Connection refused")
+
+    args = argparse.Namespace(settings=str(settings), strategy=None)
+    with pytest.raises(CommandError) as failed:
+        run_normalize(args, backend=ScriptedBackend(down))
+    run = str(failed.value).rsplit("--resume ", 1)[1].strip()
+    with closing(sqlite3.connect(tmp_path / "data" / "noema.sqlite3")) as db, db:
+        db.execute("UPDATE runs SET status='cancelled' WHERE id LIKE ?", (run + "%",))
+    resume = argparse.Namespace(settings=str(settings), strategy=None, resume=run)
+    answers = ScriptedBackend(lambda m, s: generator(m, s) if is_generator(m) else weak_when()(m, s))
+    assert run_normalize(resume, backend=answers) == 0
+    assert "ZDP" in capsys.readouterr().out
+    with pytest.raises(CommandError, match="only a failed or stopped normalization run"):
+        run_normalize(resume, backend=answers)

@@ -5,7 +5,8 @@ canonical concept, renames it, or both (the TUI's `c` and `t`). `normalize` runs
 normalization flow headless, printing its progress, and stores a review
 of the merges it found. Exit codes: 0 done; 1 failed (the model did not answer: `--resume RUN`
 redoes the step that failed); 3 partial (some model answers stayed invalid: what they would
-have found is missing, each is listed). `merges apply REVIEW` shows the dry-run diff of the accepted merges
+have found is missing, each is listed); Ctrl-C stops a run at its last checkpoint and
+`--resume RUN` continues it too. `merges apply REVIEW` shows the dry-run diff of the accepted merges
 and asks before writing (`--yes` skips the question, `--all` accepts every pending merge
 first); an apply interrupted halfway is finished with `--resume` or rolled back with
 `merges undo REVIEW`, which restores the vault as it was before the apply.
