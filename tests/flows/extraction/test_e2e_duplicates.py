@@ -11,17 +11,8 @@ from pathlib import Path
 import frontmatter
 import pytest
 
-from core.context import FlowContext
-from core.flows.extraction.graph import SPEC
-from core.runtime import Runtime
-from core.services import VaultHandle
-from core.settings import Settings
-from core.store import Store
 from local_llm import LLMClient
-from tests.flows.extraction.test_e2e import SOURCE, TEXT, compact_criteria
-from vault.index import VaultIndex
-from vault.layout import VaultLayout
-from vault.writer import VaultWriter
+from tests.flows.extraction.test_e2e import SOURCE, local_runtime, source_vault
 
 EXISTING_ID = "0b6f5a3e-2c1d-4e7f-9a8b-5c4d3e2f1a00"
 EXISTING = f"""---
@@ -66,24 +57,10 @@ async def test_duplicates_against_an_existing_concept(
              for name, c in local_llm_client.roles.items()}  # fmt: skip
     llm = Recording(roles)
     llm.duplicate_prompts = []
-    root = tmp_path / "vault"
-    (root / "03 - Sources").mkdir(parents=True)
-    (root / "08 - Ideas").mkdir()
-    (root / SOURCE).write_text(TEXT, encoding="utf-8")
+    root = source_vault(tmp_path)
     existing = root / "08 - Ideas" / "Sueño y consolidación de la memoria.md"
     existing.write_text(EXISTING, encoding="utf-8")
-    settings = Settings(
-        vault={"path": root}, data={"directory": tmp_path / "data"},
-        flows={"extraction": {"max_critique_iterations": 0, "timeout_s": 300}},
-    )  # fmt: skip
-    compact_criteria(settings.data_dir / "criteria")
-    store = Store(settings.store_path)
-    layout = VaultLayout()
-    index = VaultIndex(store, root, layout, embed=llm.embed, embed_model="local-embedding")
-    await index.sync_async()
-    vault = VaultHandle(root, layout, VaultWriter(root, layout), index, "local-embedding")
-    runtime = Runtime(settings, store, {"extraction": SPEC},
-                      lambda run_id: FlowContext(settings, llm, store, vault, run_id))  # fmt: skip
+    runtime = await local_runtime(llm, root, tmp_path / "data")
     async with runtime:
         run = runtime.start("extraction", {"source": SOURCE}, target=SOURCE)
         events = await runtime.run_until_pause(run.id)
