@@ -108,3 +108,29 @@ async def test_judges_whose_answers_stay_invalid_escalate_saying_so(harness_fact
         events = await h.resume(run_id, {"action": "accept"})
         assert isinstance(events[-1], Done)
         assert (await h.state(run_id))["status"] == "accepted"
+
+
+async def test_a_section_the_model_never_answers_validly_fails_there_and_resumes_there(
+    harness_factory,
+):
+    """What the e2e test relies on when Gemma loops to the token limit on every re-ask of a
+    section: the run fails at that section (no lesson is written without it), and resuming
+    asks for the section again without planning again."""
+    async with harness_factory() as h:
+        answer = h.script.__call__
+        broken = {"on": True}
+
+        def sections_broken(messages, schema):
+            if broken["on"] and "You write one section" in messages[0]["content"]:
+                return {"nope": "x"}
+            return answer(messages, schema)
+
+        h.backend._responder = sections_broken
+        run_id, events = await h.run()
+        assert isinstance(events[-1], Failed) and "gave no valid answer" in events[-1].error
+        assert h.services.runtime.runs.get(run_id).status == "failed"
+        broken["on"] = False
+        events = await h.services.runtime.run_until_pause(run_id)  # as `s` does
+        assert isinstance(events[-1], Done)
+        assert h.script.count("plan") == 1
+        assert (await h.state(run_id))["status"] == "accepted"
