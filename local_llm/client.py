@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
@@ -58,7 +60,7 @@ class _Call:
 
     def trace(
         self, outcome: Outcome, *, started: float, prompt: int, completion: int = 0,
-        detail: str = "", attempt: int = 1, ended: float | None = None,
+        detail: str = "", attempt: int = 1, ended: float | None = None, deployment: str = "",
     ) -> None:  # fmt: skip
         emit(
             self.sink,
@@ -66,7 +68,7 @@ class _Call:
                 flow=self.flow, node=self.node, role=self.role, model=self.config.model,
                 kind=self.kind, prompt_tokens=prompt, completion_tokens=completion,
                 latency_ms=((ended or time.perf_counter()) - started) * 1000, outcome=outcome,
-                detail=detail[:500], run_id=self.run_id, attempt=attempt,
+                detail=detail[:500], run_id=self.run_id, attempt=attempt, deployment=deployment,
             ),
         )  # fmt: skip
 
@@ -89,7 +91,7 @@ class _Answer:
         )
         call.trace(
             outcome, started=self.started, prompt=prompt, completion=completion,
-            detail=detail, attempt=attempt, ended=self.ended,
+            detail=detail, attempt=attempt, ended=self.ended, deployment=done.deployment,
         )  # fmt: skip
 
 
@@ -137,13 +139,15 @@ class LLMClient:
         return found
 
     def backend(self, role: str = "default") -> Backend:
-        """The backend serving a role (one per provider, created on first use)."""
+        """The backend serving a role (one per provider, one for every pool; created on
+        first use)."""
         if self._backend is not None:
             return self._backend
-        provider = self.config(role).provider
-        if provider not in self._backends:
-            self._backends[provider] = backend_for(self.config(role))
-        return self._backends[provider]
+        config = self.config(role)
+        key = "pool" if config.is_pool else config.provider
+        if key not in self._backends:
+            self._backends[key] = backend_for(config)
+        return self._backends[key]
 
     def warm(self) -> threading.Thread | None:
         """Import the configured backends' libraries (litellm: seconds) in a background thread,
@@ -256,13 +260,26 @@ class LLMClient:
         prompt = [dict(m) for m in messages]
         counted = self._check_budget(call, prompt)
         await self._ready(call)
+        async with (
+            self._admitted(call),
+            contextlib.aclosing(self._stream(call, prompt, counted)) as pieces,
+        ):
+            async for text in pieces:
+                yield text
+
+    async def _stream(
+        self, call: _Call, prompt: list[dict[str, Any]], counted: int
+    ) -> AsyncIterator[str]:
         started, pieces, outcome, detail = time.perf_counter(), [], "error", ""
-        iterator: AsyncIterator[str] | None = None
+        iterator: AsyncIterator[str | Completion] | None = None
         cutter = TurnMarkerCutter()
+        deployment = ""
         try:
             iterator, piece = await self._request(call, partial(self._open, call, prompt))
             while piece is not None:
-                if text := cutter.feed(piece):
+                if isinstance(piece, Completion):  # the backend's report (who answered)
+                    deployment = piece.deployment or deployment
+                elif text := cutter.feed(piece):
                     pieces.append(text)
                     yield text
                 if cutter.marker is not None:
@@ -277,14 +294,16 @@ class LLMClient:
             raise
         except Exception as exc:
             detail = f"{type(exc).__name__}: {exc}"
+            deployment = getattr(exc, "deployment", "") or deployment
             raise
         finally:
             if iterator is not None and hasattr(iterator, "aclose"):
                 await iterator.aclose()
             text = "".join(pieces)
             call.trace(
-                outcome, started=started, prompt=counted, completion=count_text(text), detail=detail
-            )  # type: ignore[arg-type]
+                outcome, started=started, prompt=counted, completion=count_text(text),
+                detail=detail, deployment=deployment,
+            )  # type: ignore[arg-type]  # fmt: skip
 
     async def embed(
         self,
@@ -304,7 +323,12 @@ class LLMClient:
         size = call.config.embed_batch_size
         for start in range(0, len(items), size):
             batch, tokens = items[start : start + size], sum(counts[start : start + size])
-            await self._ready(call)
+            vectors.extend(await self._embed_batch(call, batch, tokens))
+        return vectors
+
+    async def _embed_batch(self, call: _Call, batch: list[str], tokens: int) -> list[list[float]]:
+        await self._ready(call)
+        async with self._admitted(call):
             started = time.perf_counter()
             try:
                 got = await self._request(
@@ -316,12 +340,12 @@ class LLMClient:
                     )
             except Exception as exc:
                 call.trace(
-                    "error", started=started, prompt=tokens, detail=f"{type(exc).__name__}: {exc}"
-                )
+                    "error", started=started, prompt=tokens, detail=f"{type(exc).__name__}: {exc}",
+                    deployment=getattr(exc, "deployment", ""),
+                )  # fmt: skip
                 raise
-            call.trace("ok", started=started, prompt=tokens)
-            vectors.extend(got)
-        return vectors
+        call.trace("ok", started=started, prompt=tokens, deployment=getattr(got, "deployment", ""))
+        return got
 
     async def list_models(self, role: str = "default") -> list[str]:
         """Models installed on the role's server (Ollama backend; LLMError elsewhere)."""
@@ -406,6 +430,14 @@ class LLMClient:
         if prepare is not None:
             await prepare(call.config, call.kind)
 
+    def _admitted(self, call: _Call) -> AbstractAsyncContextManager[Any]:
+        """Wait for room on the role's servers (a pool's free slot) before the call's clock
+        and timeout start: queueing for a busy server is not the model's time."""
+        admit = getattr(self.backend(call.role), "admit", None)
+        if admit is None:
+            return contextlib.nullcontext()
+        return admit(call.config, call.kind, session=call.run_id)
+
     async def _ready(self, call: _Call) -> None:
         """Start-up work before a call's clock starts (its latency in the trace is the
         model's); a retry after a transient failure prepares again inside `_request`."""
@@ -426,26 +458,29 @@ class LLMClient:
     ) -> _Answer:
         counted = self._check_budget(call, prompt)
         await self._ready(call)
-        started = time.perf_counter()
         backend = self.backend(call.role)
         request = partial(
             backend.complete, prompt, json_schema=wire, config=call.config, schema_name=name
         )
-        try:
-            completion = await self._request(call, request)
-        except Exception as exc:
-            detail = f"{type(exc).__name__}: {exc}"
-            call.trace("error", started=started, prompt=counted, detail=detail, attempt=attempt)
-            raise
+        async with self._admitted(call):
+            started = time.perf_counter()
+            try:
+                completion = await self._request(call, request)
+            except Exception as exc:
+                call.trace(
+                    "error", started=started, prompt=counted, detail=f"{type(exc).__name__}: {exc}",
+                    attempt=attempt, deployment=getattr(exc, "deployment", ""),
+                )  # fmt: skip
+                raise
         return _Answer(completion, started, counted, time.perf_counter())
 
     def _next_piece(
-        self, call: _Call, iterator: AsyncIterator[str], pieces: list[str]
-    ) -> Awaitable[str | None]:
+        self, call: _Call, iterator: AsyncIterator[str | Completion], pieces: list[str]
+    ) -> Awaitable[str | Completion | None]:
         return next_piece(call, iterator, pieces, self._annotated)
 
     async def _open(
         self, call: _Call, prompt: list[dict[str, Any]]
-    ) -> tuple[AsyncIterator[str], str | None]:
+    ) -> tuple[AsyncIterator[str | Completion], str | Completion | None]:
         iterator = aiter(self.backend(call.role).stream(prompt, config=call.config))
         return iterator, await anext(iterator, None)

@@ -29,6 +29,8 @@ class CallTrace:
     detail: str = ""
     run_id: str = ""
     attempt: int = 1
+    deployment: str = ""
+    """The server of a pool that answered (or failed last); '' for a role without a pool."""
 
 
 TraceSink = Callable[[CallTrace], None]

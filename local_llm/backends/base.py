@@ -21,6 +21,8 @@ class Completion:
     completion_tokens: int | None = None
     finish_reason: str | None = "stop"
     """`stop`, or `length` when the answer was cut by max_tokens."""
+    deployment: str = ""
+    """The server of a pool that answered ('' when the role has no pool)."""
 
 
 @dataclass(frozen=True)
@@ -54,8 +56,11 @@ class Backend(Protocol):
         """One chat completion, constrained to `json_schema` when given."""
         ...
 
-    def stream(self, messages: Sequence[Message], *, config: ModelConfig) -> AsyncIterator[str]:
-        """Text pieces of one chat completion as they arrive."""
+    def stream(
+        self, messages: Sequence[Message], *, config: ModelConfig
+    ) -> AsyncIterator[str | Completion]:
+        """Text pieces of one chat completion as they arrive; a backend may end with one
+        `Completion` of empty text reporting on the answer (the deployment that gave it)."""
         ...
 
     async def embed(self, texts: Sequence[str], *, config: ModelConfig) -> list[list[float]]:

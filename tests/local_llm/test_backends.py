@@ -10,7 +10,6 @@ from local_llm import LLMClient, ModelConfig, bounded_schema
 from local_llm.backends import backend_for
 from local_llm.backends.litellm_backend import LiteLLMBackend
 from local_llm.backends.ollama_backend import OllamaBackend
-from local_llm.turn_markers import TURN_MARKERS
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 
@@ -91,9 +90,8 @@ async def test_ollama_passes_schema_as_format_and_always_sets_num_ctx():
     kind, call = fake.calls[0]
     assert kind == "chat" and call["model"] == "qwen2.5:7b"
     assert call["format"] == schema
-    assert call["options"] == {
-        "num_ctx": 6500, "temperature": 0.3, "num_predict": 500, "stop": list(TURN_MARKERS)
-    }  # fmt: skip
+    # no stop sequences under a schema: the grammar ends the answer
+    assert call["options"] == {"num_ctx": 6500, "temperature": 0.3, "num_predict": 500}
     assert call["keep_alive"] == "30m"
 
 

@@ -150,7 +150,9 @@ def test_a_stopped_normalization_resumes_and_a_finished_one_is_refused(
     with closing(sqlite3.connect(tmp_path / "data" / "noema.sqlite3")) as db, db:
         db.execute("UPDATE runs SET status='cancelled' WHERE id LIKE ?", (run + "%",))
     resume = argparse.Namespace(settings=str(settings), strategy=None, resume=run)
-    answers = ScriptedBackend(lambda m, s: generator(m, s) if is_generator(m) else weak_when()(m, s))
+    answers = ScriptedBackend(
+        lambda m, s: generator(m, s) if is_generator(m) else weak_when()(m, s)
+    )
     assert run_normalize(resume, backend=answers) == 0
     assert "ZDP" in capsys.readouterr().out
     with pytest.raises(CommandError, match="only a failed or stopped normalization run"):

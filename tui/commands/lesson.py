@@ -145,10 +145,10 @@ def edit_in_editor(lesson: str, ask: Any) -> str | None:
 
 def run_savings(args: argparse.Namespace) -> int:
     from core.flows.lesson.traces import lesson_rows, savings_report, savings_text
-    from core.store import Store
+    from core.store import open_store
 
     settings = settings_from(args)
-    store = Store(settings.store_path)
+    store = open_store(settings)
     try:
         report = savings_report(store, settings=settings)
         rows = lesson_rows(store)
