@@ -56,7 +56,9 @@ class _Call:
     def trace(
         self, outcome: Outcome, *, started: float, prompt: int, completion: int = 0,
         detail: str = "", attempt: int = 1, ended: float | None = None,
+        usage: Completion | None = None,
     ) -> None:  # fmt: skip
+        """One trace; `usage` is the server's report (cache, finish reason, its own time)."""
         emit(
             self.sink,
             CallTrace(
@@ -64,6 +66,11 @@ class _Call:
                 kind=self.kind, prompt_tokens=prompt, completion_tokens=completion,
                 latency_ms=((ended or time.perf_counter()) - started) * 1000, outcome=outcome,
                 detail=detail[:500], run_id=self.run_id, attempt=attempt,
+                cached_tokens=usage.cached_tokens if usage else None,
+                finish_reason=(usage.finish_reason or "") if usage else "",
+                max_tokens=self.config.max_tokens if self.kind != "embed" else 0,
+                prompt_ms=usage.prompt_ms if usage else None,
+                generation_ms=usage.generation_ms if usage else None, started=started,
             ),
         )  # fmt: skip
 
@@ -76,9 +83,12 @@ class _Answer:
     started: float
     counted: int
     ended: float = 0.0
+    call: _Call | None = None
+    """The call as sent (its config holds the `max_tokens` of this request)."""
 
     def trace(self, call: _Call, outcome: Outcome, detail: str, attempt: int) -> None:
         """Trace with the server's real usage when it reported one, else the local counts."""
+        call = self.call or call
         done = self.completion
         prompt = done.prompt_tokens if done.prompt_tokens is not None else self.counted
         completion = (
@@ -86,7 +96,7 @@ class _Answer:
         )
         call.trace(
             outcome, started=self.started, prompt=prompt, completion=completion,
-            detail=detail, attempt=attempt, ended=self.ended,
+            detail=detail, attempt=attempt, ended=self.ended, usage=done,
         )  # fmt: skip
 
 
@@ -236,12 +246,15 @@ class LLMClient:
         counted = self._check_budget(call, prompt)
         await self._ready(call)
         started, pieces, outcome, detail = time.perf_counter(), [], "error", ""
-        iterator: AsyncIterator[str] | None = None
+        iterator: AsyncIterator[str | Completion] | None = None
+        usage: Completion | None = None
         cutter = TurnMarkerCutter()
         try:
             iterator, piece = await self._request(call, partial(self._open, call, prompt))
             while piece is not None:
-                if text := cutter.feed(piece):
+                if isinstance(piece, Completion):
+                    usage = piece
+                elif text := cutter.feed(piece):
                     pieces.append(text)
                     yield text
                 if cutter.marker is not None:
@@ -260,9 +273,9 @@ class LLMClient:
         finally:
             if iterator is not None and hasattr(iterator, "aclose"):
                 await iterator.aclose()
-            text = "".join(pieces)
             call.trace(
-                outcome, started=started, prompt=counted, completion=count_text(text), detail=detail
+                outcome, started=started, detail=detail, usage=usage,
+                **_stream_counts(usage, counted, "".join(pieces)),
             )  # type: ignore[arg-type]
 
     async def embed(
@@ -416,15 +429,23 @@ class LLMClient:
             detail = f"{type(exc).__name__}: {exc}"
             call.trace("error", started=started, prompt=counted, detail=detail, attempt=attempt)
             raise
-        return _Answer(completion, started, counted, time.perf_counter())
+        return _Answer(completion, started, counted, time.perf_counter(), call)
 
     def _next_piece(
-        self, call: _Call, iterator: AsyncIterator[str], pieces: list[str]
-    ) -> Awaitable[str | None]:
+        self, call: _Call, iterator: AsyncIterator[str | Completion], pieces: list[str]
+    ) -> Awaitable[str | Completion | None]:
         return next_piece(call, iterator, pieces, self._annotated)
 
     async def _open(
         self, call: _Call, prompt: list[dict[str, Any]]
-    ) -> tuple[AsyncIterator[str], str | None]:
+    ) -> tuple[AsyncIterator[str | Completion], str | Completion | None]:
         iterator = aiter(self.backend(call.role).stream(prompt, config=call.config))
         return iterator, await anext(iterator, None)
+
+
+def _stream_counts(usage: Completion | None, counted: int, text: str) -> dict[str, int]:
+    """Prompt and completion tokens of a stream: the server's when it reported them."""
+    prompt = usage.prompt_tokens if usage and usage.prompt_tokens is not None else counted
+    completion = usage.completion_tokens if usage and usage.completion_tokens is not None else None
+    return {"prompt": prompt, "completion": count_text(text) if completion is None else completion}
+

@@ -79,6 +79,14 @@ def _common(config: ModelConfig) -> dict[str, Any]:
     return args
 
 
+def _reports_stream_usage(config: ModelConfig) -> bool:
+    """OpenAI-compatible servers (llama.cpp, vLLM, LM Studio, OpenAI) send the usage of a
+    stream in a last chunk when asked; other providers may refuse the option."""
+    return config.model.startswith("openai/") or (
+        "/" not in config.model and config.base_url is None
+    )
+
+
 def response_format(json_schema: JsonSchema, name: str) -> dict[str, Any]:
     """OpenAI structured-output request; llama.cpp's server turns it into a grammar."""
     return {
@@ -123,22 +131,27 @@ class LiteLLMBackend:
         args = {**args, **_chat_args(config)}
         response = await self.litellm.acompletion(messages=[dict(m) for m in messages], **args)
         choice = response.choices[0]
-        usage = getattr(response, "usage", None)
         return Completion(
             text=choice.message.content or "",
-            prompt_tokens=getattr(usage, "prompt_tokens", None),
-            completion_tokens=getattr(usage, "completion_tokens", None),
             finish_reason=choice.finish_reason,
+            **usage_of(response),
         )
 
     async def stream(
         self, messages: Sequence[Message], *, config: ModelConfig
-    ) -> AsyncIterator[str]:
+    ) -> AsyncIterator[str | Completion]:
+        """Text pieces, then one `Completion` (empty text) with the server's usage and finish
+        reason when the stream ended normally."""
+        args = _chat_args(config)
+        if _reports_stream_usage(config):
+            args["stream_options"] = {"include_usage": True}
         response = await self.litellm.acompletion(
-            messages=[dict(m) for m in messages], stream=True, **_chat_args(config)
+            messages=[dict(m) for m in messages], stream=True, **args
         )
-        received, finish = [], None
+        received, finish, usage = [], None, {}
         async for chunk in response:
+            if _get(chunk, "usage") is not None:
+                usage = usage_of(chunk)
             if not chunk.choices:
                 continue
             choice = chunk.choices[0]
@@ -150,6 +163,7 @@ class LiteLLMBackend:
             raise StreamCutError(
                 "the stream ended without the server's finish_reason", text="".join(received)
             )
+        yield Completion(text="", finish_reason=finish, **usage)
 
     async def embed(self, texts: Sequence[str], *, config: ModelConfig) -> list[list[float]]:
         if config.model.startswith("ollama_chat/"):  # litellm embeds through ollama/ only
@@ -159,6 +173,29 @@ class LiteLLMBackend:
         )
         rows = sorted(response.data, key=lambda row: _get(row, "index", 0))
         return [list(_get(row, "embedding")) for row in rows]
+
+
+def usage_of(response: Any) -> dict[str, Any]:
+    """Token accounting of a response: prompt and completion tokens, prompt tokens served
+    from the server's cache, and the server's time on the prompt and on the answer (llama.cpp's
+    `timings`, which litellm passes through), each None when the server does not report it."""
+    usage = _get(response, "usage")
+    details = _get(usage, "prompt_tokens_details") if usage is not None else None
+    cached = _get(details, "cached_tokens") if details is not None else None
+    timings = _get(response, "timings")
+    timed: dict[str, float | None] = {"prompt_ms": None, "generation_ms": None}
+    if isinstance(timings, dict):
+        for key, name in (("prompt_ms", "prompt_ms"), ("predicted_ms", "generation_ms")):
+            if isinstance(timings.get(key), int | float):
+                timed[name] = float(timings[key])
+        if cached is None and isinstance(timings.get("cache_n"), int):
+            cached = timings["cache_n"]
+    return {
+        "prompt_tokens": _get(usage, "prompt_tokens") if usage is not None else None,
+        "completion_tokens": _get(usage, "completion_tokens") if usage is not None else None,
+        "cached_tokens": cached if isinstance(cached, int) else None,
+        **timed,
+    }
 
 
 def _get(row: Any, key: str, default: Any = None) -> Any:
