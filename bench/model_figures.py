@@ -95,14 +95,19 @@ def figures_of(traces: list[CallTrace], wall_s: float) -> dict[str, Any]:
 def _per_node(traces: list[CallTrace]) -> dict[str, dict[str, Any]]:
     nodes: dict[str, dict[str, Any]] = {}
     for t in traces:
-        entry = nodes.setdefault(t.node or "?", {"calls": 0, "invalid": 0, "cut": 0, "prompt": 0,
-                                                  "cached": 0, "generated": 0, "problems": []})  # fmt: skip
+        entry = nodes.setdefault(t.node or "?", {
+            "calls": 0, "invalid": 0, "cut": 0, "prompt": 0, "cached": 0, "generated": 0,
+            "max_generated": 0, "max_tokens": 0, "unbounded_schema": 0, "problems": [],
+        })  # fmt: skip
         entry["calls"] += 1
         entry["invalid"] += t.outcome == "invalid"
         entry["cut"] += t.cut
         entry["prompt"] += t.prompt_tokens
         entry["cached"] += t.cached_tokens or 0
         entry["generated"] += t.completion_tokens
+        entry["max_generated"] = max(entry["max_generated"], t.completion_tokens)
+        entry["max_tokens"] = max(entry["max_tokens"], t.max_tokens)
+        entry["unbounded_schema"] += t.kind == "structured" and t.answer_bound is None
         problem = t.detail.replace("\n", " ")[:200]
         if t.outcome == "invalid" and problem not in entry["problems"] and len(entry["problems"]) < 3:
             entry["problems"].append(problem)

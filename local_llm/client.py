@@ -12,7 +12,7 @@ import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, TypeVar
 
@@ -28,6 +28,7 @@ from local_llm.errors import (
     ModelTimeoutError,
     StructuredOutputError,
 )
+from local_llm.grammar import answer_tokens, fitted_schema, grammar_schema
 from local_llm.retry import with_transient_retry
 from local_llm.schema import JsonSchema, default_schema, schema_name
 from local_llm.streaming import next_piece
@@ -52,6 +53,8 @@ class _Call:
     node: str
     run_id: str
     sink: TraceSink | None
+    answer_bound: int | None = None
+    """Structured calls: tokens of the longest answer the schema allows (None: unbounded)."""
 
     def trace(
         self, outcome: Outcome, *, started: float, prompt: int, completion: int = 0,
@@ -71,6 +74,7 @@ class _Call:
                 max_tokens=self.config.max_tokens if self.kind != "embed" else 0,
                 prompt_ms=usage.prompt_ms if usage else None,
                 generation_ms=usage.generation_ms if usage else None, started=started,
+                answer_bound=self.answer_bound,
             ),
         )  # fmt: skip
 
@@ -196,16 +200,31 @@ class LLMClient:
 
         `json_schema` (from `local_llm.schema.bounded_schema`) is sent to the model and the
         answer must satisfy it as well as the pydantic model; without it the model's own
-        cleaned schema is sent and pydantic alone validates.
+        cleaned schema is sent and pydantic alone validates. What is sent is the schema as a
+        grammar enforces it (`local_llm.grammar.grammar_schema`; what the schema leaves
+        unbounded is bounded to fit the role's `max_tokens`), and unless `max_tokens` is given,
+        the call may write the longest answer that schema allows (within the context window),
+        so a valid answer is never cut at the limit.
+
+        No stop sequences go with it (unless configured explicitly): the grammar ends the
+        answer when its JSON is complete, and the chat template's turn markers would only cut
+        a JSON string that contains one (the bundled Gemma writes `</s>`-like text into them).
         """
         call = self._call(
             role, "structured", flow, node, max_tokens=max_tokens, timeout_s=timeout_s
         )
-        wire = json_schema if json_schema is not None else default_schema(schema)
+        bounded = json_schema if json_schema is not None else default_schema(schema)
+        call.answer_bound = answer_tokens(grammar_schema(bounded))
+        wire = grammar_schema(fitted_schema(bounded, call.config.max_tokens))
+        if call.config.stop is None:  # the grammar ends the answer, see `structured`'s doc
+            call.config = call.config.replace(stop=())
+        needed = answer_tokens(wire) if max_tokens is None else None
         base = [dict(m) for m in messages]
         prompt, raw, errors = base, "", []
         for attempt in range(1, call.config.retries + 2):
-            answer = await self._complete(call, prompt, wire, schema_name(schema), attempt)
+            answer = await self._complete(
+                call, prompt, wire, schema_name(schema), attempt, needed
+            )
             raw = answer.completion.text
             try:
                 value = parse_answer(answer.completion, schema, json_schema)
@@ -414,9 +433,14 @@ class LLMClient:
         return exc
 
     async def _complete(
-        self, call: _Call, prompt: list[dict[str, Any]], wire: JsonSchema, name: str, attempt: int
-    ) -> _Answer:
+        self, call: _Call, prompt: list[dict[str, Any]], wire: JsonSchema, name: str,
+        attempt: int, needed: int | None = None,
+    ) -> _Answer:  # fmt: skip
         counted = self._check_budget(call, prompt)
+        if needed is not None:
+            call = replace(call, config=call.config.replace(
+                max_tokens=answer_limit(needed, call.config, counted)
+            ))  # fmt: skip
         await self._ready(call)
         started = time.perf_counter()
         backend = self.backend(call.role)
@@ -449,3 +473,9 @@ def _stream_counts(usage: Completion | None, counted: int, text: str) -> dict[st
     completion = usage.completion_tokens if usage and usage.completion_tokens is not None else None
     return {"prompt": prompt, "completion": count_text(text) if completion is None else completion}
 
+
+def answer_limit(needed: int, config: ModelConfig, prompt_tokens: int) -> int:
+    """`max_tokens` for an answer whose longest valid form takes `needed` tokens: all of
+    them when the context window holds them after the prompt, else what the window holds."""
+    room = config.context_window - prompt_tokens
+    return max(1, min(needed, room))

@@ -36,6 +36,9 @@ class CallTrace:
     """How the answer ended (`stop`, `length` when cut at `max_tokens`; '' without answer)."""
     max_tokens: int = 0
     """The completion limit the request was sent with."""
+    answer_bound: int | None = None
+    """Structured calls: tokens of the longest answer the schema allows (`local_llm.grammar`);
+    None when the schema leaves it unbounded (a string without maxLength...)."""
     prompt_ms: float | None = None
     """The server's time evaluating the prompt, when it reports it (llama.cpp)."""
     generation_ms: float | None = None

@@ -70,8 +70,11 @@ async def test_every_ollama_request_carries_num_ctx_stop_and_keep_alive(fake_oll
         # one context for every call of the role (a call's own max_tokens does not change
         # it, so Ollama never reloads the model): budget 6000 + max_tokens 500
         assert body["options"]["num_ctx"] == 6500, body
-        assert body["options"]["stop"] == list(TURN_MARKERS), body
         assert body["keep_alive"] == "30m", body
+    # free text stops at the chat template's turn markers; a JSON answer at its grammar's end
+    structured, stream = chats
+    assert stream["options"]["stop"] == list(TURN_MARKERS)
+    assert "stop" not in structured["options"] and structured["format"]
     assert embeds[0]["options"]["num_ctx"] == 6500 and embeds[0]["keep_alive"] == "30m"
 
 
@@ -83,13 +86,18 @@ async def test_num_ctx_can_be_set_per_role(fake_ollama):
 
 
 async def test_local_openai_compatible_servers_get_the_turn_markers_as_stop(fake_openai):
+    """On free text; a JSON answer ends with its grammar, and a marker the model writes
+    inside a JSON string must not cut it (the bundled Gemma does write them)."""
     config = ModelConfig(model="openai/gpt-fake", base_url=f"{fake_openai.url}/v1")
     client = LLMClient({"default": config})
     await client.structured(MESSAGES, Label)
     _ = [piece async for piece in client.stream(MESSAGES)]
-    bodies = [r["json"] for r in fake_openai.requests("/v1/chat/completions")]
-    assert [b["stop"] for b in bodies] == [list(TURN_MARKERS)] * 2
-    assert "num_ctx" not in bodies[0] and "options" not in bodies[0]
+    structured, stream = [r["json"] for r in fake_openai.requests("/v1/chat/completions")]
+    assert stream["stop"] == list(TURN_MARKERS) and "stop" not in structured
+    assert "num_ctx" not in structured and "options" not in structured
+    explicit = LLMClient({"default": config.replace(stop=("###",))})
+    await explicit.structured(MESSAGES, Label)
+    assert fake_openai.requests("/v1/chat/completions")[-1]["json"]["stop"] == ["###"]
 
 
 def test_hosted_providers_get_no_stop_sequences():
