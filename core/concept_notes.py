@@ -1,9 +1,16 @@
 """Concept notes: core.domain.Concept + relations <-> the note template of spec 002, 3.2.
 
 Frontmatter: entity_id, entity_type, short_summary, summary, aliases, concept_relations (type ->
-UUIDs). Sections: Concepto / Análisis / Conexiones (all nine relation types, [[names]]) /
-Fuente ([[Source#^block]] quote links); English headings when the concept is in English.
-The frontmatter UUIDs are the truth; Conexiones shows the same edges by name.
+UUIDs) and one list of links per relation type (`core.concept_links`). Sections: Concepto /
+Análisis / Conexiones (all nine relation types, as links) / Fuente (quote links); English
+headings when the concept is in English. The frontmatter UUIDs are the truth; the link
+properties and Conexiones show the same edges by name.
+
+Text a model wrote (title, concept, analysis) cannot restructure the note: the title is
+`vault.titles.note_title` (no `#`, `|`, `[[`, newline), the two texts are `vault.blocktext`
+guarded (a `## Fuente` or `---` line is escaped). Parsing follows the note's own structure
+(the template's headings, found from the end), so a note noema wrote reads back to what it
+wrote.
 """
 
 from __future__ import annotations
@@ -13,28 +20,32 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
+from core.concept_links import (
+    NoteLinks,
+    QuoteRef,
+    as_links,
+    connections_lines,
+    relation_properties,
+    relations_yaml,
+    set_relations,
+)
 from core.domain import Concept, Relation, RelationType
-from vault.frontmatter_edit import set_fields
+from vault.blocktext import clean_text, guard, unguard
+from vault.frontmatter_edit import REMOVE, dump_yaml
 from vault.index_rows import concept_language, relations_of
-from vault.markdown import newline_of
+from vault.markdown import Section, newline_of
 from vault.note import Note, parse_note, read_note
+from vault.titles import note_title
+
+__all__ = [
+    "ConceptNote", "QuoteRef", "NoteLinks", "add_quotes", "add_relations", "headings_for",
+    "parse_concept_note", "read_concept_note", "relations_yaml", "render_concept_note",
+]  # fmt: skip
 
 HEADINGS = {
     "es": ("Concepto", "Análisis", "Conexiones", "Fuente"),
     "en": ("Concept", "Analysis", "Connections", "Source"),
 }
-TYPES = list(RelationType)
-
-
-@dataclass(frozen=True)
-class QuoteRef:
-    """A quote a concept cites: `[[source#^quote_id]]`."""
-
-    source: str
-    """The source note's name (file name without .md)."""
-    quote_id: str
 
 
 @dataclass
@@ -47,66 +58,96 @@ class ConceptNote:
 
 
 def headings_for(language: str) -> tuple[str, str, str, str]:
-    return HEADINGS["en"] if language == "en" else HEADINGS["es"]
-
-
-def relations_yaml(relations: Iterable[Relation]) -> dict[str, list[str]]:
-    """concept_relations as the template writes it: type -> target UUIDs, template order."""
-    grouped: dict[str, list[str]] = {}
-    for relation in relations:
-        targets = grouped.setdefault(relation.type.value, [])
-        if relation.target_id not in targets:
-            targets.append(relation.target_id)
-    return {t.value: grouped[t.value] for t in TYPES if t.value in grouped}
-
-
-def _connections_lines(relations: Iterable[Relation], names: Mapping[str, str]) -> list[str]:
-    by_type: dict[RelationType, list[str]] = {t: [] for t in TYPES}
-    for relation in relations:
-        by_type[relation.type].append(f"[[{names.get(relation.target_id, relation.target_id)}]]")
-    return [f"- {t.value}: {', '.join(dict.fromkeys(by_type[t]))}".rstrip() for t in TYPES]
+    """The template's section headings: Spanish for `es`, English for every other language."""
+    return HEADINGS.get(language, HEADINGS["en"])
 
 
 def render_concept_note(
     concept: Concept,
     relations: Iterable[Relation],
-    names: Mapping[str, str],
+    names: Mapping[str, str] | NoteLinks,
     quotes: Iterable[QuoteRef] = (),
 ) -> str:
-    """The full text of a new concept note. `names` maps concept UUIDs to note titles."""
+    """The full text of a new concept note. `names` maps concept UUIDs to the vault paths (or
+    names) of their notes, or is the NoteLinks that writes the links in the vault's style."""
+    links = as_links(names)
     relations = [r for r in relations if r.source_id == concept.id]
     meta: dict[str, object] = {
         "entity_id": concept.id,
         "entity_type": "Concept",
-        "short_summary": concept.short_summary,
-        "summary": concept.summary,
-        "aliases": list(concept.aliases),
+        "short_summary": clean_text(concept.short_summary),
+        "summary": clean_text(concept.summary),
+        "aliases": [clean_text(a) for a in concept.aliases if clean_text(a)],
         "concept_relations": relations_yaml(relations),
     }
+    meta |= {k: v for k, v in relation_properties(relations, links).items() if v is not REMOVE}
     if concept.language not in HEADINGS:
         meta["language"] = concept.language
-    fm = yaml.safe_dump(meta, allow_unicode=True, sort_keys=False, width=10**6)
     h_concept, h_analysis, h_links, h_source = headings_for(concept.language)
-    quote_lines = [f"- [[{q.source}#^{q.quote_id}]]" for q in dict.fromkeys(quotes)]
+    quote_lines = [f"- {links.quote(q)}" for q in dict.fromkeys(quotes)]
     parts = [
-        f"---\n{fm}---\n# {concept.title}\n",
-        f"## {h_concept}\n{concept.concept.strip()}\n",
-        f"## {h_analysis}\n{concept.analysis.strip()}\n",
-        f"## {h_links}\n" + "\n".join(_connections_lines(relations, names)) + "\n",
+        f"---\n{dump_yaml(meta)}---\n# {note_title(concept.title)}\n",
+        f"## {h_concept}\n{guard(concept.concept)}\n",
+        f"## {h_analysis}\n{guard(concept.analysis)}\n",
+        f"## {h_links}\n" + "\n".join(connections_lines(relations, links)) + "\n",
         f"## {h_source}\n" + "".join(line + "\n" for line in quote_lines),
     ]
     return "\n".join(parts)
 
 
-def _section_body(note: Note, name: str) -> str:
-    return note.section_text(name).strip()
+@dataclass(frozen=True)
+class TemplateSections:
+    """The template's four sections of a note, as they really are in it (None when absent)."""
+
+    concept: Section | None
+    analysis: Section | None
+    links: Section | None
+    source: Section | None
+
+    def text_of(self, note: Note, name: str) -> str:
+        """The body of `concept` or `analysis`: everything up to the next template heading
+        (a heading the text itself holds does not end it)."""
+        section = getattr(self, name)
+        if section is None:
+            return ""
+        later = [
+            s for s in (self.analysis, self.links, self.source) if s and s.start > section.start
+        ]
+        end = min((s.start for s in later), default=section.end)
+        return note.text[section.content_start : end]
+
+
+def template_sections(note: Note, language: str) -> TemplateSections:
+    """Find the template's headings from the end: Fuente is the last `## Fuente`, Conexiones
+    the last before it, and so on; text above them (a model's, or an old note's) may hold
+    look-alike headings without moving the boundaries."""
+    # the headings the note was written with (an older note may not match its language)
+    names = [n.casefold() for n in headings_for(concept_language(note) or language)]
+    level2 = [s for s in note.sections if s.level == 2]
+
+    def last(name: str, before: int | None) -> Section | None:
+        found = [
+            s
+            for s in level2
+            if s.heading.casefold() == name and (before is None or s.start < before)
+        ]
+        return found[-1] if found else None
+
+    source = last(names[3], None)
+    links = last(names[2], source.start if source else None)
+    limit = links.start if links else (source.start if source else None)
+    analysis = last(names[1], limit)
+    limit = analysis.start if analysis else limit
+    concept = next((s for s in level2 if s.heading.casefold() == names[0]
+                    and (limit is None or s.start < limit)), None)  # fmt: skip
+    return TemplateSections(concept, analysis, links, source)
 
 
 def parse_concept_note(note: Note) -> ConceptNote:
     """The Concept, its outgoing relations and its cited quotes, as a note holds them."""
     fm = note.frontmatter
     language = str(fm.get("language") or concept_language(note) or "es")
-    h_concept, h_analysis, _, h_source = headings_for(language)
+    found = template_sections(note, language)
     h1 = next((s.heading for s in note.sections if s.level == 1), None)
     concept = Concept(
         id=str(fm.get("entity_id") or ""),
@@ -114,8 +155,8 @@ def parse_concept_note(note: Note) -> ConceptNote:
         aliases=note.aliases,
         short_summary=str(fm.get("short_summary") or ""),
         summary=str(fm.get("summary") or ""),
-        concept=_section_body(note, h_concept),
-        analysis=_section_body(note, h_analysis),
+        concept=unguard(found.text_of(note, "concept").strip()),
+        analysis=unguard(found.text_of(note, "analysis").strip()),
         language=language,
     )
     relations = []
@@ -124,9 +165,9 @@ def parse_concept_note(note: Note) -> ConceptNote:
             relations.append(
                 Relation(source_id=source_id, type=RelationType(rel_type), target_id=target)
             )
-    section = note.section(h_source)
     quotes: list[QuoteRef] = []
-    if section is not None:
+    if found.source is not None:
+        section = found.source
         for link in note.links:
             if section.start <= link.start < section.end and link.block:
                 quotes.append(QuoteRef(link.name, link.block))
@@ -140,10 +181,9 @@ def read_concept_note(root: Path, rel: str) -> ConceptNote:
 # -- minimal edits of existing notes -----------------------------------------------------
 
 
-def _append_to_section(text: str, note: Note, heading: str, lines: list[str]) -> str:
+def _append_to_section(text: str, section: Section | None, heading: str, lines: list[str]) -> str:
     """Add lines after the last non-blank line of a section (or a new section at the end)."""
     nl = newline_of(text)
-    section = note.section(heading)
     if section is None:
         ending = "" if text.endswith("\n") or not text else nl
         return text + ending + nl + f"## {heading}{nl}" + "".join(line + nl for line in lines)
@@ -161,26 +201,28 @@ def _append_to_section(text: str, note: Note, heading: str, lines: list[str]) ->
     return text[:insert_at] + block + text[insert_at:]
 
 
-def add_relations(text: str, relations: Iterable[Relation], names: Mapping[str, str]) -> str:
-    """The note with these outgoing relations added to its frontmatter and Conexiones lines."""
+def add_relations(
+    text: str, relations: Iterable[Relation], names: Mapping[str, str] | NoteLinks
+) -> str:
+    """The note with these outgoing relations added to its frontmatter (ids and link
+    properties) and its Conexiones lines."""
+    links = as_links(names)
     parsed = _parse_text(text)
     existing = {r.key for r in parsed.relations}
     new = [r for r in relations if r.key not in existing and r.source_id == parsed.concept.id]
     if not new:
         return text
-    text = set_fields(text, {"concept_relations": relations_yaml([*parsed.relations, *new])})
-    note = _reparse(text)
-    heading = headings_for(parsed.concept.language)[2]
-    section = note.section(heading)
+    text = set_relations(text, [*parsed.relations, *new], links, _reparse(text).frontmatter)
+    language = parsed.concept.language
+    heading = headings_for(language)[2]
     for relation in new:
-        link = f"[[{names.get(relation.target_id, relation.target_id)}]]"
-        text = _add_to_connection_line(text, note, section, relation.type, link, heading)
-        note = _reparse(text)
-        section = note.section(heading)
+        link = links.concept(relation.target_id)
+        section = template_sections(_reparse(text), language).links
+        text = _add_to_connection_line(text, section, relation.type, link, heading)
     return text
 
 
-def _add_to_connection_line(text, note, section, rel_type, link, heading) -> str:
+def _add_to_connection_line(text, section, rel_type, link, heading) -> str:
     if section is not None:
         pattern = re.compile(rf"^[-*][ \t]+{rel_type.value}:[^\r\n]*", re.MULTILINE)
         match = pattern.search(text, section.content_start, section.end)
@@ -191,19 +233,22 @@ def _add_to_connection_line(text, note, section, rel_type, link, heading) -> str
             sep = " " if line.rstrip().endswith(":") else ", "
             new_line = line.rstrip() + sep + link
             return text[: match.start()] + new_line + text[match.end() :]
-    return _append_to_section(text, note, heading, [f"- {rel_type.value}: {link}"])
+    return _append_to_section(text, section, heading, [f"- {rel_type.value}: {link}"])
 
 
-def add_quotes(text: str, quotes: Iterable[QuoteRef]) -> str:
+def add_quotes(
+    text: str, quotes: Iterable[QuoteRef], names: Mapping[str, str] | NoteLinks | None = None
+) -> str:
     """The note with these quote links added to its Fuente / Source section."""
+    links = as_links(names)
     parsed = _parse_text(text)
     new = [q for q in dict.fromkeys(quotes) if q not in parsed.quotes]
     if not new:
         return text
-    heading = headings_for(parsed.concept.language)[3]
-    return _append_to_section(
-        text, _reparse(text), heading, [f"- [[{q.source}#^{q.quote_id}]]" for q in new]
-    )
+    language = parsed.concept.language
+    section = template_sections(_reparse(text), language).source
+    lines = [f"- {links.quote(q)}" for q in new]
+    return _append_to_section(text, section, headings_for(language)[3], lines)
 
 
 def _reparse(text: str) -> Note:

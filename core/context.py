@@ -23,3 +23,9 @@ class FlowContext:
     """The vault handle (root, layout, writer), or None for flows that do not touch the vault."""
     run_id: str = ""
     """The run (thread) id."""
+
+    def __post_init__(self) -> None:
+        # a note language left to the vault is resolved once, here (core.note_language)
+        from core.note_language import resolve_note_language
+
+        self.settings = resolve_note_language(self.settings, self.vault)

@@ -7,6 +7,7 @@ The flow drivers (core/flows/*/driver.py) turn the `Stop` into their own outcome
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -36,7 +37,23 @@ async def drive_run(
     decide: Decide | None = None,
     on_event: OnEvent | None = None,
 ) -> Stop:
-    """Consume `events`, answering each interrupt with `decide` until the run stops."""
+    """Consume `events`, answering each interrupt with `decide` until the run stops.
+
+    Cancelled (Ctrl-C in a command), the run is recorded cancelled at its last checkpoint."""
+    try:
+        return await _drive(runtime, run_id, events, decide, on_event)
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        runtime.mark_stopped(run_id)
+        raise
+
+
+async def _drive(
+    runtime: Any,
+    run_id: str,
+    events: AsyncIterator[RunEvent],
+    decide: Decide | None,
+    on_event: OnEvent | None,
+) -> Stop:
     while True:
         pause: Interrupted | None = None
         async for event in events:

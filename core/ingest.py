@@ -18,16 +18,27 @@ from core.store.runs import RunRecord, RunsRepo
 from vault.embedding import Embedder
 from vault.index import Progress, SyncResult, VaultIndex
 from vault.layout import VaultLayout
+from vault.obsidian import ObsidianConfig, read_obsidian_config
 from vault.watcher import VaultEvent, VaultWatcher
 from vault.writer import VaultWriter
 
 EXTRACTION = "extraction"
 
 
+def obsidian_config(settings: Settings) -> ObsidianConfig:
+    """The vault's own Obsidian settings, or Obsidian's defaults when noema is told not to
+    follow them (`vault.obsidian_settings = false`) or no vault is set."""
+    if settings.vault.path is None or not settings.vault.obsidian_settings:
+        return ObsidianConfig()
+    return read_obsidian_config(settings.vault.path)
+
+
 def layout_from_settings(settings: Settings) -> VaultLayout:
-    """The vault layout the settings describe."""
+    """The vault layout the settings describe, the vault's Obsidian settings filling in what
+    noema's settings leave to the vault."""
     v = settings.vault
     f = v.folders
+    vault = obsidian_config(settings)
     return VaultLayout(
         sources=f.sources,
         concepts=f.concepts,
@@ -35,10 +46,29 @@ def layout_from_settings(settings: Settings) -> VaultLayout:
         curriculum=f.curriculum,
         tutoring=f.tutoring,
         archive=f.archive,
-        templates=f.templates,
+        templates=f.templates if f.templates is not None else vault.templates_folder or "Templates",
         exclude=tuple(v.exclude),
         max_note_bytes=v.max_note_bytes,
+        attachments=(f.attachments if f.attachments is not None else vault.attachments_folder),
+        ignore=vault.ignore_filters,
+        markdown_links=(
+            vault.use_markdown_links if v.link_style == "vault" else v.link_style == "markdown"
+        ),
+        link_format=vault.new_link_format if v.link_format == "vault" else v.link_format,
     )
+
+
+def vault_problems(store: Store) -> list[tuple[str, str]]:
+    """(path, what is wrong) of every note the index could not take as it is: empty, with
+    malformed frontmatter, binary, too large, leading out of the vault. Such notes are kept
+    out of the workflows (no concept, no source to extract) until they are fixed."""
+    rows = store.query("SELECT path, message FROM vault_warnings ORDER BY path")
+    return [(row[0], row[1]) for row in rows]
+
+
+def problem_count(store: Store) -> int:
+    """How many notes `vault_problems` lists (the home screen shows it)."""
+    return int(store.query_one("SELECT COUNT(DISTINCT path) FROM vault_warnings")[0])
 
 
 def vault_root(settings: Settings) -> Path:

@@ -103,15 +103,22 @@ async def local_server_check(llm: LLMClient, role: str) -> HealthCheck:
     if not os.access(binary, os.X_OK) or not model.is_file():
         return _failed("server", f"missing {binary if not model.is_file() else model}",
                        "reinstall noema[local]")  # fmt: skip
+    backend, config = llm.backend(role), llm.config(role)
+    mode = "embedding" if role == "embedding" else "chat"
     started = time.perf_counter()
-    backend = llm.backend(role)
     try:
-        await backend.prepare(llm.config(role), "embed" if role == "embedding" else "structured")
+        if hasattr(backend, "acquire"):
+            await asyncio.to_thread(backend.acquire, mode, config)
+        else:  # a backend injected for every role (tests)
+            await llm.prepare(role, "embed" if role == "embedding" else "structured")
     except Exception as exc:  # noqa: BLE001
         problem = explain(exc)
         return _failed("server", problem.summary, problem.next_step)
+    server = backend.server(mode, config) if hasattr(backend, "server") else None
+    if server is not None and server.joined:
+        return _ok("server", f"llama.cpp {mode} server already running at {server.url} (shared)")
     took = time.perf_counter() - started
-    return _ok("server", f"llama.cpp server with {model.name} ready in {took:.1f} s")
+    return _ok("server", f"llama.cpp {mode} server with {model.name} started in {took:.1f} s")
 
 
 def model_check(config: ModelConfig, models: list[ServerModel] | None) -> HealthCheck:
@@ -132,7 +139,12 @@ def model_check(config: ModelConfig, models: list[ServerModel] | None) -> Health
 async def answer_check(llm: LLMClient, role: str, timeout_s: float) -> HealthCheck:
     """A bounded structured answer comes back valid (for `embedding`: a vector comes back)."""
     name = answer_name(role)
-    started = time.perf_counter()
+    try:
+        await llm.prepare(role, "embed" if role == "embedding" else "structured")
+    except Exception as exc:  # noqa: BLE001 - reported as the check's result
+        problem = explain(exc)
+        return _failed(name, problem.summary, problem.next_step)
+    started = time.perf_counter()  # the model's own time, start-up work done
     try:
         if role == "embedding":
             (vector,) = await llm.embed(["connection test"], role=role, node="health")

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 from collections.abc import Mapping
 from typing import Any
-
-from langgraph.config import get_config
 
 from core.settings import Settings
 from core.store import Store
@@ -73,6 +72,10 @@ def model_configs(settings: Settings) -> dict[str, ModelConfig]:
 
 def langgraph_call_context() -> Mapping[str, str]:
     """Flow, node and run id of the LangGraph task making the call ({} outside a graph)."""
+    if "langgraph.config" not in sys.modules:
+        return {}  # no graph has run in this process (doctor, demo): no need to import it
+    from langgraph.config import get_config
+
     try:
         config = get_config()
     except RuntimeError:

@@ -66,7 +66,11 @@ def _attempts(exc: LLMError) -> str:
     return f" after {exc.attempts} attempts" if exc.attempts > 1 else ""
 
 
-def _unreachable(exc: LLMError, config: Any, who: str) -> tuple[str, str]:
+Explained = tuple[str, str]
+"""(what failed and the limit hit, the next step)."""
+
+
+def _unreachable(exc: Any, config: Any, who: str) -> Explained:
     summary = f"cannot reach {who}{_attempts(exc)}"
     if config is not None and config.is_ollama:
         step = ("start Ollama (`ollama serve`) or fix models.base_url; or run `noema demo` "
@@ -78,17 +82,18 @@ def _unreachable(exc: LLMError, config: Any, who: str) -> tuple[str, str]:
     return summary, step
 
 
-def _not_found(config: Any, who: str) -> tuple[str, str]:
+def _not_found(exc: Any, config: Any, who: str) -> Explained:
     name = model_name(config)
     if config is not None and config.is_ollama:
         return (f"the model {name} is not installed on the Ollama server at {config.base_url}",
                 f"run `ollama pull {name}`, or choose an installed one (`noema doctor` lists "
                 "them)")  # fmt: skip
-    return (f"the server has no model {name} ({who})",
+    at = f" at {config.base_url}" if getattr(config, "base_url", None) else ""
+    return (f"the model {name} was not found on the server{at}",
             "set models.model to one the server lists (`noema doctor` lists them)")  # fmt: skip
 
 
-def _auth(config: Any, who: str) -> tuple[str, str]:
+def _auth(exc: Any, config: Any, who: str) -> Explained:
     env = getattr(config, "api_key_env", "") or ""
     if env and getattr(config, "api_key", None):
         return f"{who} refused the API key from ${env}", f"check the key in ${env}"
@@ -101,50 +106,71 @@ def _auth(config: Any, who: str) -> tuple[str, str]:
     )
 
 
-def _model_problem(exc: LLMError) -> tuple[str, str]:
-    config, reason = exc.config, exc.reason
-    who = describe_model(config)
-    timeout = getattr(config, "timeout_s", None)
-    if reason == "unreachable":
-        return _unreachable(exc, config, who)
-    if reason == "not_found":
-        return _not_found(config, who)
-    if reason == "auth":
-        return _auth(config, who)
-    if reason == "timeout":
-        return (f"{who} gave no answer within {timeout:g} s (models.timeout_s){_attempts(exc)}",
-                f"raise models.timeout_s or use a faster model; {DOCTOR}")  # fmt: skip
-    if reason == "rate_limit":
-        wait = getattr(exc, "retry_after_s", None)
-        asked = f", asking to wait {wait:g} s" if wait else ""
-        return (f"{who} is rate-limited (HTTP 429{asked}){_attempts(exc)}",
-                "wait a minute and run the command again")  # fmt: skip
-    if reason == "server_error":
-        code = getattr(exc, "status_code", None) or "5xx"
-        return (f"the server of {who} failed (HTTP {code}){_attempts(exc)}",
-                f"check the server's log and try again; {DOCTOR}")  # fmt: skip
-    if reason == "context_window":
-        ctx = getattr(config, "context_window", "?")
-        return (f"the prompt is larger than the context {who} runs with (num_ctx {ctx})",
-                "lower models.context_budget, or raise models.num_ctx within what the model "
-                "supports")  # fmt: skip
-    if reason == "context_budget":
-        where = "/".join(p for p in (exc.flow, exc.node) if p) or "a step"  # type: ignore[attr-defined]
-        return (f"{where}: a prompt of {exc.tokens} tokens exceeds the context budget of "  # type: ignore[attr-defined]
-                f"{exc.budget} (models.context_budget)",  # type: ignore[attr-defined]
-                "raise models.context_budget if the model's context allows it, or shorten the "
-                "input")  # fmt: skip
-    if reason == "invalid_answer":
-        retries = getattr(config, "retries", None)
-        limit = f" (models.retries = {retries})" if retries is not None else ""
-        return (f"{who} gave no valid answer after {exc.attempts} attempts{limit}",
-                "try again; a larger model answers more reliably")  # fmt: skip
-    if reason == "stream_cut":
-        return (f"the answer from {who} was cut off before the server finished it",
-                "try again")  # fmt: skip
-    if reason == "local_model":
-        return str(exc), ""  # the message already says what to do
+def _timeout(exc: Any, config: Any, who: str) -> Explained:
+    limit = f"{config.timeout_s:g} s (models.timeout_s)" if config is not None else "its time"
+    return (f"{who} gave no answer within {limit}{_attempts(exc)}",
+            f"raise models.timeout_s or use a faster model; {DOCTOR}")  # fmt: skip
+
+
+def _rate_limit(exc: Any, config: Any, who: str) -> Explained:
+    wait = getattr(exc, "retry_after_s", None)
+    asked = f", asking to wait {wait:g} s" if wait else ""
+    return (f"{who} is rate-limited (HTTP 429{asked}){_attempts(exc)}",
+            "wait a minute and run the command again")  # fmt: skip
+
+
+def _server_error(exc: Any, config: Any, who: str) -> Explained:
+    code = getattr(exc, "status_code", None) or "5xx"
+    return (f"the server of {who} failed (HTTP {code}){_attempts(exc)}",
+            f"check the server's log and try again; {DOCTOR}")  # fmt: skip
+
+
+def _context_window(exc: Any, config: Any, who: str) -> Explained:
+    ctx = getattr(config, "context_window", "?")
+    return (f"the prompt is larger than the context {who} runs with (num_ctx {ctx})",
+            "lower models.context_budget, or raise models.num_ctx within what the model "
+            "supports")  # fmt: skip
+
+
+def _context_budget(exc: Any, config: Any, who: str) -> Explained:
+    where = "/".join(part for part in (exc.flow, exc.node) if part) or "a step"
+    return (f"{where}: a prompt of {exc.tokens} tokens exceeds the context budget of "
+            f"{exc.budget} (models.context_budget)",
+            "raise models.context_budget if the model's context allows it, or shorten the "
+            "input")  # fmt: skip
+
+
+def _invalid_answer(exc: Any, config: Any, who: str) -> Explained:
+    retries = getattr(config, "retries", None)
+    limit = f" (models.retries = {retries})" if retries is not None else ""
+    return (f"{who} gave no valid answer after {exc.attempts} attempts{limit}",
+            "try again; a larger model answers more reliably")  # fmt: skip
+
+
+def _stream_cut(exc: Any, config: Any, who: str) -> Explained:
+    return f"the answer from {who} was cut off before the server finished it", "try again"
+
+
+def _local_model(exc: Any, config: Any, who: str) -> Explained:
+    return _first_line(exc), ""  # the message already says what to do
+
+
+def _other(exc: Any, config: Any, who: str) -> Explained:
     return f"{who}: {_first_line(exc)}", DOCTOR
+
+
+EXPLAIN = {
+    "unreachable": _unreachable, "not_found": _not_found, "auth": _auth,
+    "timeout": _timeout, "rate_limit": _rate_limit, "server_error": _server_error,
+    "context_window": _context_window, "context_budget": _context_budget,
+    "invalid_answer": _invalid_answer, "stream_cut": _stream_cut, "local_model": _local_model,
+}  # fmt: skip
+"""Model error `reason` -> (summary, next step). One entry per kind of failure."""
+
+
+def _model_problem(exc: LLMError) -> Explained:
+    explain_one = EXPLAIN.get(exc.reason, _other)
+    return explain_one(exc, exc.config, describe_model(exc.config))
 
 
 def _first_line(exc: BaseException) -> str:

@@ -4,7 +4,9 @@ An extraction commits to the store first (concepts, relations, quote links and a
 plan, in one transaction), then writes the vault: block ids on the quotes, new concept notes,
 minimal edits of existing ones, then `processed_date` on the source. Every step checks what
 is already there, so running a plan again never writes anything twice. `repair(services)`
-(run by `noema repair` and at start-up) applies every plan still pending.
+(run by `noema repair` and at start-up) applies every plan still pending; a plan that can
+never be written (a path that leads out of the vault) is abandoned with the reason instead of
+retried forever, and its store half is undone.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from core.concept_notes import QuoteRef, add_quotes, add_relations
+from core.concept_notes import NoteLinks, QuoteRef, add_quotes, add_relations
 from core.domain import Relation
 from core.leases import Leases, merge_lease, run_lease
 from core.sources import source_from_note
@@ -25,8 +27,9 @@ from core.store import Store
 from core.store.runs import RunsRepo, now_iso
 from core.taken_paths import replan_taken_paths
 from vault.frontmatter_edit import set_fields
+from vault.linkformat import Linker
 from vault.sources import block_id_inserts, parse_quotes
-from vault.writer import VaultWriteError, VaultWriter
+from vault.writer import PathEscapeError, VaultWriteError, VaultWriter
 
 Progress = Callable[[str, int, int], None]
 """progress(message, done, total) while a plan is applied."""
@@ -62,7 +65,8 @@ class VaultPlan(BaseModel):
     create: list[NoteCreate] = Field(default_factory=list)
     edit: list[NoteEdit] = Field(default_factory=list)
     names: dict[str, str] = Field(default_factory=dict)
-    """Concept UUID -> note name, for the Conexiones links."""
+    """Concept UUID -> the vault path of its note (plans of older versions: its name), for
+    the links to it."""
     processed_date: str = Field(
         default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds")
     )
@@ -121,14 +125,19 @@ def create_note(writer: VaultWriter, item: NoteCreate) -> bool:
     return True
 
 
-def edit_note(writer: VaultWriter, plan: VaultPlan, item: NoteEdit) -> bool:
-    """Add relations and quote links to an existing note; unchanged when it has them."""
+def edit_note(
+    writer: VaultWriter, plan: VaultPlan, item: NoteEdit, linker: Linker | None = None
+) -> bool:
+    """Add relations and quote links to an existing note; unchanged when it has them. Links
+    are written in the vault's style (`linker`, else the writer's)."""
     note = writer.read(item.path)
     text = note.text
     if not note.frontmatter.get("entity_id"):
         text = set_fields(text, {"entity_id": item.entity_id})
-    text = add_relations(text, item.relations, plan.names)
-    text = add_quotes(text, [QuoteRef(plan.source_name, q) for q in item.quote_ids])
+    links = NoteLinks(plan.names, linker or writer.linker(), item.path)
+    text = add_relations(text, item.relations, links)
+    quotes = [QuoteRef(plan.source_name, q, path=plan.source) for q in item.quote_ids]
+    text = add_quotes(text, quotes, links)
     if text == note.text:
         return False
     writer.write(item.path, text, expected_hash=note.hash)
@@ -145,8 +154,9 @@ def write_notes(
         if create_note(writer, item):
             written.append(item.path)
         _note(progress, f"wrote {item.path}", done, total)
+    linker = writer.linker() if plan.edit else None
     for done, item in enumerate(plan.edit, len(plan.create) + 1):
-        if edit_note(writer, plan, item):
+        if edit_note(writer, plan, item, linker):
             written.append(item.path)
         _note(progress, f"updated {item.path}", done, total)
     return written
@@ -204,6 +214,23 @@ def apply_plan(
     return sorted(set(written))
 
 
+def abandon_plan(store: Store, plan: VaultPlan, reason: str, reindex: Callable[..., Any]) -> None:
+    """Give up a commit that can never be written: it is marked `abandoned` with the reason,
+    and the index forgets what its store half added (the notes it touched are read again from
+    the vault, the source of truth)."""
+    touched = [*(c.path for c in plan.create), *(e.path for e in plan.edit)]
+    with store.transaction() as conn:
+        conn.executemany(
+            "UPDATE notes SET hash='abandoned', mtime_ns=0 WHERE path=?", [(p,) for p in touched]
+        )
+        conn.execute(
+            "UPDATE extraction_commits SET status='abandoned', error=?, updated_at=?"
+            " WHERE run_id=?",
+            (f"abandoned: {reason}", now_iso(), plan.run_id),
+        )
+    reindex(*touched)
+
+
 @dataclass
 class RepairReport:
     """What `repair` did."""
@@ -212,6 +239,10 @@ class RepairReport:
     """Run ids whose commit is now complete."""
     written: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    """Commits still pending (they are tried again), with why."""
+    abandoned: list[str] = field(default_factory=list)
+    """Commits given up for good (they can never be written: a path out of the vault), with
+    why."""
     done_elsewhere: list[str] = field(default_factory=list)
     """Run ids another process finished while this one waited for them."""
     busy: list[str] = field(default_factory=list)
@@ -231,6 +262,7 @@ class RepairReport:
                 + (f"; {len(self.errors)} still pending: " + "; ".join(self.errors)
                    if self.errors else "")
             )  # fmt: skip
+        lines += [f"abandoned {r}" for r in self.abandoned]
         lines += [f"{r[:8]}: already done by another process" for r in self.done_elsewhere]
         lines += [f"{r[:8]}: another noema process is writing it; left to it" for r in self.busy]
         if self.recovered:
@@ -283,6 +315,9 @@ def _repair_one(services: Any, run_id: str, result: RepairReport) -> None:
         return
     try:
         written = apply_plan(services.store, services.vault.writer, plan, services.vault.reindex)
+    except PathEscapeError as exc:  # never writable: retrying would loop forever
+        _abandon(services, plan, str(exc), result)
+        return
     except Exception as exc:  # noqa: BLE001 - one broken plan must not stop the others
         error = f"{type(exc).__name__}: {exc}"
         record_error(services.store, run_id, error)
@@ -296,6 +331,12 @@ def _repair_one(services: Any, run_id: str, result: RepairReport) -> None:
             runs.set_status(run_id, "done")
     except KeyError:
         pass
+
+
+def _abandon(services: Any, plan: VaultPlan, reason: str, result: RepairReport) -> None:
+    abandon_plan(services.store, plan, reason, services.vault.reindex)
+    result.abandoned.append(f"{plan.run_id}: {reason}")
+    RunsRepo(services.store).set_status(plan.run_id, "failed", error=f"commit abandoned: {reason}")
 
 
 COMMIT_NODES = {"commit_store", "write_vault", "mark_source"}

@@ -6,6 +6,7 @@ SQLite and `resume()` continues from it without re-running finished nodes.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,9 @@ from core.settings import Settings
 from core.store import Store
 from core.store.runs import RunRecord, RunsRepo, RunStatus
 from vault.crashpoints import crash_point
+
+STOPPED = "stopped by the user; it continues from its last checkpoint when started again"
+"""The error text of a cancelled run (what `s` on home or the command again continues)."""
 
 STREAM_MODES = ["tasks", "custom", "updates", "values"]
 """`values` gives the state after each step: the last one is the run's output (no re-read)."""
@@ -97,6 +101,8 @@ class Runtime:
         self.leases = Leases.of_store(store)
         """A run is driven only while its lease is held: one process at a time, and a run
         shown `running` whose lease is free was left by a process that died."""
+        self._stopping: set[str] = set()
+        """Runs whose driving task is being cancelled on purpose (`stop`)."""
 
     async def __aenter__(self) -> Runtime:
         await self.open()
@@ -171,7 +177,8 @@ class Runtime:
         lease.release()
 
     async def stream(self, run_id: str) -> AsyncIterator[RunEvent]:
-        """Execute a queued run, or continue a failed one from its last checkpoint."""
+        """Execute a queued run, or continue a failed or cancelled one from its last
+        checkpoint."""
         with self.lease(run_id):
             run = self.runs.get(run_id)
             snapshot = await self.graph(run.flow).aget_state(self._config(run))
@@ -229,6 +236,8 @@ class Runtime:
             # LangGraph treats input whose metadata run_id equals the checkpoint's as a re-entry
             # into the same run and ignores it; traces then fall back to the thread id (= run id)
             config["metadata"].pop("run_id", None)
+        # built in a thread: it may read the vault once to detect its note language
+        context = await asyncio.to_thread(self._context_factory, run.id)
         self.runs.set_status(run.id, "running")
         # An interrupt is reported only once the run is recorded as awaiting review, so a front
         # end that answers at once never finds the run still "running".
@@ -238,7 +247,7 @@ class Runtime:
             async for mode, chunk in graph.astream(
                 graph_input,
                 config,
-                context=self._context_factory(run.id),
+                context=context,
                 stream_mode=STREAM_MODES,
                 durability="sync" if spec.human_in_loop else "async",
             ):
@@ -250,6 +259,10 @@ class Runtime:
                         interrupts.append(event)
                     else:
                         yield event
+        except asyncio.CancelledError:
+            if run.id in self._stopping:  # else a front end closing: the run stays recoverable
+                self.mark_stopped(run.id)
+            raise
         except GraphRecursionError as exc:
             yield self._fail(run, f"recursion limit reached: {exc}", exc)
             return
@@ -286,6 +299,21 @@ class Runtime:
         """Runs shown `running` whose process died go back to `queued` (live ones stay)."""
         return self.runs.recover_interrupted(self.leases)
 
+    def stop(self, run_id: str) -> None:
+        """Say that the task driving this run is about to be cancelled on purpose: the model
+        call under way is aborted and the run is recorded `cancelled`, to be continued from
+        its last checkpoint (`stream`). The caller cancels the task."""
+        self._stopping.add(run_id)
+
+    def mark_stopped(self, run_id: str) -> bool:
+        """Record a run whose driving was cancelled on purpose as `cancelled` (if it is still
+        `running`); whether it was."""
+        self._stopping.discard(run_id)
+        if self.runs.get(run_id).status != "running":
+            return False
+        self.runs.set_status(run_id, "cancelled", error=STOPPED)
+        return True
+
     def list_runs(
         self, status: RunStatus | None = None, flow: str | None = None
     ) -> list[RunRecord]:
@@ -296,6 +324,12 @@ class Runtime:
         """The run's latest checkpointed state snapshot (values, next nodes, interrupts)."""
         run = self.runs.get(run_id)
         return await self.graph(run.flow).aget_state(self._config(run))
+
+    async def update_state(self, run_id: str, values: dict[str, Any], as_node: str) -> None:
+        """Write `values` into the run's checkpointed state as if node `as_node` had returned
+        them (through the state's reducers); the graph continues from that node's edges."""
+        run = self.runs.get(run_id)
+        await self.graph(run.flow).aupdate_state(self._config(run), values, as_node=as_node)
 
     async def pending_interrupt(self, run_id: str) -> Interrupted | None:
         """The interrupt a run waits at, read from its checkpoint (e.g. after a restart)."""

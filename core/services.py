@@ -13,6 +13,7 @@ from pathlib import Path
 from core.context import FlowContext
 from core.ingest import layout_from_settings
 from core.models import build_client
+from core.note_language import note_language
 from core.runtime import FlowSpec, Runtime
 from core.settings import Settings
 from core.store import Store
@@ -80,6 +81,10 @@ class Services:
         """The FlowContext of one run."""
         return FlowContext(self.settings, self.llm, self.store, self.vault, run_id)
 
+    def note_language(self) -> str:
+        """The language notes are written in (see core.note_language)."""
+        return note_language(self.settings, self.vault)
+
     async def __aenter__(self) -> Services:
         await self.runtime.open()
         return self
@@ -95,12 +100,21 @@ class Services:
 
 
 def open_services(
-    settings: Settings, flows: Mapping[str, FlowSpec], *, backend: Backend | None = None
+    settings: Settings,
+    flows: Mapping[str, FlowSpec],
+    *,
+    backend: Backend | None = None,
+    warm: bool = True,
 ) -> Services:
-    """Open the store, the client and the vault; the runtime opens with `async with`."""
+    """Open the store, the client and the vault; the runtime opens with `async with`.
+
+    `warm=False` for front ends that will not call a model (merges, repair): warming imports
+    litellm for seconds, and the process would wait for that import before it exits.
+    """
     store = Store(settings.store_path)
     llm = build_client(settings, store, backend)
-    llm.warm()  # litellm's import (seconds) runs while the rest opens, outside any call
+    if warm:
+        llm.warm()  # litellm's import (seconds) runs while the rest opens, outside any call
     vault = open_vault(settings, store, llm)
     holder: dict[str, Services] = {}
     runtime = Runtime(settings, store, flows, lambda run_id: holder["services"].context(run_id))

@@ -48,9 +48,16 @@ def to_quote(quote: SourceQuote, path: str) -> Quote:
     return Quote(id=quote.id, text=quote.text, source=Path(path))
 
 
+class SourceNeedsFixing(ValueError):
+    """The source note is malformed or empty: it is not extracted until it is fixed."""
+
+
 def read_source(root: Path, rel: str, max_bytes: int = 2_000_000) -> tuple[Source, list[Quote]]:
-    """Read a source note and its quotes from the vault."""
+    """Read a source note and its quotes from the vault (NoteUnreadable when it cannot be
+    read, SourceNeedsFixing when its frontmatter is malformed or it is empty)."""
     note = read_note(Path(root), rel, max_bytes)
+    if note.warnings:
+        raise SourceNeedsFixing(f"{note.warnings[0]}; fix the note to extract it")
     return source_from_note(note), quotes_from_note(note)
 
 

@@ -8,6 +8,7 @@ one backend is injected for all roles (tests inject `local_llm.testing.ScriptedB
 from __future__ import annotations
 
 import asyncio
+import atexit
 import logging
 import threading
 import time
@@ -40,6 +41,8 @@ M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
 CallContext = Callable[[], Mapping[str, str]]
 log = logging.getLogger(__name__)
+WARM_JOIN_S = 120.0
+"""How long an exiting process waits for a backend import still under way."""
 
 
 @dataclass
@@ -127,10 +130,18 @@ class LLMClient:
         self._backends: dict[str, Backend] = dict(backends or {})
         self.trace_sink = trace_sink
         self._call_context = call_context
+        self.warming: threading.Thread | None = None
+        """The thread `warm()` started (a front end can show it as start-up work)."""
 
     @property
     def roles(self) -> dict[str, ModelConfig]:
         return dict(self._roles)
+
+    def set_roles(self, roles: Mapping[str, ModelConfig]) -> None:
+        """Point the roles at other models (one chosen in the app); later calls use them."""
+        if not roles:
+            raise ValueError("LLMClient needs at least one role (e.g. 'default')")
+        self._roles = dict(roles)
 
     def config(self, role: str = "default") -> ModelConfig:
         """The config of a role, falling back to `default`."""
@@ -167,7 +178,17 @@ class LLMClient:
 
         thread = threading.Thread(target=run, name="noema-warm-backends", daemon=True)
         thread.start()
+        # A daemon thread still importing while the interpreter finalizes can abort the
+        # process (SIGABRT, seen when a short command exited during litellm's import): the
+        # exit waits for the import instead.
+        atexit.register(thread.join, WARM_JOIN_S)
+        self.warming = thread
         return thread
+
+    async def prepare(self, role: str = "default", kind: Kind = "structured") -> None:
+        """Do a role's start-up work now (import the backend, start the bundled model's
+        server): what the first call would otherwise wait for before its own clock starts."""
+        await self._ready(self._call(role, kind, "", ""))
 
     def close(self) -> None:
         """Release what the backends hold for this process (the local model's servers)."""

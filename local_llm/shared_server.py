@@ -7,7 +7,14 @@ through a small supervisor (`local_llm/supervisor.py`), and the others find it i
 directory and use it. Each user holds a lease (an `flock` the kernel releases however the
 process ends); the supervisor stops the server when the last lease is gone, and the server
 dies with its supervisor (`PR_SET_PDEATHSIG`). Nothing is left running after noema exits,
-whether it quit, was interrupted, terminated or killed.
+whether it quit, was interrupted, terminated or killed. (Where there is no PR_SET_PDEATHSIG,
+macOS, only a kill -9 of the supervisor itself could leave its server behind; POSIX `flock`
+is needed, so the `local` provider does not run on Windows.)
+
+Why a supervisor rather than the first noema owning the server: the first process may be a
+short CLI command while the TUI keeps using the server; a server owned by whoever started it
+would die under the other. The supervisor belongs to no noema process and lives exactly as
+long as some noema process holds a lease.
 
     server = SharedServer(registry_dir, "chat", ctx_size=4096)
     url = server.acquire()          # starts or joins; blocks until the server is healthy
@@ -91,6 +98,8 @@ class SharedServer:
         self.key = f"{mode}-{ctx_size}x{parallel}"
         self._lease: int | None = None
         self._info: dict[str, Any] | None = None
+        self.joined = False
+        """Whether the last `acquire()` joined a server another process had started."""
         self._supervisor: subprocess.Popen[bytes] | None = None
         """The supervisor this process started (its pid stays "alive" as a zombie otherwise)."""
         self._lock = threading.Lock()
@@ -114,7 +123,9 @@ class SharedServer:
             if self._lease is None:
                 self._lease = self._take_lease()
             with self._start_lock():
-                self._info = self._running() or self._spawn()
+                running = self._running()
+                self.joined = running is not None
+                self._info = running or self._spawn()
             return self._info["url"]
 
     def release(self) -> None:

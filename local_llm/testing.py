@@ -61,6 +61,9 @@ class ScriptedCall:
 class ScriptedBackend:
     """A `Backend` that answers from a script. Raises AssertionError when the script runs out."""
 
+    serves_any_model = True
+    """Whatever model a role names, this backend answers (health checks need no server)."""
+
     def __init__(
         self,
         responses: Iterable[Response] | Responder = (),

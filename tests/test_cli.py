@@ -207,9 +207,16 @@ def test_demo_starts_the_bundled_model_and_the_connection_test_answers(tmp_path)
         "--settings", str(user), "demo", "--no-tui", "--path", str(target), env=env, timeout=600
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "Starting the bundled local model" in result.stdout
+    assert "Using the bundled model" in result.stdout
     assert "✓ connection test: answered 'pong'" in result.stdout
     assert "Indexed the vault:" in result.stdout and "re-embedded" in result.stdout
+    written = tmp_path / "demo-data" / "settings.toml"
+    assert tomllib.loads(written.read_text(encoding="utf-8"))["models"]["provider"] == "local"
+    assert f"Open it with: noema --settings {written}" in result.stdout
+    # the settings work afterwards, the demo's servers gone: doctor starts the model again
+    doctor = noema("--settings", str(written), "doctor", env=env, timeout=600)
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    assert "started in" in doctor.stdout and "a valid answer in" in doctor.stdout
 
 
 def test_demo_a_second_time_reopens_the_same_vault(tmp_path, monkeypatch, capsys):

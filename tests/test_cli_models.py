@@ -124,3 +124,75 @@ def test_a_failed_tutor_turn_exits_non_zero_with_the_resume_command(tmp_path, va
     assert result.returncode == 1, result.stdout + result.stderr
     assert "[the turn failed:" in result.stdout and "failed (HTTP 500)" in result.stdout
     assert "continue with: noema tutor --resume " in result.stderr.strip().splitlines()[-1]
+
+
+def _processes_using(folder: Path) -> list[int]:
+    """Pids whose command line names `folder` (the supervisor and llama-server of a data dir)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (entry / "stat").read_text().split(") ", 1)[1][0]
+        except OSError:
+            continue
+        if str(folder) in args and state != "Z" and "pytest" not in args:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.e2e
+def test_provider_local_starts_the_bundled_model_on_demand_and_nothing_outlives_noema(
+    tmp_path, vault
+):
+    import json
+    import signal
+    import time
+
+    from tests.fixtures.local_model import MODEL_DIR
+
+    env = {"XDG_CACHE_HOME": str(MODEL_DIR.parents[1])}  # reuse the assembled GGUF
+    models = 'provider = "local"\ncontext_budget = 3584\nmax_tokens = 512\ntimeout_s = 300\n'
+    path = settings_file(tmp_path, vault, models)
+    registry = tmp_path / "data" / "local-model"
+    result = noema("--settings", str(path), "doctor", env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = marks(result.stdout)
+    assert "llama.cpp chat server with gemma-3-270m" in lines["model server"]
+    assert "a valid answer in" in lines["structured output"]
+    time.sleep(2)
+    assert _processes_using(registry) == []  # stopped when doctor exited
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tui", "--settings", str(path), "tutor", "--concept", "Deep Work"],
+        cwd=REPO, env={**os.environ, **env}, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    info = registry / "chat-4096x1.json"
+    deadline = time.monotonic() + 240
+    while not info.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert info.exists(), "the tutor did not start the bundled model"
+    server_pid = json.loads(info.read_text())["server_pid"]
+    process.send_signal(signal.SIGKILL)  # no atexit, no finally: only the lease dies with it
+    process.wait()
+    deadline = time.monotonic() + 15
+    while _processes_using(registry) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _processes_using(registry) == [], f"llama-server {server_pid} outlived noema"
+
+
+def test_lesson_generate_with_embeddings_enabled_indexes_without_a_traceback(
+    tmp_path, vault, fake_ollama
+):
+    """The demo's settings enable embeddings; the lesson command synced the index with the
+    blocking call inside its event loop and died with a RuntimeError traceback."""
+    models = (f'provider = "ollama"\nmodel = "llama3.2"\nbase_url = "{fake_ollama.url}"\n'
+              "embeddings_enabled = true\ntransient_retries = 0\n"
+              '[models.roles.embedding]\nmodel = "nomic-embed-text"\n')  # fmt: skip
+    result = noema("--settings", str(settings_file(tmp_path, vault, models)), "lesson",
+                   "generate", "Deep Work", "--no-input")  # fmt: skip
+    assert "Traceback" not in result.stderr, result.stderr
+    assert fake_ollama.requests("/api/embed"), "the index was not synced with embeddings"
+    assert fake_ollama.requests("/api/chat"), "no lesson was asked for"

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from textual import work
@@ -38,13 +39,13 @@ from core.store.runs import RunRecord
 from local_llm import Backend
 from tui.heap import settle_heap
 from tui.messages import (
-    ModelStatus,
     RunsChanged,
     RunUpdate,
     ServicesReady,
     VaultChanged,
     WatcherStatus,
 )
+from tui.model_watch import ModelWatch
 
 ScreenFactory = Callable[..., Screen] | str
 
@@ -55,6 +56,7 @@ SCREENS: dict[str, tuple[str, str, ScreenFactory]] = {
     "normalization": ("n", "Normalize", "tui.screens.normalization:open_screen"),
     "extraction": ("x", "Extraction", "tui.screens.extraction:open_screen"),
     "lesson": ("l", "Lessons", "tui.screens.lesson:open_screen"),
+    "usage": ("dollar_sign", "Usage", "tui.screens.usage:open_screen"),
 }
 """name -> (key, title, factory(app) -> Screen). Workflow screens add one line each."""
 
@@ -118,7 +120,7 @@ class ScreensProvider(Provider):
                 yield Hit(score, matcher.highlight(title), callback, help=help_text)
 
 
-class NoemaApp(App):
+class NoemaApp(ModelWatch, App):
     """noema's terminal app. `services`/`backend` may be injected (tests, demo)."""
 
     CSS_PATH = "app.tcss"
@@ -138,9 +140,17 @@ class NoemaApp(App):
         backend: Backend | None = None,
         vault_label: str | None = None,
         watch: bool = True,
+        settings_path: Path | str | None = None,
+        first_run: bool = False,
     ) -> None:
         super().__init__()
+        from core.settings import user_settings_path
+
         self.settings = settings
+        self.settings_path = user_settings_path(settings_path)
+        """The user's settings file, where choices made in the app are saved (tui.choices)."""
+        self.first_run = first_run
+        """Offer to choose the vault (or the demo) when none is configured (`noema` does)."""
         self.services: Services | None = None
         self._injected = services
         self._backend = backend
@@ -149,10 +159,11 @@ class NoemaApp(App):
         self.watcher: Any = None
         self.ingest: Any = None
         self.recent_events: list[Any] = []
-        self.model_ok: bool | None = None
-        """Whether the default model answered the last reachability check (None: unknown)."""
+        self.init_model_watch()
         self.driving: set[str] = set()
         """Ids of the runs a worker is executing right now."""
+        self.run_workers: dict[str, Worker] = {}
+        """The worker driving each run in `driving` (cancelled to stop the run)."""
         self.run_logs: dict[str, list[RunEvent]] = {}
         """The events of the runs this app drove (the latest runs, bounded): a screen opened
         while a run is under way replays them to show what was done before it opened."""
@@ -165,12 +176,37 @@ class NoemaApp(App):
             )
         self.set_keymap(settings.tui.keymap)
 
+    def watch_theme(self, theme: str) -> None:
+        """A theme chosen in the palette is kept in the user's settings file."""
+        if theme != self.settings.tui.theme:
+            from tui.choices import save_choice
+
+            save_choice(self, {"tui": {"theme": theme}}, f"theme {theme}")
+
     # -- start-up and shut-down -----------------------------------------------------------
 
     def on_mount(self) -> None:
         from tui.screens.home import HomeScreen
 
         self.push_screen(HomeScreen())
+        if self.first_run and self.settings.vault.path is None:  # choose the vault, or the demo
+            from tui.screens.first_run import FirstRunScreen
+
+            self.push_screen(FirstRunScreen())
+        self.open_services()
+
+    @work(exclusive=True, group="services-reopen", exit_on_error=False)
+    async def reopen_services(self) -> None:
+        """Open the services again on the current settings (a vault chosen at first run, the
+        demo): the watcher and the old services are closed first."""
+        old, self.services = self.services, None
+        if self.watcher is not None:
+            await asyncio.to_thread(self.watcher.stop)
+            self.watcher = None
+        if old is not None:
+            await old.close()
+        self._injected = None
+        self.model_gate = None
         self.open_services()
 
     @work(exclusive=True, group="services", exit_on_error=False)
@@ -197,26 +233,6 @@ class NoemaApp(App):
         if self.watch and self.services is not None and self.services.vault is not None:
             self.start_watcher()
         self.check_model()
-
-    # -- the model ------------------------------------------------------------------------
-
-    @work(exclusive=True, group="model-status", exit_on_error=False)
-    async def check_model(self) -> None:
-        """Is the default role's server reachable? (No model request is made.)"""
-        from tui.probe import reachable
-
-        if self.services is None:
-            return
-        self.post_message(ModelStatus(None, "checking…"))
-        result = await reachable(self.services.llm)
-        self.model_ok = result.ok
-        prefix = "reachable: " if result.ok else "unreachable: "
-        self.post_message(ModelStatus(result.ok, prefix + result.detail))
-
-    def on_model_status(self, message: ModelStatus) -> None:
-        self._broadcast(lambda: ModelStatus(message.ok, message.detail))
-        if message.ok:
-            self.start_next_queued()
 
     async def on_unmount(self) -> None:
         if self.watcher is not None:
@@ -265,8 +281,8 @@ class NoemaApp(App):
 
     def start_next_queued(self) -> None:
         """Start the oldest queued runs of registered flows, up to `tui.max_parallel_runs` at
-        once, when autostart is on and the model is reachable (a run against a dead server
-        would only fail)."""
+        once, when autostart is on and the model is there (a run against a dead server or a
+        missing model would only fail: it waits, see tui.model_watch)."""
         if self.services is None or not self.settings.tui.autostart_queued_runs:
             return
         if not self.model_ok:
@@ -287,12 +303,22 @@ class NoemaApp(App):
         if run_id in self.driving:
             return False
         self.driving.add(run_id)
-        self.run_worker(
+        self.run_workers[run_id] = self.run_worker(
             self._drive(run_id, resume, value),
             name=f"run {run_id[:8]}",
             group="runs",
             exit_on_error=False,
         )
+        return True
+
+    def stop_run(self, run_id: str) -> bool:
+        """Stop a run this app is driving: its model call is aborted and it is recorded
+        cancelled, to be continued later from its last checkpoint; False if none is driven."""
+        worker = self.run_workers.get(run_id)
+        if worker is None or self.services is None:
+            return False
+        self.services.runtime.stop(run_id)
+        worker.cancel()
         return True
 
     async def _drive(self, run_id: str, resume: bool, value: Any) -> None:
@@ -305,6 +331,7 @@ class NoemaApp(App):
                 self.post_message(RunUpdate(event))
         finally:
             self.driving.discard(run_id)
+            self.run_workers.pop(run_id, None)
             self.post_message(RunsChanged())
 
     def resume_run(self, run_id: str, value: Any) -> bool:
@@ -330,6 +357,7 @@ class NoemaApp(App):
             self.notify(f"run {short} awaits your review", title="Review")
         elif isinstance(event, Failed):
             self.notify(f"run {short} failed: {event.error}", severity="error", timeout=8)
+            self.check_model()  # a model gone meanwhile shows on home with its fix
         elif isinstance(event, Done):
             self.notify(f"run {short} is done")
         self._broadcast(lambda: RunUpdate(event))

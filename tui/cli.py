@@ -33,6 +33,7 @@ COMMAND_MODULES: list[str] = [
     "tui.commands.normalization",  # noema normalize, noema merges
     "tui.commands.runs",  # noema runs
     "tui.commands.tutor",  # noema tutor, noema tutor sessions / logs
+    "tui.commands.usage",  # noema usage
     "tui.commands.vault",  # noema index, noema watch
 ]
 """Every command group's module; each exposes `register(subparsers)`."""
@@ -64,7 +65,7 @@ def open_tui(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     from tui.app import NoemaApp
 
-    NoemaApp(settings).run()
+    NoemaApp(settings, settings_path=getattr(args, "settings", None), first_run=True).run()
     return 0
 
 

@@ -146,10 +146,11 @@ def use_local(demo: Demo, say: Say) -> None:
     """Switch the demo's settings file to the bundled model and test it (starts its server)."""
     write_settings(demo.settings_file, demo.vault, demo.data_dir, LOCAL_MODELS)
     demo.settings = load_settings(demo.settings_file)
-    test_local(demo, say)
+    connect_local(demo, say)
 
 
-def test_local(demo: Demo, say: Say) -> None:
+def connect_local(demo: Demo, say: Say) -> None:
+    """Say what the bundled model is and run the connection test (it starts the server)."""
     say("Using the bundled model: llama.cpp's server with Gemma 3 270M on 127.0.0.1 (a tiny")
     say("model, fine for trying the mechanics; its answers are weak). Every noema command with")
     say("this settings file starts it when needed and stops it when it exits.")
@@ -165,7 +166,7 @@ def choose_model(demo: Demo, say: Say) -> None:
     from local_llm.local_server import is_available
 
     if demo.local:
-        test_local(demo, say)
+        connect_local(demo, say)
         return
     configured = demo.settings.models.model
     result = asyncio.run(_configured_model_answers(demo.settings))

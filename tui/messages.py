@@ -50,9 +50,20 @@ class RunsChanged(Message, bubble=False):
 
 
 class ModelStatus(Message, bubble=False):
-    """The default role's model is reachable (True), not (False) or being checked (None)."""
+    """The default role's model is there (True), not (False) or being checked (None)."""
 
-    def __init__(self, ok: bool | None, detail: str) -> None:
+    def __init__(
+        self, ok: bool | None, detail: str, *, gate: Any = None, next_check_s: float | None = None
+    ) -> None:
         super().__init__()
         self.ok = ok
         self.detail = detail
+        """What is there, or what is missing with its one-line fix."""
+        self.gate = gate
+        """The `core.model_gate.Gate` of the check (None while checking)."""
+        self.next_check_s = next_check_s
+        """When the model is not there: seconds until it is checked again."""
+
+    def copy(self) -> ModelStatus:
+        """A fresh message with the same content (one per screen)."""
+        return ModelStatus(self.ok, self.detail, gate=self.gate, next_check_s=self.next_check_s)

@@ -1,7 +1,9 @@
 """Minimal in-place edits of a note's YAML frontmatter.
 
-Only the lines of the fields being set change; every other key, comment, quoting style, the
-order of keys, the line endings and the body stay byte-identical.
+Only the lines of the fields whose value changes are rewritten; every other key, comment,
+quoting style, the order of keys, the line endings and the body stay byte-identical. A field
+set to the value it already holds keeps its bytes; a changed list keeps its style (an inline
+`[a, b]` list stays inline, a block list keeps its items' indentation).
 """
 
 from __future__ import annotations
@@ -17,19 +19,62 @@ REMOVE = object()
 """Pass as a value to remove the key."""
 
 
-def dump_field(key: str, value: Any, newline: str = "\n") -> str:
-    """One top-level YAML field as text, ending with a line ending."""
+def dump_yaml(mapping: dict[str, Any], *, flow: bool = False) -> str:
+    """A YAML mapping as text (readable Unicode when it reads back the same)."""
     for readable in (True, False):
         text = yaml.safe_dump(
-            {key: value},
+            mapping,
             allow_unicode=readable,
             sort_keys=False,
-            default_flow_style=False,
+            default_flow_style=flow,
             width=10**6,
         )
-        if yaml.safe_load(text) == {key: value}:
+        if yaml.safe_load(text) == mapping:
             break  # PyYAML writes some characters (NEL, LS, PS) raw that it reads as breaks
+    return text
+
+
+def dump_field(key: str, value: Any, newline: str = "\n", style: str = "") -> str:
+    """One top-level YAML field as text, ending with a line ending. `style` is how the field
+    was written before: "inline" (a `[a, b]` list), an indentation ("  ") for block list
+    items, or "" for PyYAML's default."""
+    if style == "inline" and isinstance(value, list):
+        flow = dump_yaml({key: value}, flow=True).strip()
+        text = f"{flow[1:-1]}\n" if flow.startswith("{") else dump_yaml({key: value})
+        if yaml.safe_load(text) != {key: value}:
+            text = dump_yaml({key: value})
+    else:
+        text = dump_yaml({key: value})
+        if style.strip() == "" and style and isinstance(value, list):
+            text = "".join(
+                style + line if line.startswith("-") else line
+                for line in text.splitlines(keepends=True)
+            )
     return text.replace("\n", newline)
+
+
+def _style(field_text: str, key_end: int) -> str:
+    """How a field is written: "inline" for `key: [..]`, the indentation of its list items,
+    or ""."""
+    rest = field_text[key_end:]
+    first = rest.split("\n", 1)[0].strip()
+    if first.startswith("["):
+        return "inline"
+    for line in rest.split("\n")[1:]:
+        stripped = line.lstrip(" ")
+        if stripped.startswith("-"):
+            return line[: len(line) - len(stripped)]
+    return ""
+
+
+def _same(field_text: str, key: str, value: Any) -> bool:
+    try:
+        loaded = yaml.safe_load(field_text)
+    except yaml.YAMLError:
+        return False
+    if not isinstance(loaded, dict) or key not in loaded:
+        return False
+    return type(loaded[key]) is type(value) and loaded[key] == value
 
 
 def _field_extent(text: str, start: int, end: int, key: str) -> tuple[int, int] | None:
@@ -70,16 +115,21 @@ def set_fields(text: str, fields: dict[str, Any]) -> str:
     yaml_start, yaml_end, _ = span
     for key, value in fields.items():
         extent = _field_extent(text, yaml_start, yaml_end, key)
-        new = "" if value is REMOVE else dump_field(key, value, newline)
         if extent is None:
-            if not new:
+            if value is REMOVE:
                 continue
+            new = dump_field(key, value, newline)
             insert_at = yaml_end
             prefix = "" if insert_at == yaml_start or text[insert_at - 1] == "\n" else newline
             text = text[:insert_at] + prefix + new + text[insert_at:]
             yaml_end += len(prefix) + len(new)
         else:
             s, e = extent
+            if value is not REMOVE and _same(text[s:e], key, value):
+                continue
+            colon = text.index(":", s, e) + 1
+            style = _style(text[s:e], colon - s)
+            new = "" if value is REMOVE else dump_field(key, value, newline, style)
             text = text[:s] + new + text[e:]
             yaml_end += len(new) - (e - s)
     return text

@@ -1,8 +1,10 @@
-"""Incremental sync of the vault into the index tables (migration 0002).
+"""Incremental sync of the vault into the index tables (migrations 0002, 0008).
 
 Changed files are found by mtime+size, then confirmed by content hash; deleted and renamed
-files are handled; the whole sync is one transaction with batched inserts. Only concepts
-whose embedded text changed are re-embedded.
+files are handled; the whole sync is one transaction with batched inserts. Every link is
+stored with the file it resolves to (`vault.resolve`). Nothing outside the vault is read
+(`vault.scan`); what was skipped, and why, is in the result. Only concepts whose embedded
+text changed are re-embedded.
 """
 
 from __future__ import annotations
@@ -11,44 +13,29 @@ import asyncio
 import os
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from vault.containment import contained
 from vault.db import Db, as_db
 from vault.embedding import Embedder, embed_pending
+from vault.index_links import (
+    name_keys,
+    re_resolve,
+    resolve_rows,
+    resolver_from_db,
+    sync_files_table,
+)
 from vault.index_rows import NoteRows, build_rows, concept_id
 from vault.layout import VaultLayout
 from vault.note import NoteUnreadable, content_hash, parse_note
+from vault.resolve import LinkResolver
+from vault.scan import VaultScan, scan_vault
+from vault.sync_result import SyncResult, count_changes
 
 Progress = Callable[[int, int, str], None]
 """progress(done, total, path) while files are read."""
-
-
-@dataclass
-class SyncResult:
-    """What a sync did."""
-
-    added: int = 0
-    changed: int = 0
-    deleted: int = 0
-    renamed: int = 0
-    unchanged: int = 0
-    embedded: int = 0
-    warnings: list[str] = field(default_factory=list)
-    embedding_error: str | None = None
-    duration_s: float = 0.0
-    changed_paths: list[str] = field(default_factory=list)
-    """Paths added or changed (new content), for the watcher's decisions."""
-
-    def summary(self) -> str:
-        text = (
-            f"{self.added} added, {self.changed} changed, {self.deleted} deleted, "
-            f"{self.renamed} renamed, {self.unchanged} unchanged, {self.embedded} re-embedded, "
-            f"{len(self.warnings)} warnings in {self.duration_s:.2f}s"
-        )
-        return text + (f" (embeddings: {self.embedding_error})" if self.embedding_error else "")
 
 
 _DELETE_BY_PATH = (
@@ -77,6 +64,14 @@ class VaultIndex:
         self.layout = layout or VaultLayout()
         self.embed = embed
         self.embed_model = embed_model
+        self._resolver: LinkResolver | None = None
+        """Every file of the vault, kept in step by each sync (built on first use)."""
+
+    def resolver(self) -> LinkResolver:
+        """How links resolve in the vault as last indexed."""
+        if self._resolver is None:
+            self._resolver = resolver_from_db(self.db)
+        return self._resolver
 
     # -- public --------------------------------------------------------------------------
 
@@ -104,14 +99,17 @@ class VaultIndex:
     def sync_files(self, progress: Progress | None = None) -> SyncResult:
         """Index every changed note of the vault; no embedding."""
         start = time.perf_counter()
-        on_disk = self._scan()
+        scan = scan_vault(self.root, self.layout)
+        on_disk = scan.notes
         known = {
             row[0]: (row[1], row[2], row[3])
             for row in self.db.query("SELECT path, hash, mtime_ns, size FROM notes")
         }
-        result = SyncResult()
+        result = SyncResult(skipped=scan.skipped, excluded=dict(scan.excluded))
+        result.attachments = sum(1 for kind in scan.files.values() if kind == "attachment")
         deleted = [path for path in known if path not in on_disk]
-        self._apply(on_disk, known, deleted, result, progress)
+        self._resolver = LinkResolver([*on_disk, *scan.files])
+        self._apply(on_disk, known, deleted, result, progress, scan)
         stale = [
             (r[0],) for r in self.db.query("SELECT path FROM vault_warnings") if r[0] not in on_disk
         ]
@@ -125,8 +123,13 @@ class VaultIndex:
         on_disk: dict[str, tuple[int, int]] = {}
         gone: list[str] = []
         for rel in dict.fromkeys(paths):
-            full = self.root / rel
-            if rel.endswith(".md") and not self.layout.is_excluded(rel) and full.is_file():
+            full = contained(self.root, rel)
+            if (
+                full is not None
+                and rel.endswith(".md")
+                and not self.layout.is_excluded(rel)
+                and full.is_file()
+            ):
                 st = full.stat()
                 on_disk[rel] = (st.st_mtime_ns, st.st_size)
             else:
@@ -163,17 +166,6 @@ class VaultIndex:
             result.embedding_error = f"{type(exc).__name__}: {exc}"
         result.duration_s += time.perf_counter() - start
 
-    def _scan(self) -> dict[str, tuple[int, int]]:
-        found = {}
-        root = str(self.root)
-        for rel in self.layout.iter_notes(self.root):
-            try:
-                st = os.stat(os.path.join(root, rel))
-            except OSError:
-                continue
-            found[rel] = (st.st_mtime_ns, st.st_size)
-        return found
-
     def _apply(
         self,
         on_disk: dict[str, tuple[int, int]],
@@ -181,6 +173,7 @@ class VaultIndex:
         deleted: list[str],
         result: SyncResult,
         progress: Progress | None,
+        scan: VaultScan | None = None,
     ) -> None:
         stamp = datetime.now(UTC).isoformat(timespec="seconds")
         fresh: list[NoteRows] = []
@@ -205,19 +198,53 @@ class VaultIndex:
                 fresh.append(rows)
         if progress is not None:
             progress(total, total, "")
-        _count(fresh, known, deleted, result)
+        count_changes(fresh, known, deleted, result)
+        try:
+            self._commit(fresh, known, deleted, touched, warnings, scan, result)
+        except BaseException:
+            self._resolver = None  # rebuilt from the store on next use
+            raise
+
+    def _commit(self, fresh, known, deleted, touched, warnings, scan, result) -> None:
+        """Everything a sync changes in the store, in one transaction."""
+        resolver = self.resolver()
         with self.db.transaction():
             self._delete([rows.note[0] for rows in fresh if rows.note[0] in known] + deleted)
             self.db.executemany(
                 "DELETE FROM vault_warnings WHERE path=?", [(r.note[0],) for r in fresh]
             )
+            moved = self._files(scan, deleted, fresh, known, warnings, resolver)
+            for rows in fresh:
+                rows.links = resolve_rows(rows.links, resolver)
             self._fix_duplicate_ids(fresh, result)
             self._insert(fresh)
+            if known or scan is None:  # (a first full sync has no older link to redo)
+                re_resolve(self.db, resolver, name_keys(moved), {r.note[0] for r in fresh})
             self.db.executemany("UPDATE notes SET mtime_ns=?, size=? WHERE path=?", touched)
             self.db.executemany(
                 "INSERT OR REPLACE INTO vault_warnings (path, message, created_at) VALUES (?, ?, ?)",
                 warnings,
             )
+
+    def _files(self, scan, deleted, fresh, known, warnings, resolver) -> set[str]:
+        """Bring the vault's other files and the resolver up to date; the paths that appeared
+        or went (whose names' links must be resolved again)."""
+        moved = {p for p in deleted if p not in {r.note[0] for r in fresh}}
+        moved |= {r.note[0] for r in fresh if r.note[0] not in known}
+        if scan is not None:
+            unread = {w[0]: "ignored" for w in warnings if w[0] in scan.notes}
+            unread = {p: k for p, k in unread.items() if p not in {r.note[0] for r in fresh}}
+            moved |= sync_files_table(self.db, {**scan.files, **unread})
+            return moved
+        for path in moved:
+            if path in deleted:
+                resolver.remove(path)
+            elif path not in resolver:
+                resolver.add(path)
+        for rows in fresh:
+            if rows.note[0] not in resolver:
+                resolver.add(rows.note[0])
+        return moved
 
     def _read(self, rel, mtime, size, stamp, old, warnings, result) -> NoteRows | str | None:
         """The rows of a changed note; "same" if only its mtime changed; None if skipped."""
@@ -228,8 +255,14 @@ class VaultIndex:
             result.warnings.append(message)
             warnings.append((rel, message, stamp))
             return None
+        full = os.path.join(self.root, rel)
+        if os.path.islink(full) and contained(self.root, rel) is None:
+            message = f"{rel}: leads outside the vault (symlink), not read"
+            result.warnings.append(message)
+            warnings.append((rel, message, stamp))
+            return None
         try:
-            with open(os.path.join(self.root, rel), "rb") as handle:
+            with open(full, "rb") as handle:
                 data = handle.read()
         except OSError as exc:
             result.warnings.append(f"{rel}: cannot read ({exc})")
@@ -302,7 +335,9 @@ class VaultIndex:
         db = self.db
         db.executemany("INSERT INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [r.note for r in fresh])
         db.executemany(
-            "INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [x for r in fresh for x in r.links]
+            "INSERT INTO links (source_path, target, target_name, subpath, alias, kind, embed,"
+            " in_frontmatter, resolved_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [x for r in fresh for x in r.links],
         )
         concepts = [r for r in fresh if r.concept is not None]
         db.executemany(
@@ -327,28 +362,10 @@ class VaultIndex:
             "INSERT INTO sources VALUES (?, ?, ?, ?, ?)", [r.source for r in fresh if r.source]
         )
         db.executemany(
-            "INSERT OR IGNORE INTO quotes VALUES (?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO quotes (source_path, id, position, text, block_id, location)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
             [x for r in fresh for x in r.quotes],
         )
-
-
-def _count(
-    fresh: list[NoteRows],
-    known: dict[str, tuple[str, int, int]],
-    deleted: list[str],
-    result: SyncResult,
-) -> None:
-    """Added, changed, renamed (a new path with the content of a gone one) and deleted."""
-    gone_hashes = {known[p][0] for p in deleted}
-    for rows in fresh:
-        if rows.note[0] in known:
-            result.changed += 1
-        elif rows.note[1] in gone_hashes:
-            result.renamed += 1
-        else:
-            result.added += 1
-        result.changed_paths.append(rows.note[0])
-    result.deleted = max(0, len(deleted) - result.renamed)
 
 
 def sync(

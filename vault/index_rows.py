@@ -11,6 +11,7 @@ from typing import Any
 
 from vault.links import note_name
 from vault.note import Note
+from vault.resolve import name_key
 from vault.sources import parse_quotes
 
 SOURCE_SECTIONS = ("fuente", "fuentes", "source", "sources")
@@ -109,15 +110,18 @@ def build_rows(note: Note, kind: str, mtime_ns: int, size: int, stamp: str) -> N
         (
             note.path,
             link.target,
-            note_name(link.target).lower(),
+            name_key(note_name(link.target)),
             link.subpath,
             link.alias,
             link.kind,
             int(link.embed),
             int(link.in_frontmatter),
+            None,  # resolved_path: filled by the index once it knows every file
         )
         for link in note.links
     ]
+    if note.warnings:
+        return rows  # malformed or empty: reported, kept out of the workflows until fixed
     if kind == "concept":
         _concept_rows(note, rows)
     elif kind == "source":
@@ -149,7 +153,7 @@ def _concept_rows(note: Note, rows: NoteRows) -> None:
     seen = set()
     for link in note.links:
         if section.start <= link.start < section.end and link.block:
-            key = (entity_id, link.name.lower(), link.block)
+            key = (entity_id, name_key(link.name), link.block)
             if key not in seen:
                 seen.add(key)
                 rows.quote_concepts.append(key)
@@ -166,6 +170,6 @@ def _source_rows(note: Note, rows: NoteRows) -> None:
         _json_default(processed) if processed not in (None, "") else None,
     )
     rows.quotes = [
-        (note.path, quote.id, i, quote.text, quote.block_id)
+        (note.path, quote.id, i, quote.text, quote.block_id, quote.location)
         for i, quote in enumerate(parse_quotes(note))
     ]

@@ -1,15 +1,18 @@
-"""Which folders of the vault hold what, and which paths are never read.
+"""Which folders of the vault hold what, which paths are never read, how links are written.
 
-`vault` may not import `core`, so core maps its settings onto this small dataclass.
+`vault` may not import `core`, so core maps its settings (and the vault's own Obsidian
+settings, `vault.obsidian`) onto this small dataclass.
 """
 
 from __future__ import annotations
 
 import fnmatch
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path, PurePosixPath
+
+from vault.obsidian import IgnoreMatcher
 
 ALWAYS_EXCLUDED = (".obsidian", ".trash", ".git")
 """Top-level folders Obsidian (or git) owns; never notes."""
@@ -31,6 +34,19 @@ class VaultLayout:
     templates: str = "Templates"
     exclude: tuple[str, ...] = field(default=(".obsidian/**", ".trash/**"))
     max_note_bytes: int = 2_000_000
+    attachments: str = ""
+    """The vault's attachments folder ("" when attachments go to the root or beside notes):
+    its files are attachments, never notes."""
+    ignore: tuple[str, ...] = ()
+    """Obsidian's "Excluded files" (path prefixes or `/regex/`): never read as notes."""
+    markdown_links: bool = False
+    """Write `[text](path.md)` links instead of `[[wikilinks]]`."""
+    link_format: str = "shortest"
+    """How written links name their target: "shortest", "relative" or "absolute"."""
+
+    @cached_property
+    def _ignored(self) -> IgnoreMatcher:
+        return IgnoreMatcher(self.ignore)
 
     def kind_of(self, rel: str) -> NoteKind:
         """The kind of note a vault-relative POSIX path is, from the folder it sits in."""
@@ -46,45 +62,41 @@ class VaultLayout:
                 return kind
         return "note"
 
-    def is_excluded(self, rel: str) -> bool:
-        """Whether a vault-relative path is never read (Obsidian's folders, templates, globs)."""
+    def is_hidden(self, rel: str) -> bool:
+        """Whether a path is outside what Obsidian shows at all (dot files and folders)."""
         parts = PurePosixPath(rel).parts
-        if not parts or parts[0] in ALWAYS_EXCLUDED:
-            return True
-        if any(part.startswith(".") for part in parts):
-            return True
-        templates = self.templates.rstrip("/")
-        if templates and (rel == templates or rel.startswith(templates + "/")):
-            return True
-        return any(_glob_match(rel, pattern) for pattern in self.exclude)
+        return not parts or parts[0] in ALWAYS_EXCLUDED or any(p.startswith(".") for p in parts)
+
+    def exclusion(self, rel: str) -> str | None:
+        """Why a vault-relative note path is never read as a note, or None when it is read."""
+        if self.is_hidden(rel):
+            return "hidden"
+        for folder, why in ((self.templates, "templates folder"), (self.attachments,
+                            "attachments folder")):  # fmt: skip
+            folder = folder.strip("/")
+            if folder and (rel == folder or rel.startswith(folder + "/")):
+                return why
+        if self._ignored.matches(rel):
+            return "excluded in Obsidian"
+        if any(_glob_match(rel, pattern) for pattern in self.exclude):
+            return "excluded in noema's settings"
+        return None
+
+    def is_excluded(self, rel: str) -> bool:
+        """Whether a vault-relative path is never read (Obsidian's folders, templates,
+        attachments, Obsidian's excluded files, noema's exclusion globs)."""
+        return self.exclusion(rel) is not None
+
+    def prunes(self, rel_dir: str) -> bool:
+        """Whether nothing under this folder is part of the vault (hidden folders)."""
+        return self.is_hidden(rel_dir)
 
     def iter_notes(self, root: Path) -> Iterator[str]:
-        """Vault-relative POSIX paths of every markdown note that is not excluded."""
-        root_str = str(root)
-        for dirpath, dirnames, filenames in os.walk(root_str):
-            rel_dir = os.path.relpath(dirpath, root_str).replace(os.sep, "/")
-            rel_dir = "" if rel_dir == "." else rel_dir + "/"
-            dirnames[:] = sorted(
-                d
-                for d in dirnames
-                if not self.is_excluded(rel_dir + d) or _partial(self, rel_dir + d)
-            )
-            for name in sorted(filenames):
-                if name.endswith(".md"):
-                    rel = rel_dir + name
-                    if not self.is_excluded(rel):
-                        yield rel
+        """Vault-relative POSIX paths of every markdown note that is read (none outside the
+        vault: see `vault.scan`)."""
+        from vault.scan import scan_vault
 
-
-def _partial(layout: VaultLayout, rel_dir: str) -> bool:
-    """A folder excluded only by a file glob may still hold notes to read; descend into it."""
-    parts = PurePosixPath(rel_dir).parts
-    if parts[0] in ALWAYS_EXCLUDED or any(p.startswith(".") for p in parts):
-        return False
-    templates = layout.templates.rstrip("/")
-    if templates and (rel_dir == templates or rel_dir.startswith(templates + "/")):
-        return False
-    return not any(_glob_match(rel_dir + "/x", p) for p in layout.exclude if p.endswith("/**"))
+        yield from scan_vault(root, self).notes
 
 
 def _glob_match(rel: str, pattern: str) -> bool:

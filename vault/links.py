@@ -1,8 +1,10 @@
 """Links in every form Obsidian writes, and rewriting them when a note is renamed or merged.
 
 Forms: `[[A]]`, `[[A|shown]]`, `[[A#Heading]]`, `[[A#^block]]`, `[[folder/A]]`, embeds `![[A]]`,
-markdown links `[t](A.md)` / `[t](<A B.md>)` (URL-encoded), and links quoted in frontmatter
-values. Nothing inside fenced or inline code counts.
+markdown links `[t](A.md)`, `[t](Three%20laws%20of%20motion)` (no `.md`, URL-encoded, as
+Obsidian's help writes them), `[t](<A B.md>)`, `![alt](diagram.png)`, and links quoted in
+frontmatter values. Nothing inside fenced, indented or inline code counts. Which file a link
+points to is `vault.resolve`'s business.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import quote, unquote
 
+from vault.linkformat import encode_href
 from vault.markdown import code_mask, frontmatter_span
+from vault.resolve import LinkResolver, name_key
 
 WIKI = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 MARKDOWN = re.compile(r"(!?)\[([^\[\]\n]*)\]\((<[^<>\n]+>|[^()\s<>]+)((?:[ \t]+\"[^\"\n]*\")?)\)")
@@ -28,7 +32,8 @@ class Link:
     """"wiki" or "markdown"."""
     embed: bool
     target: str
-    """Note path or name as written (URL-decoded, without `#...`); may end in `.md`."""
+    """Note path or name as written (URL-decoded, without `#...`); may end in `.md`, or name
+    another file (`diagram.png`)."""
     subpath: str
     """`#Heading` or `#^block`, or empty."""
     alias: str | None
@@ -82,7 +87,7 @@ def _markdown(match: re.Match[str], offset: int) -> Link | None:
         return None
     path, hash_, sub = href.partition("#")
     path = unquote(path)
-    if not path.lower().endswith(".md"):
+    if not path.strip():
         return None
     return Link(
         "markdown",
@@ -122,14 +127,16 @@ def parse_links(text: str, body_start: int | None = None) -> list[Link]:
 
 
 def target_matcher(old_rel: str) -> Callable[[str], bool]:
-    """Whether a written link target refers to the note at `old_rel` (Obsidian matches names
-    case-insensitively; a path-qualified target must match the path's tail)."""
+    """Whether a written link target names the note at `old_rel` (names compared as Obsidian
+    does: case-insensitively, in NFC; a path-qualified target must match the path's tail).
+    Without the vault's other files this cannot tell two same-named notes apart: rewriting
+    with a `LinkResolver` can."""
     stem = old_rel[:-3] if old_rel.lower().endswith(".md") else old_rel
-    stem_l = stem.lower()
+    stem_l = name_key(stem)
     name_l = stem_l.rsplit("/", 1)[-1]
 
     def matches(target: str) -> bool:
-        t = target.strip().lstrip("/").lower()
+        t = name_key(target.strip().lstrip("/"))
         if t.endswith(".md"):
             t = t[:-3]
         if not t:
@@ -149,11 +156,23 @@ class LinkEdit:
     after: str
 
 
-def _new_target(written: str, new_rel: str) -> str:
-    """The new target written the way the old one was (bare name, or path, with or without .md)."""
+def _new_target(written: str, new_rel: str, source_rel: str, after: LinkResolver | None) -> str:
+    """The new target written the way the old one was (bare name, vault path or relative
+    path, with or without .md). A bare name is kept only when, after the change, it resolves
+    to `new_rel` (`after`); otherwise the vault path is written."""
     new_stem = new_rel[:-3] if new_rel.lower().endswith(".md") else new_rel
     has_ext = written.lower().endswith(".md")
-    value = new_stem if "/" in written else new_stem.rsplit("/", 1)[-1]
+    plain = written.strip()
+    if plain.startswith(("./", "../")):
+        value = posixpath.relpath(new_stem, posixpath.dirname(source_rel) or ".")
+        if plain.startswith("./") and not value.startswith("../"):
+            value = "./" + value
+    elif "/" in written:
+        value = ("/" if plain.startswith("/") else "") + new_stem
+    else:
+        value = new_stem.rsplit("/", 1)[-1]
+        if after is not None and after.resolve(value, source_rel) != new_rel:
+            value = new_stem
     return value + ".md" if has_ext else value
 
 
@@ -165,13 +184,12 @@ def _in_table_row(text: str, link: Link) -> bool:
     return text[line_start : link.start].lstrip().startswith("|")
 
 
-def _rewrite_wiki(text: str, link: Link, new_rel: str) -> str:
+def _rewrite_wiki(text: str, link: Link, new_target: str) -> str:
     original = text[link.start : link.end]
     inner = original[3:-2] if link.embed else original[2:-2]
     target_part = inner.split("|", 1)[0]
     escaped_pipe = target_part.endswith("\\")
     written = link.target
-    new_target = _new_target(written, new_rel)
     new_inner = new_target + link.subpath
     if link.alias is not None:
         new_inner += ("\\|" if escaped_pipe else "|") + link.alias
@@ -181,62 +199,70 @@ def _rewrite_wiki(text: str, link: Link, new_rel: str) -> str:
     return ("![[" if link.embed else "[[") + new_inner + "]]"
 
 
-def _rewrite_markdown(text: str, link: Link, new_rel: str) -> str:
+_ENCODED_UTF8 = re.compile(r"%[89A-Fa-f][0-9A-Fa-f]")
+
+
+def _encode_all(path: str) -> str:
+    return quote(path, safe="/^")
+
+
+def _rewrite_markdown(text: str, link: Link, new_path: str) -> str:
     original = text[link.start : link.end]
     m = MARKDOWN.fullmatch(original)
     assert m is not None
-    new_path = _new_target(link.target, new_rel)
     href_old = m.group(3)
     if href_old.startswith("<"):
         href = "<" + new_path + ((link.subpath) if link.subpath else "") + ">"
     else:
-        href = quote(new_path, safe="/")
+        # keep the written style: every non-ASCII letter percent-encoded, or only what must be
+        encode = _encode_all if _ENCODED_UTF8.search(href_old) else encode_href
+        href = encode(new_path)
         if link.subpath:
-            href += "#" + quote(link.subpath[1:], safe="^")
+            href += "#" + encode(link.subpath[1:])
     return f"{m.group(1)}[{m.group(2)}]({href}{m.group(4)})"
 
 
-def _relative_target(target: str, old_rel: str, new_rel: str, source_rel: str) -> str | None:
-    """For a link written relative to its note (`../A.md`, `./A`): the new relative path when
-    it resolves to `old_rel`, else None."""
-    folder = posixpath.dirname(source_rel)
-    resolved = posixpath.normpath(posixpath.join(folder, target.strip())).lower()
-    old = old_rel.lower()
-    if resolved not in (old, old.removesuffix(".md")):
-        return None
-    return posixpath.relpath(new_rel, folder or ".")
-
-
 def rewrite_links(
-    text: str, old_rel: str, new_rel: str, source_rel: str | None = None
+    text: str,
+    old_rel: str,
+    new_rel: str,
+    source_rel: str | None = None,
+    *,
+    before: LinkResolver | None = None,
+    after: LinkResolver | None = None,
 ) -> tuple[str, list[LinkEdit]]:
     """The text with every link to `old_rel` pointing at `new_rel`; bytes elsewhere untouched.
 
     Headings, block refs and shown text are kept: `[[Old]]` becomes `[[New|Old]]` where the
-    shown text would otherwise change. Links relative to the note (`../Ideas/Old.md`) are
-    resolved and rewritten when `source_rel`, the note's own path, is given.
+    shown text would otherwise change. With `before` (the vault's files now) exactly the links
+    Obsidian resolves to `old_rel` from `source_rel` are rewritten, and with `after` (the
+    vault's files after the change) a bare name is written only where it will resolve to
+    `new_rel`. Without them a target matches by name, and relative links (`../Ideas/Old.md`)
+    only when `source_rel` is given.
     """
+    source = source_rel or ""
     matches = target_matcher(old_rel)
     edits: list[LinkEdit] = []
     last_end = -1
     for link in parse_links(text):
-        if link.start < last_end:
+        if link.start < last_end or not link.target.strip():
             continue
-        target_rel = new_rel
-        if link.target.strip().startswith(("./", "../")):
-            relative = _relative_target(link.target, old_rel, new_rel, source_rel or "")
-            if source_rel is None or relative is None:
+        if before is not None:
+            if before.resolve(link.target, source) != old_rel:
                 continue
-            target_rel = relative
+        elif link.target.strip().startswith(("./", "../")):
+            if source_rel is None or not _relative_hit(link.target, old_rel, source):
+                continue
         elif not matches(link.target):
             continue
+        new_target = _new_target(link.target, new_rel, source, after)
         if link.kind == "wiki":
-            after = _rewrite_wiki(text, link, target_rel)
+            after_text = _rewrite_wiki(text, link, new_target)
         else:
-            after = _rewrite_markdown(text, link, target_rel)
-        before = text[link.start : link.end]
-        if after != before:
-            edits.append(LinkEdit(link.start, link.end, before, after))
+            after_text = _rewrite_markdown(text, link, new_target)
+        before_text = text[link.start : link.end]
+        if after_text != before_text:
+            edits.append(LinkEdit(link.start, link.end, before_text, after_text))
             last_end = link.end
     if not edits:
         return text, []
@@ -247,3 +273,11 @@ def rewrite_links(
         pos = edit.end
     pieces.append(text[pos:])
     return "".join(pieces), edits
+
+
+def _relative_hit(target: str, old_rel: str, source_rel: str) -> bool:
+    """Whether a link written relative to its note (`../A.md`, `./A`) names `old_rel`."""
+    folder = posixpath.dirname(source_rel)
+    resolved = name_key(posixpath.normpath(posixpath.join(folder, target.strip())))
+    old = name_key(old_rel)
+    return resolved in (old, old.removesuffix(".md"))

@@ -49,8 +49,9 @@ def load_yaml(fm: str) -> object:
 
 
 def code_mask(text: str) -> str:
-    """The text with fenced and inline code replaced by spaces (newlines kept, same length)."""
-    if "`" not in text and "~~~" not in text:
+    """The text with fenced, indented and inline code replaced by spaces (newlines kept, same
+    length)."""
+    if "`" not in text and "~~~" not in text and not _may_indent(text):
         return text
     out = list(text)
     for start, end in code_regions(text):
@@ -77,12 +78,66 @@ def code_regions(text: str) -> list[tuple[int, int]]:
         end = len(text) if closing is None else closing.end()
         regions.append((opening.start(), end))
         pos = end
+    if _may_indent(text):
+        regions = sorted(regions + indented_regions(text, regions))
     fenced = regions[:]
     for match in INLINE_CODE.finditer(text):
         if "\n\n" in match.group(0) or "\n\r\n" in match.group(0):
             continue
         if not any(s <= match.start() < e for s, e in fenced):
             regions.append((match.start(), match.end()))
+    return regions
+
+
+_LIST_ITEM = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|\r?$)")
+_ATX = re.compile(r" {0,3}#{1,6}(?:[ \t]|\r?$)")
+
+
+def _may_indent(text: str) -> bool:
+    return "\n    " in text or "\n\t" in text or text.startswith(("    ", "\t"))
+
+
+def _indent(line: str) -> int:
+    """The line's indentation in columns (a tab reaches the next multiple of 4)."""
+    col = 0
+    for ch in line:
+        if ch == " ":
+            col += 1
+        elif ch == "\t":
+            col += 4 - col % 4
+        else:
+            break
+    return col
+
+
+def indented_regions(text: str, fenced: list[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+    """Character ranges of indented code blocks (CommonMark: lines indented 4 columns after a
+    blank line, a heading or the start, not inside a list item or a fenced block)."""
+    regions: list[tuple[int, int]] = []
+    pos, previous, in_list, start, last = 0, "blank", False, -1, -1
+    while pos < len(text):
+        nl = text.find("\n", pos)
+        end = len(text) if nl < 0 else nl + 1
+        line = text[pos:end]
+        if any(s <= pos < e for s, e in fenced):
+            previous, pos = "other", end
+            continue
+        blank, deep = not line.strip(), _indent(line) >= 4
+        if start >= 0 and not blank and not deep:
+            regions.append((start, last))
+            start = -1
+        if start < 0 and deep and not blank and not in_list and previous in ("blank", "heading"):
+            start = pos
+        if start >= 0 and not blank:
+            last = end
+        if not blank and not deep:
+            in_list = bool(_LIST_ITEM.match(line)) or (in_list and _indent(line) >= 2)
+            previous = "heading" if _ATX.match(line) else "other"
+        elif blank:
+            previous = "blank"
+        pos = end
+    if start >= 0:
+        regions.append((start, last))
     return regions
 
 
@@ -103,11 +158,16 @@ class Section:
 def sections(text: str, masked: str | None = None) -> list[Section]:
     """Every heading outside code, with its extent."""
     masked = code_mask(text) if masked is None else masked
-    found = [(m.start(), m.end(), len(m.group(1)), m.group(2)) for m in HEADING.finditer(masked)]
+    # a line is a heading when it is one outside code AND as written: `#`x`` masks to `#   `,
+    # which looks like a heading only once the code span is blanked
+    found = [
+        (m.start(), m.end(), len(m.group(1)), own)
+        for m in HEADING.finditer(masked)
+        if (own := HEADING.match(text, m.start())) is not None
+    ]
     result = []
-    for i, (start, end, level, _) in enumerate(found):
-        own = HEADING.match(text, start)
-        heading = own.group(2).strip() if own else text[start:end].lstrip("#").strip()
+    for i, (start, end, level, own) in enumerate(found):
+        heading = own.group(2).strip()
         stop = len(text)
         for later in found[i + 1 :]:
             if later[2] <= level:

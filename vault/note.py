@@ -7,6 +7,7 @@ writers can splice minimal edits into it.
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from vault.containment import contained
 from vault.links import Link, parse_links
 from vault.markdown import Section, block_ids, code_mask, frontmatter_span, load_yaml, sections
 
@@ -46,9 +48,10 @@ class Note:
 
     @property
     def title(self) -> str:
-        """The file name without `.md` (Obsidian's note title)."""
+        """The file name without `.md` (Obsidian's note title), in Unicode NFC whatever the
+        file system wrote (macOS writes NFD): the path keeps the real name."""
         name = self.path.rsplit("/", 1)[-1]
-        return name[:-3] if name.endswith(".md") else name
+        return unicodedata.normalize("NFC", name[:-3] if name.endswith(".md") else name)
 
     @property
     def body(self) -> str:
@@ -145,8 +148,11 @@ def _first_line(exc: Exception) -> str:
 
 
 def read_note(root: Path, rel: str, max_bytes: int = 2_000_000) -> Note:
-    """Read a vault note by its relative path; NoteUnreadable when it must be skipped."""
-    full = root / rel
+    """Read a vault note by its relative path; NoteUnreadable when it must be skipped (never
+    a file outside the vault: a symlink that leads out is refused)."""
+    full = contained(Path(root), rel)
+    if full is None:
+        raise NoteUnreadable(f"{rel}: leads outside the vault (symlink?), not read")
     try:
         size = full.stat().st_size
         if size > max_bytes:

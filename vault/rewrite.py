@@ -7,8 +7,11 @@ from pathlib import Path
 from urllib.parse import quote
 
 from vault.layout import VaultLayout
+from vault.linkformat import encode_href
 from vault.links import note_name, rewrite_links
 from vault.note import NoteUnreadable, read_note
+from vault.resolve import LinkResolver, name_key
+from vault.scan import VaultScan, scan_vault
 from vault.writer import ConflictError, VaultWriter
 
 
@@ -36,20 +39,36 @@ class RewritePlan:
     """Notes that could not be read (left untouched)."""
 
 
+def link_needles(old: str) -> set[str]:
+    """Texts one of which a note must hold (compared by `name_key`) to link to `old`."""
+    name = name_key(note_name(old))
+    return {name, quote(name).lower(), encode_href(name)}
+
+
+def resolvers(scan: VaultScan, moves: dict[str, str]) -> tuple[LinkResolver, LinkResolver]:
+    """How links resolve before and after moving files (`moves`: old path -> new path)."""
+    paths = [*scan.notes, *scan.files]
+    after = [p for p in paths if p not in moves] + list(moves.values())
+    return LinkResolver(paths), LinkResolver(after)
+
+
 def plan_rewrite(root: Path, layout: VaultLayout, old: str, new: str) -> RewritePlan:
-    """Dry run: the changes that pointing every link at `old` to `new` would make."""
+    """Dry run: the changes that pointing every link at `old` to `new` would make (exactly
+    the links Obsidian resolves to `old`)."""
     plan = RewritePlan(old, new)
-    needles = {note_name(old).lower(), quote(note_name(old)).lower()}
-    for rel in layout.iter_notes(Path(root)):
+    needles = link_needles(old)
+    scan = scan_vault(Path(root), layout)
+    before, after = resolvers(scan, {old: new})
+    for rel in scan.notes:
         try:
             note = read_note(Path(root), rel, layout.max_note_bytes)
         except NoteUnreadable as exc:
             plan.skipped.append(str(exc))
             continue
-        lowered = note.text.lower()
+        lowered = name_key(note.text)
         if not any(needle in lowered for needle in needles):
             continue
-        text, edits = rewrite_links(note.text, old, new, rel)
+        text, edits = rewrite_links(note.text, old, new, rel, before=before, after=after)
         if not edits:
             continue
         plan.texts[rel] = (note.hash, text)

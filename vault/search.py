@@ -1,6 +1,8 @@
-"""Concept search: full-text (FTS5 BM25), vector (cosine), hybrid (reciprocal rank fusion).
+"""Search: concepts by full text (FTS5 BM25), vector (cosine) or both (reciprocal rank
+fusion), and the quotes of the sources by full text.
 
-Works with no embedding model at all (full-text only) and says which mode it used.
+Works with no embedding model at all (full-text only) and says which mode it used. A quote
+hit points to its source note and its block (`[[Source#^block]]`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,27 @@ class Hit:
     """Higher is better; comparable only within one result."""
 
 
+@dataclass(frozen=True)
+class QuoteHit:
+    """One quote of a source note found."""
+
+    source_path: str
+    """The source note that holds it."""
+    quote_id: str
+    block_id: str | None
+    """Its block id in the source (`[[Source#^block]]` links to it), if it has one yet."""
+    location: str | None
+    """Where it sits in the source when the source says so (a podcast's time stamp)."""
+    text: str
+    score: float
+
+    @property
+    def link_target(self) -> str:
+        """`Source#^block` (or just the source's name when the quote has no block id)."""
+        name = self.source_path.rsplit("/", 1)[-1].removesuffix(".md")
+        return f"{name}#^{self.block_id}" if self.block_id else name
+
+
 @dataclass
 class SearchResult:
     """The hits and the mode actually used ("text", "vector" or "hybrid")."""
@@ -43,6 +66,8 @@ class SearchResult:
     hits: list[Hit] = field(default_factory=list)
     note: str = ""
     """Why the mode differs from the one asked for, if it does."""
+    quotes: list[QuoteHit] = field(default_factory=list)
+    """Quotes of sources that match the words (full text), best first."""
 
 
 def fts_query(text: str) -> str:
@@ -64,6 +89,20 @@ def text_ids(store: Any, query: str, k: int) -> list[tuple[str, float]]:
         (match, k),
     )
     return [(r[0], -float(r[1])) for r in rows]
+
+
+def search_quotes(store: Any, query: str, k: int = 10) -> list[QuoteHit]:
+    """The best k quotes of the vault's sources for a query (full text, accents ignored)."""
+    match = fts_query(query)
+    if not match:
+        return []
+    rows = as_db(store).query(
+        "SELECT q.source_path, q.id, q.block_id, q.location, q.text, bm25(quotes_fts) AS rank"
+        " FROM quotes_fts JOIN quotes q ON q.n = quotes_fts.rowid"
+        " WHERE quotes_fts MATCH ? ORDER BY rank LIMIT ?",
+        (match, k),
+    )
+    return [QuoteHit(r[0], r[1], r[2], r[3], r[4], -float(r[5])) for r in rows]
 
 
 def vector_ids(store: Any, vector: list[float], model: str, k: int) -> list[tuple[str, float]]:
@@ -116,8 +155,19 @@ async def search(
     mode: Mode = "auto",
     embed: Embedder | None = None,
     model: str = "",
+    quotes: bool = False,
 ) -> SearchResult:
-    """Top-k concepts for a query. "auto" is hybrid when vectors exist, else full-text."""
+    """Top-k concepts for a query ("auto" is hybrid when vectors exist, else full-text), and
+    with `quotes` the top-k quotes of the sources by full text."""
+    result = await _search_concepts(store, query, k=k, mode=mode, embed=embed, model=model)
+    if quotes:
+        result.quotes = search_quotes(store, query, k)
+    return result
+
+
+async def _search_concepts(
+    store: Any, query: str, *, k: int, mode: Mode, embed: Embedder | None, model: str
+) -> SearchResult:
     wants_vectors = mode in ("auto", "vector", "hybrid")
     usable = embed is not None and has_vectors(store, model)
     if wants_vectors and not usable:
@@ -138,6 +188,8 @@ async def search(
     return SearchResult("hybrid", hits_for(store, fused))
 
 
-def search_text(store: Any, query: str, k: int = 10) -> SearchResult:
-    """Full-text search only, without an event loop."""
-    return SearchResult("text", hits_for(store, text_ids(store, query, k)))
+def search_text(store: Any, query: str, k: int = 10, *, quotes: bool = False) -> SearchResult:
+    """Full-text search only (concepts; with `quotes` the sources' quotes too), without an
+    event loop."""
+    hits = hits_for(store, text_ids(store, query, k))
+    return SearchResult("text", hits, quotes=search_quotes(store, query, k) if quotes else [])

@@ -1,8 +1,10 @@
-"""Quotes of a source note: the shapes Kindle and Readwise exports write.
+"""Quotes of a source note: the shapes Kindle, Readwise and podcast exports write.
 
 Quotes are the blockquote paragraphs and top-level list items under a "Highlights" or
 "Quotes" heading (Spanish "Citas", "Destacados", "Subrayados" too). A quote's id is its block
-id (`^id`) when it has one, else a stable id derived from its text.
+id (`^id`, at the end of its last line or alone on the line after it) when it has one, else
+a stable id derived from its text. A podcast quote's leading `[hh:mm:ss]` is its location,
+not part of its text.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from vault.note import Note
 
@@ -21,6 +23,12 @@ READWISE_LOCATION = re.compile(
     r"\s*\(\[(?:Location|Page|Posición|Página)[^\]]*\]\([^)]*\)\)\s*$", re.I
 )
 KINDLE_META = re.compile(r"^[—–-]\s*(?:location|page|posición|página)\b", re.I)
+_STAMP = r"\d{1,2}(?::\d{2}){1,2}"
+TIMESTAMP = re.compile(
+    rf"^(?:\[({_STAMP})\](?:\([^()\s]*\))?|\(({_STAMP})\))[ \t]*(?:[-–—:|][ \t]*)?"
+)
+"""A podcast export's time stamp opening a quote: `[01:02:03]`, `[12:34](https://…)`, `(12:34)`."""
+BLOCK_ID_LINE = re.compile(r"^\^([A-Za-z0-9-]+)[ \t]*$")
 
 
 @dataclass(frozen=True)
@@ -34,6 +42,8 @@ class SourceQuote:
     line_end: int
     """Offset of the end of the quote's last line (before its line ending): where a block
     id is appended."""
+    location: str | None = None
+    """Where the quote sits in its source, when the source says so (a podcast's `01:02:03`)."""
 
 
 def stable_quote_id(text: str) -> str:
@@ -70,6 +80,10 @@ def _finish(raw: list[str], line_end: int, seen: dict[str, int]) -> SourceQuote 
     kept = [line for line in raw if not KINDLE_META.match(line.strip())]
     text = " ".join(" ".join(kept).split())
     text = READWISE_LOCATION.sub("", text).strip()
+    location = None
+    stamp = TIMESTAMP.match(text)
+    if stamp:
+        location, text = stamp.group(1) or stamp.group(2), text[stamp.end() :].strip()
     if not text:
         return None
     quote_id = block_id or stable_quote_id(text)
@@ -77,7 +91,7 @@ def _finish(raw: list[str], line_end: int, seen: dict[str, int]) -> SourceQuote 
     seen[quote_id] = count + 1
     if count and not block_id:
         quote_id = f"{quote_id}-{count + 1}"
-    return SourceQuote(quote_id, text, block_id, line_end)
+    return SourceQuote(quote_id, text, block_id, line_end, location)
 
 
 class _Collector:
@@ -88,20 +102,41 @@ class _Collector:
         self.current: list[str] = []
         self.end = 0
         self.mode = ""
+        self.last: int | None = None
+        """Index of the quote just finished while only blank lines followed it."""
 
     def flush(self, mode: str = "") -> None:
         if self.current:
             quote = _finish(self.current, self.end, self.seen)
             if quote is not None:
                 self.quotes.append(quote)
+                self.last = len(self.quotes) - 1
         self.current = []
         self.mode = mode
+
+    def block_id(self, block_id: str, line_end: int) -> None:
+        """`^id` alone on a line: the id of the quote right above it (after its last line,
+        or after one blank line, as Obsidian writes ids of quotes and lists)."""
+        if self.current:
+            self.add("^" + block_id, line_end)
+            self.flush()
+            return
+        if self.last is not None and self.quotes[self.last].block_id is None:
+            quote = self.quotes[self.last]
+            self.quotes[self.last] = replace(quote, id=block_id, block_id=block_id)
+        self.last = None
 
     def add(self, text: str, line_end: int) -> None:
         self.current.append(text)
         self.end = line_end
 
     def line(self, line: str, line_end: int) -> None:
+        lone_id = BLOCK_ID_LINE.match(line.strip())
+        if lone_id and not line[:1].isspace():
+            self.block_id(lone_id.group(1), line_end)
+            return
+        if line.strip():
+            self.last = None
         item = LIST_ITEM.match(line)
         indented = line[:1] in " \t" and bool(line.strip())
         if line.startswith(">"):

@@ -7,7 +7,10 @@
 - A file whose content hash changed since noema read it is never overwritten (ConflictError):
   checked before writing the temp file and again right before the rename (bytes, size, mtime,
   inode). What remains is the time the rename itself takes (docs/DEVELOPING.md, "Writes").
-- Nothing is deleted: a removed note moves to the archive folder.
+- Nothing is deleted: a removed note moves to the archive folder (and a folder a move left
+  empty is removed, so the vault shows no empty folders).
+- A new note's name is unique in the whole vault, not only in its folder: a bare `[[Name]]`
+  link must stay unambiguous.
 - Every path written is reported to `on_write` so the watcher can ignore noema's own writes.
 """
 
@@ -16,7 +19,6 @@ from __future__ import annotations
 import errno
 import os
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -24,8 +26,12 @@ from pathlib import Path, PurePosixPath
 from vault.crashpoints import crash_point
 from vault.frontmatter_edit import set_fields
 from vault.layout import VaultLayout
+from vault.linkformat import Linker
 from vault.note import Note, content_hash, parse_note
+from vault.resolve import LinkResolver, name_key
+from vault.scan import scan_vault
 from vault.tempfiles import TEMP_DIR, locked_temp, remove_leftovers
+from vault.titles import safe_filename
 
 
 class VaultWriteError(Exception):
@@ -40,35 +46,7 @@ class ConflictError(VaultWriteError):
     """The file changed on disk since it was read (the user edited it meanwhile)."""
 
 
-_UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f\x7f]')
-_RESERVED = {
-    "con",
-    "prn",
-    "aux",
-    "nul",
-    *(f"com{i}" for i in range(10)),
-    *(f"lpt{i}" for i in range(10)),
-}
-MAX_NAME = 120
-MAX_NAME_BYTES = 200
-"""File systems limit a name to 255 bytes: room is left for ` 99` and `.md`."""
-_INVISIBLE = {"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"}
-"""Control, format (bidi overrides, zero-width), private and unassigned characters."""
-
-
-def safe_filename(title: str) -> str:
-    """A file name (without `.md`) that is safe on every OS and in Obsidian links."""
-    name = unicodedata.normalize("NFC", title)
-    name = "".join(" " if unicodedata.category(ch) in _INVISIBLE else ch for ch in name)
-    name = _UNSAFE.sub(" ", name)
-    name = " ".join(name.split()).strip(" .")
-    if len(name) > MAX_NAME:
-        name = name[:MAX_NAME].rstrip(" .")
-    while len(name.encode("utf-8")) > MAX_NAME_BYTES:
-        name = name[:-1].rstrip(" .")
-    if not name or name.lower() in _RESERVED:
-        name = f"Untitled {name}".strip()
-    return name
+__all__ = ["ConflictError", "PathEscapeError", "VaultWriteError", "VaultWriter", "safe_filename"]
 
 
 class VaultWriter:
@@ -104,25 +82,45 @@ class VaultWriter:
     def rel(self, full: Path) -> str:
         return full.relative_to(self.root).as_posix()
 
-    def unique_path(self, folder: str, title: str) -> str:
-        """`folder/<safe title>.md`, with ` 2`, ` 3`... appended if the name is taken."""
+    def unique_path(
+        self, folder: str, title: str, *, taken: set[str] | None = None, vault_wide: bool = True
+    ) -> str:
+        """`folder/<safe title>.md`, with ` 2`, ` 3`... appended while the name is taken by a
+        note anywhere in the vault (`vault_wide`), or in `folder` only. `taken` (from
+        `taken_names()`, plus names the caller has planned) saves a walk of the vault."""
         base = safe_filename(title)
         folder = folder.strip("/")
-        taken = self._names_in(folder)
+        if taken is None:
+            taken = self.taken_names() if vault_wide else set()
+        taken = taken | self._names_in(folder)
         candidate, n = base, 1
-        while candidate.lower() + ".md" in taken:
+        while name_key(candidate) in taken:
             n += 1
             candidate = f"{base} {n}"
         rel = f"{folder}/{candidate}.md" if folder else f"{candidate}.md"
         self.resolve(rel)
         return rel
 
+    def taken_names(self) -> set[str]:
+        """The names (as links compare them) of every note of the vault, read or not."""
+        scan = scan_vault(self.root, self.layout)
+        paths = [*scan.notes, *(p for p in scan.files if p.endswith(".md"))]
+        return {name_key(p.rsplit("/", 1)[-1][:-3]) for p in paths}
+
     def _names_in(self, folder: str) -> set[str]:
         directory = self.resolve(folder) if folder else self.root
         try:
-            return {name.lower() for name in os.listdir(directory)}
+            return {name_key(n[:-3]) for n in os.listdir(directory) if n.endswith(".md")}
         except FileNotFoundError:
             return set()
+
+    def linker(self, resolver: LinkResolver | None = None) -> Linker:
+        """Writes links as this vault does (its layout's style); `resolver` (the vault's files)
+        tells which names are unique, else the vault is walked once to know."""
+        if resolver is None and self.layout.link_format == "shortest":
+            scan = scan_vault(self.root, self.layout)
+            resolver = LinkResolver([*scan.notes, *scan.files])
+        return Linker(self.layout.markdown_links, self.layout.link_format, resolver)
 
     def remove_temp_leftovers(self) -> list[str]:
         """Temporary files a killed noema process left in the vault, removed (vault.tempfiles)."""
@@ -237,6 +235,7 @@ class VaultWriter:
         crash_point("move.renamed")
         _fsync_dir(full.parent)
         _fsync_dir(target.parent)
+        self._prune(full.parent)
         return new_rel
 
     def archive(self, rel: str, *, expected_hash: str | None = None) -> str:
@@ -249,7 +248,7 @@ class VaultWriter:
             raise VaultWriteError(f"{rel} is already archived")
         parent = str(PurePosixPath(rel).parent)
         folder = archive if parent == "." else f"{archive}/{parent}"
-        target = self.unique_path(folder, PurePosixPath(rel).stem)
+        target = self.unique_path(folder, PurePosixPath(rel).stem, vault_wide=False)
         target_full = self.resolve(target)
         target_full.parent.mkdir(parents=True, exist_ok=True)
         if self.on_write is not None:
@@ -260,7 +259,24 @@ class VaultWriter:
         crash_point("move.renamed")
         _fsync_dir(full.parent)
         _fsync_dir(target_full.parent)
+        self._prune(full.parent)
         return target
+
+    def _prune(self, folder: Path) -> None:
+        """Remove `folder` and its parents while a move has left them empty (never the vault
+        root, never a folder of the layout)."""
+        keep = {self.root}
+        for name in (self.layout.sources, self.layout.concepts, self.layout.lessons,
+                     self.layout.curriculum, self.layout.tutoring, self.layout.archive):  # fmt: skip
+            if name.strip("/"):
+                keep.add(self.root / name.strip("/"))
+        while folder not in keep and self.root in folder.parents:
+            try:
+                folder.rmdir()  # only succeeds on an empty folder
+            except OSError:
+                return
+            _fsync_dir(folder.parent)
+            folder = folder.parent
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from core.evaluation.prompts import build_messages, human_readable
 from core.evaluation.result import CriterionResult, EvaluationResult, Issue
 from core.evaluation.review import make_review_node, review_metadata
 from core.evaluation.scoring import ScoringError, Verdict, score_criteria
+from core.problems import explain
 from local_llm.errors import ContextBudgetError, LLMError, StructuredOutputError
 
 
@@ -180,7 +181,7 @@ async def ask_model(
         ) from exc
     except LLMError as exc:
         raise EvaluationFailure(
-            "model", "the model could not be reached or refused", f"{type(exc).__name__}: {exc}"
+            "model", "the model could not be reached or refused", explain(exc).line
         ) from exc
 
 

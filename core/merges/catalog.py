@@ -19,6 +19,8 @@ class ConceptInfo:
     summary: str = ""
     links: int = 0
     """How many links in the vault point at it (the default canonical has the most)."""
+    language: str = ""
+    """The concept's language ("" when its note does not say)."""
 
     def definition(self) -> str:
         """What the evaluator compares: the summary, else the short summary."""
@@ -28,28 +30,27 @@ class ConceptInfo:
         return asdict(self)
 
 
-def backlink_counts(store: Any) -> dict[tuple[str, str], int]:
-    """(lower-cased target name, linking note path) -> number of links."""
+def backlink_counts(store: Any) -> dict[str, int]:
+    """Note path -> how many links of other notes resolve to it (as Obsidian resolves them:
+    two notes whose names differ only in case have their own backlinks)."""
     rows = store.query(
-        "SELECT target_name, source_path, COUNT(*) FROM links GROUP BY target_name, source_path"
+        "SELECT resolved_path, COUNT(*) FROM links WHERE resolved_path IS NOT NULL"
+        " AND resolved_path != source_path GROUP BY resolved_path"
     )
-    return {(r[0], r[1]): int(r[2]) for r in rows}
+    return {r[0]: int(r[1]) for r in rows}
 
 
 def load_concepts(store: Any) -> list[ConceptInfo]:
     """Every concept of the index with its backlink count (self-links excluded), by title."""
-    counts: dict[str, int] = {}
-    own: dict[tuple[str, str], int] = backlink_counts(store)
-    for (name, _source), n in own.items():
-        counts[name] = counts.get(name, 0) + n
+    counts = backlink_counts(store)
     rows = store.query(
-        "SELECT entity_id, title, path, aliases_json, short_summary, summary FROM concepts"
+        "SELECT entity_id, title, path, aliases_json, short_summary, summary, language"
+        " FROM concepts"
         " ORDER BY title COLLATE NOCASE, entity_id"
     )
     concepts = []
     for r in rows:
-        stem = r[2].rsplit("/", 1)[-1][:-3].lower()
-        links = counts.get(stem, 0) - own.get((stem, r[2]), 0)
+        links = counts.get(r[2], 0)
         concepts.append(
             ConceptInfo(
                 id=r[0],
@@ -59,6 +60,7 @@ def load_concepts(store: Any) -> list[ConceptInfo]:
                 short_summary=r[4] or "",
                 summary=r[5] or "",
                 links=links,
+                language=r[6] or "",
             )  # fmt: skip
         )
     return concepts

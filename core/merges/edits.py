@@ -11,22 +11,24 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from core.concept_links import NoteLinks, set_relations
 from core.concept_notes import (
     ConceptNote,
     add_quotes,
     add_relations,
-    headings_for,
-    relations_yaml,
+    template_sections,
 )
 from core.domain import Relation, RelationType
+from vault.blocktext import guard
 from vault.frontmatter_edit import set_fields
 from vault.index_rows import relations_of
-from vault.links import note_name
+from vault.links import parse_links
 from vault.markdown import newline_of
 from vault.note import Note, parse_note
+from vault.resolve import name_key
+from vault.titles import note_title
 
 MERGED_HEADING = {"es": "Fusionado desde: {title}", "en": "Merged from: {title}"}
-_WIKI = re.compile(r"\[\[([^\[\]|#]*)(#[^\[\]|]*)?(\|[^\[\]]*)?\]\]")
 
 
 def reparse(text: str, path: str = "note.md") -> Note:
@@ -49,8 +51,9 @@ def retarget(
     return result
 
 
-def retarget_frontmatter(text: str, id_map: Mapping[str, str]) -> str:
-    """Any note: its concept_relations UUIDs mapped through id_map (minimal edit)."""
+def retarget_frontmatter(text: str, id_map: Mapping[str, str], links: NoteLinks) -> str:
+    """Any note: its concept_relations UUIDs mapped through id_map, and its relation link
+    properties kept in step (minimal edit)."""
     note = reparse(text)
     raw = note.frontmatter.get("concept_relations")
     if not isinstance(raw, dict) or not any(
@@ -64,70 +67,80 @@ def retarget_frontmatter(text: str, id_map: Mapping[str, str]) -> str:
         for _, t, target in rows
         if t in RelationType.__members__
     ]
-    new = relations_yaml(retarget(own or "?", relations, id_map))
-    return set_fields(text, {"concept_relations": new})
+    return set_relations(text, retarget(own or "?", relations, id_map), links, note.frontmatter)
 
 
 def _as_list(value: object) -> list:
     return value if isinstance(value, list) else [value]
 
 
-def drop_links_to(text: str, names: Iterable[str], heading: str) -> str:
-    """Remove `[[name]]` entries naming one of `names` from the relation lines of a section."""
-    wanted = {n.lower() for n in names}
-    note = reparse(text)
-    section = note.section(heading)
+_RELATION_LINE = re.compile(
+    rf"^[-*][ \t]+(?:{'|'.join(t.value for t in RelationType)}):[^\r\n]*", re.M
+)
+
+
+def _relation_lines(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """(start, end) of every `- TYPE: links` line in text[start:end]."""
+    return [(m.start(), m.end()) for m in _RELATION_LINE.finditer(text, start, end or len(text))]
+
+
+def _rewrite_line(line: str, keep) -> str:
+    """A `- TYPE: links` line keeping only the links `keep(link)` accepts (in order)."""
+    head, _, rest = line.partition(":")
+    links = parse_links(rest, 0)
+    kept = [rest[x.start : x.end] for x in links if keep(x)]
+    if len(kept) == len(links):
+        return line
+    return head + ":" + (" " + ", ".join(kept) if kept else "")
+
+
+def _edit_lines(text: str, lines: list[tuple[int, int]], keep) -> str:
+    for start, end in reversed(lines):
+        text = text[:start] + _rewrite_line(text[start:end], keep) + text[end:]
+    return text
+
+
+def drop_links_to(text: str, names: Iterable[str], language: str) -> str:
+    """Remove the links naming one of `names` from the Conexiones relation lines."""
+    wanted = {name_key(n) for n in names}
+    section = template_sections(reparse(text), language).links
     if section is None:
         return text
-    body = text[section.content_start : section.end]
-
-    def clean(line_match: re.Match[str]) -> str:
-        head, rest = line_match.group(1), line_match.group(2)
-        links = [m.group(0) for m in _WIKI.finditer(rest)]
-        kept = [link for link in links if note_name(_WIKI.match(link).group(1).strip()).lower()
-                not in wanted]  # fmt: skip
-        if len(kept) == len(links):
-            return line_match.group(0)
-        return head + (" " + ", ".join(kept) if kept else "")
-
-    new_body = re.sub(r"^([-*][ \t]+[A-Z_]+:)([^\r\n]*)", clean, body, flags=re.M)
-    return text[: section.content_start] + new_body + text[section.end :]
-
-
-_RELATION_LINE = re.compile(
-    rf"^([-*][ \t]+(?:{'|'.join(t.value for t in RelationType)}):)([^\r\n]*)", re.M
-)
+    lines = _relation_lines(text, section.content_start, section.end)
+    return _edit_lines(text, lines, lambda link: name_key(link.name) not in wanted)
 
 
 def dedupe_relation_links(text: str) -> str:
     """In `- TYPE: [[A]], [[B|x]]` lines, a second link to the same note is dropped (after a
     merge `[[Canonical]], [[Canonical|Variant]]` would otherwise name one relation twice)."""
 
-    def clean(match: re.Match[str]) -> str:
-        links = [m.group(0) for m in _WIKI.finditer(match.group(2))]
+    def keep_first(lines_text: str) -> str:
         seen: set[str] = set()
-        kept = []
-        for link in links:
-            target = note_name(_WIKI.match(link).group(1).strip()).lower()
-            if target not in seen:
-                seen.add(target)
-                kept.append(link)
-        if len(kept) == len(links):
-            return match.group(0)
-        return match.group(1) + " " + ", ".join(kept)
 
-    return _RELATION_LINE.sub(clean, text)
+        def keep(link) -> bool:
+            key = name_key(link.name)
+            fresh = key not in seen
+            seen.add(key)
+            return fresh
+
+        return _rewrite_line(lines_text, keep)
+
+    for start, end in reversed(_relation_lines(text)):
+        text = text[:start] + keep_first(text[start:end]) + text[end:]
+    return text
 
 
 def merged_section(variant: ConceptNote, language: str, newline: str = "\n") -> str:
-    """The section that carries a variant's content into the canonical."""
-    heading = MERGED_HEADING.get(language, MERGED_HEADING["es"]).format(title=variant.concept.title)
+    """The section that carries a variant's content into the canonical (its text guarded:
+    a heading or `---` inside it cannot end the section or start another)."""
+    title = note_title(variant.concept.title)
+    heading = MERGED_HEADING.get(language, MERGED_HEADING["es"]).format(title=title)
     parts = []
     if variant.concept.summary:
-        parts.append(f"> {variant.concept.summary}")
-    parts.extend(p for p in (variant.concept.concept, variant.concept.analysis) if p.strip())
-    body = (newline + newline).join(parts) if parts else "(sin contenido)"
-    return f"## {heading}{newline}{body}{newline}"
+        parts.append("> " + guard(variant.concept.summary).replace("\n", "\n> "))
+    parts.extend(guard(p) for p in (variant.concept.concept, variant.concept.analysis) if p.strip())
+    body = "\n\n".join(parts) if parts else "(sin contenido)"
+    return f"## {heading}{newline}{body.replace(chr(10), newline)}{newline}"
 
 
 def merge_aliases(current: list[str], title: str, extra: Iterable[str]) -> list[str]:
@@ -145,27 +158,31 @@ def merge_into_canonical(
     canonical: ConceptNote,
     variants: list[ConceptNote],
     id_map: Mapping[str, str],
-    names: Mapping[str, str],
+    links: NoteLinks,
     *,
     new_title: str | None = None,
+    member_names: Iterable[str] = (),
 ) -> str:
-    """The canonical note's text after absorbing the variants."""
+    """The canonical note's text after absorbing the variants. `links` names every concept's
+    note as it will be after the apply; `member_names` are the cluster's note names (links to
+    them leave the canonical's Conexiones)."""
     language = canonical.concept.language
+    new_title = note_title(new_title) if new_title else None
     own_id, title = canonical.concept.id, new_title or canonical.concept.title
-    member_names = [canonical.concept.title, *(v.concept.title for v in variants)]
-    text = drop_links_to(text, member_names, headings_for(language)[2])
+    members = [canonical.concept.title, *(v.concept.title for v in variants), *member_names]
+    text = drop_links_to(text, members, language)
     gathered = [*canonical.relations, *(r for v in variants for r in v.relations)]
     relations = retarget(own_id, gathered, id_map)
-    text = add_relations(text, relations, names)
-    text = set_fields(text, {"concept_relations": relations_yaml(relations)})
+    text = add_relations(text, relations, links)
+    text = set_relations(text, relations, links, reparse(text).frontmatter)
     extra = [canonical.concept.title] if new_title else []
     for variant in variants:
         extra.extend([variant.concept.title, *variant.concept.aliases])
     text = set_fields(text, {"aliases": merge_aliases(canonical.concept.aliases, title, extra)})
-    text = add_quotes(text, [q for v in variants for q in v.quotes])
+    text = add_quotes(text, [q for v in variants for q in v.quotes], links)
     if new_title:
         heading = rf"^# {re.escape(canonical.concept.title)}[ \t]*$"
-        text = re.sub(heading, f"# {new_title}", text, count=1, flags=re.M)
+        text = re.sub(heading, lambda _: f"# {new_title}", text, count=1, flags=re.M)
     nl = newline_of(text)
     if not text.endswith(nl):
         text += nl

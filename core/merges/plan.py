@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from urllib.parse import quote
 
+from core.concept_links import NoteLinks
 from core.concept_notes import ConceptNote, parse_concept_note
 from core.diffs import unified_diff
 from core.merges.catalog import ConceptInfo, load_concepts
@@ -23,9 +23,13 @@ from core.merges.edits import (
 from core.merges.reviews import Review, ReviewsRepo
 from core.store import Store
 from vault.layout import VaultLayout
-from vault.links import note_name, rewrite_links
+from vault.links import rewrite_links
 from vault.note import NoteUnreadable, content_hash, read_note
-from vault.writer import VaultWriter, safe_filename
+from vault.resolve import LinkResolver, name_key
+from vault.rewrite import resolvers
+from vault.scan import scan_vault
+from vault.titles import note_title
+from vault.writer import VaultWriter
 
 
 @dataclass(frozen=True)
@@ -94,16 +98,19 @@ class _Texts:
         ]
 
 
-def _final_path(
-    writer: VaultWriter, concept: ConceptInfo, title: str | None, freed: set[str]
-) -> str:
+def _final_path(concept: ConceptInfo, title: str | None, taken: set[str]) -> str:
+    """Where the canonical ends up: renamed to the cleaned new title, its name unique in the
+    vault once the variants have moved out (`taken`)."""
     if not title or title == concept.title:
         return concept.path
     folder = str(PurePosixPath(concept.path).parent)
-    wanted = f"{folder}/{safe_filename(title)}.md"
-    if wanted in freed or writer.current_hash(wanted) is None:
-        return wanted
-    return writer.unique_path(folder, title)
+    base, n = note_title(title), 1
+    candidate = base
+    while name_key(candidate) in taken:
+        n += 1
+        candidate = f"{base} {n}"
+    taken.add(name_key(candidate))
+    return f"{folder}/{candidate}.md" if folder != "." else f"{candidate}.md"
 
 
 def _archive_path(writer: VaultWriter, layout: VaultLayout, rel: str, taken: set[str]) -> str:
@@ -111,12 +118,49 @@ def _archive_path(writer: VaultWriter, layout: VaultLayout, rel: str, taken: set
     archive = layout.archive.strip("/")
     folder = archive if parent == "." else f"{archive}/{parent}"
     stem, n = PurePosixPath(rel).stem, 1
-    candidate = writer.unique_path(folder, stem)
+    candidate = writer.unique_path(folder, stem, vault_wide=False)
     while candidate in taken:
         n += 1
-        candidate = writer.unique_path(folder, f"{stem} {n}")
+        candidate = writer.unique_path(folder, f"{stem} {n}", vault_wide=False)
     taken.add(candidate)
     return candidate
+
+
+@dataclass
+class _Places:
+    """Where every file of the merge goes, and how links resolve before and after."""
+
+    renames: dict[str, str]
+    """Canonical path -> its new path (a renamed canonical)."""
+    archived: dict[str, str]
+    """Variant path -> its path in the archive."""
+    paths: dict[str, str]
+    """Concept UUID -> the path of the note it is after the apply (variants: their canonical's)."""
+    before: LinkResolver
+    after: LinkResolver
+
+
+def _places(writer, layout, clusters, concepts: dict[str, ConceptInfo]) -> _Places:
+    scan = scan_vault(writer.root, layout)
+    variants = {concepts[v].path for c in clusters for v in c.variants}
+    freed = variants | {concepts[c.canonical_id].path for c in clusters if c.new_title}
+    taken = {name_key(PurePosixPath(p).stem) for p in [*scan.notes, *scan.files]
+             if p.endswith(".md") and p not in freed}  # fmt: skip
+    renames: dict[str, str] = {}
+    for cluster in clusters:
+        canonical = concepts[cluster.canonical_id]
+        final = _final_path(canonical, cluster.new_title, taken)
+        if final != canonical.path:
+            renames[canonical.path] = final
+    archived: dict[str, str] = {}
+    in_archive: set[str] = set()
+    for path in sorted(variants):
+        archived[path] = _archive_path(writer, layout, path, in_archive)
+    paths = {cid: renames.get(info.path, info.path) for cid, info in concepts.items()}
+    for cluster in clusters:
+        paths.update({v: paths[cluster.canonical_id] for v in cluster.variants})
+    before, after = resolvers(scan, {**archived, **renames})
+    return _Places(renames, archived, paths, before, after)
 
 
 def plan_review(
@@ -130,39 +174,32 @@ def plan_review(
     plan = MergePlan(review.id, clusters, concepts)
     texts = _Texts(writer)
     id_map = {v: c.canonical_id for c in clusters for v in c.variants}
-    names = {cid: info.title for cid, info in concepts.items()}
-    names.update({c.canonical_id: c.title(concepts) for c in clusters})
-    names.update({v: c.title(concepts) for c in clusters for v in c.variants})
-    variant_paths = {concepts[v].path for c in clusters for v in c.variants}
-    renames: dict[str, str] = {}
+    places = _places(writer, layout, clusters, concepts)
+    linker = writer.linker(places.after)
     for cluster in clusters:
-        canonical = concepts[cluster.canonical_id]
-        final = _final_path(writer, canonical, cluster.new_title, variant_paths)
-        if final != canonical.path:
-            renames[canonical.path] = final
-        _merge_cluster(texts, cluster, concepts, id_map, names)
-    _retarget_relations(store, texts, id_map, variant_paths)
-    redirects = {concepts[v].path: renames.get(concepts[c.canonical_id].path,
-                 concepts[c.canonical_id].path) for c in clusters for v in c.variants}  # fmt: skip
-    redirects.update(renames)
-    _rewrite_backlinks(writer, layout, texts, redirects, variant_paths)
+        note_path = places.paths[cluster.canonical_id]
+        _merge_cluster(texts, cluster, concepts, id_map, NoteLinks(places.paths, linker, note_path))
+    _retarget_relations(store, texts, id_map, set(places.archived), places, linker)
+    redirects = {old: places.paths[c.canonical_id] for c in clusters for v in c.variants
+                 for old in [concepts[v].path]}  # fmt: skip
+    redirects.update(places.renames)
+    _rewrite_backlinks(store, writer, layout, texts, redirects, places)
     for path, text in list(texts.now.items()):
         if text != texts.before[path][1]:
             texts.set(path, dedupe_relation_links(text))
     plan.writes = texts.writes()
-    plan.moves = _moves(writer, layout, texts, plan.writes, variant_paths, renames)
+    plan.moves = _moves(writer, texts, plan.writes, places)
     return plan
 
 
-def _moves(writer, layout, texts: _Texts, writes, variant_paths, renames) -> list[FileMove]:
+def _moves(writer, texts: _Texts, writes, places: _Places) -> list[FileMove]:
     """Variants into the archive first (freeing their names), then canonical renames."""
     after = {w.path: w for w in writes}
-    taken: set[str] = set()
     moves = []
-    for path in sorted(variant_paths):
+    for path, archived in places.archived.items():
         expected = texts.before[path][0] if path in texts.before else writer.current_hash(path)
-        moves.append(FileMove(path, _archive_path(writer, layout, path, taken), expected or ""))
-    for old, new in renames.items():
+        moves.append(FileMove(path, archived, expected or ""))
+    for old, new in places.renames.items():
         if old in after:
             expected = content_hash(after[old].after_text.encode("utf-8"))
         else:
@@ -175,18 +212,20 @@ def _note(texts: _Texts, path: str) -> ConceptNote:
     return parse_concept_note(reparse(texts.get(path), path))
 
 
-def _merge_cluster(texts, cluster, concepts, id_map, names) -> None:
+def _merge_cluster(texts, cluster, concepts, id_map, links: NoteLinks) -> None:
     canonical = concepts[cluster.canonical_id]
     variants = [_note(texts, concepts[v].path) for v in cluster.variants]
     parsed = _note(texts, canonical.path)
     new_title = cluster.new_title if cluster.new_title != canonical.title else None
-    text = merge_into_canonical(
-        texts.get(canonical.path), parsed, variants, id_map, names, new_title=new_title
-    )
+    members = [
+        PurePosixPath(concepts[c].path).stem for c in [cluster.canonical_id, *cluster.variants]
+    ]
+    text = merge_into_canonical(texts.get(canonical.path), parsed, variants, id_map, links,
+                                new_title=new_title, member_names=members)  # fmt: skip
     texts.set(canonical.path, text)
 
 
-def _retarget_relations(store: Store, texts: _Texts, id_map, variant_paths) -> None:
+def _retarget_relations(store: Store, texts: _Texts, id_map, variant_paths, places, linker) -> None:
     """Notes whose frontmatter relations point at a variant now point at its canonical."""
     if not id_map:
         return
@@ -198,27 +237,29 @@ def _retarget_relations(store: Store, texts: _Texts, id_map, variant_paths) -> N
     )
     for row in rows:
         if row[0] not in variant_paths:
-            texts.set(row[0], retarget_frontmatter(texts.get(row[0]), id_map))
+            links = NoteLinks(places.paths, linker, places.renames.get(row[0], row[0]))
+            texts.set(row[0], retarget_frontmatter(texts.get(row[0]), id_map, links))
 
 
-def _rewrite_backlinks(writer, layout, texts: _Texts, redirects: dict[str, str], skip) -> None:
-    """Every link to a variant (or a renamed canonical), anywhere outside the archive."""
+def _rewrite_backlinks(store, writer, layout, texts: _Texts, redirects, places: _Places) -> None:
+    """Every link that resolves to a variant (or a renamed canonical), anywhere outside the
+    archive: the notes that hold one are found by the index's resolved paths."""
     archive = layout.archive.strip("/") + "/"
-    needles = {}
-    for old in redirects:
-        name = note_name(old).lower()
-        needles[old] = (name, quote(note_name(old)).lower())
-    for rel in layout.iter_notes(writer.root):
-        if rel in skip or rel.startswith(archive):
+    olds = list(redirects)
+    rows = store.query(
+        "SELECT DISTINCT source_path FROM links"
+        f" WHERE resolved_path IN ({','.join('?' * len(olds))})",
+        olds,
+    ) if olds else []  # fmt: skip
+    for rel in sorted({r[0] for r in rows} | set(texts.now)):
+        if rel in places.archived or rel.startswith(archive):
             continue
         try:
             text = texts.now.get(rel) or read_note(writer.root, rel, layout.max_note_bytes).text
         except NoteUnreadable:
             continue
-        lowered = text.lower()
         for old, new in redirects.items():
-            if any(n in lowered for n in needles[old]):
-                text, edits = rewrite_links(text, old, new, rel)
-                if edits:
-                    texts.set(rel, text)
-                    lowered = text.lower()
+            text, edits = rewrite_links(text, old, new, places.renames.get(rel, rel),
+                                        before=places.before, after=places.after)  # fmt: skip
+            if edits:
+                texts.set(rel, text)

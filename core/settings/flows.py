@@ -14,8 +14,9 @@ class ExtractionSettings(BaseModel):
 
     model_config = DOC
 
-    language: str = "es"
-    """Language of the concept notes (ISO 639-1). The spec's system writes Spanish."""
+    language: str = ""
+    """Language of the concept notes (ISO 639-1). Empty: `vault.language` (by default the
+    language of the vault's own notes)."""
     top_k: int = Field(50, ge=1, le=500)
     """How many existing concepts hybrid search hands to duplicate detection."""
     concurrency: int = Field(4, ge=1, le=64)
@@ -75,8 +76,9 @@ class LessonSettings(BaseModel):
 
     model_config = DOC
 
-    language: str = "es"
-    """Default lesson language when the topic note does not say."""
+    language: str = ""
+    """Lesson language when the topic note does not say. Empty: `vault.language` (by default
+    the language of the vault's own notes)."""
     min_section_words: int = Field(50, ge=1)
     """Sections shorter than this are flagged to the judge."""
     max_self_fixes: int = Field(1, ge=0, le=5)

@@ -10,13 +10,12 @@ from typing import Any
 from platformdirs import user_config_dir
 from pydantic import ValidationError
 
+from core.settings.errors import SettingsError
 from core.settings.model import Settings
 
+__all__ = ["SettingsError", "deep_merge", "load_settings", "user_settings_path"]
+
 REPO_DEFAULTS = Path(__file__).resolve().parents[2] / "settings.toml"
-
-
-class SettingsError(Exception):
-    """An invalid settings file or value; its message names the file, the key and the problem."""
 
 
 def user_settings_path(explicit: Path | str | None = None) -> Path:

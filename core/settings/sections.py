@@ -32,8 +32,12 @@ class VaultFolders(BaseModel):
     """Session summaries written by the tutor."""
     archive: str = "99 - Archive"
     """Where removed or merged notes are moved; noema never deletes a note."""
-    templates: str = "Templates"
-    """Obsidian templates; never indexed."""
+    templates: str | None = None
+    """Obsidian templates; never indexed. Unset: the folder of Obsidian's Templates core plugin
+    (`.obsidian/templates.json`), else `Templates`."""
+    attachments: str | None = None
+    """Attachments (images, PDFs): indexed as attachments so links to them resolve, never read
+    as notes. Unset: Obsidian's "Default location for new attachments" when it is one folder."""
 
 
 class VaultSettings(BaseModel):
@@ -46,13 +50,28 @@ class VaultSettings(BaseModel):
     folders: VaultFolders = Field(default_factory=VaultFolders)
     """Folder layout inside the vault."""
     exclude: list[str] = Field(default_factory=lambda: [".obsidian/**", ".trash/**"])
-    """Glob patterns (relative to the vault root) that are never read or indexed."""
+    """Glob patterns (relative to the vault root) that are never read or indexed (Obsidian's
+    own "Excluded files" are added to them)."""
+    obsidian_settings: bool = True
+    """Follow the vault's own Obsidian settings: `.obsidian/app.json` (link style and format,
+    excluded files, attachments folder) and `.obsidian/templates.json` (templates folder).
+    The settings below and in [vault.folders] override them one by one."""
+    link_style: Literal["vault", "wikilink", "markdown"] = "vault"
+    """How noema writes links: `wikilink` ([[Note]]), `markdown` ([Note](Note.md)), or `vault`
+    to follow Obsidian's "Use [[Wikilinks]]" setting."""
+    link_format: Literal["vault", "shortest", "relative", "absolute"] = "vault"
+    """How a written link names its note: `shortest` (the name when no other note has it, else
+    the vault path), `relative` (from the linking note), `absolute` (from the vault root), or
+    `vault` to follow Obsidian's "New link format" setting."""
     max_note_bytes: int = 2_000_000
     """Notes larger than this are skipped with a warning instead of parsed."""
     watch_polling: bool = False
     """Use a polling observer instead of native file events (for network drives)."""
     watch_debounce_ms: int = 400
     """Quiet time per path before a file event is acted on; bursts collapse into one."""
+    language: str = ""
+    """Language of the notes noema writes (ISO 639-1, e.g. `en`, `es`). Empty: the language
+    most of the vault's notes are written in (detected from a sample), English if none."""
 
     @field_validator("path")
     @classmethod
@@ -217,3 +236,8 @@ class TuiSettings(BaseModel):
     """Start runs queued by the vault watcher automatically (they stop at their review)."""
     max_parallel_runs: int = Field(1, ge=1, le=4)
     """How many queued runs may execute at once."""
+    model_recheck_s: float = Field(5.0, gt=0)
+    """While the model is missing or its server is down, queued runs wait and the model is
+    checked again after this many seconds, then after twice as long, and so on."""
+    model_recheck_max_s: float = Field(60.0, gt=0)
+    """The longest wait between two checks of a model that is not there."""

@@ -1,8 +1,10 @@
-"""Writing the user's settings file (e.g. the learner profile edited in the TUI).
+"""Writing the user's settings file (choices made in the TUI: model per role, theme, learner
+profile, vault, note language).
 
-Only the given keys change: the file is read, the update is merged into it table by table,
-and it is written back atomically. Comments in the user's file are not kept (TOML writers do
-not round-trip them); every other key and value is.
+Only the given keys change: the file is parsed with tomlkit, the update is set into it key by
+key, and it is written back atomically. Everything else in the file (comments, key order,
+blank lines, quoting, inline tables) stays as the user wrote it. The repository's
+`settings.toml` (the documented defaults) is never written.
 """
 
 from __future__ import annotations
@@ -13,41 +15,88 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import tomli_w
+import tomlkit
+from tomlkit.container import Container
+from tomlkit.exceptions import TOMLKitError
+from tomlkit.items import InlineTable, Table
 
-from core.settings.loader import SettingsError, deep_merge
+from core.settings.loader import REPO_DEFAULTS, SettingsError
 from core.settings.model import Settings
+
+TableLike = Container | Table | InlineTable
 
 
 def save_user_settings(path: Path | str, update: dict[str, Any]) -> dict[str, Any]:
-    """Merge `update` (nested tables, e.g. {"flows": {"tutor": {"learner": {...}}}}) into the
-    user's settings file at `path` and return the file's new content.
+    """Set `update` (nested tables, e.g. {"flows": {"tutor": {"learner": {...}}}}) into the
+    user's settings file at `path` and return the file's new content (plain dicts).
 
-    The merged content is validated as settings first, so an invalid value never reaches disk.
+    The new content is validated as settings first, so an invalid value never reaches disk.
     """
     path = Path(path).expanduser()
-    current: dict[str, Any] = {}
-    if path.is_file():
-        try:
-            current = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise SettingsError(f"{path}: not valid TOML: {exc}") from exc
-    merged = deep_merge(current, _plain(update))
+    if path.resolve() == REPO_DEFAULTS.resolve():
+        raise SettingsError(
+            f"{path}: the repository's documented defaults are never written; "
+            "choose your own settings file (--settings PATH or $NOEMA_SETTINGS)"
+        )
+    document = _read_document(path)
+    _set_tables(document, _plain(update))
+    text = tomlkit.dumps(document)
+    content = tomllib.loads(text)
     try:
-        Settings(**merged)
+        Settings(**content)
     except Exception as exc:  # pydantic's ValidationError, reported as a settings error
         raise SettingsError(f"{path}: the new settings are invalid: {exc}") from exc
+    _write_atomically(path, text)
+    return content
+
+
+def _read_document(path: Path) -> tomlkit.TOMLDocument:
+    if not path.is_file():
+        return tomlkit.document()
+    try:
+        return tomlkit.parse(path.read_text(encoding="utf-8"))
+    except (TOMLKitError, ValueError) as exc:
+        raise SettingsError(f"{path}: not valid TOML: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise SettingsError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from exc
+
+
+def _set_tables(container: TableLike, update: dict[str, Any]) -> None:
+    """Set every key of `update` into `container`, descending into the tables that exist and
+    creating the ones that do not (a table holding only tables becomes a header-less "super
+    table", so `[flows.tutor.learner]` is written instead of empty `[flows]`, `[flows.tutor]`)."""
+    for key, value in update.items():
+        if not isinstance(value, dict):
+            container[key] = value
+            continue
+        existing = container.get(key)
+        if isinstance(existing, Table | InlineTable):
+            _set_tables(existing, value)
+            continue
+        if isinstance(container, InlineTable):
+            table: Table | InlineTable = tomlkit.inline_table()
+        else:
+            only_tables = bool(value) and all(isinstance(v, dict) for v in value.values())
+            table = tomlkit.table(is_super_table=only_tables)
+        _set_tables(table, value)
+        container[key] = table
+
+
+def _write_atomically(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".toml", dir=path.parent)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            tomli_w.dump(merged, handle)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
-    return merged
 
 
 def _plain(value: Any) -> Any:

@@ -35,8 +35,11 @@ class LocalBackend:
         parallel: int = 1,
         inner: Callable[[], Backend] | None = None,
         model: Path | None = None,
+        command: Callable[[Mode, int], list[str]] | None = None,
     ):
+        """`command(mode, port)` replaces the llama-server command line (tests)."""
         self.registry = Path(registry)
+        self._command = command
         self.parallel = parallel
         self._inner_factory = inner
         self._inner: Backend | None = None
@@ -68,19 +71,22 @@ class LocalBackend:
             from local_llm.shared_server import SharedServer
 
             parallel = 1 if mode == "embedding" else self.parallel
+            command = self._command
             self._servers[key] = SharedServer(
-                self.registry, mode, ctx_size=ctx, parallel=parallel, model=self._model
-            )
+                self.registry, mode, ctx_size=ctx, parallel=parallel, model=self._model,
+                command=(lambda port: command(mode, port)) if command is not None else None,
+            )  # fmt: skip
         return self._servers[key]
 
     async def prepare(self, config: ModelConfig, kind: str = "structured") -> None:
         """Start (or join) the server this kind of call needs; then warm the inner backend."""
-        await asyncio.to_thread(self._acquire, self.mode_of(kind), config)
+        await asyncio.to_thread(self.acquire, self.mode_of(kind), config)
         prepare = getattr(self.inner, "prepare", None)
         if prepare is not None:
             await prepare(config, kind)
 
-    def _acquire(self, mode: Mode, config: ModelConfig) -> str:
+    def acquire(self, mode: Mode, config: ModelConfig) -> str:
+        """Start or join the server of a mode (blocking); its URL."""
         from local_llm.local_server import is_available
 
         if not is_available():
@@ -95,7 +101,7 @@ class LocalBackend:
 
     def resolved(self, config: ModelConfig, mode: Mode) -> ModelConfig:
         """The config the inner backend uses: the running server's OpenAI-compatible API."""
-        url = self._acquire(mode, config)
+        url = self.acquire(mode, config)
         budget = config.context_budget
         if mode == "embedding":
             budget = min(budget, EMBEDDING_MAX_CTX - 8)

@@ -28,7 +28,10 @@ def ollama_model_name(model: str) -> str:
 def _default_factory(host: str | None, timeout_s: float) -> Any:
     import ollama
 
-    return ollama.AsyncClient(host=host, timeout=timeout_s)
+    # Ollama usually listens on plain http: no TLS context to build (the CA bundle's load
+    # costs ~0.1-0.5 s of a short command such as `noema doctor`)
+    plain = (host or "http://").startswith("http://")
+    return ollama.AsyncClient(host=host, timeout=timeout_s, verify=not plain)
 
 
 class OllamaBackend:

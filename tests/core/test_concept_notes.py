@@ -18,6 +18,7 @@ from core.concept_notes import (
 )
 from core.domain import Concept, Relation, RelationType
 from vault.note import parse_note
+from vault.titles import note_title
 
 SAMPLE = Path(__file__).resolve().parents[2] / "tui" / "sample_vault"
 
@@ -101,6 +102,8 @@ def test_adding_a_relation_is_a_minimal_edit():
     assert changed_lines(text, edited) == [
         "+  SUPPORTS:",
         f"+  - {new.id}",
+        "+supports:",
+        "+- '[[Identidad]]'",
         "-- SUPPORTS:",
         "+- SUPPORTS: [[Identidad]]",
     ]
@@ -140,12 +143,12 @@ words = st.text(st.characters(whitelist_categories=("L", "N", "Zs", "P")), min_s
 @given(
     st.builds(
         Concept,
-        title=words.map(str.strip).filter(bool).filter(lambda t: not t.startswith("#")),
+        title=words.map(str.strip).filter(bool).filter(lambda t: note_title(t) == t),
         aliases=st.lists(words.map(str.strip).filter(bool), max_size=3),
         short_summary=words.map(str.strip),
         summary=words.map(str.strip),
-        concept=words.map(str.strip).filter(lambda t: not t.startswith("#")),
-        analysis=words.map(str.strip).filter(lambda t: not t.startswith("#")),
+        concept=words.map(str.strip),
+        analysis=words.map(str.strip),
         language=st.sampled_from(["es", "en"]),
     ),
     st.lists(st.sampled_from(list(RelationType)), max_size=5),

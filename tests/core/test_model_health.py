@@ -56,3 +56,14 @@ async def test_health_of_a_server_that_is_down():
     server, model, answer = await check_model(LLMClient({"default": config}))
     assert server.status == "failed" and "`ollama serve`" in server.fix
     assert model.status == answer.status == "skipped"
+
+
+async def test_pulling_a_model_shows_progress_and_the_model_is_then_listed(fake_ollama):
+    from local_llm.backends.ollama_backend import OllamaBackend
+
+    config = ModelConfig(provider="ollama", model="qwen2.5:7b", base_url=fake_ollama.url)
+    client = LLMClient({"default": config}, backend=OllamaBackend())
+    steps = [step async for step in client.pull("qwen2.5:7b")]
+    fractions = [s.fraction for s in steps if s.fraction is not None]
+    assert fractions == [0.0, 0.25, 0.5, 1.0] and steps[-1].status == "success"
+    assert [c.status for c in await check_model(client)] == ["ok", "ok", "ok"]

@@ -182,3 +182,35 @@ def test_loopback_down_is_detected_at_once_in_one_line(tmp_path):
     assert result.returncode == 1 and time.monotonic() - started < 10
     assert "loopback interface (127.0.0.1) is down" in result.stdout
     assert "Traceback" not in result.stderr and len(result.stdout.strip().splitlines()) == 1
+
+
+async def test_the_local_provider_starts_its_servers_on_first_use_and_lets_go_on_close(tmp_path):
+    """provider = "local" through the client: the chat server starts with the first call,
+    outside its timeout; the embedding server only when embeddings are asked for."""
+    from local_llm import LLMClient, ModelConfig
+    from local_llm.backends.local_backend import LocalBackend
+    from local_llm.testing import ScriptedBackend
+
+    inner = ScriptedBackend(['{"label": "a"}'])
+    backend = LocalBackend(
+        tmp_path, inner=lambda: inner,
+        command=lambda mode, port: [sys.executable, str(STAND_IN), "--port", str(port),
+                                    "--delay", "0.5"],
+    )  # fmt: skip
+    config = ModelConfig(provider="local", model="gemma3-270m", context_budget=48,
+                         max_tokens=16, timeout_s=0.3)  # fmt: skip
+    client = LLMClient({"default": config}, backends={"local": backend})
+    from pydantic import BaseModel
+
+    class Label(BaseModel):
+        label: str
+
+    assert (await client.structured([{"role": "user", "content": "x"}], Label)).label == "a"
+    (call,) = inner.calls
+    running = info(tmp_path)
+    assert (
+        call.config.base_url == f"{running['url']}/v1" and call.config.model == "openai/gemma3-270m"
+    )
+    assert not (tmp_path / "embedding-64x1.json").exists()  # no embedding server asked for
+    client.close()
+    wait_gone(running["server_pid"])

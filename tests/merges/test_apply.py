@@ -32,7 +32,7 @@ def test_apply_merges_the_planted_duplicates_and_every_link_still_resolves(mv) -
     files = snapshot(mv.root)
     plan = mv.merges.plan(mv.review())
     diff = plan.diff()
-    assert len(plan.clusters) == 4 and "+- ZDP" in diff
+    assert len(plan.clusters) == 4 and "+aliases: [ZDP]" in diff  # an inline list stays inline
     assert "move 08 - Ideas/ZDP.md -> 99 - Archive/08 - Ideas/ZDP.md" in diff
     assert snapshot(mv.root) == files  # the dry run wrote nothing
     mv.merges.apply(plan)
@@ -244,3 +244,17 @@ def test_a_note_relating_to_both_canonical_and_variant_keeps_one_relation(mv) ->
     assert post["concept_relations"]["RELATES_TO"].count(mv.ids["Zona de desarrollo próximo"]) == 1
     assert mv.ids["ZDP"] not in post["concept_relations"]["RELATES_TO"]
     assert "- RELATES_TO: [[Zona de desarrollo próximo]], [[Deep Work]]" in post.content
+
+
+def test_applying_merges_leaves_no_empty_folder_and_undo_brings_it_back(mv) -> None:
+    folder = mv.root / IDEAS / "Temas"
+    folder.mkdir()
+    (mv.root / IDEAS / "ZDP.md").rename(folder / "ZDP.md")  # the variant, alone in its folder
+    mv.index.sync_files()
+    mv.merges.apply(mv.merges.plan(mv.review()))
+    assert not folder.exists()
+    assert (mv.root / "99 - Archive" / IDEAS / "Temas" / "ZDP.md").exists()
+    empty = [d for d in mv.root.rglob("*") if d.is_dir() and not any(d.iterdir())]
+    assert empty == []
+    mv.merges.undo("rev1")
+    assert (folder / "ZDP.md").exists()

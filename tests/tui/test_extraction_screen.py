@@ -30,7 +30,8 @@ from tui.widgets.extraction_steps import ExtractionSteps
 
 def make_app(tmp_path: Path, script: FlowScript | None = None) -> tuple[NoemaApp, Path, FlowScript]:
     root, data = make_vault(tmp_path)
-    settings = Settings(vault={"path": root}, data={"directory": data})
+    # the scripted concepts are Spanish: so is the vault's note language
+    settings = Settings(vault={"path": root, "language": "es"}, data={"directory": data})
     script = script or FlowScript(candidates=candidates, relations=relations)
     services = open_services(settings, {"extraction": SPEC}, backend=ConcurrencyBackend(script))
     services.vault.index.sync_files()
@@ -175,7 +176,8 @@ async def test_enter_on_a_running_run_opens_the_screen_with_its_progress_so_far(
     """A run started from home, opened mid-way with Enter: the steps it finished before the
     screen opened are shown done (replayed from the app's log), and the rest follows live."""
     root, data = make_vault(tmp_path)
-    settings = Settings(vault={"path": root}, data={"directory": data})
+    # the scripted concepts are Spanish: so is the vault's note language
+    settings = Settings(vault={"path": root, "language": "es"}, data={"directory": data})
     backend = GatedBackend(FlowScript(candidates=candidates, relations=relations))
     services = open_services(settings, {"extraction": SPEC}, backend=backend)
     services.vault.index.sync_files()
@@ -209,6 +211,8 @@ async def test_a_run_this_app_did_not_drive_shows_its_steps_from_the_checkpoint(
     """A run that reached its review before this app started (no events in the app's log):
     the steps it ran are read from its checkpoint, not shown as never started."""
     app, _root, _script = make_app(tmp_path)
+    # the app must not pick the queued run up itself (it would, once the model answers)
+    app.settings.tui.autostart_queued_runs = False
     async with app.run_test(size=(140, 50)) as pilot:
         await wait_for(pilot, lambda: app.services is not None)
         runtime = app.services.runtime

@@ -34,7 +34,7 @@ async def test_home_shows_counts_model_status_and_runs(make_app, settings):
         assert "Concepts: 14" in vault
         assert "1 sources" in vault  # Pensar rápido, pensar despacio is unprocessed
         model = plain(app.screen.query_one("#model-panel"))
-        assert "reachable" in model and "1 models installed" in model
+        assert "Status: ● a scripted model" in model
         table = app.screen.query_one(RunsTable)
         # active runs first: awaiting review, then queued, then failed
         order = [table.get_row_at(i)[4] for i in range(table.row_count)]
@@ -241,3 +241,14 @@ async def test_screen_keys_fit_the_footer_and_home_lists_them(make_app, settings
         await pilot.press("L")
         await pilot.pause()
         assert type(app.screen).__name__ == "LessonScreen"
+
+
+async def test_home_says_how_many_notes_need_fixing(make_app, vault):
+    (vault / "08 - Ideas" / "Rota.md").write_text("---\nentity_id: [x\n---\n# Rota\n")
+    (vault / "03 - Sources" / "Vacía.md").write_text("")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        vault_panel = plain(app.screen.query_one("#vault-panel"))
+        assert "To fix: 2 notes (noema doctor)" in vault_panel
+        assert "Concepts: 14" in vault_panel  # the malformed note is no concept

@@ -124,7 +124,23 @@ async def test_opened_before_the_services_it_fills_in_when_they_are_ready(make_a
         assert "1 installed" in text_of(screen, "#installed-note")
 
 
-async def test_a_model_that_cannot_be_listed_shows_no_list_or_pull_parts(tmp_path, vault):
+async def test_a_hosted_model_is_not_listed_and_nothing_is_pulled(tmp_path, vault):
+    from core.services import open_services
+    from tests.tui.conftest import make_settings
+    from tui.app import NoemaApp
+
+    settings = make_settings(
+        vault, tmp_path / "data", models={"model": "gpt-4o-mini", "base_url": None}
+    )
+    app = NoemaApp(settings, services=open_services(settings, {}), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_model_screen(pilot, app)
+        assert "hosted provider's models are not listed" in text_of(screen, "#installed-note")
+        for part in ("#installed", "#pull-row", "#pull-progress", "#pull-status"):
+            assert not screen.query_one(part).display, part
+
+
+async def test_an_openai_compatible_server_is_listed_but_not_pulled_from(tmp_path, vault):
     from core.services import open_services
     from tests.tui.conftest import make_settings
     from tui.app import NoemaApp
@@ -137,6 +153,6 @@ async def test_a_model_that_cannot_be_listed_shows_no_list_or_pull_parts(tmp_pat
     app = NoemaApp(settings, services=open_services(settings, {}), watch=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_model_screen(pilot, app)
-        assert "needs an Ollama model" in text_of(screen, "#installed-note")
-        for part in ("#installed", "#pull-row", "#pull-progress", "#pull-status"):
+        assert "cannot list models at http://127.0.0.1:9/v1" in text_of(screen, "#installed-note")
+        for part in ("#pull-row", "#pull-progress", "#pull-status"):
             assert not screen.query_one(part).display, part

@@ -20,7 +20,7 @@ from tests.tui.conftest import wait_for as wait_until
 from tui import app as app_module
 from tui.app import NoemaApp
 from tui.demo import sample_vault
-from tui.screens.tutor import TutorScreen
+from tui.screens.tutor import STOP_HINT, TutorScreen
 from tui.widgets.tutor_chat import LIVE_STYLE, TutorChat
 from tui.widgets.tutor_modals import LearnerModal, LogsModal, SessionsModal
 from tui.widgets.tutor_plan import PlanPanel
@@ -29,7 +29,11 @@ SIZE = (130, 40)
 
 
 def make_app(
-    tmp_path: Path, script: TutorScript, latency: float = 0.0, **tutor: object
+    tmp_path: Path,
+    script: TutorScript,
+    latency: float = 0.0,
+    backend_class: type[ScriptedBackend] = ScriptedBackend,
+    **tutor: object,
 ) -> NoemaApp:
     root = tmp_path / "vault"
     if not root.exists():
@@ -37,7 +41,7 @@ def make_app(
     settings = Settings(
         vault={"path": root}, data={"directory": tmp_path / "data"}, flows={"tutor": tutor}
     )
-    backend = ScriptedBackend(script, latency_s=latency)
+    backend = backend_class(script, latency_s=latency)
     services = open_services(settings, {"tutor": SPEC}, backend=backend)
     index_vault(settings, services.store)
     app = NoemaApp(settings, services=services, vault_label="sample-vault", watch=False)
@@ -124,7 +128,7 @@ async def test_the_screen_says_what_the_tutor_does_while_the_model_works(tmp_pat
         answer, chat = screen.query_one("#answer"), screen.query_one(TutorChat)
         answer.value = "1/2 is bigger"
         await pilot.press("enter")
-        checking = "The tutor is checking your answer…"
+        checking = f"The tutor is checking your answer… ({STOP_HINT})"
         await wait_for(pilot, lambda: answer.placeholder == checking)
         # the answer left the box and entered the chat, with the block the reply will fill
         assert answer.value == "" and chat.text_lines()[-4:] == [
@@ -133,7 +137,7 @@ async def test_the_screen_says_what_the_tutor_does_while_the_model_works(tmp_pat
             "Tutor: …",
             "",
         ]
-        await wait_for(pilot, lambda: answer.placeholder == "The tutor is writing…")
+        await wait_for(pilot, lambda: answer.placeholder == f"The tutor is writing… ({STOP_HINT})")
         assert any(line.startswith("Feedback:") for line in chat.text_lines())
         await wait_for(pilot, turns_done(screen, 3))
         assert answer.placeholder == "Your answer (Enter to send)" and chat.live is None
@@ -371,3 +375,51 @@ async def test_text_in_the_chat_can_be_selected_and_copied() -> None:
         highlight = app.screen.get_component_rich_style("screen--selection")
         selected = "".join(s.text for s in line if s.style and highlight.bgcolor == s.style.bgcolor)
         assert selected == "Feedback: Close"
+
+
+class HangingStream(ScriptedBackend):
+    """Streams the first `hang_after` chunks of a reply, then waits (a slow model)."""
+
+    hang_after: int | None = None
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, stream_chunk=4, **kwargs)
+
+    async def stream(self, messages, *, config):
+        import asyncio
+
+        sent = 0
+        async for piece in super().stream(messages, config=config):
+            if self.hang_after is not None and sent >= self.hang_after:
+                await asyncio.sleep(600)
+            sent += 1
+            yield piece
+
+
+async def test_escape_stops_a_streaming_reply_and_the_session_goes_on(tmp_path: Path) -> None:
+    app = make_app(tmp_path, TutorScript(["wrong", "right"], steps=2), backend_class=HangingStream)
+    backend = app._injected.llm.backend()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await first_question(pilot, app)
+        chat = screen.query_one(TutorChat)
+        backend.hang_after = 3
+        screen.query_one("#answer").value = "1/4"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(chat.streamed) >= 12)
+        streamed = chat.streamed
+        await pilot.press("escape")  # stops the reply: the screen stays
+        await wait_for(pilot, lambda: not screen.busy)
+        assert app.screen is screen
+        last = screen.conversation[-1]
+        assert last["role"] == "tutor" and last.get("stopped") is True
+        assert last["content"] == streamed.strip() == "Question 2: "[: len(streamed)].strip()
+        assert any(line.endswith("[stopped]") for line in chat.text_lines())
+        assert app.services.runtime.runs.get(screen.session_id).status == "done"
+        # the session goes on: the next answer gets a whole reply
+        backend.hang_after = None
+        screen.query_one("#answer").value = "1/2"
+        await pilot.press("enter")
+        await wait_for(pilot, turns_done(screen, 3))
+        assert not screen.conversation[-1].get("stopped")
+        await pilot.press("escape")  # nothing streams now: back home
+        await wait_for(pilot, lambda: app.screen is not screen)

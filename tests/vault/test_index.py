@@ -115,9 +115,8 @@ def test_duplicate_entity_ids_get_a_warning_not_a_crash(vault, store):
 
 def test_works_on_a_plain_sqlite_connection(vault, tmp_path):
     conn = sqlite3.connect(tmp_path / "plain.sqlite3", isolation_level=None)
-    for version, _, sql in migrations():
-        if version <= 2:  # the runs/warnings tables and the index
-            conn.executescript(sql)
+    for _, _, sql in migrations():
+        conn.executescript(sql)
     result = sync(conn, vault)
     assert result.added > 20
     assert search_text(conn, "hábitos").hits

@@ -137,3 +137,35 @@ def test_rewrite_preserves_bytes_outside_edits(links, fillers):
         restored = restored[:start] + edit.before + restored[start + len(edit.after) :]
     assert restored == text
     assert all("Old" in e.before and "New" in e.after for e in edits)
+
+
+def test_markdown_links_without_md_and_attachments_are_links():
+    text = "[Tres](Three%20laws%20of%20motion) [Pdf](paper.pdf) ![img](img/a%20b.png) [web](https://x.y/z)"
+    assert [(x.target, x.embed) for x in parse_links(text)] == [
+        ("Three laws of motion", False),
+        ("paper.pdf", False),
+        ("img/a b.png", True),
+    ]
+
+
+def test_indented_code_holds_no_links_but_list_paragraphs_do():
+    text = (
+        "Para.\n\n    [[Code]] [md](Code.md)\n\tstill [[Code2]]\n\nText [[Real]]\n\n"
+        "- item\n\n    [[InList]]\n\n# Heading\n    [[AfterHeading]]\n"
+    )
+    assert [x.target for x in parse_links(text)] == ["Real", "InList"]
+
+
+def test_rewrite_follows_obsidian_resolution():
+    from vault.resolve import LinkResolver
+
+    before = LinkResolver(["A/Old.md", "B/old.md", "Here/New.md", "Elsewhere/New.md.md"])
+    after = LinkResolver(["B/old.md", "Here/New.md", "Elsewhere/New.md.md", "Far/New.md"])
+    text = "[[Old]] [[old]] [[B/old]] [x](Old.md)\n"
+    new, edits = rewrite_links(
+        text, "A/Old.md", "Far/New.md", "Here/Note.md", before=before, after=after
+    )
+    # [[old]] and [[B/old]] open B/old.md; the others open A/Old.md. A bare [[New]] would open
+    # Here/New.md from this note's folder: the vault path is written instead.
+    assert new == "[[Far/New|Old]] [[old]] [[B/old]] [x](Far/New.md)\n"
+    assert len(edits) == 2

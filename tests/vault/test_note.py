@@ -130,3 +130,10 @@ def test_frontmatter_after_a_byte_order_mark_is_read_and_edited_in_place():
     assert (
         edited == "\ufeff---\ntitle: Book\naliases: [B]\nprocessed_date: '2026-01-02'\n---\nbody\n"
     )
+
+
+def test_a_hash_before_inline_code_is_no_heading():
+    """`#```x```` is a paragraph (a heading needs a space after its `#`s); blanking the code
+    span must not turn it into one (hypothesis found a model text that did)."""
+    note = parse_note("n.md", b"# Real\n#```#```\n## Also `code` here\ntext\n")
+    assert [(s.level, s.heading) for s in note.sections] == [(1, "Real"), (2, "Also `code` here")]

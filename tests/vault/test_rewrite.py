@@ -74,5 +74,21 @@ def test_links_relative_to_the_note_are_resolved_and_rewritten(tmp_path):
             "[far](../08%20-%20Ideas/New.md)",
         ),
         ("08 - Ideas/Other.md", "[[Old]]", "[[New|Old]]"),
-        ("08 - Ideas/Other.md", "[near](./Old.md#Part)", "[near](New.md#Part)"),
+        ("08 - Ideas/Other.md", "[near](./Old.md#Part)", "[near](./New.md#Part)"),
     ]
+
+
+def test_a_rename_finds_links_to_an_nfd_file_and_markdown_links_without_md(tmp_path):
+    """macOS writes `Café.md` in NFD; links are typed in NFC. Obsidian's help writes Markdown
+    links without `.md`. Both must follow a rename."""
+    import unicodedata
+
+    root = tmp_path / "vault"
+    (root / "08 - Ideas").mkdir(parents=True)
+    nfd = unicodedata.normalize("NFD", "Café")
+    (root / "08 - Ideas" / f"{nfd}.md").write_text("# Café\n", encoding="utf-8")
+    (root / "Hub.md").write_text("[[Café]] [c](Caf%C3%A9) [same](Café.md)\n", encoding="utf-8")
+    plan = plan_rewrite(root, VaultLayout(), f"08 - Ideas/{nfd}.md", "08 - Ideas/Café crème.md")
+    assert plan.texts["Hub.md"][1] == (
+        "[[Café crème|Café]] [c](Caf%C3%A9%20cr%C3%A8me) [same](Café%20crème.md)\n"
+    )

@@ -77,3 +77,35 @@ def test_block_id_inserts_make_stable_ids_real():
         text.replace(inserts[quotes[0].line_end], "", 1).replace(inserts[quotes[2].line_end], "", 1)
         == note.text
     )
+
+
+PODCAST = """## Highlights
+- [00:12:34] Compounding works on knowledge.
+- [1:02:03](https://share.snipd.com/x) — Never interrupt it.
+- (05:07) Small things add up.
+
+> [00:45:10] Habits compound.
+^kp-habits
+
+> After a blank line.
+
+^kp-blank
+
+> [not a time] stays in the text.
+^bad_id because this line is text
+"""
+
+
+def test_podcast_time_stamps_are_locations_and_lone_block_ids_attach():
+    quotes = parse_quotes(parse_note("p.md", PODCAST.encode()))
+    assert [(q.location, q.text, q.block_id) for q in quotes] == [
+        ("00:12:34", "Compounding works on knowledge.", None),
+        ("1:02:03", "Never interrupt it.", None),
+        ("05:07", "Small things add up.", None),
+        ("00:45:10", "Habits compound.", "kp-habits"),
+        (None, "After a blank line.", "kp-blank"),
+        (None, "[not a time] stays in the text.", None),  # the next line is no block id
+    ]
+    assert quotes[3].id == "kp-habits" and quotes[4].id == "kp-blank"
+    # ids already written are never written again
+    assert set(block_id_inserts(quotes)) == {q.line_end for q in quotes if q.block_id is None}

@@ -198,3 +198,45 @@ def test_set_fields_round_trips_and_keeps_the_body(existing, updates, body, nl):
     for key in existing:
         if key not in updates:
             assert dump_field(key, existing[key], nl) in new
+
+
+def test_new_names_are_unique_in_the_whole_vault(vault):
+    """A bare [[Name]] would be ambiguous: a new note never shares a name with another note,
+    whatever its folder (and whatever the case or the Unicode form of the name)."""
+    (vault / "elsewhere/deep").mkdir(parents=True)
+    (vault / "elsewhere/deep/Idea.md").write_text("x")
+    (vault / "elsewhere/CAFE\u0301.md").write_text("x")  # NFD on disk
+    (vault / "elsewhere/diagram.png").write_bytes(b"\x89PNG")
+    writer = VaultWriter(vault)
+    assert writer.unique_path("notes", "Idea") == "notes/Idea 2.md"
+    assert writer.unique_path("notes", "café") == "notes/café 2.md"
+    assert writer.unique_path("notes", "diagram.png") == "notes/diagram.png.md"
+    assert writer.unique_path("notes", "Idea", vault_wide=False) == "notes/Idea.md"
+
+
+def test_a_move_leaves_no_empty_folder_behind(vault):
+    (vault / "notes/sub/deeper").mkdir(parents=True)
+    (vault / "notes/sub/deeper/Lonely.md").write_text("x")
+    (vault / "notes/sub/Kept.md").write_text("x")
+    writer = VaultWriter(vault, VaultLayout(concepts="notes"))
+    writer.archive("notes/sub/deeper/Lonely.md")
+    assert not (vault / "notes/sub/deeper").exists() and (vault / "notes/sub").is_dir()
+    writer.move("notes/sub/Kept.md", "notes/Kept.md")
+    assert not (vault / "notes/sub").exists()
+    assert (vault / "notes").is_dir()  # a folder of the layout stays, even empty
+    writer.move("notes/Kept.md", "other/Kept.md")
+    assert (vault / "notes").is_dir()
+
+
+def test_edits_touch_only_what_changes():
+    text = (
+        "---\naliases: [Uno, 'Dos']\ntags:\n  - a\n  - b\nsummary: \"kept\"  # a comment\n"
+        "concept_relations:\n  SUPPORTS:\n  - x\n---\nbody\n"
+    )
+    same = {"aliases": ["Uno", "Dos"], "tags": ["a", "b"], "concept_relations": {"SUPPORTS": ["x"]}}
+    assert set_fields(text, same) == text  # nothing changes: not one byte
+    edited = set_fields(text, {"aliases": ["Uno", "Dos", "Tres"], "tags": ["a", "c"]})
+    assert edited == text.replace("aliases: [Uno, 'Dos']", "aliases: [Uno, Dos, Tres]").replace(
+        "  - b\n", "  - c\n"
+    )
+    assert set_fields(text, {"summary": "kept"}) == text

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Coroutine, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from core.settings import Settings, load_settings
+if TYPE_CHECKING:
+    from core.settings import Settings
+
+T = TypeVar("T")
 
 
 class CommandError(Exception):
@@ -18,6 +24,8 @@ class CommandError(Exception):
 
 def settings_from(args: argparse.Namespace) -> Settings:
     """The effective settings for `--settings` (raises SettingsError, reported by main)."""
+    from core.settings import load_settings
+
     return load_settings(getattr(args, "settings", None))
 
 
@@ -34,3 +42,26 @@ def require_vault(settings: Settings) -> None:
 def err(text: str) -> None:
     """A line on stderr (progress and diagnostics; stdout stays for results)."""
     print(text, file=sys.stderr, flush=True)
+
+
+def run_async(main: Coroutine[Any, Any, T]) -> T:
+    """`asyncio.run`, importing asyncio only when a command runs: `noema --help` imports every
+    command module, and asyncio (with ssl) is a good part of its start-up time."""
+    import asyncio
+
+    return asyncio.run(main)
+
+
+@contextmanager
+def stop_on_interrupt(runtime: Any, run_id: str, again: str) -> Iterator[None]:
+    """Ctrl-C while a run is driven stops it as `c` on home does: the model call is aborted,
+    the run is recorded cancelled, and `again` (a command) continues it from its last
+    checkpoint."""
+    import asyncio  # here, not at the top: see run_async
+
+    try:
+        yield
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        if runtime.mark_stopped(run_id):
+            err(f"stopped run {run_id[:8]} at its last checkpoint; {again} continues it")
+        raise

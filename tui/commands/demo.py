@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
             return 0 if demo.connection is None or demo.connection.ok else 1
         from tui.app import NoemaApp
 
-        NoemaApp(demo.settings).run()
+        NoemaApp(demo.settings, settings_path=demo.settings_file).run()
     finally:
         demo.close()
     return 0

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from core.settings import Settings, SettingsError
+from core.settings import SettingsError
+from tui.commands import run_async
+
+if TYPE_CHECKING:
+    from core.settings import Settings
 
 OK, FAIL, SKIP = "✓", "✗", "-"
 
@@ -28,7 +31,8 @@ class Check:
         return self.mark == FAIL
 
     def line(self) -> str:
-        return f"{self.mark} {self.name:<18} {self.detail}"
+        """The check's line (a detail of several lines is indented under it)."""
+        return f"{self.mark} {self.name:<18} " + self.detail.replace("\n", "\n" + " " * 21)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -41,14 +45,70 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def check_vault(settings: Settings) -> Check:
+def check_vault(settings: Settings) -> list[Check]:
+    """The vault folder, what noema reads of it, what it leaves out and why."""
+    from core.ingest import layout_from_settings, obsidian_config
+    from vault.scan import scan_vault
+
     path = settings.vault.path
     if path is None:
-        return Check("vault", FAIL, "vault.path is not set (run `noema demo` for a sample vault)")
+        return [Check("vault", FAIL, "vault.path is not set (run `noema demo` for a sample vault)")]
     if not path.is_dir():
-        return Check("vault", FAIL, f"{path} is not a folder")
-    notes = sum(1 for _ in path.rglob("*.md"))
-    return Check("vault", OK, f"{path} ({notes} markdown files)")
+        return [Check("vault", FAIL, f"{path} is not a folder")]
+    scan = scan_vault(path, layout_from_settings(settings))
+    attachments = sum(1 for kind in scan.files.values() if kind == "attachment")
+    excluded = sum(scan.excluded.values())
+    indexed = _indexed_notes(settings)
+    notes = (f"{len(scan.notes)} notes to index" if indexed is None
+             else f"{indexed} notes indexed of {len(scan.notes)} to read")  # fmt: skip
+    checks = [Check("vault", OK, f"{path} ({notes}, {attachments} attachments, "
+                                 f"{excluded} notes excluded)")]  # fmt: skip
+    problems = obsidian_config(settings).problems
+    if problems:
+        checks.append(Check("obsidian settings", SKIP, "\n".join(problems)))
+    if scan.skipped:
+        lines = [f"{e.path}: {e.reason}" for e in scan.skipped]
+        checks.append(
+            Check("vault skipped", SKIP, f"{len(lines)} entries not read\n" + "\n".join(lines))
+        )
+    return checks
+
+
+def _from_index(settings: Settings, read: Callable[[Any], Any]) -> Any:
+    """`read(store)` on the index of an earlier `noema index`, or None when there is none."""
+    from core.store import Store, StoreError
+
+    if settings.vault.path is None or not settings.store_path.exists():
+        return None
+    try:
+        store = Store(settings.store_path)
+    except (StoreError, OSError):
+        return None
+    try:
+        return read(store)
+    finally:
+        store.close()
+
+
+def _indexed_notes(settings: Settings) -> int | None:
+    """How many notes the index holds (None before the first `noema index`)."""
+    count = _from_index(settings, lambda s: int(s.query_one("SELECT COUNT(*) FROM notes")[0]))
+    return count or None
+
+
+def check_vault_notes(settings: Settings) -> Check | None:
+    """Notes the last index could not take as they are (kept out of the workflows); None
+    when there are none."""
+    from core.ingest import vault_problems
+
+    problems = _from_index(settings, vault_problems)
+    if not problems:
+        return None
+    lines = [
+        message if message.startswith(path) else f"{path}: {message}" for path, message in problems
+    ]
+    return Check("vault notes", SKIP, f"{len(problems)} to fix (kept out of the workflows)\n"
+                 + "\n".join(lines))  # fmt: skip
 
 
 def check_data_dir(settings: Settings) -> Check:
@@ -68,7 +128,8 @@ def check_data_dir(settings: Settings) -> Check:
 
 
 def check_store(settings: Settings) -> Check:
-    from core.store import Store, StoreError, migrations
+    from core.store import Store, StoreError
+    from core.store.db import migrations  # core.store.migrations: the folder, once a Store opened
 
     try:
         store = Store(settings.store_path)
@@ -125,10 +186,13 @@ def run_checks(settings: Settings, timeout_s: float, emit: Callable[[Check], Non
     llm = build_client(settings, None)
     llm.warm()  # the backend's import (litellm: seconds) overlaps the checks below
     checks: list[Check] = []
-    for check in (check_vault(settings), check_data_dir(settings), check_store(settings)):
+    found = [*check_vault(settings), check_data_dir(settings), check_store(settings)]
+    for check in [*found, check_vault_notes(settings)]:
+        if check is None:
+            continue
         emit(check)
         checks.append(check)
-    for check in asyncio.run(check_models(settings, timeout_s, llm)):
+    for check in run_async(check_models(settings, timeout_s, llm)):
         emit(check)
         checks.append(check)
     return checks

@@ -10,7 +10,6 @@ round limit.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import shlex
 import subprocess
@@ -19,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tui.commands import CommandError, err, require_vault, settings_from
+from tui.commands import CommandError, err, require_vault, run_async, settings_from
 
 EXIT_ROUND_LIMIT = 3
 CHOICES = {"a": "approve", "r": "revise", "e": "edit", "l": "later", "y": "accept", "n": "reject"}
@@ -102,7 +101,7 @@ def run(args: argparse.Namespace, backend: Any = None, ask: Any = None) -> int:
     settings = settings_from(args)
     require_vault(settings)
     note = vault_relative(args.note, settings.vault.path)
-    return asyncio.run(evaluate(settings, note, args, backend, ask or input))
+    return run_async(evaluate(settings, note, args, backend, ask or input))
 
 
 async def evaluate(

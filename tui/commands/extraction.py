@@ -11,12 +11,18 @@ and names merge applies left halfway (the app does the same at start-up).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import shlex
 from pathlib import Path
 from typing import Any
 
-from tui.commands import CommandError, err, require_vault, settings_from
+from tui.commands import (
+    CommandError,
+    err,
+    require_vault,
+    run_async,
+    settings_from,
+    stop_on_interrupt,
+)
 
 FLOW = "extraction"
 
@@ -50,12 +56,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def resolve_source(root: Path, folder: str, note: str) -> str:
     """A vault-relative path for NOTE: a path as given, else a note of that name in sources."""
+    from vault.containment import contained
+
     candidate = note if note.endswith(".md") else f"{note}.md"
     for rel in (candidate, f"{folder}/{candidate}"):
         if (root / rel).is_file():
+            if contained(root, rel) is None:
+                raise CommandError(f"{rel} leads outside the vault (a symlink?); it is not read")
             return rel
     matches = sorted(
-        p for p in (root / folder).rglob("*.md") if p.stem.lower() == Path(note).stem.lower()
+        p
+        for p in (root / folder).rglob("*.md")
+        if p.stem.lower() == Path(note).stem.lower()
+        and contained(root, p.relative_to(root).as_posix()) is not None
     )
     if len(matches) == 1:
         return matches[0].relative_to(root).as_posix()
@@ -66,9 +79,13 @@ def resolve_source(root: Path, folder: str, note: str) -> str:
 
 def processed_on(vault: Any, rel: str) -> Any:
     """When the source note was processed (its frontmatter's processed_date), or None."""
-    from core.sources import read_source
+    from core.sources import SourceNeedsFixing, read_source
+    from vault.note import NoteUnreadable
 
-    source, _quotes = read_source(vault.root, rel, vault.layout.max_note_bytes)
+    try:
+        source, _quotes = read_source(vault.root, rel, vault.layout.max_note_bytes)
+    except (NoteUnreadable, SourceNeedsFixing) as exc:
+        raise CommandError(str(exc)) from exc
     return source.processed_date
 
 
@@ -106,7 +123,7 @@ async def drive(services: Any, events: Any) -> int:
 def run_extract(args: argparse.Namespace, backend: Any = None) -> int:
     settings = settings_from(args)
     require_vault(settings)
-    return asyncio.run(_extract(settings, args.note, backend))
+    return run_async(_extract(settings, args.note, backend))
 
 
 async def _extract(settings: Any, note: str, backend: Any) -> int:
@@ -120,7 +137,8 @@ async def _extract(settings: Any, note: str, backend: Any) -> int:
         return await follow(services, rel)
 
 
-ACTIVE = ("queued", "running", "awaiting_review", "failed")
+ACTIVE = ("queued", "running", "awaiting_review", "failed", "cancelled")
+"""A source's run in one of these is continued (a cancelled one from its last checkpoint)."""
 
 
 async def follow(services: Any, rel: str) -> int:
@@ -142,7 +160,8 @@ async def follow(services: Any, rel: str) -> int:
         if await _print_pending(services, run):
             return 0
         try:
-            return await drive(services, services.runtime.stream(run.id))
+            with stop_on_interrupt(services.runtime, run.id, f"`noema extract {shlex.quote(rel)}`"):
+                return await drive(services, services.runtime.stream(run.id))
         except RunBusy as busy:
             err(f"{busy}; following it until it stops")
             await services.runtime.wait_until_free(run.id)
@@ -198,14 +217,15 @@ def parse_drops(items: list[str], payload: dict[str, Any]) -> list[dict[str, str
 def run_review(args: argparse.Namespace, backend: Any = None) -> int:
     settings = settings_from(args)
     require_vault(settings)
-    return asyncio.run(_review(settings, args, backend))
+    return run_async(_review(settings, args, backend))
 
 
 async def _review(settings: Any, args: argparse.Namespace, backend: Any) -> int:
     from core.flows.registry import open_app
     from core.runtime import RunBusy
 
-    async with open_app(settings, backend=backend) as services:
+    # only feedback asks the model again; approving or aborting does not
+    async with open_app(settings, backend=backend, warm=bool(args.feedback)) as services:
         try:
             run = services.runtime.runs.find(args.run)
         except KeyError as exc:
@@ -248,7 +268,10 @@ async def _answer(services: Any, run: Any, args: argparse.Namespace, waited: boo
     from core.runtime import NotAwaitingReview
 
     try:
-        return await drive(services, services.runtime.resume(run.id, value))
+        with stop_on_interrupt(
+            services.runtime, run.id, f"`noema extract {shlex.quote(run.target)}`"
+        ):
+            return await drive(services, services.runtime.resume(run.id, value))
     except NotAwaitingReview:  # answered by another process between the check and the lease
         status = services.runtime.runs.get(run.id).status
         print(f"run {run.id[:8]} was answered by another process meanwhile; it is {status}")
@@ -267,12 +290,12 @@ def run_repair(args: argparse.Namespace) -> int:
         from core.flows.registry import open_app
         from core.repair import finish_approved, repair
 
-        async with open_app(settings) as services:
+        async with open_app(settings, warm=False) as services:
             report = repair(services, on_wait=_waiting_for)
             report.finished += await finish_approved(services)
         print(report.summary())
         for path in report.written:
             print(f"  {path}")
-        return 1 if report.errors or report.unfinished_merges else 0
+        return 1 if report.errors or report.abandoned or report.unfinished_merges else 0
 
-    return asyncio.run(go())
+    return run_async(go())

@@ -11,12 +11,11 @@ Exit codes: 0 done or waiting, 1 failed.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from typing import Any
 
-from tui.commands import CommandError, err, require_vault, settings_from
+from tui.commands import CommandError, err, require_vault, run_async, settings_from
 
 CHOICES = {"a": "accept", "r": "regenerate", "j": "judge", "x": "reject", "l": "later"}
 
@@ -51,7 +50,7 @@ def run(args: argparse.Namespace, backend: Any = None, ask: Any = None) -> int:
                 "objectives": args.objective, "sections": args.sections}  # fmt: skip
     else:
         data = {"mode": "review", "note_path": args.note}
-    return asyncio.run(_drive(settings, data, args, backend, ask or input))
+    return run_async(_drive(settings, data, args, backend, ask or input))
 
 
 async def _drive(settings: Any, data: dict[str, Any], args: Any, backend: Any, ask: Any) -> int:
@@ -61,7 +60,7 @@ async def _drive(settings: Any, data: dict[str, Any], args: Any, backend: Any, a
     services = open_app(settings, backend=backend)
     async with services:
         if services.vault is not None:
-            services.vault.index.sync()
+            await services.vault.index.sync_async()
         try:
             run_id = start_lesson(services, data)
         except ValueError as exc:

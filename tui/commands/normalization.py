@@ -10,11 +10,17 @@ first); an apply interrupted halfway is finished with `--resume` or rolled back 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from typing import Any
 
-from tui.commands import CommandError, err, require_vault, settings_from
+from tui.commands import (
+    CommandError,
+    err,
+    require_vault,
+    run_async,
+    settings_from,
+    stop_on_interrupt,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -57,31 +63,39 @@ def run_normalize(args: argparse.Namespace, backend: Any = None) -> int:
     """The `normalize` handler; `backend` is for tests (a scripted model)."""
     settings = settings_from(args)
     require_vault(settings)
-    return asyncio.run(_normalize(settings, args.strategy, backend))
+    return run_async(_normalize(settings, args.strategy, backend))
 
 
 async def _normalize(settings: Any, strategy: str | None, backend: Any) -> int:
-    from core.events import Done, Failed, Progress
     from core.flows.registry import open_app
 
     async with open_app(settings, backend=backend) as services:
         run = services.runtime.start("normalization", {"strategy": strategy} if strategy else {})
-        review_id = None
-        async for event in services.runtime.stream(run.id):
-            if isinstance(event, Progress):
-                err(f"[{event.data.get('phase', '')}] {event.data.get('agent_activity', '')}")
-                review_id = event.data.get("review_id") or review_id
-            elif isinstance(event, Failed):
-                raise CommandError(f"normalization failed: {event.error}")
-            elif isinstance(event, Done):
-                for error in event.output.get("errors", []):
-                    err(f"warning: {error}")
+        with stop_on_interrupt(services.runtime, run.id, "`s` on the run in the app"):
+            review_id = await _follow(services.runtime.stream(run.id))
         if not review_id:
             print("no merges to propose")
             return 0
         _print_review(services.store, review_id)
         print(f"review {review_id[:8]}: noema merges apply {review_id[:8]} --all")
     return 0
+
+
+async def _follow(events: Any) -> str | None:
+    """Print a normalization run's progress; the id of the review it stored, if any."""
+    from core.events import Done, Failed, Progress
+
+    review_id = None
+    async for event in events:
+        if isinstance(event, Progress):
+            err(f"[{event.data.get('phase', '')}] {event.data.get('agent_activity', '')}")
+            review_id = event.data.get("review_id") or review_id
+        elif isinstance(event, Failed):
+            raise CommandError(f"normalization failed: {event.error}")
+        elif isinstance(event, Done):
+            for error in event.output.get("errors", []):
+                err(f"warning: {error}")
+    return review_id
 
 
 # -- merges ---------------------------------------------------------------------------------
@@ -96,7 +110,7 @@ class _Opened:
 
         settings = settings_from(args)
         require_vault(settings)
-        self.services = open_app(settings)
+        self.services = open_app(settings, warm=False)
         self.merges = Merges(self.services.store, self.services.vault)
 
     def __enter__(self) -> Any:

@@ -13,13 +13,12 @@ can be resumed later).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from tui.commands import CommandError, require_vault, settings_from
+from tui.commands import CommandError, require_vault, run_async, settings_from
 
 AGENTS = ("planner", "executor", "evaluator", "finish")
 ReadLine = Callable[[str], Awaitable[str | None]]
@@ -98,6 +97,8 @@ def run_logs(args: argparse.Namespace) -> int:
 async def terminal_line(prompt: str) -> str | None:
     """One line typed by the user (None at end of input)."""
     try:
+        import asyncio
+
         return await asyncio.to_thread(input, prompt)
     except EOFError:
         return None
@@ -126,6 +127,8 @@ async def choose_lesson(services: Any, read: ReadLine, write: Write, concept: st
     from core.flows.tutor.session import concept_session_lesson, curriculum
 
     vault, store = services.vault, services.store
+    import asyncio
+
     await asyncio.to_thread(vault.index.sync_files)
     if concept:
         found = resolve_concepts(store, [concept])
@@ -239,4 +242,4 @@ async def open_and_chat(args: argparse.Namespace, read: ReadLine, write: Write) 
 
 
 def run_chat(args: argparse.Namespace) -> int:
-    return asyncio.run(open_and_chat(args, terminal_line, terminal_write))
+    return run_async(open_and_chat(args, terminal_line, terminal_write))

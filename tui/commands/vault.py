@@ -1,4 +1,5 @@
-"""`noema index` (sync the vault into the store) and `noema watch` (the headless watcher)."""
+"""`noema index` (sync the vault into the store), `noema watch` (the headless watcher) and
+`noema search` (concepts and quotes)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "every new or changed unprocessed source note. Stop with Ctrl-C.",
     )  # fmt: skip
     watch.set_defaults(func=run_watch)
+    search = subparsers.add_parser(
+        "search", help="search concepts and the quotes of sources",
+        description="Full-text search (accents ignored) over concept notes and the quotes of "
+        "source notes, in the index (run `noema index` first).",
+    )  # fmt: skip
+    search.add_argument("query", nargs="+", help="words to look for")
+    search.add_argument("-k", type=int, default=10, help="how many of each (default 10)")
+    search.set_defaults(func=run_search)
 
 
 class ProgressBar:
@@ -64,8 +73,38 @@ def run_index(args: argparse.Namespace) -> int:
         bar.close()
         store.close()
     print(f"indexed {settings.vault.path}: {result.summary()}")
-    for warning in result.warnings:
-        print(f"  warning: {warning}")
+    for line in index_report(result):
+        print(f"  {line}")
+    return 0
+
+
+def index_report(result) -> list[str]:
+    """What a sync left out, one line each: entries not read and why, notes each exclusion
+    rule kept out, and notes that need fixing."""
+    lines = [f"skipped: {entry.path}: {entry.reason}" for entry in result.skipped]
+    lines += [f"excluded: {n} note(s) ({why})" for why, n in sorted(result.excluded.items())]
+    return lines + [f"warning: {warning}" for warning in result.warnings]
+
+
+def run_search(args: argparse.Namespace) -> int:
+    from core.store import Store
+    from vault.search import search_text
+
+    settings = settings_from(args)
+    require_vault(settings)
+    store = Store(settings.store_path)
+    try:
+        result = search_text(store, " ".join(args.query), args.k, quotes=True)
+    finally:
+        store.close()
+    for hit in result.hits:
+        print(f"concept  {hit.title}  ({hit.path})")
+    for quote in result.quotes:
+        where = f" @{quote.location}" if quote.location else ""
+        text = quote.text if len(quote.text) <= 100 else quote.text[:99] + "…"
+        print(f"quote    [[{quote.link_target}]]{where}  {text}")
+    if not (result.hits or result.quotes):
+        print("nothing found")
     return 0
 
 

@@ -13,6 +13,7 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Label
 
 from core.flows.tutor.sessions import due_for_practice
+from core.ingest import problem_count
 from tui.messages import (
     ModelStatus,
     RunsChanged,
@@ -48,6 +49,7 @@ def note_counts(store: Any) -> dict[str, Any]:
             0
         ],
         "due": due_for_practice(store, 3),
+        "problems": problem_count(store),
     }
 
 
@@ -123,21 +125,54 @@ class HomeScreen(NoemaScreen):
                 ("Concepts", str(counts["concepts"])),
                 ("Unprocessed", f"{counts['unprocessed']} sources"),
             ]
+            if counts.get("problems"):  # kept out of the workflows until fixed
+                rows.append(("To fix", f"{counts['problems']} notes (noema doctor)"))
             if counts.get("due"):  # concepts the tutor says are due (weakest, stalest first)
                 due = ", ".join(f"{d.title} {d.mastery:.0%}" for d in counts["due"])
                 rows.append(("Practice", due))
         self.query_one("#vault-panel", InfoPanel).show_rows(rows)
 
-    def show_model(self, state: str, detail: str) -> None:
+    def show_model(self, state: str, detail: str, message: ModelStatus | None = None) -> None:
+        """The default model, what is missing with its one-line fix, and the runs waiting."""
         from tui.probe import describe
 
         services = self.app.services
         if services is not None:
             model = describe(services.llm.config("default"))
         else:
-            model = self.app.settings.role("default").model or self.app.settings.models.model
-        rows = [("Model", model), ("Status", mark(state, detail))]
+            from core.models import role_config
+
+            model = describe(role_config(self.app.settings, "default"))
+        rows: list[tuple[str, Any]] = [("Model", model), ("Status", mark(state, detail))]
+        gate = message.gate if message is not None else None
+        if gate is not None and gate.problem is not None:
+            rows[1] = ("Status", mark(state, gate.problem.detail))
+            rows.append(("Fix", self.fix_line(gate)))
+            waiting = self.query_one(RunsTable).count("queued")
+            when = f"next check in {message.next_check_s:g} s" if message.next_check_s else ""
+            runs = (
+                f"{waiting} queued run{'s wait' if waiting != 1 else ' waits'}" if waiting else ""
+            )
+            rows.append(("Waiting", " · ".join(part for part in (runs, when) if part)))
         self.query_one("#model-panel", InfoPanel).show_rows(rows)
+
+    def fix_line(self, gate: Any) -> str:
+        """The failed check's fix, pointing at the model screen where it can be done there."""
+        problem = gate.problem
+        key = self.screen_key("model") or "m"
+        if problem.name != "model":
+            return problem.fix
+        if self.app.services is not None and self.app.services.llm.config().is_ollama:
+            return (f"run `ollama pull {gate.model}` (or p on the model screen), "
+                    f"or choose an installed model with {key}")  # fmt: skip
+        return f"choose a model the server has with {key}"
+
+    def screen_key(self, name: str) -> str | None:
+        """The key that opens a registered screen (after the keymap)."""
+        for active in self.active_bindings.values():
+            if active.binding.id == f"app.screen.{name}":
+                return self.app.get_key_display(active.binding)
+        return None
 
     def show_watcher(self, state: str, text: str) -> None:
         self._watcher = (state, text)
@@ -153,6 +188,7 @@ class HomeScreen(NoemaScreen):
     # -- messages from the app ------------------------------------------------------------
 
     def on_services_ready(self, _message: ServicesReady) -> None:
+        self.sub_title = self.vault_label  # a vault chosen at first run shows
         self.refresh_all()
 
     def on_vault_changed(self, _message: VaultChanged) -> None:
@@ -180,7 +216,9 @@ class HomeScreen(NoemaScreen):
 
     def on_model_status(self, message: ModelStatus) -> None:
         state = "busy" if message.ok is None else ("ok" if message.ok else "fail")
-        self.show_model(state, message.detail)
+        self.show_model(state, message.detail, message)
+        table = self.query_one(RunsTable)  # queued runs show whether they wait for the model
+        table.show_runs(list(table.records.values()), waiting_for=self.app.waiting_for)
 
     def refresh_all(self) -> None:
         self.load_counts()
@@ -200,7 +238,7 @@ class HomeScreen(NoemaScreen):
             return
         runs = await asyncio.to_thread(services.runtime.list_runs)
         runs.sort(key=lambda r: ACTIVE_FIRST.get(r.status, 9))
-        self.query_one(RunsTable).show_runs(runs)
+        self.query_one(RunsTable).show_runs(runs, waiting_for=self.app.waiting_for)
 
     @work(exclusive=True, group="index", exit_on_error=False)
     async def action_index(self) -> None:
@@ -230,12 +268,21 @@ class HomeScreen(NoemaScreen):
         services = self.app.services
         if run is None or services is None:
             return
-        if run.status not in ("queued", "failed"):
-            self.notify(f"run {run.id[:8]} is {run.status}; only queued or failed runs start")
+        if run.status not in ("queued", "failed", "cancelled"):
+            self.notify(
+                f"run {run.id[:8]} is {run.status}; only queued, failed or cancelled runs start"
+            )
         elif run.flow not in services.runtime.flows:
             self.notify(
                 f"the {run.flow} workflow is not installed yet; the run waits", severity="warning"
             )
+        elif self.app.waiting_for is not None:
+            # not started against a missing model: queued, it starts once the model is there
+            services.runtime.runs.set_status(run.id, "queued", error=run.error)
+            self.notify(f"run {run.id[:8]} waits for model {self.app.waiting_for}",
+                        severity="warning")  # fmt: skip
+            self.load_runs()
+            self.app.check_model()
         else:
             self.app.drive_run(run.id)
 
@@ -248,6 +295,10 @@ class HomeScreen(NoemaScreen):
             services.runtime.cancel(run.id)
             self.notify(f"cancelled run {run.id[:8]}")
             self.load_runs()
+        elif run.status == "running" and self.app.stop_run(run.id):
+            self.notify(f"stopped run {run.id[:8]}; s continues it from its last checkpoint")
+        elif run.status == "running":
+            self.notify(f"run {run.id[:8]} is not run by this window; stop it where it runs")
         else:
             self.notify(f"run {run.id[:8]} is {run.status} and cannot be cancelled")
 

@@ -1,4 +1,11 @@
-"""The model screen: effective settings per role, a connection test, Ollama's models."""
+"""The model screen: effective settings per role, a connection test, the server's models.
+
+The models the default role's server has (Ollama's /api/tags and /api/show, an
+OpenAI-compatible server's /v1/models, the bundled model) are listed with size, parameters and
+context length; `enter` on one makes it a role's model, saved in the user's settings file and
+used at once (queued runs waiting for a model start when it is there). Ollama models can be
+pulled with progress.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +21,7 @@ from tui.widgets import mark
 
 
 class ModelScreen(NoemaScreen):
-    """What each role uses; test it; list and pull Ollama models."""
+    """What each role uses; test it; list the server's models, choose one; pull Ollama ones."""
 
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="model.back"),
@@ -35,7 +42,7 @@ class ModelScreen(NoemaScreen):
             with Horizontal(classes="row"):
                 yield Button("Test connection", id="test", variant="primary")
                 yield Static(mark("off", "not tested"), id="test-result")
-            yield Label("Installed models", classes="section")
+            yield Label("Models on the server  (enter: use for a role)", classes="section")
             yield Static("", id="installed-note")
             yield DataTable(id="installed", cursor_type="row")
             with Horizontal(classes="row", id="pull-row"):
@@ -47,9 +54,9 @@ class ModelScreen(NoemaScreen):
 
     def on_mount(self) -> None:
         self.sub_title = "Model"
-        table = self.query_one("#roles", DataTable)
-        table.add_columns("Role", "Provider", "Model", "Base URL", "Temp", "Budget", "Max tokens")
-        self.query_one("#installed", DataTable).add_columns("Model")
+        self.query_one("#installed", DataTable).add_columns(
+            "Model", "Size", "Parameters", "Context", "Used for"
+        )
         self.query_one("#pull-progress").display = False  # until a pull starts
         self.show_roles()
         self.action_list_models()
@@ -68,7 +75,8 @@ class ModelScreen(NoemaScreen):
         from core.models import model_configs
 
         table = self.query_one("#roles", DataTable)
-        table.clear()
+        table.clear(columns=True)  # the columns fit a newly chosen (longer) model name
+        table.add_columns("Role", "Provider", "Model", "Base URL", "Temp", "Budget", "Max tokens")
         for role, cfg in model_configs(self.app.settings).items():
             table.add_row(
                 role, cfg.provider, cfg.model, cfg.base_url or "-", f"{cfg.temperature:g}",
@@ -76,18 +84,15 @@ class ModelScreen(NoemaScreen):
             )  # fmt: skip
 
     def manager(self):
-        """(backend, config) that can list and pull models for the default role, or None.
-
-        An Ollama backend does it itself; a litellm `ollama_chat/...` model is served by an
-        Ollama server too, so the official client is used for it.
-        """
+        """(backend, config) that can pull models for the default role, or None: Ollama's own
+        client serves a litellm `ollama_chat/...` model's server too."""
         llm = self.llm
         if llm is None:
             return None
         backend, config = llm.backend("default"), llm.config("default")
-        if hasattr(backend, "list_models"):
+        if getattr(backend, "serves_any_model", False) or config.provider == "ollama":
             return backend, config
-        if config.model.startswith(("ollama_chat/", "ollama/")):
+        if config.is_ollama:
             from local_llm.backends.ollama_backend import OllamaBackend
 
             self._ollama = self._ollama or OllamaBackend()
@@ -95,7 +100,10 @@ class ModelScreen(NoemaScreen):
         return None
 
     def _can_list(self) -> bool:
-        return self.manager() is not None
+        from local_llm.catalog import server_kind
+
+        llm = self.llm
+        return llm is not None and server_kind(llm.config("default")) != "hosted"
 
     # -- connection test ------------------------------------------------------------------
 
@@ -118,39 +126,81 @@ class ModelScreen(NoemaScreen):
         state = "ok" if result.ok else "fail"
         self.query_one("#test-result", Static).update(mark(state, result.detail))
 
-    # -- Ollama: list and pull ------------------------------------------------------------
+    # -- the server's models: list, choose, pull -------------------------------------------
 
     def action_list_models(self) -> None:
         note = self.query_one("#installed-note", Static)
         if self.llm is None:
             note.update("services are still opening")
             return
+        for part in ("#pull-row", "#pull-progress", "#pull-status"):
+            self.query_one(part).display = self.manager() is not None and part != "#pull-progress"
         if not self._can_list():
             note.update(
-                'Listing and pulling models needs an Ollama model (provider = "ollama" or an ollama_chat/... name).'
+                "A hosted provider's models are not listed here: set models.model to one of "
+                "its model names (see the README), then test the connection."
             )
-            for part in ("#installed", "#pull-row", "#pull-progress", "#pull-status"):
-                self.query_one(part).display = False
+            self.query_one("#installed").display = False
             return
         self.load_models()
 
     @work(exclusive=True, group="model-list", exit_on_error=False)
     async def load_models(self) -> None:
-        backend, config = self.manager()
+        from core.problems import explain
+        from tui.widgets.model_picker import server_models, size_text
+
+        config = self.llm.config("default")
         try:
-            models = await backend.list_models(config)
+            models = await server_models(self.llm)
         except Exception as exc:  # noqa: BLE001 - a down server is a status, not a crash
-            note = f"cannot list models at {config.base_url}: {type(exc).__name__}: {exc}"
+            note = f"cannot list models at {config.base_url}: {explain(exc).line}"
             self.query_one("#installed-note", Static).update(note)
             return
         table = self.query_one("#installed", DataTable)
         table.clear()
-        for name in models:
-            table.add_row(name, key=name)
-        self.query_one("#installed-note", Static).update(f"{len(models)} installed")
+        for model in models:
+            context = f"{model.context_length:,}" if model.context_length else "-"
+            table.add_row(model.name, size_text(model.size_bytes), model.parameters or "-",
+                          context, ", ".join(self.roles_using(model.name)), key=model.name)  # fmt: skip
+        where = config.base_url or "the bundled model"
+        self.query_one("#installed-note", Static).update(f"{len(models)} installed at {where}")
+        if models and not isinstance(self.focused, Input):
+            table.focus()  # what this screen is for: enter on a model
+
+    def roles_using(self, name: str) -> list[str]:
+        """The roles whose model is this listed one (embedding only when embeddings are on)."""
+        from local_llm.catalog import same_model
+
+        embeddings = self.app.settings.models.embeddings_enabled
+        return [role for role, cfg in self.llm.roles.items()
+                if same_model(name, cfg.model) and (role != "embedding" or embeddings)]  # fmt: skip
+
+    @on(DataTable.RowSelected, "#installed")
+    def _model_chosen(self, event: DataTable.RowSelected) -> None:
+        from tui.widgets.model_picker import RoleModal
+
+        name = str(event.row_key.value)
+        if self.llm.config("default").provider == "local":
+            self.notify("the bundled model serves every role", title="Model")
+            return
+        current = {role: cfg.model for role, cfg in self.llm.roles.items()}
+        self.app.push_screen(RoleModal(name, current), lambda role: self.use_model(name, role))
+
+    def use_model(self, name: str, role: str | None) -> None:
+        """Make `name` the model of `role`: saved in the user's settings, used at once."""
+        from tui.choices import model_update, save_choice
+
+        if role is None:
+            return
+        update = model_update(self.app.settings, self.llm.config("default"), role, name)
+        if save_choice(self.app, update, f"{name} for {role}"):
+            self.app.model_changed()
+            self.query_one("#test-result", Static).update(mark("off", "not tested"))
+            self.show_roles()
+            self.load_models()
 
     def action_focus_pull(self) -> None:
-        if self._can_list():
+        if self.manager() is not None:
             self.query_one("#pull-name", Input).focus()
 
     @on(Button.Pressed, "#pull")
@@ -176,3 +226,4 @@ class ModelScreen(NoemaScreen):
         bar.update(progress=100)
         self.notify(f"pulled {name}")
         self.load_models()
+        self.app.check_model()  # runs waiting for this model start

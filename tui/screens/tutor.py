@@ -10,6 +10,7 @@ saved to the settings file.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 from textual import on, work
@@ -29,6 +30,7 @@ from tui.widgets.tutor_picker import LessonPicker
 from tui.widgets.tutor_plan import PlanPanel
 
 PLACEHOLDER = "Your answer (Enter to send)"
+STOP_HINT = "esc stops the reply"
 
 
 class TutorScreen(TurnRelay, NoemaScreen):
@@ -47,7 +49,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
         Binding("ctrl+l", "logs", "Logs", id="tutor.logs"),
         Binding("ctrl+n", "new_session", "New", id="tutor.new"),
         Binding("f2", "learner", "Learner", id="tutor.learner"),
-        Binding("escape", "back", "Back", id="tutor.back"),
+        Binding("escape", "back", "Back", id="tutor.back"),  # while a turn runs: stop it
     ]
 
     def __init__(self, session_id: str | None = None) -> None:
@@ -178,7 +180,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
     def show_working(self, doing: str) -> None:
         """An agent waits on the model: what it does, and (once a turn) the learner's answer
         with a line where the reply will stream."""
-        self.query_one("#answer", Input).placeholder = f"The tutor is {doing}…"
+        self.query_one("#answer", Input).placeholder = f"The tutor is {doing}… ({STOP_HINT})"
         chat = self.query_one(TutorChat)
         if not chat.awaiting_reply:
             self._clear_submitted()
@@ -211,6 +213,36 @@ class TutorScreen(TurnRelay, NoemaScreen):
             self.query_one(TutorChat).end_stream()  # a reply line no message came into
         # the learner waits on this frame: do not wait for the frame grid
         draw_now(self, self.query_one(TutorChat).changed_region, self.query_one("#answer").region)
+
+    # -- stopping a reply ------------------------------------------------------------------
+
+    def action_back(self) -> None:
+        """While a turn runs, escape stops the reply (what streamed stays); else back."""
+        if self.busy and self.session_id and self.services is not None:
+            self.stop_reply()
+        else:
+            super().action_back()
+
+    def stop_reply(self) -> None:
+        """Stop the turn under way: the model call is aborted, what streamed stays in the
+        conversation marked stopped, and the session waits for the learner's next message."""
+        streamed = self.query_one(TutorChat).streamed + "".join(self._tokens)
+        self.services.runtime.stop(self.session_id)
+        turns = [w for w in self.workers if w.node is self and w.group == "tutor-turn"]
+        self.stop_session()
+        self.finish_stop(self.session_id, streamed, turns)
+
+    @work(exclusive=True, group="tutor-stop", exit_on_error=False)
+    async def finish_stop(self, session_id: str, streamed: str, turns: list[Any]) -> None:
+        from core.flows.tutor.session import session_values, stop_turn
+
+        for worker in turns:  # the cancelled turn unwinds before its state is touched
+            with contextlib.suppress(Exception):
+                await worker.wait()
+        await stop_turn(self.services.runtime, session_id, streamed)
+        self.post_message(TurnEnded(await session_values(self.services.runtime, session_id)))
+        self.notify("reply stopped; answer when you are ready", title="Tutor")
+        self.run_session(session_id, retry=False)
 
     # -- actions ---------------------------------------------------------------------------
 
@@ -252,21 +284,18 @@ class TutorScreen(TurnRelay, NoemaScreen):
 
     def save_learner(self, values: dict[str, Any] | None) -> None:
         """Keep the edited profile in the running settings and the user's settings file."""
-        from core.settings import SettingsError, user_settings_path
         from core.settings.flows import LearnerProfile
-        from core.settings.writer import save_user_settings
+        from tui.choices import save_choice
 
         if values is None:
             return
-        path = getattr(self.app, "settings_path", None) or user_settings_path()
         try:
             profile = LearnerProfile(**values)
-            save_user_settings(path, {"flows": {"tutor": {"learner": profile.model_dump()}}})
-        except (SettingsError, ValueError) as exc:
+        except ValueError as exc:
             self.notify(f"profile not saved: {exc}", severity="error")
             return
-        self.app.settings.flows.tutor.learner = profile
-        self.notify(f"learner profile saved to {path}")
+        update = {"flows": {"tutor": {"learner": profile.model_dump()}}}
+        save_choice(self.app, update, "learner profile")
 
 
 def open_screen(app: Any) -> TutorScreen:

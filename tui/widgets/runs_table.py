@@ -37,16 +37,20 @@ class RunsTable(DataTable):
     def on_mount(self) -> None:
         self.add_columns(*self.COLUMNS)
 
-    def show_runs(self, runs: Iterable[RunRecord]) -> None:
-        """Replace the rows, keeping the cursor on the same run when it is still listed."""
+    def show_runs(self, runs: Iterable[RunRecord], waiting_for: str | None = None) -> None:
+        """Replace the rows, keeping the cursor on the same run when it is still listed.
+        Queued runs show `waiting for model X` while `waiting_for` names the missing model."""
         keep = self.selected_run_id
         self.clear()
         self.records = {}
         for run in runs:
             self.records[run.id] = run
             updated = run.updated_at[:19].replace("T", " ")
+            status = status_text(run.status)
+            if waiting_for and run.status == "queued":
+                status = Text(f"waiting for model {waiting_for}", style="yellow")
             self.add_row(
-                status_text(run.status),
+                status,
                 run.flow,
                 run.target or "-",
                 updated,
@@ -55,6 +59,10 @@ class RunsTable(DataTable):
             )
         if keep in self.records:
             self.move_cursor(row=self.get_row_index(keep))
+
+    def count(self, status: str) -> int:
+        """How many listed runs have this status."""
+        return sum(1 for run in self.records.values() if run.status == status)
 
     @property
     def selected_run_id(self) -> str | None:

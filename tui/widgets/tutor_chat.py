@@ -49,7 +49,10 @@ def message_text(message: Mapping[str, Any]) -> Text:
         return Text.assemble((f"{who}: ", style), str(message.get("content", "")), style="italic")
     kind = message.get("kind") or "teaching"
     who, style = STYLES.get(kind, STYLES["teaching"])
-    return Text.assemble((f"{who}: ", style), str(message.get("content", "")))
+    text = Text.assemble((f"{who}: ", style), str(message.get("content", "")))
+    if message.get("stopped"):  # the learner stopped it as it streamed
+        text.append(" [stopped]", "dim italic")
+    return text
 
 
 class TutorChat(ScrollView, can_focus=True):

@@ -15,7 +15,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from core.concept_notes import QuoteRef, render_concept_note
+from core.concept_notes import NoteLinks, QuoteRef, parse_concept_note, render_concept_note
 from core.context import FlowContext
 from core.domain import Concept, Relation, with_inverses
 from core.flows.extraction.nodes import options, report
@@ -36,6 +36,9 @@ from core.store.runs import now_iso
 from core.taken_paths import replan_taken_paths
 from vault.crashpoints import crash_point
 from vault.index_rows import embedding_text, text_hash
+from vault.note import NoteUnreadable, parse_note
+from vault.resolve import name_key
+from vault.writer import VaultWriteError
 
 State = Mapping[str, Any]
 
@@ -51,16 +54,27 @@ def _existing_rows(store: Any, ids: set[str]) -> dict[str, Any]:
 
 
 def _new_paths(writer: Any, folder: str, proposal: Proposal) -> dict[str, str]:
-    """A free note path per new concept (distinct among themselves and on disk)."""
+    """A free note path per new concept: its name taken by no note of the vault, nor by
+    another new concept (a bare `[[Name]]` link must stay unambiguous)."""
     paths: dict[str, str] = {}
+    taken = writer.taken_names()
     for concept in proposal.concepts:
-        path = writer.unique_path(folder, concept.title)
-        n = 1
-        while path.lower() in {p.lower() for p in paths.values()}:
-            n += 1
-            path = writer.unique_path(folder, f"{concept.title} {n}")
+        path = writer.unique_path(folder, concept.title, taken=taken)
         paths[concept.id] = path
+        taken.add(name_key(PurePosixPath(path).stem))
     return paths
+
+
+def check_paths(writer: Any, plan: VaultPlan) -> None:
+    """Every file the plan reads or writes stays inside the vault, and the source can be
+    read: checked before the store commits, so a plan that could never be written is never
+    committed (VaultWriteError says which file and why)."""
+    for path in [plan.source, *(c.path for c in plan.create), *(e.path for e in plan.edit)]:
+        writer.resolve(path)
+    try:
+        writer.read(plan.source)
+    except (OSError, NoteUnreadable) as exc:
+        raise VaultWriteError(f"{plan.source}: cannot be read ({exc})") from exc
 
 
 def build_plan(
@@ -86,17 +100,19 @@ def build_plan(
         r for r in edges if all(x in new_ids or x in existing for x in (r.source_id, r.target_id))
     ]
     paths = _new_paths(vault.writer, vault.layout.concepts, proposal)
-    names = {cid: PurePosixPath(p).stem for cid, p in paths.items()}
-    names |= {cid: PurePosixPath(row["path"]).stem for cid, row in existing.items()}
+    names = dict(paths) | {cid: row["path"] for cid, row in existing.items()}
     source_name = PurePosixPath(state["source"]).stem
+    linker = vault.writer.linker()
     concepts, create = [], []
     for c in proposal.concepts:
-        concept = Concept(id=c.id, title=c.title, short_summary=c.short_summary, summary=c.summary,
-                          concept=c.concept, analysis=c.analysis, language=language)  # fmt: skip
+        # the note's file name, its heading and the links to it are one text (13.8)
+        concept = Concept(id=c.id, title=PurePosixPath(paths[c.id]).stem,
+                          short_summary=c.short_summary, summary=c.summary, concept=c.concept,
+                          analysis=c.analysis, language=language)  # fmt: skip
         concepts.append(concept)
-        text = render_concept_note(
-            concept, edges, names, [QuoteRef(source_name, q) for q in c.quote_ids]
-        )
+        links = NoteLinks(names, linker, paths[c.id])
+        quotes = [QuoteRef(source_name, q, path=state["source"]) for q in c.quote_ids]
+        text = render_concept_note(concept, edges, links, quotes)
         create.append(NoteCreate(path=paths[c.id], entity_id=c.id, text=text))
     edits: dict[str, NoteEdit] = {}
     for cid, row in existing.items():
@@ -160,8 +176,10 @@ def _store_rows(conn: Any, plan: VaultPlan, concepts: list[Concept], edges: list
 
 
 def _quotes_of(item: NoteCreate, plan: VaultPlan) -> list[str]:
-    marker = f"[[{plan.source_name}#^"
-    return [line.split("#^", 1)[1].rstrip("]") for line in item.text.splitlines() if marker in line]
+    """The ids of the source's quotes the new note cites (read back from its text)."""
+    parsed = parse_concept_note(parse_note(item.path, item.text.encode("utf-8")))
+    wanted = name_key(plan.source_name)
+    return [q.quote_id for q in parsed.quotes if name_key(q.source) == wanted]
 
 
 async def commit_store(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
@@ -169,6 +187,7 @@ async def commit_store(state: State, runtime: Runtime[FlowContext]) -> dict[str,
     store, run_id = runtime.context.store, runtime.context.run_id or state.get("source", "")
     if commit_status(store, run_id) is None:
         plan, concepts, edges, _ = build_plan(state, runtime)
+        check_paths(runtime.context.vault.writer, plan)
         crash_point("extraction.commit_store")
         with store.transaction() as conn:
             if commit_status(store, run_id) is None:  # checked again inside the transaction
@@ -190,8 +209,13 @@ async def write_vault(state: State, runtime: Runtime[FlowContext]) -> dict[str, 
     """Step 3.2: block ids, new notes, minimal edits (idempotent; repair finishes a failure)."""
     store, run_id = runtime.context.store, state["commit"]["run_id"]
     plan = load_plan(store, run_id)
-    if plan is None or commit_status(store, run_id) == "done":
+    status = commit_status(store, run_id)
+    if plan is None or status == "done":
         return {"written": []}
+    if status == "abandoned":
+        raise RuntimeError(
+            f"this commit was abandoned and writes nothing: {_error_of(store, run_id)}"
+        )
     try:
         plan = replan_taken_paths(store, runtime.context.vault.writer, plan)
         written = write_notes(runtime.context.vault.writer, plan,
@@ -227,6 +251,11 @@ async def mark_source(state: State, runtime: Runtime[FlowContext]) -> dict[str, 
     listing = "\n".join(f"- {p}" for p in written)
     return {"outcome": "committed", "written": written,
             "messages": [f"Committed. Files written:\n{listing}" if written else "Committed; no file changed."]}  # fmt: skip
+
+
+def _error_of(store: Any, run_id: str) -> str:
+    row = store.query_one("SELECT error FROM extraction_commits WHERE run_id=?", (run_id,))
+    return str(row[0]) if row and row[0] else "no reason recorded"
 
 
 def written_notes(store: Any, run_id: str) -> list[str]:

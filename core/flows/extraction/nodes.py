@@ -31,6 +31,7 @@ from core.flows.extraction.prompts import (
 )
 from core.flows.extraction.proposal import ExistingLink, NewConcept, Proposal, merge_links
 from core.flows.extraction.text import clip_words, normalize_title
+from core.problems import explain
 from core.sources import read_source
 from local_llm import LLMError
 from vault.search import Hit, search
@@ -265,7 +266,8 @@ async def ask_duplicate(
             json_schema=duplicate_schema(list(labels)),
         )  # fmt: skip
     except LLMError as exc:
-        note = f"duplicate detection failed for {candidate['title']!r} ({type(exc).__name__}); kept as new"
+        why = explain(exc).summary
+        note = f"duplicate detection failed for {candidate['title']!r} ({why}); kept as new"
         return detection(candidate, None, 0.0, note, "error"), note
     hit = labels.get(answer.match)
     existing = {"entity_id": hit.entity_id, "title": hit.title} if hit else None

@@ -25,6 +25,7 @@ from core.flows.extraction.prompts import (
     relations_schema,
 )
 from core.flows.extraction.proposal import Proposal, ProposedRelation, dedupe_relations
+from core.problems import explain
 from local_llm import LLMError
 from vault.search import rrf
 
@@ -62,7 +63,8 @@ async def relation_queries(state: State, runtime: Runtime[FlowContext]) -> dict[
     except LLMError as exc:
         queries = {}
         warning = [
-            f"relation queries failed for {concept['title']!r} ({type(exc).__name__}); searched by title"
+            f"relation queries failed for {concept['title']!r} ({explain(exc).summary}); "
+            "searched by title"
         ]
     count = sum(len(q) for q in queries.values())
     report(
@@ -138,7 +140,7 @@ async def relate(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
             json_schema=relations_schema(list(labels), max_tokens(runtime)),
         )  # fmt: skip
     except LLMError as exc:
-        note = f"relations failed for {concept['title']!r} ({type(exc).__name__}); none proposed"
+        note = f"relations failed for {concept['title']!r} ({explain(exc).summary}); none proposed"
         return {
             "relation_sets": [{"concept_id": concept["id"], "relations": []}],
             "warnings": [note],

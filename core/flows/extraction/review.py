@@ -30,6 +30,7 @@ from core.flows.extraction.revision import (
     revision_schema,
 )
 from core.flows.extraction.text import is_other_language, normalize_title
+from core.problems import explain
 from local_llm import LLMError
 from local_llm.tokens import count_text
 
@@ -269,7 +270,7 @@ async def revise(
         return (
             proposal,
             None,
-            f"the model could not revise the extraction ({type(exc).__name__}: {exc})",
+            f"the model could not revise the extraction ({explain(exc).summary})",
         )
     return apply_revision(proposal, answer, labels, known, [q["id"] for q in quotes]), answer, ""
 

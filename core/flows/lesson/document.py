@@ -16,6 +16,7 @@ from core import diffs
 from core.flows.lesson.heuristics.chatter import strip_chatter
 from core.flows.lesson.heuristics.language import strip_stray_letters
 from core.flows.lesson.heuristics.parse import FENCE, parse_lesson
+from vault.titles import note_title
 
 SECTION_HEADING = re.compile(r"(?m)^##\s+")
 
@@ -29,10 +30,12 @@ def strip_heading(text: str) -> str:
 
 
 def assemble(title: str, section_titles: list[str], drafts: dict[str, Any]) -> str:
-    """The lesson body: `# title`, then one `## heading` per section in plan order."""
-    parts = [f"# {title.strip()}"]
+    """The lesson body: `# title`, then one `## heading` per section in plan order. Titles are
+    the model's: cleaned as every title that reaches a note (`note_title`), so none can bring
+    a line break, a `---` or a link into the note."""
+    parts = [f"# {note_title(title)}"]
     for n, name in enumerate(section_titles):
-        parts.append(f"## {name.strip()}")
+        parts.append(f"## {note_title(name)}")
         parts.append(strip_heading(str(drafts.get(str(n), ""))))
     return "\n\n".join(p for p in parts if p) + "\n"
 

@@ -19,5 +19,5 @@ def concept_names(concepts: Iterable[ConceptInfo]) -> list[NamedConcept]:
             name = name.strip()
             if name and name not in seen:
                 seen.add(name)
-                names.append(NamedConcept(name, concept.id))
+                names.append(NamedConcept(name, concept.id, concept.language or None))
     return names

@@ -31,6 +31,7 @@ from core.flows.normalization.neighbours import vector_pairs
 from core.flows.normalization.state import NormalizationStreamEvent, Phase
 from core.flows.normalization.variants import deterministic_merges
 from core.merges.reviews import ReviewsRepo
+from core.problems import explain
 
 State = Mapping[str, Any]
 ANSWER_RESERVE = 600
@@ -179,7 +180,7 @@ async def generation(state: State, runtime: Runtime[FlowContext]) -> dict[str, A
         try:
             proposals = await _generate_one(runtime, ids, state)
         except Exception as exc:  # noqa: BLE001 - one failed call must not end the run
-            errors.append(f"generation {iteration}.{n}: {type(exc).__name__}: {exc}")
+            errors.append(f"generation {iteration}.{n}: {explain(exc).summary}")
             continue
         for merge in proposals:
             if merge["key"] not in known and merge["key"] not in batch:
@@ -219,7 +220,7 @@ async def _judge(
             judged = await _validate_chunk(runtime, chunk, definitions)
         except Exception as exc:  # noqa: BLE001 - fail closed
             errors.append(
-                f"validation failed, {len(chunk)} merges not accepted: {type(exc).__name__}: {exc}"
+                f"validation failed, {len(chunk)} merges not accepted: {explain(exc).summary}"
             )
             continue
         for merge, item in judged:

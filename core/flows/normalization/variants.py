@@ -1,10 +1,13 @@
-"""Deterministic variants: names that differ only in case, accents, punctuation or plural.
+"""Deterministic variants: names that differ only in case, accents, punctuation, plural or a
+leading article.
 
 Code finds these before any model call (they cost nothing). `variant_key` folds a name to a
-form shared by all such spellings: accents stripped, case folded, punctuation to spaces, and
-each word reduced by Spanish and English plural rules to a stem its singular shares
-(`hábitos` / `Hábito` -> `habito`, `practices` / `practice` -> `practic`, `lecciones` /
-`lección` -> `leccion`, `theories` / `theory` -> `theori`, `luces` / `luz` -> `luc`).
+form shared by all such spellings: accents stripped, case folded, punctuation to spaces, a
+leading article of the concept's language dropped (`La dopamina` / `Dopamina`, `The habit
+loop` / `Habit loop`, `L'attention` / `Attention`), and each word reduced by Spanish and
+English plural rules to a stem its singular shares (`hábitos` / `Hábito` -> `habito`,
+`practices` / `practice` -> `practic`, `lecciones` / `lección` -> `leccion`, `theories` /
+`theory` -> `theori`, `luces` / `luz` -> `luc`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,32 @@ STOPWORDS = frozenset(
     | {"the", "to", "y", "e", "o", "u", "un", "una", "with"}
 )
 """Words skipped when an acronym is read from a multi-word name."""
+ARTICLES: dict[str, frozenset[str]] = {
+    "es": frozenset({"el", "la", "los", "las", "lo", "un", "una", "unos", "unas"}),
+    "en": frozenset({"the", "a", "an"}),
+    "fr": frozenset({"le", "la", "les", "l", "un", "une", "des"}),
+    "de": frozenset(
+        {
+            "der",
+            "die",
+            "das",
+            "den",
+            "dem",
+            "des",
+            "ein",
+            "eine",
+            "einen",
+            "einem",
+            "einer",
+            "eines",
+        }
+    ),  # fmt: skip
+    "it": frozenset({"il", "lo", "la", "i", "gli", "le", "l", "un", "uno", "una"}),
+    "pt": frozenset({"o", "a", "os", "as", "um", "uma", "uns", "umas"}),
+}
+"""Leading articles per language (names are folded first: `L'attention` reads `l attention`)."""
+DEFAULT_ARTICLES = ARTICLES["es"] | ARTICLES["en"]
+"""For a concept whose language is not known: the app's two languages."""
 
 
 def fold(name: str) -> str:
@@ -47,14 +76,24 @@ def stem(word: str) -> str:
     return word
 
 
-def words(name: str) -> list[str]:
-    """The stems of a name's words."""
-    return [stem(w) for w in fold(name).split()]
+def without_article(folded: str, language: str | None = None) -> str:
+    """A folded name without its leading article (kept when nothing would be left)."""
+    parts = folded.split(" ", 1)
+    articles = ARTICLES.get(language or "", DEFAULT_ARTICLES)
+    if len(parts) == 2 and parts[0] in articles and len(parts[1]) > 1:
+        return parts[1]
+    return folded
 
 
-def variant_key(name: str) -> str:
-    """Equal for names that differ only in case, accents, punctuation or singular/plural."""
-    return " ".join(words(name))
+def words(name: str, language: str | None = None) -> list[str]:
+    """The stems of a name's words (a leading article dropped)."""
+    return [stem(w) for w in without_article(fold(name), language).split()]
+
+
+def variant_key(name: str, language: str | None = None) -> str:
+    """Equal for names that differ only in case, accents, punctuation, singular/plural or a
+    leading article (of `language`, else Spanish or English)."""
+    return " ".join(words(name, language))
 
 
 def initials(name: str) -> str:
@@ -75,6 +114,8 @@ class NamedConcept:
 
     name: str
     concept_id: str
+    language: str | None = None
+    """The concept's language (which leading articles its names may have)."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +134,8 @@ def _why(a: str, b: str) -> str:
         return "same name in another case"
     if fold(a) == fold(b):
         return "same name up to accents or punctuation"
+    if without_article(fold(a)) != fold(a) or without_article(fold(b)) != fold(b):
+        return "same name with or without a leading article"
     return "singular/plural variant of the same name"
 
 
@@ -100,7 +143,7 @@ def deterministic_merges(names: Iterable[NamedConcept]) -> list[VariantMerge]:
     """One merge per pair of concepts that share a variant key (first name of each kept)."""
     groups: dict[str, dict[str, str]] = {}
     for item in names:
-        key = variant_key(item.name)
+        key = variant_key(item.name, item.language)
         if key:
             groups.setdefault(key, {}).setdefault(item.concept_id, item.name)
     merges: list[VariantMerge] = []

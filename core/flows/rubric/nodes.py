@@ -20,6 +20,7 @@ from core.diffs import unified_diff
 from core.evaluation import EvaluationNodeOptions, EvaluationResult, resolve_criteria_path
 from core.evaluation.node import progress
 from core.flows.rubric.prompts import MAX_SUMMARY, RevisedNote, max_body_chars, revision_messages
+from core.problems import explain
 from local_llm import LLMError
 from local_llm.schema import bounded_schema
 
@@ -166,7 +167,7 @@ async def rewrite(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]
         )
     except LLMError as exc:
         return back_to_review(
-            "The model could not produce a revision; choose again.", f"{type(exc).__name__}: {exc}"
+            "The model could not produce a revision; choose again.", explain(exc).line
         )
     if revised.body.strip() == body.strip():
         return back_to_review("The model proposed no changes; choose again.")

@@ -304,7 +304,9 @@ def save_note(runtime: Runtime[FlowContext], state: State, summary: dict, sid: s
         return ""
     title = (state.get("topic_info") or {}).get("title", "Session")
     rel = vault.writer.unique_path(vault.layout.tutoring, f"{title} {p.now_iso()[:10]}")
-    vault.writer.create(rel, note_text(state, summary, sid))
+    index = getattr(vault, "index", None)
+    linker = vault.writer.linker(index.resolver() if index is not None else None)
+    vault.writer.create(rel, note_text(state, summary, sid, linker))
     with contextlib.suppress(Exception):  # the index can be rebuilt; never fail for it
         vault.reindex(rel)
     return rel

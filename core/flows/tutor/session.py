@@ -70,6 +70,22 @@ async def turn(runtime: Any, session_id: str, text: str | None = None) -> AsyncI
         yield event
 
 
+async def stop_turn(runtime: Any, session_id: str, streamed: str) -> None:
+    """A turn the learner stopped (its driving task was cancelled after `runtime.stop`): what
+    the tutor had written stays in the conversation, marked `stopped`, and the session waits
+    for the learner's next message as after any finished turn."""
+    from core.flows.tutor import plan as p
+
+    if streamed.strip():
+        values = await session_values(runtime, session_id)
+        step = p.current_step(values.get("study_plan")) or {}
+        message = {"role": "tutor", "content": streamed.strip(), "timestamp": now_iso(),
+                   "kind": "teaching", "hints": [], "step_id": step.get("step_id", ""),
+                   "stopped": True}  # fmt: skip
+        await runtime.update_state(session_id, {"conversation": [message]}, "executor")
+    runtime.runs.set_status(session_id, "done")
+
+
 async def session_values(runtime: Any, session_id: str) -> dict[str, Any]:
     """The session's latest checkpointed state."""
     snapshot = await runtime.state(session_id)

@@ -8,6 +8,8 @@ from typing import Any
 import yaml
 
 from core.flows.tutor.plan import mastery, now_iso, progress, steps
+from vault.linkformat import Linker
+from vault.titles import note_title
 
 MASTERED = 0.8
 
@@ -58,8 +60,15 @@ def summary_text(summary: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def note_text(state: Mapping[str, Any], summary: Mapping[str, Any], session_id: str) -> str:
-    """The session summary note (frontmatter + plan + summary)."""
+def note_text(
+    state: Mapping[str, Any],
+    summary: Mapping[str, Any],
+    session_id: str,
+    linker: Linker | None = None,
+) -> str:
+    """The session summary note (frontmatter + plan + summary); links to the concepts are
+    written in the vault's style (`linker`)."""
+    linker = linker or Linker()
     info = state.get("topic_info") or {}
     meta = {
         "type": "tutoring-session",
@@ -72,10 +81,11 @@ def note_text(state: Mapping[str, Any], summary: Mapping[str, Any], session_id: 
     if info.get("path"):
         meta["guideline"] = f"[[{info['path'].rsplit('/', 1)[-1].removesuffix('.md')}]]"
     fm = yaml.safe_dump(meta, allow_unicode=True, sort_keys=False)
-    plan_lines = [f"- [{s['status']}] {s['title']}" for s in steps(state.get("study_plan"))]
-    concepts = [f"- [[{c['title']}]]" for c in info.get("concepts") or []]
+    plan = steps(state.get("study_plan"))
+    plan_lines = [f"- [{s['status']}] {note_title(str(s['title']))}" for s in plan]
+    concepts = [f"- {linker.link(note_title(str(c['title'])))}" for c in info.get("concepts") or []]
     parts = [
-        f"---\n{fm}---\n# Tutoring: {info.get('title', '')}\n",
+        f"---\n{fm}---\n# Tutoring: {note_title(str(info.get('title', '')))}\n",
         "## Summary\n" + summary_text(summary) + "\n",
         "## Plan\n" + "\n".join(plan_lines) + "\n",
     ]

@@ -96,7 +96,8 @@ class Harness:
             )
         self.settings = Settings(
             vault={"path": self.root}, data={"directory": base / "data"},
-            flows={"extraction": flows or {}},
+            # the scripted concepts and the existing note are Spanish: so are the new notes
+            flows={"extraction": {"language": "es", **(flows or {})}},
         )  # fmt: skip
         self.store = Store(base / "data" / "store.sqlite3")
         layout = VaultLayout()

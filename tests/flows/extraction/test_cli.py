@@ -94,3 +94,33 @@ def test_review_feedback_then_abort_from_the_terminal(tmp_path: Path, capsys) ->
     assert {p: p.read_bytes() for p in root.rglob("*.md")} == before
     with pytest.raises(CommandError, match="not awaiting review"):
         extraction.run_review(argparse.Namespace(**base), backend())
+
+
+def test_ctrl_c_stops_the_run_and_extract_continues_it(tmp_path: Path, capsys) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    root, data = make_vault(tmp_path)
+    settings = settings_file(tmp_path, root, data)
+    driver = Path(__file__).with_name("ctrl_c_driver.py")
+    process = subprocess.Popen(
+        [sys.executable, str(driver), settings, "Make It Stick", "60"],
+        stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    for line in process.stderr:  # progress lines, then the first model call (a minute long)
+        if line.startswith("MODEL CALL"):
+            break
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    with closing(sqlite3.connect(data / "noema.sqlite3")) as db:
+        run_id, status, error = db.execute("SELECT id, status, error FROM runs").fetchone()
+    assert status == "cancelled" and "stopped by the user" in error
+    assert f"stopped run {run_id[:8]} at its last checkpoint" in err
+    assert "`noema extract '03 - Sources/Make It Stick.md'` continues it" in err
+    # the same command again continues the same run to its review
+    args = argparse.Namespace(settings=settings, note="Make It Stick")
+    assert extraction.run_extract(args, backend()) == 0
+    assert f"noema review {run_id[:8]}" in capsys.readouterr().out
+    assert run_count(data) == 1

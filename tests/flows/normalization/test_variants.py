@@ -75,3 +75,30 @@ def test_acronym_candidates_point_at_expansions_in_the_list() -> None:
         NamedConcept("SRS", "s"),  # no expansion in the list
     ]
     assert acronym_candidates(names) == {"z": {"zdp"}}
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "language"),
+    [
+        ("La dopamina", "Dopamina", "es"),
+        ("El sesgo de confirmación", "Sesgo de confirmación", "es"),
+        ("The habit loop", "Habit loop", "en"),
+        ("An anchor", "Anchors", "en"),
+        ("L'attention", "Attention", "fr"),
+        ("Die Aufmerksamkeit", "Aufmerksamkeit", "de"),
+        ("La dopamina", "dopamina", None),  # language unknown: Spanish and English articles
+    ],
+)
+def test_a_leading_article_is_not_part_of_the_name(a, b, language) -> None:
+    assert variant_key(a, language) == variant_key(b, language)
+
+
+def test_articles_are_dropped_only_at_the_start_and_per_language() -> None:
+    assert variant_key("Teoría de la mente", "es") != variant_key("Teoría de mente", "es")
+    assert variant_key("Die Hard", "en") != variant_key("Hard", "en")  # not an English article
+    assert variant_key("A", "en") == "a"  # nothing would be left
+    merges = deterministic_merges(
+        [NamedConcept("La dopamina", "d1", "es"), NamedConcept("Dopamina", "d2", "es")]
+    )
+    assert [(m.a_id, m.b_id) for m in merges] == [("d1", "d2")]
+    assert merges[0].reason == "same name with or without a leading article"
