@@ -1,6 +1,12 @@
 """Every workflow end to end on the real local model: what the user waits for, and why.
 
     python bench/local_model.py [--slots N] [--only extraction,tutor] [--startup-runs 3]
+                                [--baseline-code DIR]
+
+With `--baseline-code DIR` (a checkout of the code to compare with, e.g. main; it needs the
+traces' token figures, from commit "bench/local_model.py: every workflow end to end"), the
+same workflows run first on that code, then on this tree, and the figures are printed side by
+side ("before" / "after"); the JSON line holds both.
 
 The bundled model (llama.cpp's server + Gemma 3 270M, `provider = "local"`, the demo's
 settings) serves a copy of the sample vault with one more source note of ten quotes
@@ -40,7 +46,11 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+CODE = Path(os.environ.get("NOEMA_BENCH_CODE") or ROOT)
+"""The noema being measured: this tree, or a baseline's (`--baseline-code`; bench/ is a
+namespace package, so this tree's bench/model_figures.py serves both)."""
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(CODE))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from bench.model_figures import Collector, figures_of  # noqa: E402
@@ -279,13 +289,46 @@ async def run_all(args: argparse.Namespace, base: Path) -> dict[str, Any]:
     return {"start": start, "per": per, "totals": totals}
 
 
+def run_baseline(code: Path, argv: list[str]) -> dict[str, Any]:
+    """This bench's JSON line, run on the code in `code` (its output streams through)."""
+    env = {**os.environ, "NOEMA_BENCH_CODE": str(code), "PYTHONPATH": f"{code}{os.pathsep}{ROOT}"}
+    print(f"== before: {code}", flush=True)
+    done = subprocess.run([sys.executable, __file__, *argv], env=env, cwd=code,
+                          stdout=subprocess.PIPE, text=True)  # fmt: skip
+    print(done.stdout, end="", flush=True)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    return json.loads(lines[-1]) if lines else {"error": f"exit {done.returncode}"}
+
+
+COMPARED = ("wall_s", "calls", "invalid", "cut", "cached_pct", "evaluated_tokens",
+            "generated_tokens", "own_pct")  # fmt: skip
+
+
+def print_comparison(before: dict[str, Any], after: dict[str, Any]) -> None:
+    """Each workflow's main figures and each target's figure, before -> after."""
+    print("\nbefore -> after")
+    old = before.get("workflows", {})
+    for name, figures in {**after["workflows"], "all": after["totals"]}.items():
+        was = before.get("totals", {}) if name == "all" else old.get(name, {})
+        cells = [f"{k} {was.get(k, '-')} -> {figures.get(k)}" for k in COMPARED]
+        print(f"{name:<13} " + ", ".join(cells))
+    for key, value in after["figures"].items():
+        print(f"{key:<24} {before.get('figures', {}).get(key)!s:>10} -> {value!s:<10} "
+              f"target {TARGETS[key]}")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--slots", type=int, default=1, help="chat server slots")
     parser.add_argument("--only", default=",".join(WORKFLOWS), help="workflows, comma-separated")
     parser.add_argument("--startup-runs", type=int, default=3, help="bench/startup.py runs (0: skip)")
+    parser.add_argument("--baseline-code", type=Path, help="a checkout to measure first (before)")
     args = parser.parse_args()
+    argv = ["--slots", str(args.slots), "--only", args.only, "--startup-runs", str(args.startup_runs)]
     args.only = [w for w in args.only.split(",") if w]
+    before = run_baseline(args.baseline_code.resolve(), argv) if args.baseline_code else None
+    if before is not None:
+        print("== after: this tree", flush=True)
     load = [round(x, 2) for x in os.getloadavg()]
     startup = startup_figures(args.startup_runs)
     if startup:
@@ -298,13 +341,18 @@ def main() -> None:
         shutil.rmtree(base, ignore_errors=True)
     checks = verdicts(result["per"], result["totals"])
     print_report(result["per"], result["totals"], checks)
-    print(json.dumps({
+    line = {
         "bench": "local_model", "slots": args.slots, "cpus": os.cpu_count(),
         "load_average": {"start": load, "end": [round(x, 2) for x in os.getloadavg()]},
         "startup": {k: startup.get(k) for k in ("help_s", "doctor_own_s", "litellm_import_s")},
         "warm_up": result["start"], "workflows": result["per"], "totals": result["totals"],
         "targets": TARGETS, "figures": checks["figures"], "met": checks["met"],
-    }, ensure_ascii=False))  # fmt: skip
+    }  # fmt: skip
+    if before is not None:
+        print_comparison(before, line)
+        line["before"] = {k: before.get(k) for k in
+                          ("load_average", "startup", "figures", "met", "totals", "workflows")}  # fmt: skip
+    print(json.dumps(line, ensure_ascii=False))
 
 
 if __name__ == "__main__":

@@ -107,7 +107,8 @@ def _per_node(traces: list[CallTrace]) -> dict[str, dict[str, Any]]:
         entry["generated"] += t.completion_tokens
         entry["max_generated"] = max(entry["max_generated"], t.completion_tokens)
         entry["max_tokens"] = max(entry["max_tokens"], t.max_tokens)
-        entry["unbounded_schema"] += t.kind == "structured" and t.answer_bound is None
+        bound = getattr(t, "answer_bound", None)  # absent from a baseline's traces
+        entry["unbounded_schema"] += t.kind == "structured" and bound is None
         problem = t.detail.replace("\n", " ")[:200]
         if t.outcome == "invalid" and problem not in entry["problems"] and len(entry["problems"]) < 3:
             entry["problems"].append(problem)

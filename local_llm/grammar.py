@@ -10,16 +10,18 @@ a grammar-constrained model may still answer `1e15` for a confidence in [0, 1].
   choice among evenly spaced values (`0, 0.1, ..., 1`), which the grammar does enforce. The
   answer is still validated against the original schema (a hosted model without grammars may
   answer 0.35), and pydantic checks the rest.
+- `fitted_schema(schema, limit)` brings the longest answer within `limit` tokens (the role's
+  `max_tokens`): what the schema leaves unbounded gets bounds, and string lengths shrink when
+  the answer could exceed the limit. A small model pads strings to their maxLength, so the
+  lengths on the wire are what the slowest answer costs.
 - `answer_tokens(schema)` is an upper bound of the tokens of the longest answer the grammar
   allows, or None when the schema is unbounded (a string without `maxLength`, an array
   without `maxItems`). The client sends it as the call's `max_tokens`, so a valid answer is
-  never cut at the token limit. `fitted_schema(schema, limit)` bounds what a schema leaves
-  unbounded so that its longest answer fits in `limit` tokens (the configured `max_tokens`).
+  not cut at the token limit.
 
-The bound counts every character of a string as one token (a token is at least one
-character; models do not spell text character by character, so real answers take 3-5 times
-fewer), and between any two JSON tokens the whitespace the grammar allows (one or two
-newlines and up to 20 spaces or tabs: `WHITESPACE_TOKENS` tokens of indentation runs).
+The bound counts `CHARS_PER_TOKEN` characters of a string per token, and between any two
+JSON tokens the whitespace the grammar allows (one or two newlines and up to 20 spaces or
+tabs: `WHITESPACE_TOKENS` tokens of indentation runs).
 """
 
 from __future__ import annotations
@@ -31,7 +33,12 @@ from typing import Any
 
 JsonSchema = dict[str, Any]
 
-WHITESPACE_TOKENS = 3
+CHARS_PER_TOKEN = 2
+"""Characters of a string per token, at least, in the bound. Tokenizers of the models noema
+runs (Gemma, Llama, Qwen, Mistral) take 3-5 characters of prose per token, and a model that
+pads a string to its maxLength repeats words; a string of rare symbols (emoji, other scripts)
+can take more tokens than this, and such an answer may be cut (the trace shows it)."""
+WHITESPACE_TOKENS = 2
 """Tokens of the whitespace the grammar allows after a JSON token ("\\n" + indentation)."""
 NUMBER_CHOICES = 11
 """How many evenly spaced values a bounded `number` becomes (0, 0.1, ..., 1 for [0, 1])."""
@@ -87,49 +94,69 @@ def _tidy(value: float) -> float | int:
 
 DEFAULT_MAX_ITEMS = 5
 """Items of an array the schema leaves unbounded, on the wire (`fitted_schema`)."""
-MIN_FREE_LENGTH = 24
-"""Characters a string the schema leaves unbounded gets at least, on the wire."""
+MIN_LENGTH = 24
+"""Characters a string keeps at least on the wire when a schema is fitted to a limit (or its
+own maxLength when that is less)."""
 
 
 def fitted_schema(schema: JsonSchema, limit: int) -> JsonSchema:
-    """`schema` with what it leaves unbounded bounded so that its longest answer fits in
-    `limit` tokens: arrays get `DEFAULT_MAX_ITEMS`, strings share what the bounded parts leave
-    (at least `MIN_FREE_LENGTH` characters each). `schema` itself when it is bounded."""
-    if answer_tokens(schema) is not None:
+    """`schema` with its longest answer brought within `limit` tokens, as a grammar enforces it:
+    arrays without maxItems get `DEFAULT_MAX_ITEMS`; when the bounded strings take more than
+    the limit leaves, their maxLength shrinks in proportion; strings without maxLength share
+    what is left. No string drops below `MIN_LENGTH` (nor its minLength), so a schema of many
+    strings may still exceed a tiny limit. `schema` itself when it fits already.
+
+    The answer is still validated against `schema`: only what the model may write shrinks."""
+    bound = answer_tokens(schema)
+    if bound is not None and bound <= limit:
         return schema
     fitted = copy.deepcopy(schema)
-    free = _free_strings(fitted, 1)
-    for node, _weight in free:
+    strings = _strings(fitted, 1)
+    wanted = [node.get("maxLength") for node, _weight in strings]
+    for node, _weight in strings:
         node["maxLength"] = 0
     fixed = answer_tokens(fitted)
     if fixed is None:  # `{}` or an open object somewhere: nothing a grammar can bound
         return schema
-    share = (limit - fixed) // max(1, sum(weight for _node, weight in free))
-    for node, _weight in free:
-        node["maxLength"] = max(MIN_FREE_LENGTH, share, int(node.get("minLength", 0)))
+    bounded = [(node, w, int(n)) for (node, w), n in zip(strings, wanted, strict=True) if n is not None]
+    free = [(node, w) for (node, w), n in zip(strings, wanted, strict=True) if n is None]
+    budget = (limit - fixed - sum(w for _node, w, _n in bounded)) * CHARS_PER_TOKEN
+    used = sum(w * n for _node, w, n in bounded)
+    factor = 1.0 if used <= max(0, budget) else max(0, budget) / used
+    for node, _w, length in bounded:
+        node["maxLength"] = _shrunk(node, length, factor)
+    left = limit - (answer_tokens(fitted) or 0)
+    share = left // max(1, sum(w for _node, w in free)) * CHARS_PER_TOKEN
+    for node, _w in free:
+        node["maxLength"] = max(MIN_LENGTH, share, int(node.get("minLength", 0)))
     return fitted
 
 
-def _free_strings(node: Any, weight: int) -> list[tuple[JsonSchema, int]]:
-    """Strings without maxLength, each with how many times it can occur in an answer; arrays
-    without maxItems get `DEFAULT_MAX_ITEMS` on the way."""
+def _shrunk(node: JsonSchema, length: int, factor: float) -> int:
+    floor = max(min(length, MIN_LENGTH), int(node.get("minLength", 0)))
+    return max(floor, int(length * factor))
+
+
+def _strings(node: Any, weight: int) -> list[tuple[JsonSchema, int]]:
+    """Strings a length bounds (not enums, not formats), each with how many times it can occur
+    in an answer; arrays without maxItems get `DEFAULT_MAX_ITEMS` on the way."""
     if isinstance(node, list):
-        return [found for item in node for found in _free_strings(item, weight)]
+        return [found for item in node for found in _strings(item, weight)]
     if not isinstance(node, dict):
         return []
-    if node.get("type") == "string" and "maxLength" not in node and "enum" not in node:
+    if node.get("type") == "string" and "enum" not in node and "const" not in node:
         return [] if node.get("format") in FORMAT_LENGTHS else [(node, weight)]
     if node.get("type") == "array" and isinstance(node.get("items"), dict):
         if "maxItems" not in node:
             choices = len(node["items"].get("enum", []))  # an array of ids may list them all
             node["maxItems"] = max(DEFAULT_MAX_ITEMS, choices, int(node.get("minItems", 0)))
-        return _free_strings(node["items"], weight * int(node["maxItems"]))
+        return _strings(node["items"], weight * int(node["maxItems"]))
     found = []
     for key in ("properties", "anyOf", "prefixItems"):
         value = node.get(key)
         children = value.values() if isinstance(value, dict) else value or []
         for child in children:
-            found += _free_strings(child, weight)
+            found += _strings(child, weight)
     return found
 
 
@@ -163,7 +190,7 @@ def _string(node: JsonSchema) -> int | None:
         return FORMAT_LENGTHS[node["format"]] + WHITESPACE_TOKENS
     if "maxLength" not in node:
         return None
-    return int(node["maxLength"]) + 2 + WHITESPACE_TOKENS
+    return -(-int(node["maxLength"]) // CHARS_PER_TOKEN) + 2 + WHITESPACE_TOKENS
 
 
 def _integer(node: JsonSchema) -> int:

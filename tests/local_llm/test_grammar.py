@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from local_llm import CallTrace, ModelConfig, bounded_schema
 from local_llm.grammar import (
     DEFAULT_MAX_ITEMS,
-    MIN_FREE_LENGTH,
+    MIN_LENGTH,
     answer_tokens,
     fitted_schema,
     grammar_schema,
@@ -85,11 +85,18 @@ def longest_answer(schema: dict) -> object:
     return {"boolean": False, "null": None}[kind]
 
 
+STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
 def tokens_at_most(text: str) -> int:
-    """Tokens of a JSON text in the worst case: a token per character, a whitespace run (a
-    newline and its indentation) in at most two tokens."""
-    runs = re.findall(r"\s+", text)
-    return len(re.sub(r"\s+", "", text)) + 2 * len(runs)
+    """Tokens of a JSON text in the worst case the bound covers: a string's content two
+    characters a token and each quote a token, any other character a token, a whitespace run
+    (a newline and its indentation) at most two tokens."""
+    strings = STRING.findall(text)
+    rest = STRING.sub("", text)
+    runs = re.findall(r"\s+", rest)
+    inside = sum(-(-len(json.loads(s)) // 2) + 2 for s in strings)
+    return inside + len(re.sub(r"\s+", "", rest)) + 2 * len(runs)
 
 
 def test_the_bound_holds_the_longest_valid_answer_however_it_is_indented():
@@ -113,26 +120,46 @@ def test_unbounded_schemas_have_no_bound():
     assert answer_tokens({}) is None
 
 
-async def test_each_call_may_write_its_longest_valid_answer_within_the_context():
+async def test_each_call_may_write_its_longest_valid_answer_and_no_more():
     traces: list[CallTrace] = []
-    config = ModelConfig(model="scripted", context_budget=2000, max_tokens=100)
+    config = ModelConfig(model="scripted", context_budget=2000, max_tokens=500)
     answer = {"reasoning": "mismo concepto", "match": "e1", "confidence": 0.9}
-    client = scripted_client([answer] * 4, config=config, trace_sink=traces.append)
-    schema = bounded_schema(Verdict, enums={"match": ["none", "e1"]}, max_length={"reasoning": 400})
+    client = scripted_client([answer] * 2, config=config, trace_sink=traces.append)
+    schema = bounded_schema(Verdict, enums={"match": ["none", "e1"]}, max_length={"reasoning": 90})
     needed = answer_tokens(grammar_schema(schema))
-    assert needed is not None and needed > config.max_tokens
+    assert needed is not None and needed < config.max_tokens
     await client.structured(MESSAGES, Verdict, json_schema=schema)
     sent = client.backend().calls[-1]
     assert sent.config.max_tokens == needed == traces[-1].max_tokens
     assert sent.json_schema["properties"]["confidence"]["enum"][-1] == 1
-    # a long prompt leaves less room: the limit is what the context window still holds
-    long = [{"role": "user", "content": "x" * 3 * 1900}]
-    await client.structured(long, Verdict, json_schema=schema)
-    room = config.context_window - client.count_tokens(long)
-    assert client.backend().calls[-1].config.max_tokens == min(needed, room) < needed
+    assert sent.json_schema["properties"]["reasoning"]["maxLength"] == 90  # it fits: as it is
     # an explicit limit wins
     await client.structured(MESSAGES, Verdict, json_schema=schema, max_tokens=77)
     assert client.backend().calls[-1].config.max_tokens == 77
+
+
+async def test_a_schema_longer_than_max_tokens_is_shrunk_to_fit_it():
+    """A small model pads its strings to their maxLength: an answer the grammar lets run past
+    max_tokens was cut (and re-asked) or ran into the call's timeout."""
+    config = ModelConfig(model="scripted", context_budget=2000, max_tokens=150)
+    answer = {"reasoning": "mismo concepto 🙂", "match": "none", "confidence": 0}
+    client = scripted_client([answer] * 2, config=config)
+    schema = bounded_schema(Verdict, enums={"match": ["none", "e1"]}, max_length={"reasoning": 900})
+    assert answer_tokens(grammar_schema(schema)) > config.max_tokens
+    await client.structured(MESSAGES, Verdict, json_schema=schema)
+    sent = client.backend().calls[-1]
+    assert MIN_LENGTH <= sent.json_schema["properties"]["reasoning"]["maxLength"] < 900
+    assert sent.config.max_tokens == answer_tokens(sent.json_schema) <= config.max_tokens
+    longest = json.dumps(longest_answer(sent.json_schema), ensure_ascii=False, indent=2)
+    assert tokens_at_most(longest) <= sent.config.max_tokens
+    # a limit too small even for the shortest strings: the longest answer, if the context holds it
+    tiny = scripted_client([answer], config=ModelConfig(model="s", context_budget=2000, max_tokens=20))
+    long = [{"role": "user", "content": "palabra " * 745}]
+    await tiny.structured(long, Verdict, json_schema=schema)
+    wire = tiny.backend().calls[-1].json_schema
+    assert wire["properties"]["reasoning"]["maxLength"] == MIN_LENGTH
+    room = tiny.config().context_window - tiny.count_tokens(long)
+    assert tiny.backend().calls[-1].config.max_tokens == room < answer_tokens(wire)
 
 
 async def test_what_a_schema_leaves_unbounded_is_bounded_to_fit_the_configured_limit():
@@ -145,7 +172,7 @@ async def test_what_a_schema_leaves_unbounded_is_bounded_to_fit_the_configured_l
     sent = client.backend().calls[-1]
     row = sent.json_schema["properties"]["rows"]
     assert row["maxItems"] == DEFAULT_MAX_ITEMS and row["items"]["properties"]["tags"]["maxItems"]
-    assert row["items"]["properties"]["name"]["maxLength"] >= MIN_FREE_LENGTH
+    assert row["items"]["properties"]["name"]["maxLength"] >= MIN_LENGTH
     bound = answer_tokens(sent.json_schema)
     assert bound is not None and sent.config.max_tokens == bound
     assert traces[0].answer_bound is None  # the schema as written was unbounded
@@ -153,9 +180,9 @@ async def test_what_a_schema_leaves_unbounded_is_bounded_to_fit_the_configured_l
     longest = json.dumps(longest_answer(sent.json_schema), ensure_ascii=False, indent=2)
     assert tokens_at_most(longest) <= bound
     fitted = fitted_schema(bounded_schema(Table), 2000)
-    assert answer_tokens(fitted) <= 2000 + 2 * MIN_FREE_LENGTH
+    assert answer_tokens(fitted) <= 2000
     plain = bounded_schema(Row, max_length={"name": 40, "tags": 12}, max_items={"tags": 3})
-    assert fitted_schema(plain, 10) is plain  # bounded already: left as it is
+    assert fitted_schema(plain, 1000) is plain  # it fits already: left as it is
 
 
 async def test_a_value_between_the_choices_is_still_a_valid_answer():
