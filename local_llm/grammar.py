@@ -103,23 +103,37 @@ def fitted_schema(schema: JsonSchema, limit: int) -> JsonSchema:
     """`schema` with its longest answer brought within `limit` tokens, as a grammar enforces it:
     arrays without maxItems get `DEFAULT_MAX_ITEMS`; when the bounded strings take more than
     the limit leaves, their maxLength shrinks in proportion; strings without maxLength share
-    what is left. No string drops below `MIN_LENGTH` (nor its minLength), so a schema of many
-    strings may still exceed a tiny limit. `schema` itself when it fits already.
+    what is left. No string drops below `MIN_LENGTH` (nor its minLength); when the strings at
+    that floor still do not fit, arrays hold fewer items (a third fewer a round, never fewer
+    than one or their minItems) and the strings are fitted again. `schema` itself when it fits.
 
     The answer is still validated against `schema`: only what the model may write shrinks."""
     bound = answer_tokens(schema)
     if bound is not None and bound <= limit:
         return schema
     fitted = copy.deepcopy(schema)
+    wanted = {id(node): node.get("maxLength") for node, _weight in _strings(fitted, 1)}
+    for _round in range(FIT_ROUNDS):
+        if not _fit_strings(fitted, wanted, limit):
+            return schema  # `{}` or an open object somewhere: nothing a grammar can bound
+        if (answer_tokens(fitted) or 0) <= limit or not _fewer_items(fitted):
+            break
+    return fitted
+
+
+FIT_ROUNDS = 12
+
+
+def _fit_strings(fitted: JsonSchema, wanted: dict[int, Any], limit: int) -> bool:
+    """Set every string's maxLength in `fitted` (see `fitted_schema`); False if unbounded."""
     strings = _strings(fitted, 1)
-    wanted = [node.get("maxLength") for node, _weight in strings]
     for node, _weight in strings:
         node["maxLength"] = 0
     fixed = answer_tokens(fitted)
-    if fixed is None:  # `{}` or an open object somewhere: nothing a grammar can bound
-        return schema
-    bounded = [(node, w, int(n)) for (node, w), n in zip(strings, wanted, strict=True) if n is not None]
-    free = [(node, w) for (node, w), n in zip(strings, wanted, strict=True) if n is None]
+    if fixed is None:
+        return False
+    bounded = [(node, w, int(wanted[id(node)])) for node, w in strings if wanted[id(node)] is not None]
+    free = [(node, w) for node, w in strings if wanted[id(node)] is None]
     budget = (limit - fixed - sum(w for _node, w, _n in bounded)) * CHARS_PER_TOKEN
     used = sum(w * n for _node, w, n in bounded)
     factor = 1.0 if used <= max(0, budget) else max(0, budget) / used
@@ -129,7 +143,23 @@ def fitted_schema(schema: JsonSchema, limit: int) -> JsonSchema:
     share = left // max(1, sum(w for _node, w in free)) * CHARS_PER_TOKEN
     for node, _w in free:
         node["maxLength"] = max(MIN_LENGTH, share, int(node.get("minLength", 0)))
-    return fitted
+    return True
+
+
+def _fewer_items(node: Any) -> bool:
+    """Every array under `node` holds a third fewer items (at least 1 or its minItems);
+    False when none can shrink."""
+    if isinstance(node, list):
+        return any([_fewer_items(item) for item in node])  # noqa: C419 - every item shrinks
+    if not isinstance(node, dict):
+        return False
+    changed = False
+    if node.get("type") == "array" and isinstance(node.get("maxItems"), int):
+        floor = max(1, int(node.get("minItems", 0)))
+        if node["maxItems"] > floor:
+            node["maxItems"] = max(floor, node["maxItems"] * 2 // 3)
+            changed = True
+    return any([_fewer_items(value) for value in node.values()]) or changed  # noqa: C419
 
 
 def _shrunk(node: JsonSchema, length: int, factor: float) -> int:

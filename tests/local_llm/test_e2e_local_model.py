@@ -147,8 +147,8 @@ async def test_bounded_answers_come_back_valid_uncut_with_the_prefix_from_the_ca
 ):
     """A confidence in [0, 1] is a choice the grammar enforces (the bundled model answered
     `1e15` when only a JSON `maximum` bounded it); the call may write the longest answer its
-    schema allows; calls sharing their first message reuse its tokens from the server's cache."""
-    from local_llm.grammar import answer_tokens, grammar_schema
+    schema (fitted to max_tokens) allows; calls sharing their first message reuse its tokens from the server's cache."""
+    from local_llm.grammar import answer_tokens, fitted_schema, grammar_schema
 
     traces: list[CallTrace] = []
     local_llm_client.trace_sink = traces.append
@@ -162,5 +162,8 @@ async def test_bounded_answers_come_back_valid_uncut_with_the_prefix_from_the_ca
         assert 0 <= judged.confidence <= 1 and len(judged.reasoning) <= 160
     assert [t.outcome for t in traces] == ["ok"] * 3, [t.detail for t in traces]
     assert not any(t.cut for t in traces)
-    assert {t.max_tokens for t in traces} == {answer_tokens(grammar_schema(schema))}
+    # the schema is fitted to the role's max_tokens, and the call may write all of it
+    limit = local_llm_client.config().max_tokens
+    wire = grammar_schema(fitted_schema(schema, limit))
+    assert {t.max_tokens for t in traces} == {answer_tokens(wire)} and answer_tokens(wire) <= limit
     assert traces[-1].cached_tokens and traces[-1].cached_tokens >= 0.5 * traces[-1].prompt_tokens

@@ -164,7 +164,7 @@ async def test_a_schema_longer_than_max_tokens_is_shrunk_to_fit_it():
 
 async def test_what_a_schema_leaves_unbounded_is_bounded_to_fit_the_configured_limit():
     traces: list[CallTrace] = []
-    config = ModelConfig(model="scripted", context_budget=2000, max_tokens=300)
+    config = ModelConfig(model="scripted", context_budget=2000, max_tokens=1200)
     answer = {"rows": [{"name": "Ω", "kind": "PART_OF", "weight": 2, "tags": ["a"]}],
               "note": None, "done": True}  # fmt: skip
     client = scripted_client([answer], config=config, trace_sink=traces.append)
@@ -191,3 +191,29 @@ async def test_a_value_between_the_choices_is_still_a_valid_answer():
     client = scripted_client([{"reasoning": "parecido", "match": "none", "confidence": 0.35}])
     schema = bounded_schema(Verdict, enums={"match": ["none", "e1"]}, max_length={"reasoning": 90})
     assert (await client.structured(MESSAGES, Verdict, json_schema=schema)).confidence == 0.35
+
+
+class Changes(BaseModel):
+    """A revision's shape: many lists of small items, enums and strings."""
+
+    links: list[Row]
+    drops: list[Literal["n1", "n2", "n3"]]
+    summary: str
+
+
+def test_lists_hold_fewer_items_when_their_strings_at_the_floor_still_do_not_fit():
+    """An extraction revision allowed 20 links, 10 edits... : 3,000 tokens with every string at
+    its floor, and the bundled model wrote 1,400 of them (past the call's timeout)."""
+    schema = grammar_schema(bounded_schema(
+        Changes, max_items={"links": 20, "tags": 6, "drops": 3},
+        min_items={"drops": 2}, max_length={"name": 80, "tags": 30, "summary": 160},
+    ))  # fmt: skip
+    assert answer_tokens(schema) > 1500
+    fitted = fitted_schema(schema, 300)
+    assert answer_tokens(fitted) <= 300
+    links = fitted["properties"]["links"]
+    assert 1 <= links["maxItems"] < 20 and links["items"]["properties"]["tags"]["maxItems"] >= 1
+    assert fitted["properties"]["drops"]["maxItems"] >= 2  # never below minItems
+    longest = json.dumps(longest_answer(fitted), ensure_ascii=False, indent=4)
+    assert tokens_at_most(longest) <= 300
+    assert answer_tokens(schema) > 1500  # the schema as written is untouched
