@@ -11,8 +11,8 @@ a grammar-constrained model may still answer `1e15` for a confidence in [0, 1].
   answer is still validated against the original schema (a hosted model without grammars may
   answer 0.35), and pydantic checks the rest.
 - `fitted_schema(schema, limit)` brings the longest answer within `limit` tokens (the role's
-  `max_tokens`): what the schema leaves unbounded gets bounds, and string lengths shrink when
-  the answer could exceed the limit. A small model pads strings to their maxLength, so the
+  `max_tokens`): what the schema leaves unbounded gets bounds, and string lengths (then
+  array sizes) shrink when the answer could exceed the limit. A small model pads strings to their maxLength, so the
   lengths on the wire are what the slowest answer costs.
 - `answer_tokens(schema)` is an upper bound of the tokens of the longest answer the grammar
   allows, or None when the schema is unbounded (a string without `maxLength`, an array
