@@ -75,7 +75,13 @@ class Leases:
 
     @classmethod
     def of_store(cls, store: object) -> Leases:
-        """The leases beside a store's file (`<data dir>/locks/`)."""
+        """The leases beside a store's file (`<data dir>/locks/`); for a shared store,
+        advisory locks in its database (core.shared_leases: they hold across machines)."""
+        shared = getattr(store, "shared", None)
+        if shared is not None:
+            from core.shared_leases import AdvisoryLeases
+
+            return AdvisoryLeases(shared)
         path = Path(str(getattr(store, "path", ":memory:")))
         return cls(None if str(path) == ":memory:" else path.parent / "locks")
 

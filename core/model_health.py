@@ -69,6 +69,8 @@ async def server_check(
 ) -> tuple[HealthCheck, list[ServerModel] | None]:
     """Does the role's server answer? With the models it lists (None when not listed)."""
     config = llm.config(role)
+    if config.deployments:
+        return await pool_server_check(config, timeout_s), None
     kind = server_kind(config)
     if kind == "local":
         return await local_server_check(llm, role), await list_server_models(config)
@@ -80,6 +82,18 @@ async def server_check(
         problem = explain(_with_config(exc, config))
         return _failed("server", problem.summary, problem.next_step), None
     return _ok("server", f"{config.base_url} answers ({len(models)} models)"), models
+
+
+async def pool_server_check(config: ModelConfig, timeout_s: float) -> HealthCheck:
+    """A pool answers when one of its first-order servers has its model (core.pool_health)."""
+    from core.pool_health import check_pool
+
+    state = await check_pool(config, timeout_s)
+    if state.usable:
+        return _ok("server", state.summary)
+    return _failed(
+        "server", state.summary, state.fix or "start the servers or fix models.deployments"
+    )
 
 
 def _with_config(exc: BaseException, config: ModelConfig) -> BaseException:
@@ -124,6 +138,8 @@ async def local_server_check(llm: LLMClient, role: str) -> HealthCheck:
 def model_check(config: ModelConfig, models: list[ServerModel] | None) -> HealthCheck:
     """Is the configured model among the server's models?"""
     name = model_name(config)
+    if config.deployments:
+        return _skipped("model", f"{name}: checked on each server of the pool")
     if models is None:
         return _skipped("model", f"{name}: not listed by this server")
     if any(same_model(m.name, config.model) for m in models):

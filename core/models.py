@@ -18,6 +18,7 @@ from core.store.runs import now_iso
 from local_llm import Backend, CallTrace, LLMClient, ModelConfig
 from local_llm.backends.local_backend import EMBEDDING_MAX_CTX, LocalBackend
 from local_llm.config import LOCAL_MODEL
+from local_llm.deployments import Deployment, PoolPolicy
 
 STANDARD_ROLES = ("default", "judge", "judge_secondary", "embedding")
 
@@ -45,8 +46,74 @@ def role_config(settings: Settings, role: str) -> ModelConfig:
         retries=models.retries,
         transient_retries=models.transient_retries,
         backoff_s=models.backoff_s,
+        deployments=deployments(settings, role),
+        pool=pool_policy(settings),
     )
     return local_config(config, role) if provider == "local" else config
+
+
+def pool_policy(settings: Settings) -> PoolPolicy:
+    """How pools spread their requests ([models.pool])."""
+    pool = settings.models.pool
+    return PoolPolicy(
+        routing=pool.routing, allowed_fails=pool.allowed_fails, cooldown_s=pool.cooldown_s,
+        affinity=pool.affinity,
+    )  # fmt: skip
+
+
+def deployments(
+    settings: Settings, role: str, seen: frozenset[str] = frozenset()
+) -> tuple[Deployment, ...]:
+    """A role's pool: its deployments (or the [models] ones), then those of its fallback
+    roles at higher orders. A role with fallbacks but no deployments is a pool of its one
+    model plus them; a role with neither has no pool (). Keys come from the environment."""
+    resolved = settings.role(role)
+    provider = resolved.provider or settings.models.provider
+    own = tuple(
+        _deployment(provider, d.model, d.base_url, d.api_key_env, d.max_parallel, d.order, d.name)
+        for d in _servers(settings, role)
+    )  # fmt: skip
+    fallbacks = [r for r in resolved.fallback_roles or [] if r != role and r not in seen]
+    if not fallbacks:
+        return own
+    pool = own or (_role_model(settings, role),)
+    for name in fallbacks:
+        theirs = deployments(settings, name, seen | {role}) or (_role_model(settings, name),)
+        above = max(d.order for d in pool)
+        pool += tuple(dataclasses.replace(d, order=above + d.order) for d in theirs)
+    return pool
+
+
+def _servers(settings: Settings, role: str) -> list[Any]:
+    """The deployments a role sets, or else those of [models], unless the role names a model
+    of its own (other servers of another model are not its pool)."""
+    override = settings.models.roles.get(role) or settings.models.roles.get("default")
+    if override is not None and override.deployments is not None:
+        return list(override.deployments)
+    if override is not None and (override.model or override.base_url or override.provider):
+        return []
+    return list(settings.models.deployments)
+
+
+def _role_model(settings: Settings, role: str) -> Deployment:
+    """A role's one model as a deployment (for a pool it joins as a fallback)."""
+    resolved = settings.role(role)
+    return _deployment(
+        resolved.provider or settings.models.provider, resolved.model or settings.models.model,
+        resolved.base_url, resolved.api_key_env or "",
+    )  # fmt: skip
+
+
+def _deployment(
+    provider: str, model: str, base_url: str | None, key_env: str = "",
+    max_parallel: int = 1, order: int = 1, name: str = "",
+) -> Deployment:  # fmt: skip
+    if provider == "ollama" and not model.startswith(("ollama_chat/", "ollama/")):
+        model = f"ollama_chat/{model}"  # a pool reaches Ollama through litellm
+    return Deployment(
+        model=model, base_url=base_url, max_parallel=max_parallel, order=order, name=name,
+        api_key=os.environ.get(key_env) if key_env else None, api_key_env=key_env,
+    )  # fmt: skip
 
 
 def local_config(config: ModelConfig, role: str) -> ModelConfig:
@@ -98,8 +165,8 @@ class TraceRecorder:
     def __call__(self, trace: CallTrace) -> None:
         self.store.execute(
             "INSERT INTO traces (run_id, flow, node, role, model, kind, prompt_tokens,"
-            " completion_tokens, latency_ms, outcome, detail, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " completion_tokens, latency_ms, outcome, detail, created_at, deployment)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 trace.run_id or None,
                 trace.flow,
@@ -113,6 +180,7 @@ class TraceRecorder:
                 trace.outcome,
                 trace.detail[:2000],
                 now_iso(),
+                trace.deployment,
             ),
         )
 

@@ -43,9 +43,14 @@ class Problem:
 
 
 def describe_model(config: Any) -> str:
-    """`llama3.2 at http://127.0.0.1:11434`, `the bundled model (Gemma 3 270M)`, `gpt-4o`."""
+    """`llama3.2 at http://127.0.0.1:11434`, `the bundled model (Gemma 3 270M)`, `gpt-4o`,
+    `qwen2.5:7b on 3 servers (gpu1:11434, gpu2:11434, gpu3:11434)`."""
     if config is None:
         return "the model"
+    if getattr(config, "deployments", ()):
+        from local_llm.deployments import describe_pool
+
+        return f"{model_name(config)} on {describe_pool(config.deployments)}"
     if config.provider == "local" or config.model == LOCAL_MODEL:
         return "the bundled model (Gemma 3 270M)"
     name = (
@@ -72,6 +77,8 @@ Explained = tuple[str, str]
 
 def _unreachable(exc: Any, config: Any, who: str) -> Explained:
     summary = f"cannot reach {who}{_attempts(exc)}"
+    if getattr(config, "deployments", ()):
+        return summary, f"start the servers or fix models.deployments; {DOCTOR}"
     if config is not None and config.is_ollama:
         step = ("start Ollama (`ollama serve`) or fix models.base_url; or run `noema demo` "
                 "to try the bundled model")  # fmt: skip
@@ -151,6 +158,14 @@ def _stream_cut(exc: Any, config: Any, who: str) -> Explained:
     return f"the answer from {who} was cut off before the server finished it", "try again"
 
 
+def _pool_unavailable(exc: Any, config: Any, who: str) -> Explained:
+    cooling = ", ".join(getattr(exc, "cooling", ()) or ()) or "every server"
+    wait = f"{config.pool.cooldown_s:g} s" if getattr(config, "pool", None) else "a while"
+    return (f"no server of {who} can answer: {cooling} failed and cool down for up to {wait} "
+            "(models.pool.cooldown_s)",
+            f"start the servers or fix models.deployments, then try again; {DOCTOR}")  # fmt: skip
+
+
 def _local_model(exc: Any, config: Any, who: str) -> Explained:
     return _first_line(exc), ""  # the message already says what to do
 
@@ -164,13 +179,17 @@ EXPLAIN = {
     "timeout": _timeout, "rate_limit": _rate_limit, "server_error": _server_error,
     "context_window": _context_window, "context_budget": _context_budget,
     "invalid_answer": _invalid_answer, "stream_cut": _stream_cut, "local_model": _local_model,
+    "pool_unavailable": _pool_unavailable,
 }  # fmt: skip
 """Model error `reason` -> (summary, next step). One entry per kind of failure."""
 
 
 def _model_problem(exc: LLMError) -> Explained:
     explain_one = EXPLAIN.get(exc.reason, _other)
-    return explain_one(exc, exc.config, describe_model(exc.config))
+    who = describe_model(exc.config)
+    if exc.deployment and exc.reason != "pool_unavailable":  # one server of a pool failed
+        who = f"{model_name(exc.config)} on {exc.deployment} (a server of its pool)"
+    return explain_one(exc, exc.config, who)
 
 
 def _first_line(exc: BaseException) -> str:

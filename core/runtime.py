@@ -1,7 +1,8 @@
-"""The flow runtime: compiles flows with the SQLite checkpointer and runs them as typed events.
+"""The flow runtime: compiles flows with the checkpointer and runs them as typed events.
 
 `thread_id` = run id. A run that waits for a human survives a restart: its checkpoint is in
-SQLite and `resume()` continues from it without re-running finished nodes.
+SQLite (or the shared PostgreSQL store) and `resume()` continues from it without re-running
+finished nodes.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from langgraph.errors import GraphRecursionError
 from langgraph.graph import StateGraph
 from langgraph.types import Command
 
-from core.checkpoints import open_checkpointer
+from core.checkpoints import open_checkpointer, open_postgres_checkpointer
 from core.context import FlowContext
 from core.events import Done, Failed, Interrupted, NodeFinished, NodeStarted, Progress, RunEvent
 from core.leases import Lease, Leases, run_lease
@@ -112,9 +113,15 @@ class Runtime:
         await self.close()
 
     async def open(self) -> None:
-        """Create the SQLite checkpointer inside the running event loop."""
+        """Create the checkpointer inside the running event loop (PostgreSQL's with a shared
+        store: a run started on one machine is resumed from another)."""
         if self._checkpointer is None:
-            self._saver_cm = open_checkpointer(self._checkpoint_path)
+            shared = getattr(self.store, "shared", None)
+            self._saver_cm = (
+                open_postgres_checkpointer(shared.conninfo)
+                if shared is not None
+                else open_checkpointer(self._checkpoint_path)
+            )
             self._checkpointer = await self._saver_cm.__aenter__()
 
     async def close(self) -> None:

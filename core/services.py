@@ -16,7 +16,7 @@ from core.models import build_client
 from core.note_language import note_language
 from core.runtime import FlowSpec, Runtime
 from core.settings import Settings
-from core.store import Store
+from core.store import Store, open_store
 from local_llm import Backend, LLMClient
 from vault.index import VaultIndex
 from vault.layout import VaultLayout
@@ -111,7 +111,7 @@ def open_services(
     `warm=False` for front ends that will not call a model (merges, repair): warming imports
     litellm for seconds, and the process would wait for that import before it exits.
     """
-    store = Store(settings.store_path)
+    store = open_store(settings)
     llm = build_client(settings, store, backend)
     if warm:
         llm.warm()  # litellm's import (seconds) runs while the rest opens, outside any call

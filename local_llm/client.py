@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, TypeVar
@@ -61,7 +63,7 @@ class _Call:
 
     def trace(
         self, outcome: Outcome, *, started: float, prompt: int, completion: int = 0,
-        detail: str = "", attempt: int = 1, ended: float | None = None,
+        detail: str = "", attempt: int = 1, ended: float | None = None, deployment: str = "",
         usage: Completion | None = None,
     ) -> None:  # fmt: skip
         """One trace; `usage` is the server's report (cache, finish reason, its own time)."""
@@ -71,7 +73,7 @@ class _Call:
                 flow=self.flow, node=self.node, role=self.role, model=self.config.model,
                 kind=self.kind, prompt_tokens=prompt, completion_tokens=completion,
                 latency_ms=((ended or time.perf_counter()) - started) * 1000, outcome=outcome,
-                detail=detail[:500], run_id=self.run_id, attempt=attempt,
+                detail=detail[:500], run_id=self.run_id, attempt=attempt, deployment=deployment,
                 cached_tokens=usage.cached_tokens if usage else None,
                 finish_reason=(usage.finish_reason or "") if usage else "",
                 max_tokens=self.config.max_tokens if self.kind != "embed" else 0,
@@ -104,6 +106,7 @@ class _Answer:
         call.trace(
             outcome, started=self.started, prompt=prompt, completion=completion,
             detail=detail, attempt=attempt, ended=self.ended, usage=done,
+            deployment=done.deployment,
         )  # fmt: skip
 
 
@@ -151,13 +154,15 @@ class LLMClient:
         return found
 
     def backend(self, role: str = "default") -> Backend:
-        """The backend serving a role (one per provider, created on first use)."""
+        """The backend serving a role (one per provider, one for every pool; created on
+        first use)."""
         if self._backend is not None:
             return self._backend
-        provider = self.config(role).provider
-        if provider not in self._backends:
-            self._backends[provider] = backend_for(self.config(role))
-        return self._backends[provider]
+        config = self.config(role)
+        key = "pool" if config.is_pool else config.provider
+        if key not in self._backends:
+            self._backends[key] = backend_for(config)
+        return self._backends[key]
 
     def warm(self) -> threading.Thread | None:
         """Import the configured backends' libraries (litellm: seconds) in a background thread,
@@ -227,9 +232,8 @@ class LLMClient:
         the call may write the longest answer that schema allows (within the context window),
         so a valid answer is never cut at the limit.
 
-        No stop sequences go with it (unless configured explicitly): the grammar ends the
-        answer when its JSON is complete, and the chat template's turn markers would only cut
-        a JSON string that contains one (the bundled Gemma writes `</s>`-like text into them).
+        No stop sequences go with it (the backends leave them out of constrained requests):
+        the grammar ends the answer when its JSON is complete.
         """
         call = self._call(
             role, "structured", flow, node, max_tokens=max_tokens, timeout_s=timeout_s
@@ -237,8 +241,6 @@ class LLMClient:
         bounded = json_schema if json_schema is not None else default_schema(schema)
         call.answer_bound = answer_tokens(grammar_schema(bounded))
         wire = grammar_schema(fitted_schema(bounded, call.config.max_tokens))
-        if call.config.stop is None:  # the grammar ends the answer, see `structured`'s doc
-            call.config = call.config.replace(stop=())
         needed = answer_tokens(wire) if max_tokens is None else None
         base = [dict(m) for m in messages]
         prompt, raw, errors = base, "", []
@@ -285,15 +287,26 @@ class LLMClient:
         prompt = [dict(m) for m in messages]
         counted = self._check_budget(call, prompt)
         await self._ready(call)
+        async with (
+            self._admitted(call),
+            contextlib.aclosing(self._stream(call, prompt, counted)) as pieces,
+        ):
+            async for text in pieces:
+                yield text
+
+    async def _stream(
+        self, call: _Call, prompt: list[dict[str, Any]], counted: int
+    ) -> AsyncIterator[str]:
         started, pieces, outcome, detail = time.perf_counter(), [], "error", ""
         iterator: AsyncIterator[str | Completion] | None = None
         usage: Completion | None = None
         cutter = TurnMarkerCutter()
+        deployment = ""
         try:
             iterator, piece = await self._request(call, partial(self._open, call, prompt))
             while piece is not None:
-                if isinstance(piece, Completion):
-                    usage = piece
+                if isinstance(piece, Completion):  # the backend's report (usage, who answered)
+                    usage, deployment = piece, piece.deployment or deployment
                 elif text := cutter.feed(piece):
                     pieces.append(text)
                     yield text
@@ -309,12 +322,13 @@ class LLMClient:
             raise
         except Exception as exc:
             detail = f"{type(exc).__name__}: {exc}"
+            deployment = getattr(exc, "deployment", "") or deployment
             raise
         finally:
             if iterator is not None and hasattr(iterator, "aclose"):
                 await iterator.aclose()
             call.trace(
-                outcome, started=started, detail=detail, usage=usage,
+                outcome, started=started, detail=detail, usage=usage, deployment=deployment,
                 **_stream_counts(usage, counted, "".join(pieces)),
             )  # type: ignore[arg-type]
 
@@ -336,7 +350,12 @@ class LLMClient:
         size = call.config.embed_batch_size
         for start in range(0, len(items), size):
             batch, tokens = items[start : start + size], sum(counts[start : start + size])
-            await self._ready(call)
+            vectors.extend(await self._embed_batch(call, batch, tokens))
+        return vectors
+
+    async def _embed_batch(self, call: _Call, batch: list[str], tokens: int) -> list[list[float]]:
+        await self._ready(call)
+        async with self._admitted(call):
             started = time.perf_counter()
             try:
                 got = await self._request(
@@ -348,12 +367,12 @@ class LLMClient:
                     )
             except Exception as exc:
                 call.trace(
-                    "error", started=started, prompt=tokens, detail=f"{type(exc).__name__}: {exc}"
-                )
+                    "error", started=started, prompt=tokens, detail=f"{type(exc).__name__}: {exc}",
+                    deployment=getattr(exc, "deployment", ""),
+                )  # fmt: skip
                 raise
-            call.trace("ok", started=started, prompt=tokens)
-            vectors.extend(got)
-        return vectors
+        call.trace("ok", started=started, prompt=tokens, deployment=getattr(got, "deployment", ""))
+        return got
 
     async def list_models(self, role: str = "default") -> list[str]:
         """Models installed on the role's server (Ollama backend; LLMError elsewhere)."""
@@ -438,6 +457,14 @@ class LLMClient:
         if prepare is not None:
             await prepare(call.config, call.kind)
 
+    def _admitted(self, call: _Call) -> AbstractAsyncContextManager[Any]:
+        """Wait for room on the role's servers (a pool's free slot) before the call's clock
+        and timeout start: queueing for a busy server is not the model's time."""
+        admit = getattr(self.backend(call.role), "admit", None)
+        if admit is None:
+            return contextlib.nullcontext()
+        return admit(call.config, call.kind, session=call.run_id)
+
     async def _ready(self, call: _Call) -> None:
         """Start-up work before a call's clock starts (its latency in the trace is the
         model's); a retry after a transient failure prepares again inside `_request`."""
@@ -463,17 +490,20 @@ class LLMClient:
                 max_tokens=answer_limit(needed, call.config, counted)
             ))  # fmt: skip
         await self._ready(call)
-        started = time.perf_counter()
         backend = self.backend(call.role)
         request = partial(
             backend.complete, prompt, json_schema=wire, config=call.config, schema_name=name
         )
-        try:
-            completion = await self._request(call, request)
-        except Exception as exc:
-            detail = f"{type(exc).__name__}: {exc}"
-            call.trace("error", started=started, prompt=counted, detail=detail, attempt=attempt)
-            raise
+        async with self._admitted(call):
+            started = time.perf_counter()
+            try:
+                completion = await self._request(call, request)
+            except Exception as exc:
+                call.trace(
+                    "error", started=started, prompt=counted, detail=f"{type(exc).__name__}: {exc}",
+                    attempt=attempt, deployment=getattr(exc, "deployment", ""),
+                )  # fmt: skip
+                raise
         return _Answer(completion, started, counted, time.perf_counter(), call)
 
     def _next_piece(

@@ -6,6 +6,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from local_llm.deployments import Deployment, PoolPolicy
+
 Provider = Literal["litellm", "ollama", "local"]
 PROVIDERS: tuple[str, ...] = ("litellm", "ollama", "local")
 LOCAL_MODEL = "gemma3-270m"
@@ -57,6 +59,12 @@ class ModelConfig:
     """Stop sequences sent with every chat request. None: the chat-template turn markers for
     servers that take any number of them (Ollama, the local server, `openai/...` with a
     base_url); none for hosted providers (OpenAI allows only 4)."""
+    deployments: tuple[Deployment, ...] = ()
+    """Servers sharing this role's work (a pool, see `local_llm.deployments`): when set, the
+    role's requests are spread over them by litellm's Router and `model`/`base_url` only name
+    the pool in messages."""
+    pool: PoolPolicy = field(default_factory=PoolPolicy)
+    """How the pool's requests are spread (routing, cooldown, affinity)."""
 
     def __post_init__(self) -> None:
         if self.provider not in PROVIDERS:
@@ -69,6 +77,8 @@ class ModelConfig:
             object.__setattr__(self, "num_ctx", self.context_budget + self.max_tokens)
         if self.retries < 0 or self.transient_retries < 0 or self.embed_batch_size <= 0:
             raise ValueError("retries, transient_retries must be >= 0 and embed_batch_size > 0")
+        if self.deployments and self.provider == "local":
+            raise ValueError("the bundled model (provider local) cannot be part of a pool")
 
     def replace(self, **changes: Any) -> ModelConfig:
         """A copy with some fields changed (None values are ignored)."""
@@ -78,6 +88,19 @@ class ModelConfig:
     def context_window(self) -> int:
         """Tokens the server must hold (`num_ctx`): the prompt budget plus the completion."""
         return int(self.num_ctx or self.context_budget + self.max_tokens)
+
+    @property
+    def is_pool(self) -> bool:
+        """Whether the role's requests are spread over several deployments."""
+        return bool(self.deployments)
+
+    def for_deployment(self, deployment: Deployment) -> ModelConfig:
+        """This config aimed at one deployment of its pool (its own model, server and key)."""
+        return dataclasses.replace(
+            self, model=deployment.model, base_url=deployment.base_url,
+            api_key=deployment.api_key, api_key_env=deployment.api_key_env,
+            provider="litellm", deployments=(),
+        )  # fmt: skip
 
     @property
     def is_ollama(self) -> bool:

@@ -21,6 +21,8 @@ class LLMError(RuntimeError):
     role: str = ""
     attempts: int = 0
     """How many requests were made before giving up (0: not counted)."""
+    deployment: str = ""
+    """The server of a pool that failed last ('' when the role has no pool)."""
 
 
 class StructuredOutputError(LLMError):
@@ -114,6 +116,17 @@ class StreamCutError(TransientModelError):
     def __init__(self, message: str, *, text: str = ""):
         super().__init__(message)
         self.text = text
+
+
+class PoolUnavailableError(TransientModelError):
+    """Every deployment of a role's pool is failing or cooling down after failures."""
+
+    reason = "pool_unavailable"
+
+    def __init__(self, message: str, *, cooling: Sequence[str] = ()):
+        super().__init__(message)
+        self.cooling = list(cooling)
+        """The deployments cooling down (their labels)."""
 
 
 class ModelUnavailableError(LLMError):

@@ -11,7 +11,7 @@ import pytest
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("LITELLM_TELEMETRY", "False")
 
-pytest_plugins = ["tests.fixtures.local_model", "tests.servers.fixtures"]
+pytest_plugins = ["tests.fixtures.local_model", "tests.fixtures.postgres", "tests.servers.fixtures"]
 
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex

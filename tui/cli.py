@@ -32,6 +32,7 @@ COMMAND_MODULES: list[str] = [
     "tui.commands.extraction",  # noema extract, noema review, noema repair
     "tui.commands.normalization",  # noema normalize, noema merges
     "tui.commands.runs",  # noema runs
+    "tui.commands.store",  # noema store migrate
     "tui.commands.tutor",  # noema tutor, noema tutor sessions / logs
     "tui.commands.usage",  # noema usage
     "tui.commands.vault",  # noema index, noema watch
@@ -83,6 +84,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        from core.store.db import StoreError
+
+        if not isinstance(exc, StoreError):
+            raise
+        print(f"noema: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -187,9 +187,9 @@ def choose_model(demo: Demo, say: Say) -> None:
 def index(demo: Demo, say: Say) -> None:
     """Index the demo vault (with embeddings when a model for them is configured)."""
     from core.ingest import index_vault
-    from core.store import Store
+    from core.store import open_store
 
-    store = Store(demo.settings.store_path)
+    store = open_store(demo.settings)
     try:
         embed, model = None, ""
         if demo.settings.models.embeddings_enabled:

@@ -57,6 +57,11 @@ async def reachable(llm: LLMClient, role: str = "default", timeout_s: float = 3.
     config = llm.config(role)
     if config.provider == "local":
         return _local_installed()
+    if config.deployments:  # a pool: every server at once, usable while one answers
+        from core.pool_health import check_pool
+
+        state = await check_pool(config, timeout_s)
+        return ProbeResult(state.usable, state.summary)
     backend = llm.backend(role)
     started = time.perf_counter()
     try:
@@ -127,6 +132,10 @@ def describe(config: ModelConfig) -> str:
     """`model @ base_url (provider)` for status lines."""
     if config.provider == "local":
         return f"{config.model}: the bundled Gemma 3 270M (provider local, llama.cpp)"
+    if config.deployments:
+        from local_llm.deployments import describe_pool
+
+        return f"{config.model} on {describe_pool(config.deployments)}"
     where = f" @ {config.base_url}" if config.base_url else ""
     return f"{config.model}{where} ({config.provider})"
 

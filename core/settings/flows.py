@@ -36,6 +36,10 @@ class ExtractionSettings(BaseModel):
     """Timeout of the self-critique model call, in seconds."""
     recursion_limit: int = Field(200, ge=10)
     """LangGraph recursion limit for one run."""
+    bulk_runs: int = Field(0, ge=0, le=64)
+    """How many sources `noema extract --all` works on at once; 0:
+    twice the slots of the default role's pool (2 without a pool), so a server never idles
+    while a run is between its model calls."""
 
 
 class NormalizationSettings(BaseModel):

@@ -14,6 +14,7 @@ from core.settings.sections import (
     DataSettings,
     ModelSettings,
     RoleModel,
+    StoreSettings,
     TuiSettings,
     VaultSettings,
 )
@@ -33,6 +34,8 @@ class Settings(BaseSettings):
     """The Obsidian vault."""
     data: DataSettings = Field(default_factory=DataSettings)
     """noema's own data directory."""
+    store: StoreSettings = Field(default_factory=StoreSettings)
+    """Where shared state is kept: the local SQLite file, or a PostgreSQL database."""
     models: ModelSettings = Field(default_factory=ModelSettings)
     """Model access."""
     flows: FlowsSettings = Field(default_factory=FlowsSettings)
@@ -66,6 +69,21 @@ class Settings(BaseSettings):
             )
         return self
 
+    @model_validator(mode="after")
+    def _pools_are_served(self) -> Settings:
+        """A pool's servers are reached through litellm: the bundled model (started by
+        noema itself) cannot be one of them."""
+        for name in {"default", *self.models.roles}:
+            role = self.role(name)
+            if (role.provider or self.models.provider) == "local" and (
+                role.deployments or role.fallback_roles
+            ):
+                raise ValueError(
+                    f"role {name!r}: the bundled model (provider local) cannot be part of a "
+                    "pool; remove its deployments/fallback_roles or choose another provider"
+                )
+        return self
+
     @property
     def data_dir(self) -> Path:
         """The effective data directory."""
@@ -73,7 +91,7 @@ class Settings(BaseSettings):
 
     @property
     def store_path(self) -> Path:
-        """The SQLite store."""
+        """The SQLite store (with a PostgreSQL store: the local vault index)."""
         return self.data_dir / "noema.sqlite3"
 
     def role(self, name: str) -> RoleModel:
@@ -83,7 +101,7 @@ class Settings(BaseSettings):
         values: dict[str, Any] = {
             key: getattr(override, key)
             if getattr(override, key) is not None
-            else getattr(base, key)
+            else getattr(base, key, None)
             for key in RoleModel.model_fields
         }
         return RoleModel(**values)

@@ -93,9 +93,77 @@ class DataSettings(BaseModel):
         return value.expanduser() if value is not None else None
 
 
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PASSWORD_KEYS = {"password", "passwd", "pass", "secret", "pgpassword"}
+PASSWORD_IN_FILE = (
+    "the store's password is never read from a settings file: put it in an environment "
+    'variable (export NOEMA_PG_PASSWORD=...) and name it with password_env = "NOEMA_PG_PASSWORD"'
+)
+
+
+class StoreSettings(BaseModel):
+    """Where runs, reviews, journals, sessions and mastery are kept (shared state)."""
+
+    model_config = DOC
+
+    backend: Literal["sqlite", "postgres"] = "sqlite"
+    """`sqlite`: everything in the data directory's SQLite file (one machine). `postgres`:
+    shared state in a PostgreSQL database every machine and process points at (the vault
+    index stays in the local SQLite file; see README, "Several machines")."""
+    url: str = ""
+    """PostgreSQL connection URL without a password, e.g.
+    `postgresql://noema@db.home.arpa:5432/noema` (libpq's URL or key=value form)."""
+    password_env: str = ""
+    """Name of the environment variable that holds the database password (never stored).
+    Empty: libpq's PGPASSWORD variable, or a method without password (peer, certificates)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_password(cls, data: Any) -> Any:
+        if isinstance(data, dict) and _PASSWORD_KEYS & {str(k).lower() for k in data}:
+            raise ValueError(PASSWORD_IN_FILE)
+        return data
+
+    @field_validator("url")
+    @classmethod
+    def _url_without_password(cls, value: str) -> str:
+        if url_has_password(value):
+            raise ValueError(f"store.url holds a password; {PASSWORD_IN_FILE}")
+        return value.strip()
+
+    @field_validator("password_env")
+    @classmethod
+    def _env_is_a_name(cls, value: str) -> str:
+        if value and not _ENV_NAME.fullmatch(value):
+            raise ValueError(
+                "password_env must be the NAME of an environment variable (letters, digits, "
+                "_), not the password itself"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _postgres_needs_url(self) -> StoreSettings:
+        if self.backend == "postgres" and not self.url:
+            raise ValueError(
+                'backend = "postgres" needs url = "postgresql://USER@HOST:PORT/DATABASE"'
+            )
+        return self
+
+
+def url_has_password(url: str) -> bool:
+    """Whether a libpq URL or key=value string carries a password."""
+    text = url.strip()
+    if re.match(r"^postgres(?:ql)?://", text):
+        authority = text.split("://", 1)[1].split("/", 1)[0].split("?", 1)[0]
+        if "@" in authority and ":" in authority.rsplit("@", 1)[0]:
+            return True
+        query = text.split("?", 1)[1] if "?" in text else ""
+        return any(part.split("=", 1)[0].lower() == "password" for part in query.split("&"))
+    return re.search(r"(^|\s)password\s*=", text, re.IGNORECASE) is not None
+
+
 Provider = Literal["litellm", "ollama", "local"]
 
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEY_PREFIXES = ("sk-", "sk_", "gsk_", "xai-", "hf_", "aiza", "pk-", "key-", "ghp_", "r8_")
 API_KEY_IN_FILE = (
     "API keys are never read from a settings file: put the key in an environment variable "
@@ -146,6 +214,45 @@ class _NoSecrets(BaseModel):
         return check_api_key_env(value)
 
 
+class DeploymentSettings(_NoSecrets):
+    """One server of a pool (see `models.deployments`)."""
+
+    model_config = DOC
+
+    model: str
+    """The model as litellm names it: `ollama_chat/qwen2.5:7b`, `openai/<name>` (llama.cpp,
+    vLLM, LM Studio), a hosted model (`gpt-4o-mini`)."""
+    base_url: str | None = None
+    """The server (its /v1 URL for OpenAI-compatible servers); unset for hosted models."""
+    max_parallel: int = Field(1, ge=1, le=256)
+    """Requests the server works on at once (llama.cpp `--parallel`, OLLAMA_NUM_PARALLEL)."""
+    order: int = Field(1, ge=1, le=9)
+    """1: used first; a higher order is a fallback, used only while every deployment of a
+    lower order fails or cools down (a hosted model behind local servers)."""
+    name: str = ""
+    """How traces and messages name it (default: the server's host:port, else the model)."""
+    api_key_env: str = ""
+    """Name of the environment variable holding this deployment's API key."""
+
+
+class PoolSettings(BaseModel):
+    """How litellm's Router spreads a pool's requests over its deployments."""
+
+    model_config = DOC
+
+    routing: Literal["least-busy", "latency-based", "simple-shuffle"] = "least-busy"
+    """`least-busy` (the server with the fewest requests in flight), `latency-based` (the
+    fastest recent answers) or `simple-shuffle` (random, weighted by max_parallel)."""
+    allowed_fails: int = Field(1, ge=0, le=100)
+    """Failures of one server tolerated within cooldown_s before it cools down."""
+    cooldown_s: float = Field(30.0, ge=0)
+    """How long a failing server gets no requests (its work goes to the others)."""
+    affinity: Literal["run", "none"] = "run"
+    """`run`: the calls of one run go to the same server while it is healthy, so its prompt
+    cache stays warm (llama.cpp cache_prompt, Ollama's loaded context); `none`: every call
+    goes where the routing says."""
+
+
 class RoleModel(_NoSecrets):
     """Per-role override of the model settings; unset fields inherit from [models]."""
 
@@ -168,6 +275,11 @@ class RoleModel(_NoSecrets):
     """Context the server runs this role's model with (Ollama `num_ctx`)."""
     api_key_env: str | None = None
     """Name of the environment variable holding this role's API key."""
+    deployments: list[DeploymentSettings] | None = None
+    """This role's pool of servers (see models.deployments); unset: the [models] one."""
+    fallback_roles: list[str] | None = None
+    """Roles whose model takes this role's requests while all of its own servers fail
+    (their deployments join this role's pool with a higher order)."""
 
 
 class ModelSettings(_NoSecrets):
@@ -221,6 +333,17 @@ class ModelSettings(_NoSecrets):
     """Per-role overrides: `default`, `judge`, `judge_secondary`, `embedding`, ..."""
     embeddings_enabled: bool = False
     """Whether an embedding model is configured; without one search is full-text only."""
+    deployments: list[DeploymentSettings] = Field(default_factory=list)
+    """A pool: servers sharing the work of the model (several Ollama, vLLM or llama.cpp
+    servers of the same model, a hosted fallback). When set, requests are spread over them
+    by litellm's Router as [models.pool] says, and `model`/`base_url` above only name the
+    pool. Each: {model, base_url, max_parallel, order, name, api_key_env}, e.g.
+    deployments = [
+      {model = "ollama_chat/qwen2.5:7b", base_url = "http://gpu1:11434", max_parallel = 2},
+      {model = "ollama_chat/qwen2.5:7b", base_url = "http://gpu2:11434", max_parallel = 2},
+      {model = "gpt-4o-mini", order = 2, api_key_env = "OPENAI_API_KEY"}]"""
+    pool: PoolSettings = Field(default_factory=PoolSettings)
+    """How a pool's requests are spread over its servers (litellm's Router)."""
 
 
 class TuiSettings(BaseModel):

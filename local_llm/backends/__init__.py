@@ -8,7 +8,11 @@ from local_llm.config import ModelConfig
 
 def backend_for(config: ModelConfig) -> Backend:
     """A fresh backend for a config's provider (`local` with the default registry directory;
-    core passes one in the data directory instead)."""
+    core passes one in the data directory instead); a pool of deployments gets the pool's."""
+    if config.is_pool:
+        from local_llm.backends.pool_backend import PoolBackend
+
+        return PoolBackend()
     if config.provider == "local":
         from local_llm.backends.local_backend import LocalBackend
         from local_llm.local_server import default_model_dir

@@ -28,6 +28,8 @@ class Completion:
     """The server's time evaluating the prompt (llama.cpp's `timings`), when reported."""
     generation_ms: float | None = None
     """The server's time generating the answer (llama.cpp's `timings`), when reported."""
+    deployment: str = ""
+    """The server of a pool that answered ('' when the role has no pool)."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +67,8 @@ class Backend(Protocol):
         self, messages: Sequence[Message], *, config: ModelConfig
     ) -> AsyncIterator[str | Completion]:
         """Text pieces of one chat completion as they arrive; a backend may end with one
-        `Completion` of empty text carrying the usage and finish reason the server reported."""
+        `Completion` of empty text reporting on the answer: the usage and finish reason the
+        server reported, the deployment that gave it."""
         ...
 
     async def embed(self, texts: Sequence[str], *, config: ModelConfig) -> list[list[float]]:

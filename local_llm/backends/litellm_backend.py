@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from local_llm.backends.base import Completion, JsonSchema, Message
@@ -52,8 +52,13 @@ def _ollama_args(config: ModelConfig) -> dict[str, Any]:
     return args
 
 
-def _chat_args(config: ModelConfig) -> dict[str, Any]:
+def _chat_args(config: ModelConfig, *, constrained: bool = False) -> dict[str, Any]:
     """Arguments of a chat request: sampling, stop sequences, Ollama's context.
+
+    A `constrained` request (a JSON schema the server turns into a grammar) gets no stop
+    sequences: the grammar ends the answer, and a marker a small model writes inside a JSON
+    string would otherwise cut the answer mid-string (Gemma 3 270M on llama.cpp did, in a
+    judge's answer, deterministically for one prompt).
 
     `ollama/NAME` chats go to Ollama's chat route (`ollama_chat/NAME`): litellm's `ollama/`
     route renders its own `### User:` prompt instead of the model's chat template and puts
@@ -61,7 +66,7 @@ def _chat_args(config: ModelConfig) -> dict[str, Any]:
     if config.model.startswith("ollama/"):
         config = config.replace(model="ollama_chat/" + config.model.removeprefix("ollama/"))
     args = {"temperature": config.temperature, "max_tokens": config.max_tokens, **_common(config)}
-    if stop := config.stop_sequences():
+    if not constrained and (stop := config.stop_sequences()):
         args["stop"] = stop
     return {**args, **_ollama_args(config)}
 
@@ -128,7 +133,7 @@ class LiteLLMBackend:
         args: dict[str, Any] = {}
         if json_schema is not None:
             args["response_format"] = response_format(json_schema, schema_name)
-        args = {**args, **_chat_args(config)}
+        args = {**args, **_chat_args(config, constrained=json_schema is not None)}
         response = await self.litellm.acompletion(messages=[dict(m) for m in messages], **args)
         choice = response.choices[0]
         return Completion(
@@ -148,22 +153,8 @@ class LiteLLMBackend:
         response = await self.litellm.acompletion(
             messages=[dict(m) for m in messages], stream=True, **args
         )
-        received, finish, usage = [], None, {}
-        async for chunk in response:
-            if _get(chunk, "usage") is not None:
-                usage = usage_of(chunk)
-            if not chunk.choices:
-                continue
-            choice = chunk.choices[0]
-            if choice.delta.content:
-                received.append(choice.delta.content)
-                yield choice.delta.content
-            finish = choice.finish_reason or finish
-        if not _server_finished(response, finish):
-            raise StreamCutError(
-                "the stream ended without the server's finish_reason", text="".join(received)
-            )
-        yield Completion(text="", finish_reason=finish, **usage)
+        async for piece in stream_text(response):
+            yield piece
 
     async def embed(self, texts: Sequence[str], *, config: ModelConfig) -> list[list[float]]:
         if config.model.startswith("ollama_chat/"):  # litellm embeds through ollama/ only
@@ -200,6 +191,31 @@ def usage_of(response: Any) -> dict[str, Any]:
 
 def _get(row: Any, key: str, default: Any = None) -> Any:
     return row.get(key, default) if isinstance(row, dict) else getattr(row, key, default)
+
+
+async def stream_text(
+    response: Any, finished: Callable[[Any, str | None], bool] | None = None
+) -> AsyncIterator[str | Completion]:
+    """The text pieces of a litellm stream, then one `Completion` (empty text) with the
+    server's usage and finish reason; `StreamCutError` when it ends without the server's
+    finish (`finished(response, last finish reason)`; a dropped connection looks like a short
+    answer otherwise)."""
+    received, finish, usage = [], None, {}
+    async for chunk in response:
+        if _get(chunk, "usage") is not None:
+            usage = usage_of(chunk)
+        if not chunk.choices:
+            continue
+        choice = chunk.choices[0]
+        if choice.delta.content:
+            received.append(choice.delta.content)
+            yield choice.delta.content
+        finish = choice.finish_reason or finish
+    if not (finished or _server_finished)(response, finish):
+        raise StreamCutError(
+            "the stream ended without the server's finish_reason", text="".join(received)
+        )
+    yield Completion(text="", finish_reason=finish, **usage)
 
 
 def _server_finished(response: Any, last_finish: str | None) -> bool:

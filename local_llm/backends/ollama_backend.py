@@ -54,15 +54,16 @@ class OllamaBackend:
         return self._clients[key]
 
     @staticmethod
-    def options(config: ModelConfig) -> dict[str, Any]:
+    def options(config: ModelConfig, *, constrained: bool = False) -> dict[str, Any]:
         """Sampling options; num_ctx covers the whole prompt budget plus the answer, and the
-        chat template's turn markers stop the answer."""
+        chat template's turn markers stop a free answer (a `constrained` one, under a JSON
+        schema's grammar, ends with the grammar: a marker inside a string must not cut it)."""
         options: dict[str, Any] = {
             "num_ctx": config.context_window,
             "temperature": config.temperature,
             "num_predict": config.max_tokens,
         }
-        if stop := config.stop_sequences():
+        if not constrained and (stop := config.stop_sequences()):
             options["stop"] = stop
         return options
 
@@ -78,7 +79,7 @@ class OllamaBackend:
             model=ollama_model_name(config.model),
             messages=[dict(m) for m in messages],
             format=json_schema,
-            options=self.options(config),
+            options=self.options(config, constrained=json_schema is not None),
             stream=False,
             keep_alive=config.keep_alive,
         )

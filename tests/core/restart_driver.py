@@ -15,13 +15,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from core.context import FlowContext  # noqa: E402
 from core.runtime import Runtime  # noqa: E402
 from core.settings import Settings  # noqa: E402
-from core.store import Store  # noqa: E402
+from core.store import open_store  # noqa: E402
 from tests.core.counting_flow import SPEC  # noqa: E402
 
 
 async def main(data_dir: str, action: str, arg: str) -> None:
     settings = Settings(data={"directory": data_dir})
-    store = Store(settings.store_path)
+    store = open_store(settings)  # NOEMA_STORE__* in the environment: a shared store
 
     def factory(run_id: str) -> FlowContext:
         return FlowContext(settings, None, store, run_id=run_id)

@@ -56,16 +56,24 @@ def test_start_up_recovery_queues_only_runs_whose_process_died(tmp_path: Path) -
     live, dead = (runs.create("extraction", {}, status="running") for _ in range(2))
     store.close()
     holder = hold_in_a_process(tmp_path / "data" / "locks", run_lease(live.id))
+    assert_recovery_spares_the_held_run(settings, live.id, dead.id, holder)
+
+
+def assert_recovery_spares_the_held_run(
+    settings: Settings, live: str, dead: str, holder: subprocess.Popen
+) -> None:
+    """Start-up recovery queues `dead` only while `holder` holds `live`'s lease; once the
+    holder is killed, `live` is queued too (shared with the advisory-lease test)."""
     try:
         services = open_services(settings, {})
-        assert services.recovered == [dead.id]
+        assert services.recovered == [dead]
         repo = services.runtime.runs
-        assert (repo.get(live.id).status, repo.get(dead.id).status) == ("running", "queued")
+        assert (repo.get(live).status, repo.get(dead).status) == ("running", "queued")
         services.store.close()
     finally:
         holder.send_signal(signal.SIGKILL)
         holder.wait(30)
     services = open_services(settings, {})
-    assert services.recovered == [live.id]
-    assert services.runtime.runs.get(live.id).status == "queued"
+    assert services.recovered == [live]
+    assert services.runtime.runs.get(live).status == "queued"
     services.store.close()

@@ -1,8 +1,12 @@
-"""The runtime: events, interrupt/resume, failures, recursion limits, restart survival."""
+"""The runtime: events, interrupt/resume, failures, recursion limits, restart survival.
+
+Every test runs on both stores (`store_backend`): SQLite, and the shared tables and
+checkpoints in a real PostgreSQL server."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,15 +18,16 @@ from core.context import FlowContext
 from core.events import Done, Failed, Interrupted, NodeFinished, NodeStarted, Progress
 from core.runtime import FlowSpec, Runtime
 from core.settings import Settings
-from core.store import Store
+from core.store import open_store
 from tests.core.counting_flow import SPEC
+from tests.fixtures.postgres import store_env
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def make_runtime(tmp_path: Path, flows=None) -> Runtime:
-    settings = Settings(data={"directory": tmp_path / "data"})
-    store = Store(settings.store_path)
+def make_runtime(tmp_path: Path, store_settings: dict, flows=None) -> Runtime:
+    settings = Settings(data={"directory": tmp_path / "data"}, store=store_settings)
+    store = open_store(settings)
     flows = flows or {"counting": SPEC}
     return Runtime(
         settings, store, flows, lambda run_id: FlowContext(settings, None, store, run_id=run_id)
@@ -33,9 +38,11 @@ def counts(path: Path) -> dict[str, int]:
     return json.loads(path.read_text())
 
 
-async def test_run_streams_typed_events_and_waits_for_review(tmp_path: Path) -> None:
+async def test_run_streams_typed_events_and_waits_for_review(
+    tmp_path: Path, store_backend: dict
+) -> None:
     counter = tmp_path / "counts.json"
-    async with make_runtime(tmp_path) as runtime:
+    async with make_runtime(tmp_path, store_backend) as runtime:
         run = runtime.start("counting", {"counter_file": str(counter)}, target="demo")
         events = await runtime.run_until_pause(run.id)
         kinds = [type(event) for event in events]
@@ -54,8 +61,10 @@ async def test_run_streams_typed_events_and_waits_for_review(tmp_path: Path) -> 
     assert counts(counter) == {"prepare": 1, "review": 1, "commit": 1}
 
 
-async def test_invalid_input_is_refused_before_a_run_exists(tmp_path: Path) -> None:
-    async with make_runtime(tmp_path) as runtime:
+async def test_invalid_input_is_refused_before_a_run_exists(
+    tmp_path: Path, store_backend: dict
+) -> None:
+    async with make_runtime(tmp_path, store_backend) as runtime:
         with pytest.raises(ValueError, match="counter_file"):
             runtime.start("counting", {})
         assert runtime.list_runs() == []
@@ -63,18 +72,18 @@ async def test_invalid_input_is_refused_before_a_run_exists(tmp_path: Path) -> N
             runtime.start("nope", {})
 
 
-async def test_resume_refused_unless_awaiting_review(tmp_path: Path) -> None:
-    async with make_runtime(tmp_path) as runtime:
+async def test_resume_refused_unless_awaiting_review(tmp_path: Path, store_backend: dict) -> None:
+    async with make_runtime(tmp_path, store_backend) as runtime:
         run = runtime.start("counting", {"counter_file": str(tmp_path / "c.json")})
         with pytest.raises(ValueError, match="not awaiting review"):
             await runtime.run_until_pause(run.id, "x", resume=True)
 
 
 async def test_node_exception_fails_the_run_and_retry_continues_from_checkpoint(
-    tmp_path: Path,
+    tmp_path: Path, store_backend: dict
 ) -> None:
     counter = tmp_path / "counts.json"
-    async with make_runtime(tmp_path) as runtime:
+    async with make_runtime(tmp_path, store_backend) as runtime:
         run = runtime.start("counting", {"counter_file": str(counter), "fail_once": True})
         await runtime.run_until_pause(run.id)
         events = await runtime.run_until_pause(run.id, "ok", resume=True)
@@ -89,7 +98,7 @@ async def test_node_exception_fails_the_run_and_retry_continues_from_checkpoint(
     assert counts(counter) == {"prepare": 1, "review": 1, "commit": 2}
 
 
-async def test_recursion_limit_becomes_a_failed_run(tmp_path: Path) -> None:
+async def test_recursion_limit_becomes_a_failed_run(tmp_path: Path, store_backend: dict) -> None:
     def loop_graph() -> StateGraph:
         graph = StateGraph(dict, context_schema=FlowContext)
         graph.add_node("spin", lambda state: {"n": state.get("n", 0) + 1})
@@ -100,7 +109,7 @@ async def test_recursion_limit_becomes_a_failed_run(tmp_path: Path) -> None:
     spec = FlowSpec(
         name="loop", build_graph=loop_graph, recursion_limit=lambda s: 10, human_in_loop=False
     )
-    async with make_runtime(tmp_path, {"loop": spec}) as runtime:
+    async with make_runtime(tmp_path, store_backend, {"loop": spec}) as runtime:
         run = runtime.start("loop", {"n": 0})
         events = await runtime.run_until_pause(run.id)
         assert isinstance(events[-1], Failed)
@@ -111,27 +120,33 @@ async def test_recursion_limit_becomes_a_failed_run(tmp_path: Path) -> None:
 DRIVER = Path(__file__).with_name("restart_driver.py")
 
 
-def run_process(*args: str) -> str:
+def run_process(*args: str, store: dict | None = None) -> str:
+    env = {**os.environ, **store_env(store or {})}
     done = subprocess.run(
-        [sys.executable, str(DRIVER), *args], capture_output=True, text=True, timeout=120
-    )
+        [sys.executable, str(DRIVER), *args], capture_output=True, text=True, timeout=120,
+        env=env,
+    )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 
 
-def test_awaiting_run_survives_a_process_restart(tmp_path: Path) -> None:
+def test_awaiting_run_survives_a_process_restart(tmp_path: Path, store_backend: dict) -> None:
     counter = tmp_path / "counts.json"
     data = str(tmp_path / "data")
-    run_id, kind = run_process(data, "start", str(counter)).split()
+    run_id, kind = run_process(data, "start", str(counter), store=store_backend).split()
     assert kind == "Interrupted"
     assert counts(counter) == {"prepare": 1}
-    out = run_process(data, "resume", run_id)
+    if store_backend:  # the second process is another machine: its own, empty data dir
+        data = str(tmp_path / "other-machine")
+    out = run_process(data, "resume", run_id, store=store_backend)
     assert out == 'awaiting_review ["prepare"] Done ["prepare", "review", "commit"]'
     assert counts(counter) == {"prepare": 1, "review": 1, "commit": 1}
 
 
-async def test_interrupt_is_reported_after_the_run_is_recorded_as_awaiting(tmp_path: Path) -> None:
-    async with make_runtime(tmp_path) as runtime:
+async def test_interrupt_is_reported_after_the_run_is_recorded_as_awaiting(
+    tmp_path: Path, store_backend: dict
+) -> None:
+    async with make_runtime(tmp_path, store_backend) as runtime:
         run = runtime.start("counting", {"counter_file": str(tmp_path / "c.json")})
         async for event in runtime.stream(run.id):
             if isinstance(event, Interrupted):
@@ -141,7 +156,9 @@ async def test_interrupt_is_reported_after_the_run_is_recorded_as_awaiting(tmp_p
             raise AssertionError("no interrupt")
 
 
-async def test_a_graph_that_ends_in_a_failure_state_is_a_failed_run(tmp_path: Path) -> None:
+async def test_a_graph_that_ends_in_a_failure_state_is_a_failed_run(
+    tmp_path: Path, store_backend: dict
+) -> None:
     def build() -> StateGraph:
         graph = StateGraph(dict)
         graph.add_node("work", lambda state: {"outcome": "failed", "why": "no luck"})
@@ -153,7 +170,7 @@ async def test_a_graph_that_ends_in_a_failure_state_is_a_failed_run(tmp_path: Pa
         return state.get("why") if state.get("outcome") == "failed" else None
 
     spec = FlowSpec(name="fragile", build_graph=build, human_in_loop=False, failure=failure)
-    async with make_runtime(tmp_path, {"fragile": spec}) as runtime:
+    async with make_runtime(tmp_path, store_backend, {"fragile": spec}) as runtime:
         run = runtime.start("fragile", {})
         events = await runtime.run_until_pause(run.id)
         assert isinstance(events[-1], Done) and events[-1].output["outcome"] == "failed"
@@ -162,10 +179,10 @@ async def test_a_graph_that_ends_in_a_failure_state_is_a_failed_run(tmp_path: Pa
         assert [r.id for r in runtime.list_runs(status="failed")] == [run.id]
 
 
-async def test_done_carries_the_checkpointed_state(tmp_path: Path) -> None:
+async def test_done_carries_the_checkpointed_state(tmp_path: Path, store_backend: dict) -> None:
     """The output a run ends with is its last streamed state: the same as a checkpoint read."""
     counter = tmp_path / "counts.json"
-    async with make_runtime(tmp_path) as runtime:
+    async with make_runtime(tmp_path, store_backend) as runtime:
         run = runtime.start("counting", {"counter_file": str(counter)})
         await runtime.run_until_pause(run.id)
         events = await runtime.run_until_pause(run.id, {"action": "approve"}, resume=True)
@@ -176,10 +193,10 @@ async def test_done_carries_the_checkpointed_state(tmp_path: Path) -> None:
 
 
 async def test_a_failed_run_tells_the_user_what_failed_and_keeps_the_location_in_its_trace(
-    tmp_path: Path,
+    tmp_path: Path, store_backend: dict
 ) -> None:
     counter = tmp_path / "counts.json"
-    async with make_runtime(tmp_path) as runtime:
+    async with make_runtime(tmp_path, store_backend) as runtime:
         run = runtime.start("counting", {"counter_file": str(counter), "fail_once": True})
         await runtime.run_until_pause(run.id)
         events = await runtime.run_until_pause(run.id, "ok", resume=True)

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,9 +31,11 @@ KILLED = -signal.SIGKILL
 
 @dataclass
 class Workspace:
-    """A vault, a data directory and the settings file that names them."""
+    """A vault, a data directory and the settings file that names them (and, with `store`,
+    the shared PostgreSQL store its processes use: tests/fixtures/postgres.py)."""
 
     home: Path
+    store: dict[str, str] = field(default_factory=dict)
 
     @property
     def vault(self) -> Path:
@@ -48,20 +50,28 @@ class Workspace:
         return self.home / "settings.toml"
 
     @classmethod
-    def create(cls, home: Path) -> Workspace:
+    def create(cls, home: Path, store: dict[str, str] | None = None) -> Workspace:
         from tests.flows.extraction.conftest import SOURCE_TEXT
 
         shutil.copytree(SAMPLE, home / "vault")
         (home / "vault" / SOURCE).write_text(SOURCE_TEXT, encoding="utf-8")
-        workspace = cls(home)
+        workspace = cls(home, dict(store or {}))
         workspace.write_settings()
         return workspace
 
     def write_settings(self) -> None:
-        self.settings.write_text(
-            f'[vault]\npath = "{self.vault}"\n\n[data]\ndirectory = "{self.data}"\n',
-            encoding="utf-8",
-        )
+        text = f'[vault]\npath = "{self.vault}"\n\n[data]\ndirectory = "{self.data}"\n'
+        if self.store:
+            text += "\n[store]\n" + "".join(f'{k} = "{v}"\n' for k, v in self.store.items())
+        self.settings.write_text(text, encoding="utf-8")
+
+    def another_machine(self, home: Path) -> Workspace:
+        """A second machine on the same shared store: its own data directory and its own
+        copy of the vault (as a sync would have brought it), nothing else in common."""
+        shutil.copytree(self.vault, home / "vault", symlinks=True)
+        other = Workspace(home, dict(self.store))
+        other.write_settings()
+        return other
 
     def clone(self, home: Path) -> Workspace:
         """A copy of everything (no process may be using this workspace meanwhile)."""
@@ -75,8 +85,11 @@ class Workspace:
     # -- processes -------------------------------------------------------------------------
 
     def env(self, **extra: str) -> dict[str, str]:
+        from tests.fixtures.postgres import store_env
+
         env = {k: v for k, v in os.environ.items() if not k.startswith("NOEMA_")}
         env.update(PYTHONPATH=str(REPO), LITELLM_LOCAL_MODEL_COST_MAP="True", **extra)
+        env.update(store_env(self.store))  # the driver reads its store from NOEMA_STORE__*
         return env
 
     def command(self, *args: str) -> list[str]:
@@ -127,6 +140,8 @@ class Workspace:
         import contextlib
         import sqlite3
 
+        if self.store and (self.data / "noema.sqlite3").exists():
+            return self._query_shared(sql, params)
         path = self.data / "noema.sqlite3"
         if not path.exists():
             return []
@@ -137,6 +152,18 @@ class Workspace:
                 if "no such table" in str(exc):
                     return []
                 raise
+
+    def _query_shared(self, sql: str, params: tuple) -> list[tuple]:
+        from core.settings import Settings
+        from core.store import open_store
+        from tests.fixtures.postgres import PASSWORD, PASSWORD_ENV
+
+        os.environ.setdefault(PASSWORD_ENV, PASSWORD)
+        store = open_store(Settings(data={"directory": self.data}, store=self.store))
+        try:
+            return [tuple(r) for r in store.query(sql, params)]
+        finally:
+            store.close()
 
 
 @dataclass
@@ -166,9 +193,9 @@ class Running:
             time.sleep(0.05)
 
 
-def prepare_extraction(home: Path) -> tuple[Workspace, str]:
+def prepare_extraction(home: Path, store: dict[str, str] | None = None) -> tuple[Workspace, str]:
     """A workspace whose extraction of SOURCE waits at its review (scripted model); run id."""
-    workspace = Workspace.create(home)
+    workspace = Workspace.create(home, store)
     started = workspace.drive("start", SOURCE)
     assert started.returncode == 0, started.stderr
     run_id, last = started.stdout.split()

@@ -71,10 +71,10 @@ async def test_every_ollama_request_carries_num_ctx_stop_and_keep_alive(fake_oll
         # it, so Ollama never reloads the model): budget 6000 + max_tokens 500
         assert body["options"]["num_ctx"] == 6500, body
         assert body["keep_alive"] == "30m", body
-    # free text stops at the chat template's turn markers; a JSON answer at its grammar's end
-    structured, stream = chats
-    assert stream["options"]["stop"] == list(TURN_MARKERS)
+    structured, streamed_body = chats
+    # the free answer stops at the turn markers; the schema's grammar ends the structured one
     assert "stop" not in structured["options"] and structured["format"]
+    assert streamed_body["options"]["stop"] == list(TURN_MARKERS)
     assert embeds[0]["options"]["num_ctx"] == 6500 and embeds[0]["keep_alive"] == "30m"
 
 
@@ -86,18 +86,16 @@ async def test_num_ctx_can_be_set_per_role(fake_ollama):
 
 
 async def test_local_openai_compatible_servers_get_the_turn_markers_as_stop(fake_openai):
-    """On free text; a JSON answer ends with its grammar, and a marker the model writes
-    inside a JSON string must not cut it (the bundled Gemma does write them)."""
+    """Free answers stop at the turn markers; an answer under a JSON schema gets none (the
+    grammar ends it, and a marker written inside a string would cut the JSON)."""
     config = ModelConfig(model="openai/gpt-fake", base_url=f"{fake_openai.url}/v1")
     client = LLMClient({"default": config})
     await client.structured(MESSAGES, Label)
     _ = [piece async for piece in client.stream(MESSAGES)]
-    structured, stream = [r["json"] for r in fake_openai.requests("/v1/chat/completions")]
-    assert stream["stop"] == list(TURN_MARKERS) and "stop" not in structured
-    assert "num_ctx" not in structured and "options" not in structured
-    explicit = LLMClient({"default": config.replace(stop=("###",))})
-    await explicit.structured(MESSAGES, Label)
-    assert fake_openai.requests("/v1/chat/completions")[-1]["json"]["stop"] == ["###"]
+    bodies = [r["json"] for r in fake_openai.requests("/v1/chat/completions")]
+    assert [b.get("stop") for b in bodies] == [None, list(TURN_MARKERS)]
+    assert bodies[0]["response_format"]["type"] == "json_schema"
+    assert "num_ctx" not in bodies[0] and "options" not in bodies[0]
 
 
 def test_hosted_providers_get_no_stop_sequences():

@@ -9,8 +9,13 @@ through `/_fake/...` (see `tests/servers/handle.py`), never by reaching into its
 - `POST /_fake/models`: replace the models the server has.
 - `POST /_fake/reset`: clear the log, the script and failures.
 
-A chat request with an empty script gets a default answer: for a JSON schema, the smallest
-instance of it (`example_of`); for free text, `DEFAULT_TEXT`.
+A chat request with an empty script gets a default answer: the server's responder's (see
+`tests/servers/responders.py`) when it was started with one, else for a JSON schema the smallest
+instance of it (`example_of`) and for free text `DEFAULT_TEXT`.
+
+Started with `--latency-ms N --slots K`, a server paces its chat answers as a real one does:
+each takes N ms and at most K are worked on at once, the others wait their turn in the server
+(llama.cpp's `--parallel` slots, Ollama's `OLLAMA_NUM_PARALLEL`).
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ import json
 import math
 import os
 import threading
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -75,11 +82,36 @@ class Failure:
         return self.count > 0 and (not self.paths or any(path.startswith(p) for p in self.paths))
 
 
+Responder = Callable[[Any, Any], Any]
+"""`responder(messages, schema)` -> the answer (a dict is sent as JSON, a str as it is)."""
+
+
+@dataclass(frozen=True)
+class Pace:
+    """How fast a server answers chats: `latency_s` each, at most `slots` at once."""
+
+    latency_s: float = 0.0
+    slots: int = 0
+    """0: no limit (every request is answered at once)."""
+
+
 class State:
     """Everything a server remembers, behind one lock (the server is threaded)."""
 
-    def __init__(self, models: list[dict[str, Any]]):
+    def __init__(
+        self,
+        models: list[dict[str, Any]],
+        pace: Pace | None = None,
+        responder: Responder | None = None,
+    ):
         self.lock = threading.Lock()
+        self.pace = pace or Pace()
+        self.responder = responder
+        self._slots = threading.BoundedSemaphore(self.pace.slots) if self.pace.slots else None
+        self.busy = 0
+        """Chat requests being worked on right now (within the slots)."""
+        self.most_busy = 0
+        """The most chat requests worked on at once so far."""
         self.requests: list[dict[str, Any]] = []
         self.answers: list[Answer] = []
         self.failures: list[Failure] = []
@@ -102,6 +134,24 @@ class State:
                     return failure
         return None
 
+    @contextlib.contextmanager
+    def paced(self) -> Iterator[None]:
+        """Hold one of the server's slots for `latency_s` (waiting for a free one first)."""
+        if self._slots is not None:
+            self._slots.acquire()
+        with self.lock:
+            self.busy += 1
+            self.most_busy = max(self.most_busy, self.busy)
+        try:
+            if self.pace.latency_s:
+                time.sleep(self.pace.latency_s)
+            yield
+        finally:
+            with self.lock:
+                self.busy -= 1
+            if self._slots is not None:
+                self._slots.release()
+
     def reset(self) -> None:
         with self.lock:
             self.requests.clear()
@@ -117,6 +167,8 @@ class FakeHandler(BaseHTTPRequestHandler):
     state: State  # set on the subclass by the launcher
     routes: dict[tuple[str, str], str] = {}
     """(method, path) -> handler method name, for the model API."""
+    paced: frozenset[str] = frozenset()
+    """Paths whose answers take the server's pace (its chat routes)."""
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         pass
@@ -143,6 +195,10 @@ class FakeHandler(BaseHTTPRequestHandler):
         if handler is None:
             self.send_json({"error": f"no route {method} {path}"}, 404)
             return
+        if path in self.paced:
+            with self.state.paced():
+                getattr(self, handler)(body or {})
+            return
         getattr(self, handler)(body or {})
 
     def _read_json(self) -> Any:
@@ -160,6 +216,16 @@ class FakeHandler(BaseHTTPRequestHandler):
         if path == "/_fake/requests":
             with state.lock:
                 self.send_json(list(state.requests))
+            return
+        if path == "/_fake/load":
+            with state.lock:
+                self.send_json(
+                    {
+                        "busy": state.busy,
+                        "most_busy": state.most_busy,
+                        "chats": sum(1 for r in state.requests if r["path"] in self.paced),
+                    }
+                )
             return
         if path == "/_fake/answers":
             with state.lock:
@@ -228,11 +294,14 @@ class FakeHandler(BaseHTTPRequestHandler):
         return True
 
 
-def answer_for(state: State, schema: Any) -> Answer:
+def answer_for(state: State, schema: Any, messages: Any = None) -> Answer:
     """The next scripted answer, or the default one for this request."""
     answer = state.next_answer()
     if answer is not None:
         return answer
+    if state.responder is not None:
+        found = state.responder(messages, schema)
+        return Answer(text=found if isinstance(found, str) else json.dumps(found))
     if isinstance(schema, dict):
         return Answer(text=json.dumps(example_of(schema)))
     return Answer()

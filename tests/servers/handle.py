@@ -30,13 +30,27 @@ class FakeServer:
 
     @classmethod
     def start(
-        cls, kind: Kind, *, api_key: str | None = None, models: list[dict] | None = None
+        cls,
+        kind: Kind,
+        *,
+        api_key: str | None = None,
+        models: list[dict] | None = None,
+        latency_ms: float = 0.0,
+        slots: int = 0,
+        responder: str | None = None,
+        port: int = 0,
     ) -> FakeServer:
-        command = [sys.executable, "-m", "tests.servers", kind]
+        """`latency_ms` and `slots` pace chat answers (see tests.servers.common); `responder`
+        names one of tests.servers.responders; `port` 0 takes a free one."""
+        command = [sys.executable, "-m", "tests.servers", kind, "--port", str(port)]
         if api_key:
             command += ["--api-key", api_key]
         if models is not None:
             command += ["--models", json.dumps(models)]
+        if latency_ms or slots:
+            command += ["--latency-ms", str(latency_ms), "--slots", str(slots)]
+        if responder:
+            command += ["--responder", responder]
         env = {
             **os.environ,
             "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
@@ -83,6 +97,16 @@ class FakeServer:
 
     def reset(self) -> None:
         self._control("reset", {})
+
+    def load(self) -> dict[str, int]:
+        """Chats being answered now (`busy`), the most at once so far, and how many came."""
+        return self._control("load")
+
+    def kill(self) -> None:
+        """Kill the process at once (SIGKILL), as a crashing server or a lost machine goes."""
+        if self.alive:
+            self.process.kill()
+            self.process.wait()
 
     def requests(self, path: str | None = None) -> list[dict[str, Any]]:
         """Requests received so far (only those to `path` when given)."""

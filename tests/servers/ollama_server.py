@@ -42,6 +42,7 @@ class OllamaHandler(FakeHandler):
         ("POST", "/api/embed"): "embed",
         ("POST", "/api/pull"): "pull",
     }
+    paced = frozenset({"/api/chat", "/api/generate"})
 
     def error_body(self, status: int) -> Any:
         return {"error": f"fake ollama error {status}"}
@@ -96,7 +97,7 @@ class OllamaHandler(FakeHandler):
         if self.find(name) is None:
             self.missing(name)
             return
-        answer = answer_for(self.state, body.get("format"))
+        answer = answer_for(self.state, body.get("format"), body.get("messages"))
         if not self.before_answer(answer):
             return
         prompt = count_tokens(body.get("messages"))

@@ -24,6 +24,7 @@ class OpenAIHandler(FakeHandler):
         ("POST", "/v1/chat/completions"): "chat",
         ("POST", "/v1/embeddings"): "embeddings",
     }
+    paced = frozenset({"/v1/chat/completions"})
 
     def error_body(self, status: int) -> Any:
         kinds = {401: "invalid_api_key", 429: "rate_limit_exceeded", 500: "server_error"}
@@ -50,7 +51,7 @@ class OpenAIHandler(FakeHandler):
     def chat(self, body: dict[str, Any]) -> None:
         fmt = body.get("response_format") or {}
         schema = (fmt.get("json_schema") or {}).get("schema") if isinstance(fmt, dict) else None
-        answer = answer_for(self.state, schema)
+        answer = answer_for(self.state, schema, body.get("messages"))
         if not self.before_answer(answer):
             return
         model = body.get("model", "")

@@ -128,11 +128,11 @@ def check_data_dir(settings: Settings) -> Check:
 
 
 def check_store(settings: Settings) -> Check:
-    from core.store import Store, StoreError
+    from core.store import StoreError, open_store
     from core.store.db import migrations  # core.store.migrations: the folder, once a Store opened
 
     try:
-        store = Store(settings.store_path)
+        store = open_store(settings)
     except (StoreError, OSError) as exc:
         return Check("store", FAIL, str(exc))
     try:
@@ -142,7 +142,12 @@ def check_store(settings: Settings) -> Check:
         store.close()
     if version != latest:
         return Check("store", FAIL, f"schema version {version}, expected {latest}")
-    return Check("store", OK, f"{settings.store_path} (schema version {version})")
+    shared = (
+        f"; shared state in PostgreSQL at {settings.store.url}"
+        if settings.store.backend == "postgres"
+        else ""
+    )
+    return Check("store", OK, f"{settings.store_path} (schema version {version}){shared}")
 
 
 CHECK_NAMES = {"server": "model server", "model": "model", "api key": "api key"}

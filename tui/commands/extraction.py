@@ -32,8 +32,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "extract", help="extract concepts from a source note, up to the review"
     )
     extract.add_argument(
-        "note", metavar="NOTE", help="vault-relative path or name of a source note"
+        "note", metavar="NOTE", nargs="?", help="vault-relative path or name of a source note"
     )
+    extract.add_argument(
+        "--all", action="store_true", dest="all_sources",
+        help="every unprocessed source, each its own run, several at once (the backlog)",
+    )  # fmt: skip
     extract.set_defaults(func=run_extract)
     review = subparsers.add_parser(
         "review", help="approve, give feedback on, or abort an extraction review"
@@ -121,8 +125,15 @@ async def drive(services: Any, events: Any) -> int:
 
 
 def run_extract(args: argparse.Namespace, backend: Any = None) -> int:
+    all_sources = getattr(args, "all_sources", False)  # callers building their own Namespace
+    if bool(args.note) == bool(all_sources):
+        raise CommandError("give a source NOTE or --all (every unprocessed source), not both")
     settings = settings_from(args)
     require_vault(settings)
+    if all_sources:
+        from tui.commands.bulk import extract_all
+
+        return run_async(extract_all(settings, backend))
     return run_async(_extract(settings, args.note, backend))
 
 

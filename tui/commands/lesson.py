@@ -113,10 +113,10 @@ class Decider:
 
 def run_savings(args: argparse.Namespace) -> int:
     from core.flows.lesson.traces import lesson_rows, savings_report
-    from core.store import Store
+    from core.store import open_store
 
     settings = settings_from(args)
-    store = Store(settings.store_path)
+    store = open_store(settings)
     try:
         report = savings_report(store)
         rows = lesson_rows(store)

@@ -43,12 +43,12 @@ def format_runs(runs: list[RunRecord]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from core.leases import Leases
-    from core.store import Store
+    from core.store import open_store
     from core.store.runs import RunsRepo
     from tui.commands import settings_from
 
     settings = settings_from(args)
-    store = Store(settings.store_path)
+    store = open_store(settings)
     try:
         repo = RunsRepo(store)
         repo.recover_interrupted(Leases.of_store(store))  # a run whose process died is not running

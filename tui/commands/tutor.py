@@ -60,9 +60,9 @@ def format_sessions(rows: list[Any]) -> str:
 
 def run_sessions(args: argparse.Namespace) -> int:
     from core.flows.tutor.sessions import list_sessions
-    from core.store import Store
+    from core.store import open_store
 
-    store = Store(settings_from(args).store_path)
+    store = open_store(settings_from(args))
     try:
         print(format_sessions(list_sessions(store)))
     finally:
@@ -73,10 +73,10 @@ def run_sessions(args: argparse.Namespace) -> int:
 def run_logs(args: argparse.Namespace) -> int:
     from core.flows.tutor import logs
     from core.flows.tutor.sessions import find_session
-    from core.store import Store
+    from core.store import open_store
 
     settings = settings_from(args)
-    store = Store(settings.store_path)
+    store = open_store(settings)
     try:
         session = find_session(store, args.session).id
     except KeyError as exc:

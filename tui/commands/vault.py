@@ -57,11 +57,11 @@ class ProgressBar:
 def run_index(args: argparse.Namespace) -> int:
     from core.ingest import index_vault
     from core.models import build_client
-    from core.store import Store
+    from core.store import open_store
 
     settings = settings_from(args)
     require_vault(settings)
-    store = Store(settings.store_path)
+    store = open_store(settings)
     bar = ProgressBar()
     try:
         embed, embed_model = None, ""
@@ -118,11 +118,11 @@ def _print_batch(events, queued) -> None:
 
 def run_watch(args: argparse.Namespace) -> int:
     from core.ingest import start_watching
-    from core.store import Store
+    from core.store import open_store
 
     settings = settings_from(args)
     require_vault(settings)
-    store = Store(settings.store_path)
+    store = open_store(settings)
     try:
         watcher, ingest, _writer = start_watching(settings, store)
     except OSError as exc:
