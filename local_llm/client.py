@@ -241,7 +241,10 @@ class LLMClient:
         bounded = json_schema if json_schema is not None else default_schema(schema)
         call.answer_bound = answer_tokens(grammar_schema(bounded))
         wire = grammar_schema(fitted_schema(bounded, call.config.max_tokens))
-        needed = answer_tokens(wire) if max_tokens is None else None
+        bound = answer_tokens(wire) if max_tokens is None else None
+        # never below the role's limit: a model chooses its own tokens under a grammar (the
+        # bundled Gemma wrote a tutor plan past its bound), the bound only ever raises it
+        needed = None if bound is None else max(bound, call.config.max_tokens)
         base = [dict(m) for m in messages]
         prompt, raw, errors = base, "", []
         for attempt in range(1, call.config.retries + 2):
