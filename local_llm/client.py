@@ -227,10 +227,11 @@ class LLMClient:
         `json_schema` (from `local_llm.schema.bounded_schema`) is sent to the model and the
         answer must satisfy it as well as the pydantic model; without it the model's own
         cleaned schema is sent and pydantic alone validates. What is sent is the schema as a
-        grammar enforces it (`local_llm.grammar.grammar_schema`; what the schema leaves
-        unbounded is bounded to fit the role's `max_tokens`), and unless `max_tokens` is given,
-        the call may write the longest answer that schema allows (within the context window),
-        so a valid answer is never cut at the limit.
+        grammar enforces it (`local_llm.grammar.grammar_schema`), fitted to the role's
+        `max_tokens` (`fitted_schema`: bounds for what is unbounded, shorter strings and lists
+        when the longest answer would not fit), and unless `max_tokens` is given, the call may
+        write the longer of that longest answer and the role's `max_tokens` (within the
+        context window).
 
         No stop sequences go with it (the backends leave them out of constrained requests):
         the grammar ends the answer when its JSON is complete.
