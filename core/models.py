@@ -128,7 +128,7 @@ def local_config(config: ModelConfig, role: str) -> ModelConfig:
 
 def local_backend(settings: Settings) -> LocalBackend:
     """The backend of `provider = "local"`: servers shared by the processes of this data dir."""
-    return LocalBackend(settings.data_dir / "local-model")
+    return LocalBackend(settings.data_dir / "local-model", parallel=settings.models.local_slots)
 
 
 def model_configs(settings: Settings) -> dict[str, ModelConfig]:
