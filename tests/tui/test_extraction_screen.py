@@ -268,22 +268,46 @@ async def test_approving_a_review_that_keeps_nothing_asks_first(tmp_path: Path) 
     assert (root / SOURCE).read_text(encoding="utf-8") == before
 
 
-async def test_a_processed_source_can_be_extracted_again(tmp_path: Path) -> None:
-    from tui.widgets.confirm import ConfirmModal
-
-    app, root, _script = make_app(tmp_path)
+async def test_a_processed_source_asks_then_extracts_again(tmp_path: Path) -> None:
+    """s on a processed source asks; yes starts a new extraction (main only said 'already
+    processed' and nothing could extract it again)."""
+    app, root, script = make_app(tmp_path)
+    note = root / SOURCE
+    note.write_text(note.read_text(encoding="utf-8").replace(
+        "category: book\n", "category: book\nprocessed_date: 2024-05-01T10:00:00\n"), encoding="utf-8")  # fmt: skip
     async with app.run_test(size=(140, 50)) as pilot:
-        screen = await open_review(pilot, app)
-        first = screen.run_id
-        await pilot.press("a")
+        await wait_for(pilot, lambda: app.services is not None)
+        app.services.vault.index.sync_files()
+        await pilot.press("x")
+        screen = app.screen
         table = screen.query_one(SourcesTable)
-        await wait_for(
-            pilot, lambda: table.rows_by_path.get(SOURCE, ("", "", ""))[2] == "processed"
-        )
+        await wait_for(pilot, lambda: table.row_count == 1)
+        assert table.rows_by_path[SOURCE][2] == "processed"
         table.focus()
         await pilot.press("s")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmModal")
+        await pilot.press("n")  # no: nothing starts
+        await pilot.pause(0.2)
+        assert app.screen is screen and script.count("candidates") == 0
+        await pilot.press("s")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmModal")
         await pilot.press("y")
-        await wait_for(pilot, lambda: screen.run_id != first and screen.payload is not None)
-        # a new review, not "already processed": the concepts written the first time are found
-        assert screen.payload["existing"] or screen.payload["concepts"]
+        await wait_for(pilot, lambda: screen.payload is not None)
+        assert [c["title"] for c in screen.payload["concepts"]] == [
+            "Efecto del espaciado", "Práctica intercalada",
+        ]  # fmt: skip
+
+
+async def test_an_empty_review_offers_no_approve(tmp_path: Path) -> None:
+    app, _root, _script = make_app(tmp_path, FlowScript())
+    async with app.run_test(size=(140, 50)) as pilot:
+        screen = await open_review(pilot, app)
+        assert screen.payload["concepts"] == []
+        assert screen.check_action("approve", ()) is False
+        assert screen.check_action("feedback", ()) is True
+        outcome = str(screen.query_one("#outcome").render())
+        assert "Nothing to commit yet" in outcome and "a: approve" not in outcome
+        await pilot.press("a")  # disabled: the run stays at its review
+        await pilot.pause(0.2)
+        assert screen.payload is not None
+        assert app.services.runtime.runs.get(screen.run_id).status == "awaiting_review"

@@ -41,6 +41,13 @@ def fixed_run_ids(monkeypatch):
 
 
 @pytest.fixture(autouse=True)
+def no_toasts(monkeypatch):
+    """Toasts come when a run gets somewhere (a race with the keys pressed) and fade on their
+    own; one drawn on a screen that a dialog then covers stays in its picture: none at all."""
+    monkeypatch.setattr(NoemaApp, "notify", lambda self, *args, **kwargs: None)
+
+
+@pytest.fixture(autouse=True)
 def still_clock(monkeypatch):
     """A model call in the picture shows the same spinner frame and elapsed time every run."""
     from local_llm.activity import CallActivity

@@ -10,6 +10,7 @@ approves (with the drops), `X` aborts. After the commit the written notes are li
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from rich.text import Text
@@ -20,12 +21,19 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Label, Static
 
 from core.events import Done, Failed, Interrupted
-from tui.keys import hints, key_for
+from tui.keys import key_for
 from tui.messages import RunsChanged, RunUpdate, ServicesReady
 from tui.screens.base import NoemaScreen
 from tui.widgets.banner import MechanicsBanner
+from tui.widgets.confirm import ConfirmModal
 from tui.widgets.evaluation import TextModal
-from tui.widgets.extraction_review import ReviewTable, detail_text, drops_for, notes_text
+from tui.widgets.extraction_review import (
+    ReviewTable,
+    detail_text,
+    drops_for,
+    notes_text,
+    review_headline,
+)
 from tui.widgets.extraction_sources import SourcesTable, source_rows
 from tui.widgets.extraction_steps import ExtractionSteps
 from tui.widgets.model_activity import ModelActivityLine
@@ -176,26 +184,26 @@ class ExtractionScreen(NoemaScreen):
             return
         if run_id is None:
             run_id = self.services.runtime.start(FLOW, {"source": path}, target=path).id
+        self.start(run_id, path)
+
+    def start(self, run_id: str, path: str) -> None:
         self.follow(run_id)
         self.query_one("#outcome", Static).update(f"Extracting {path}...")
         self.app.drive_run(run_id)
 
     def ask_extract_again(self, path: str) -> None:
-        """A processed source is extracted once more only when the user says so."""
-        from tui.widgets.confirm import ConfirmModal
+        """A processed source is extracted again only when the user says so."""
 
-        def answer(again: bool | None) -> None:
+        def answered(again: bool | None) -> None:
             if again and self.services is not None:
-                run = self.services.runtime.start(
-                    FLOW, {"source": path, "again": True}, target=path
-                )
-                self.follow(run.id)
-                self.query_one("#outcome", Static).update(f"Extracting {path} again...")
-                self.app.drive_run(run.id)
+                run = self.services.runtime.start(FLOW, {"source": path, "again": True},
+                                                  target=path)  # fmt: skip
+                self.start(run.id, path)
 
-        body = (f"{path} is already processed. Extract it again? Its concept notes stay; new "
-                "concepts are proposed for review and duplicates are linked.")  # fmt: skip
-        self.app.push_screen(ConfirmModal("Extract again", body, "Extract again", "Cancel"), answer)
+        body = (f"{path} is already processed. Extract it again? Its concept notes stay; a new "
+                "review proposes what it finds.")  # fmt: skip
+        self.app.push_screen(ConfirmModal("Extract again", body, "Extract again", "Cancel"),
+                             answered)  # fmt: skip
 
     def follow(self, run_id: str) -> None:
         """Show `run_id` from now on, starting with what it did so far (the app's log)."""
@@ -252,12 +260,9 @@ class ExtractionScreen(NoemaScreen):
         table.show(payload, self.dropped)
         self.query_one("#notes", Static).update(notes_text(payload))
         self.show_detail()
-        counts = f"{len(payload['concepts'])} new, {len(payload['duplicates'])} duplicates, {len(payload['relations'])} relations"
-        keys = hints(self, ("extraction.drop", "drop/restore"), ("extraction.feedback", "feedback"),
-                     ("extraction.approve", "approve"), ("extraction.abort", "abort"))  # fmt: skip
+        key = partial(key_for, self)
         self.query_one("#outcome", Static).update(
-            f"Review of {payload['source_title']} ({counts}; round {payload['round']}/{payload['max_rounds']})"
-            f"\n{keys}"
+            review_headline(payload, lambda action: key(f"extraction.{action}"))
         )
         table.focus()
         self.refresh_bindings()
@@ -301,8 +306,10 @@ class ExtractionScreen(NoemaScreen):
     # -- review actions --------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("toggle_drop", "feedback", "approve", "abort"):
+        if action in ("toggle_drop", "abort"):
             return self.payload is not None
+        if action in ("feedback", "approve"):  # no rounds left / nothing to commit: disabled
+            return self.payload is not None and action in self.payload.get("actions", [action])
         return True
 
     def action_toggle_drop(self) -> None:
@@ -330,7 +337,6 @@ class ExtractionScreen(NoemaScreen):
     def action_approve(self) -> None:
         """Approve; a review that keeps nothing would only mark the source processed: ask."""
         from core.flows.extraction.report import writes_nothing
-        from tui.widgets.confirm import ConfirmModal
 
         value = {"action": "approve", "drops": self.drops()}
         if not writes_nothing(self.payload or {}, value["drops"]):

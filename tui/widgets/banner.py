@@ -11,33 +11,20 @@ from typing import Any
 
 from textual.widgets import Static
 
-BUNDLED_NAMES = ("gemma3-270m", "gemma-3-270m")
-"""Model names of the bundled model (llama.cpp's alias for it, the GGUF's name)."""
-
 MECHANICS_NOTE = (
     "⚠ Bundled model (Gemma 3 270M): these results are for trying the mechanics, not for real "
     "use. For real work, point noema at a real model (the model screen, m, shows the settings)."
 )
 
 
-def is_bundled(config: Any) -> bool:
-    """Whether a role's `ModelConfig` (or settings section) is the bundled model."""
-    if config is None:
-        return False
-    if getattr(config, "provider", "") == "local":
-        return True
-    model = str(getattr(config, "model", "") or "").lower()
-    return any(name in model for name in BUNDLED_NAMES)
-
-
 def bundled_in_use(app: Any) -> bool:
-    """Whether the app's default (or judge) role runs on the bundled model."""
-    services = getattr(app, "services", None)
-    if services is not None:
-        return any(is_bundled(services.llm.config(role)) for role in ("default", "judge"))
-    from core.models import role_config
+    """Whether the app's default (or judge) role runs on the bundled model (the services'
+    settings once they are open: they are the effective ones)."""
+    from core.models import uses_bundled_model
 
-    return any(is_bundled(role_config(app.settings, role)) for role in ("default", "judge"))
+    services = getattr(app, "services", None)
+    settings = services.settings if services is not None else app.settings
+    return any(uses_bundled_model(settings, role) for role in ("default", "judge"))
 
 
 class MechanicsBanner(Static):

@@ -6,11 +6,14 @@ Row keys: `concept|ID`, `duplicate|CONCEPT_ID`, `relation|ID`, `attribution|CONC
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import DataTable
+
+from core.model_failures import skipped_line
 
 Payload = dict[str, Any]
 
@@ -61,6 +64,8 @@ def detail_text(payload: Payload, key: str) -> Text:
         text.append(c["title"] + "\n", style="bold").append(
             c["short_summary"] + "\n", style="italic"
         )
+        if c.get("summary"):
+            text.append("Resumen: ", style="bold").append(c["summary"] + "\n")
         text.append("Concepto: ", style="bold").append(c["concept"] + "\n")
         text.append("Análisis: ", style="bold").append(c["analysis"] + "\n")
         text.append("Why: ", style="bold").append(c.get("rationale", "") + "\n")
@@ -89,15 +94,52 @@ def detail_text(payload: Payload, key: str) -> Text:
     return text
 
 
+KEYS = {"drop": "drop/restore", "feedback": "feedback", "approve": "approve", "abort": "abort"}
+"""What each review key does, by action (the binding id is `extraction.<action>`)."""
+
+
+def review_headline(payload: Payload, key: Callable[[str], str]) -> Text:
+    """What is under review, the round, what was not done, and the keys that apply now
+    (`key(action)` names the key bound to it now)."""
+    counts = (f"{len(payload['concepts'])} new, {len(payload['duplicates'])} duplicates, "
+              f"{len(payload['relations'])} relations")  # fmt: skip
+    text = Text(f"Review of {payload['source_title']} ({counts}; "
+                f"round {payload['round']}/{payload['max_rounds']})")  # fmt: skip
+    if payload.get("notice"):
+        text.append(f"\n{payload['notice']}", style="bold yellow")
+    skipped = payload.get("skipped") or []
+    if skipped:
+        text.append(f"\n{len(skipped)} step(s) not done by the model (see Not done below)",
+                    style="bold red")  # fmt: skip
+    if payload.get("round_notice"):
+        text.append(f"\n{payload['round_notice']}", style="bold yellow")
+    if "approve" not in payload.get("actions", ["approve"]):
+        text.append("\nNothing to commit yet: give feedback or abort.", style="bold yellow")
+    offered = ["drop", *payload.get("actions", list(KEYS))]
+    keys = [f"{key(action)}: {what}" for action, what in KEYS.items() if action in offered]
+    return text.append("\n" + "   ".join(keys), style="dim")
+
+
 def notes_text(payload: Payload) -> Text:
-    """Warnings (unattributed quotes, disconnected concepts, ...) and the critique log."""
-    text = Text().append("Warnings\n", style="bold yellow")
+    """What was not done (fallbacks), warnings (unattributed quotes, disconnected concepts,
+    ...), the model's own notes and the critique log."""
+    text = Text()
+    if payload.get("skipped"):
+        text.append("Not done: no usable answer from the model; a fallback stands in\n",
+                    style="bold red")  # fmt: skip
+        for entry in payload["skipped"]:
+            text.append(f"  ! {skipped_line(entry)}\n", style="red")
+    text.append("Warnings\n", style="bold yellow")
     for q in payload.get("unattributed", []):
         text.append(f"  • unattributed [{q['id']}] {q['text']}\n")
     for title in payload.get("disconnected", []):
         text.append(f"  • disconnected: {title}\n")
     for warning in payload.get("warnings", []):
         text.append(f"  • {warning}\n")
+    if payload.get("notes"):
+        text.append("The model's notes\n", style="bold")
+        for note in payload["notes"]:
+            text.append(f"  • {note}\n")
     text.append("Critique log\n", style="bold cyan")
     for entry in payload.get("critique_log", []):
         verdict = {True: "passed", False: "failed", None: "unavailable"}[entry.get("passed")]
