@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -174,3 +175,18 @@ def test_home_snapshot_while_extract_all_runs(tmp_path, monkeypatch, snap_compar
         assert snap_compare(app, terminal_size=SIZE, run_before=running)
     finally:
         backend.gate.set()
+
+
+async def test_a_failure_is_one_line_and_no_dialog(tmp_path, monkeypatch):
+    app, _backend = make_app(tmp_path)
+
+    def locked(_self):
+        raise sqlite3.OperationalError("database is locked")
+
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.services is not None and app.model_ok)
+        monkeypatch.setattr("core.backlog.Backlog.sources", locked)  # another process holds it
+        await pilot.press("a")
+        await wait_for(pilot, lambda: bool(messages(app)))
+        assert messages(app) == ["extract all failed: OperationalError: database is locked"]
+        assert isinstance(app.screen, HomeScreen) and extraction_runs(app) == {}

@@ -164,11 +164,11 @@ class BacklogLine(Label):
     def start(self, key: str) -> None:
         self.backlog.on_progress = lambda counts: self.show(counts.line(), key)
         self.add_class("-shown")
-        self.update(f"Extract all: starting…  ({key} or c: stop)")
+        self.update(f"Extract all: starting…  ({key}: stop)")
         self._worker = self.run_backlog(key)
 
     def show(self, line: str, key: str) -> None:
-        self.update(f"Extract all: {line}  ({key} or c: stop)")
+        self.update(f"Extract all: {line}  ({key}: stop)")
 
     @work(exclusive=True, group="backlog", exit_on_error=False)
     async def run_backlog(self, key: str) -> None:
