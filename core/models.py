@@ -128,7 +128,7 @@ def local_config(config: ModelConfig, role: str) -> ModelConfig:
 
 def local_backend(settings: Settings) -> LocalBackend:
     """The backend of `provider = "local"`: servers shared by the processes of this data dir."""
-    return LocalBackend(settings.data_dir / "local-model")
+    return LocalBackend(settings.data_dir / "local-model", parallel=settings.models.local_slots)
 
 
 def model_configs(settings: Settings) -> dict[str, ModelConfig]:
@@ -196,3 +196,12 @@ def build_client(
         call_context=langgraph_call_context,
         backends={"local": local_backend(settings)},
     )
+
+
+def uses_bundled_model(settings: Settings, role: str = "default") -> bool:
+    """Whether a role is served by the bundled Gemma 3 270M (provider `local`, or the local
+    server's model name): a mechanics model, whose results screens must not present as work."""
+    resolved = settings.role(role)
+    provider = str(resolved.provider or settings.models.provider)
+    model = str(resolved.model or settings.models.model)
+    return provider == "local" or model.rsplit("/", 1)[-1] == LOCAL_MODEL

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, TypeVar
 
@@ -31,6 +31,7 @@ from local_llm.errors import (
     ModelTimeoutError,
     StructuredOutputError,
 )
+from local_llm.grammar import answer_tokens, fitted_schema, grammar_schema
 from local_llm.retry import with_transient_retry
 from local_llm.schema import JsonSchema, default_schema, schema_name
 from local_llm.streaming import next_piece
@@ -57,11 +58,15 @@ class _Call:
     node: str
     run_id: str
     sink: TraceSink | None
+    answer_bound: int | None = None
+    """Structured calls: tokens of the longest answer the schema allows (None: unbounded)."""
 
     def trace(
         self, outcome: Outcome, *, started: float, prompt: int, completion: int = 0,
         detail: str = "", attempt: int = 1, ended: float | None = None, deployment: str = "",
+        usage: Completion | None = None,
     ) -> None:  # fmt: skip
+        """One trace; `usage` is the server's report (cache, finish reason, its own time)."""
         emit(
             self.sink,
             CallTrace(
@@ -69,6 +74,12 @@ class _Call:
                 kind=self.kind, prompt_tokens=prompt, completion_tokens=completion,
                 latency_ms=((ended or time.perf_counter()) - started) * 1000, outcome=outcome,
                 detail=detail[:500], run_id=self.run_id, attempt=attempt, deployment=deployment,
+                cached_tokens=usage.cached_tokens if usage else None,
+                finish_reason=(usage.finish_reason or "") if usage else "",
+                max_tokens=self.config.max_tokens if self.kind != "embed" else 0,
+                prompt_ms=usage.prompt_ms if usage else None,
+                generation_ms=usage.generation_ms if usage else None, started=started,
+                answer_bound=self.answer_bound,
             ),
         )  # fmt: skip
 
@@ -81,9 +92,12 @@ class _Answer:
     started: float
     counted: int
     ended: float = 0.0
+    call: _Call | None = None
+    """The call as sent (its config holds the `max_tokens` of this request)."""
 
     def trace(self, call: _Call, outcome: Outcome, detail: str, attempt: int) -> None:
         """Trace with the server's real usage when it reported one, else the local counts."""
+        call = self.call or call
         done = self.completion
         prompt = done.prompt_tokens if done.prompt_tokens is not None else self.counted
         completion = (
@@ -91,7 +105,8 @@ class _Answer:
         )
         call.trace(
             outcome, started=self.started, prompt=prompt, completion=completion,
-            detail=detail, attempt=attempt, ended=self.ended, deployment=done.deployment,
+            detail=detail, attempt=attempt, ended=self.ended, usage=done,
+            deployment=done.deployment,
         )  # fmt: skip
 
 
@@ -211,16 +226,32 @@ class LLMClient:
 
         `json_schema` (from `local_llm.schema.bounded_schema`) is sent to the model and the
         answer must satisfy it as well as the pydantic model; without it the model's own
-        cleaned schema is sent and pydantic alone validates.
+        cleaned schema is sent and pydantic alone validates. What is sent is the schema as a
+        grammar enforces it (`local_llm.grammar.grammar_schema`), fitted to the role's
+        `max_tokens` (`fitted_schema`: bounds for what is unbounded, shorter strings and lists
+        when the longest answer would not fit), and unless `max_tokens` is given, the call may
+        write the longer of that longest answer and the role's `max_tokens` (within the
+        context window).
+
+        No stop sequences go with it (the backends leave them out of constrained requests):
+        the grammar ends the answer when its JSON is complete.
         """
         call = self._call(
             role, "structured", flow, node, max_tokens=max_tokens, timeout_s=timeout_s
         )
-        wire = json_schema if json_schema is not None else default_schema(schema)
+        bounded = json_schema if json_schema is not None else default_schema(schema)
+        call.answer_bound = answer_tokens(grammar_schema(bounded))
+        wire = grammar_schema(fitted_schema(bounded, call.config.max_tokens))
+        bound = answer_tokens(wire) if max_tokens is None else None
+        # never below the role's limit: a model chooses its own tokens under a grammar (the
+        # bundled Gemma wrote a tutor plan past its bound), the bound only ever raises it
+        needed = None if bound is None else max(bound, call.config.max_tokens)
         base = [dict(m) for m in messages]
         prompt, raw, errors = base, "", []
         for attempt in range(1, call.config.retries + 2):
-            answer = await self._complete(call, prompt, wire, schema_name(schema), attempt)
+            answer = await self._complete(
+                call, prompt, wire, schema_name(schema), attempt, needed
+            )
             raw = answer.completion.text
             try:
                 value = parse_answer(answer.completion, schema, json_schema)
@@ -272,13 +303,14 @@ class LLMClient:
     ) -> AsyncIterator[str]:
         started, pieces, outcome, detail = time.perf_counter(), [], "error", ""
         iterator: AsyncIterator[str | Completion] | None = None
+        usage: Completion | None = None
         cutter = TurnMarkerCutter()
         deployment = ""
         try:
             iterator, piece = await self._request(call, partial(self._open, call, prompt))
             while piece is not None:
-                if isinstance(piece, Completion):  # the backend's report (who answered)
-                    deployment = piece.deployment or deployment
+                if isinstance(piece, Completion):  # the backend's report (usage, who answered)
+                    usage, deployment = piece, piece.deployment or deployment
                 elif text := cutter.feed(piece):
                     pieces.append(text)
                     yield text
@@ -299,11 +331,10 @@ class LLMClient:
         finally:
             if iterator is not None and hasattr(iterator, "aclose"):
                 await iterator.aclose()
-            text = "".join(pieces)
             call.trace(
-                outcome, started=started, prompt=counted, completion=count_text(text),
-                detail=detail, deployment=deployment,
-            )  # type: ignore[arg-type]  # fmt: skip
+                outcome, started=started, detail=detail, usage=usage, deployment=deployment,
+                **_stream_counts(usage, counted, "".join(pieces)),
+            )  # type: ignore[arg-type]
 
     async def embed(
         self,
@@ -454,9 +485,14 @@ class LLMClient:
         return exc
 
     async def _complete(
-        self, call: _Call, prompt: list[dict[str, Any]], wire: JsonSchema, name: str, attempt: int
-    ) -> _Answer:
+        self, call: _Call, prompt: list[dict[str, Any]], wire: JsonSchema, name: str,
+        attempt: int, needed: int | None = None,
+    ) -> _Answer:  # fmt: skip
         counted = self._check_budget(call, prompt)
+        if needed is not None:
+            call = replace(call, config=call.config.replace(
+                max_tokens=answer_limit(needed, call.config, counted)
+            ))  # fmt: skip
         await self._ready(call)
         backend = self.backend(call.role)
         request = partial(
@@ -472,7 +508,7 @@ class LLMClient:
                     attempt=attempt, deployment=getattr(exc, "deployment", ""),
                 )  # fmt: skip
                 raise
-        return _Answer(completion, started, counted, time.perf_counter())
+        return _Answer(completion, started, counted, time.perf_counter(), call)
 
     def _next_piece(
         self, call: _Call, iterator: AsyncIterator[str | Completion], pieces: list[str]
@@ -484,3 +520,17 @@ class LLMClient:
     ) -> tuple[AsyncIterator[str | Completion], str | Completion | None]:
         iterator = aiter(self.backend(call.role).stream(prompt, config=call.config))
         return iterator, await anext(iterator, None)
+
+
+def _stream_counts(usage: Completion | None, counted: int, text: str) -> dict[str, int]:
+    """Prompt and completion tokens of a stream: the server's when it reported them."""
+    prompt = usage.prompt_tokens if usage and usage.prompt_tokens is not None else counted
+    completion = usage.completion_tokens if usage and usage.completion_tokens is not None else None
+    return {"prompt": prompt, "completion": count_text(text) if completion is None else completion}
+
+
+def answer_limit(needed: int, config: ModelConfig, prompt_tokens: int) -> int:
+    """`max_tokens` for an answer whose longest valid form takes `needed` tokens: all of
+    them when the context window holds them after the prompt, else what the window holds."""
+    room = config.context_window - prompt_tokens
+    return max(1, min(needed, room))

@@ -12,11 +12,11 @@ from local_llm.retry import classify
 
 async def next_piece(
     call: Any,
-    iterator: AsyncIterator[str],
+    iterator: AsyncIterator[Any],
     pieces: list[str],
     annotate: Callable[[LLMError, Any], LLMError],
-) -> str | None:
-    """The next streamed piece. A server that stalls longer than the timeout, or whose
+) -> Any:
+    """The next streamed piece (text, or the backend's closing usage report). A server that stalls longer than the timeout, or whose
     connection breaks mid-answer, cuts the answer: `StreamCutError` with what arrived."""
     config = call.config
     try:

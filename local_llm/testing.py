@@ -138,7 +138,9 @@ class ScriptedBackend:
 
     async def stream(
         self, messages: Sequence[Message], *, config: ModelConfig
-    ) -> AsyncIterator[str]:
+    ) -> AsyncIterator[str | Completion]:
+        """The text in pieces, then its usage as a server reports it (a `Completion` with
+        empty text, the scripted `finish_reason`: `length` scripts an answer cut short)."""
         msgs = [dict(m) for m in messages]
         self.calls.append(ScriptedCall("stream", msgs, None, config))
         await self._wait()
@@ -147,10 +149,12 @@ class ScriptedBackend:
         for start in range(0, len(text), max(1, self.stream_chunk)):
             yield text[start : start + self.stream_chunk]
             await asyncio.sleep(0)
-        if isinstance(response, Completion) and response.finish_reason is None:
+        finish = response.finish_reason if isinstance(response, Completion) else "stop"
+        if finish is None:
             raise StreamCutError(
                 "scripted: the stream ended without the server's finish", text=text
             )
+        yield Completion("", count_messages(msgs), count_text(text), finish)
 
     async def embed(self, texts: Sequence[str], *, config: ModelConfig) -> list[list[float]]:
         self.calls.append(ScriptedCall("embed", config=config, texts=list(texts)))

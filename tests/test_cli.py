@@ -153,6 +153,7 @@ def test_doctor_with_an_unreachable_model(tmp_path, vault):
         "model",
         "structured output",
         "embeddings",
+        "judges",
     ]
     marks = dict(zip(names, (line[0] for line in lines), strict=True))
     assert marks["settings"] == marks["vault"] == marks["data dir"] == marks["store"] == "✓"

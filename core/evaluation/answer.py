@@ -16,6 +16,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from core.degenerate import (
+    field_names_as_values,
+    fold,
+    placeholders,
+    quotes_not_in,
+    repeated_sentence,
+)
 from core.evaluation.loader import EvaluationCriteria
 from local_llm.schema import JsonSchema, bounded_schema
 
@@ -100,6 +107,31 @@ def answer_problems(answer: EvaluationAnswer, criteria: EvaluationCriteria) -> l
     ids = set(criteria.ids)
     problems = [f"missing criterion {cid!r}" for cid in criteria.ids if cid not in answer.criteria]
     problems += [f"unknown criterion {cid!r}" for cid in answer.criteria if cid not in ids]
+    return problems
+
+
+FIELD_NAMES = ("rationale", "issues", "what", "where", "score", "strengths", "weaknesses",
+               "suggestions", "feedback", "criteria")  # fmt: skip
+
+
+def degenerate_problems(answer: EvaluationAnswer, source: str) -> list[str]:
+    """Visibly broken remarks (`core.degenerate`): field names or template slots as values,
+    a quoted phrase that is not in `source` (the content and the reference material), one
+    remark (of four words or more) copied into every criterion, a repeated sentence."""
+    problems = []
+    for cid, item in answer.criteria.items():
+        fields = {"rationale": item.rationale}
+        fields |= {f"issue {n} what": i.what for n, i in enumerate(item.issues, 1)}
+        fields |= {f"issue {n} where": i.where for n, i in enumerate(item.issues, 1)}
+        bad = field_names_as_values(fields, FIELD_NAMES) + placeholders(fields)
+        problems += [f"{cid}: {field} is not a remark" for field in dict.fromkeys(bad)]
+        missing = [q for text in fields.values() for q in quotes_not_in(text, source)]
+        problems += [f"{cid}: quotes {q!r}, which is not in the content" for q in missing[:2]]
+    rationales = [fold(c.rationale) for c in answer.criteria.values()]
+    if len(rationales) >= 3 and len(set(rationales)) == 1 and len(rationales[0].split()) >= 4:
+        problems.append("every criterion has the same rationale; judge each one on its own")
+    if repeated := repeated_sentence(answer.feedback):
+        problems.append(f"the feedback repeats {repeated[:60]!r}")
     return problems
 
 

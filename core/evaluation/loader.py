@@ -1,6 +1,7 @@
 """Evaluation criteria (spec 003, 3.3): the models, the loader and the file validator.
 
-A criteria file is JSON with snake_case fields::
+A criteria file is JSON with snake_case fields (the spec's camelCase spellings, such as
+`isCritical`, `passingThreshold` and `scoringGuidelines`, are read too)::
 
     {"id": "lesson", "name": "Lesson", "version": "1.0", "passing_threshold": 0.7,
      "criteria": [{"id": "clarity", "name": "Clarity", "description": "...", "weight": 0.3,
@@ -24,7 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic.alias_generators import to_camel
 
 BUILTIN_DIR = Path(__file__).parent / "criteria"
 """The criteria files shipped with noema."""
@@ -37,6 +39,12 @@ BANDS = ("excellent", "good", "adequate", "poor", "inadequate")
 ID_PATTERN = r"^[a-z][a-z0-9_-]{0,63}$"
 
 _STRICT = ConfigDict(extra="forbid", str_strip_whitespace=True, frozen=True)
+
+
+def either(name: str) -> AliasChoices:
+    """A field read under its snake_case name or the spec's camelCase one (`isCritical`);
+    both at once, or any other name, is still an unknown field."""
+    return AliasChoices(name, to_camel(name))
 
 
 class ScoringGuidelines(BaseModel):
@@ -69,11 +77,11 @@ class Criterion(BaseModel):
     """What the criterion judges."""
     weight: float = Field(gt=0, le=1)
     """Relative importance, 0 < weight <= 1."""
-    is_critical: bool = False
+    is_critical: bool = Field(False, validation_alias=either("is_critical"))
     """If true, a score below this criterion's threshold fails the whole evaluation."""
-    passing_threshold: float = Field(ge=0, le=1)
+    passing_threshold: float = Field(ge=0, le=1, validation_alias=either("passing_threshold"))
     """Minimum score to pass this criterion."""
-    scoring_guidelines: ScoringGuidelines
+    scoring_guidelines: ScoringGuidelines = Field(validation_alias=either("scoring_guidelines"))
     """The five score bands."""
 
 
@@ -92,7 +100,9 @@ class EvaluationCriteria(BaseModel):
     """What kind of content this rubric is for (optional)."""
     criteria: list[Criterion] = Field(min_length=1, max_length=20)
     """The criteria, in the order they are shown."""
-    passing_threshold: float | None = Field(default=None, ge=0, le=1)
+    passing_threshold: float | None = Field(
+        default=None, ge=0, le=1, validation_alias=either("passing_threshold")
+    )
     """Overall threshold to pass; None means the evaluation node's option."""
 
     @model_validator(mode="after")

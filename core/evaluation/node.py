@@ -25,15 +25,28 @@ from typing import Any
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
-from core.evaluation.answer import EvaluationAnswer, answer_problems, answer_schema, raw_answer
+from core.degenerate import grounded
+from core.evaluation.answer import (
+    EvaluationAnswer,
+    answer_problems,
+    answer_schema,
+    degenerate_problems,
+    raw_answer,
+)
 from core.evaluation.loader import CriteriaError, EvaluationCriteria, LoadedCriteria, load_criteria
 from core.evaluation.options import EvaluationNodeOptions
-from core.evaluation.prompts import build_messages, human_readable
+from core.evaluation.prompts import build_messages, content_text, human_readable
 from core.evaluation.result import CriterionResult, EvaluationResult, Issue
 from core.evaluation.review import make_review_node, review_metadata
 from core.evaluation.scoring import ScoringError, Verdict, score_criteria
+from core.model_failures import fallback_allowed
 from core.problems import explain
-from local_llm.errors import ContextBudgetError, LLMError, StructuredOutputError
+from local_llm.errors import (
+    ContextBudgetError,
+    LLMError,
+    ModelTimeoutError,
+    StructuredOutputError,
+)
 
 
 class EvaluationFailure(Exception):
@@ -150,16 +163,14 @@ async def ask_model(
 ) -> EvaluationAnswer:
     """Steps 4-5: build the prompt and call the model under the timeout."""
     context = options.context_extractor(state) if options.context_extractor else ""
+    content = extract_content(options, state)
     messages = build_messages(
-        loaded.criteria,
-        extract_content(options, state),
-        options.content_type,
-        options.evaluation_prompt,
-        context,
+        loaded.criteria, content, options.content_type, options.evaluation_prompt, context
     )
+    source = f"{content_text(content)}\n{context}"
     call = llm.structured(
         messages,
-        EvaluationAnswer,
+        grounded(EvaluationAnswer, lambda answer: degenerate_problems(answer, source)),
         role=options.model_role,
         json_schema=answer_schema(loaded.criteria),
         timeout_s=options.timeout_s,
@@ -167,19 +178,22 @@ async def ask_model(
     try:
         return await asyncio.wait_for(call, options.timeout_s)
     except TimeoutError as exc:
-        raise EvaluationFailure(
-            "timeout", f"the model did not answer within {options.timeout_s:g} s"
-        ) from exc
+        message = f"the model did not answer within {options.timeout_s:g} s"
+        if options.reraise_unanswered:
+            raise ModelTimeoutError(f"{options.model_role} model: {message}") from exc
+        raise EvaluationFailure("timeout", message) from exc
     except StructuredOutputError as exc:
         detail = f"{exc.attempts} attempts; last: {'; '.join(exc.errors[-1:])}; raw: {exc.raw_text[:300]!r}"
         raise EvaluationFailure(
             "parse", "the model's answer could not be understood", detail
         ) from exc
-    except ContextBudgetError as exc:
-        raise EvaluationFailure(
-            "context", "the content is too long for the model", str(exc)
-        ) from exc
     except LLMError as exc:
+        if options.reraise_unanswered and not fallback_allowed(exc):
+            raise
+        if isinstance(exc, ContextBudgetError):
+            raise EvaluationFailure(
+                "context", "the content is too long for the model", str(exc)
+            ) from exc
         raise EvaluationFailure(
             "model", "the model could not be reached or refused", explain(exc).line
         ) from exc
@@ -309,6 +323,8 @@ def make_judge_node(base: EvaluationNodeOptions):
             result = await evaluate_content(llm, options, state)
         except EvaluationFailure as failure:
             return error_update(options, failure)
+        except LLMError:  # only with `reraise_unanswered`: the run fails here, resuming asks again
+            raise
         except Exception as exc:  # the last guard: report, never crash the run
             return error_update(
                 options, EvaluationFailure("internal", "an unexpected error occurred", repr(exc))

@@ -86,6 +86,12 @@ class EvaluationNodeOptions:
     """Extra data for the review interrupt payload (e.g. the note path)."""
     default_threshold: float = DEFAULT_THRESHOLD
     """Overall threshold when neither `passing_threshold` nor the criteria file sets one."""
+    reraise_unanswered: bool = False
+    """When the model did not answer (timeout, connection, server error, missing model),
+    raise instead of setting status `error`: the run then fails at the judge node and resuming
+    it asks again. An answer that stays invalid after re-asks, or a prompt over the context
+    budget, still becomes status `error` (`core.model_failures`; the flow's `on_error` decides
+    what stands in)."""
     configure: Callable[[Mapping[str, Any], Any], dict[str, Any]] | None = None
     """Per-run option overrides from the state and the LangGraph runtime, e.g. a criteria
     file chosen by the user or a timeout from settings: `(state, runtime) -> {field: value}`."""

@@ -20,9 +20,7 @@ def flows() -> dict[str, FlowSpec]:
     return {spec.name: spec for spec in specs}
 
 
-def open_app(
-    settings: Settings, *, backend: Backend | None = None, warm: bool = True
-) -> Services:
+def open_app(settings: Settings, *, backend: Backend | None = None, warm: bool = True) -> Services:
     """The app's services with every registered flow (open with `async with`); `warm=False`
     when this process will not call a model."""
     return open_services(settings, flows(), backend=backend, warm=warm)

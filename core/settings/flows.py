@@ -26,12 +26,17 @@ class ExtractionSettings(BaseModel):
     max_critique_iterations: int = Field(3, ge=0, le=10)
     """Self-critique / refinement rounds before the human review."""
     max_review_rounds: int = Field(8, ge=1, le=50)
-    """Hard limit on human feedback rounds; reaching it aborts the run."""
+    """Feedback rounds a review may use; the review warns before the last one, and then
+    offers approving what stands or aborting."""
     max_quotes_per_batch: int = Field(40, ge=1, le=1000)
     """At most this many quotes go into one candidate-extraction call (also bounded by the
     model's context budget); larger sources are extracted in batches and merged."""
     pool_size: int = Field(50, ge=1, le=500)
     """How many existing concepts relation search pools per novel concept."""
+    name_similarity: float = Field(0.85, ge=0.5, le=1.0)
+    """Existing concepts whose name is this close to a candidate's (fuzzy ratio of the
+    accent- and case-folded names, 0..1), or an acronym of it, go to duplicate detection
+    even when search does not find them."""
     timeout_s: float = Field(120.0, gt=0)
     """Timeout of the self-critique model call, in seconds."""
     recursion_limit: int = Field(200, ge=10)

@@ -310,6 +310,10 @@ class ModelSettings(_NoSecrets):
     Unset: context_budget + max_tokens. Sent with every Ollama request, through both backends."""
     keep_alive: str = "30m"
     """How long Ollama keeps the model loaded after a request (Ollama's own default is 5m)."""
+    local_slots: int = Field(1, ge=1, le=16)
+    """Requests the bundled model's chat server (`provider = "local"`) answers at once, decoded
+    together in one batch (llama.cpp `--parallel`, continuous batching): a workflow's parallel
+    calls (duplicate checks, relations) wait for no one. Each slot holds a whole context."""
     timeout_s: float = Field(120.0, gt=0)
     """Timeout of one model call, in seconds."""
     retries: int = Field(2, ge=0, le=10)

@@ -21,6 +21,13 @@ class Completion:
     completion_tokens: int | None = None
     finish_reason: str | None = "stop"
     """`stop`, or `length` when the answer was cut by max_tokens."""
+    cached_tokens: int | None = None
+    """Prompt tokens the server reused from its prompt cache instead of evaluating them
+    (OpenAI's `usage.prompt_tokens_details.cached_tokens`; llama.cpp's `timings.cache_n`)."""
+    prompt_ms: float | None = None
+    """The server's time evaluating the prompt (llama.cpp's `timings`), when reported."""
+    generation_ms: float | None = None
+    """The server's time generating the answer (llama.cpp's `timings`), when reported."""
     deployment: str = ""
     """The server of a pool that answered ('' when the role has no pool)."""
 
@@ -60,7 +67,8 @@ class Backend(Protocol):
         self, messages: Sequence[Message], *, config: ModelConfig
     ) -> AsyncIterator[str | Completion]:
         """Text pieces of one chat completion as they arrive; a backend may end with one
-        `Completion` of empty text reporting on the answer (the deployment that gave it)."""
+        `Completion` of empty text reporting on the answer: the usage and finish reason the
+        server reported, the deployment that gave it."""
         ...
 
     async def embed(self, texts: Sequence[str], *, config: ModelConfig) -> list[list[float]]:

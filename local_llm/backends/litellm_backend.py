@@ -84,6 +84,14 @@ def _common(config: ModelConfig) -> dict[str, Any]:
     return args
 
 
+def _reports_stream_usage(config: ModelConfig) -> bool:
+    """OpenAI-compatible servers (llama.cpp, vLLM, LM Studio, OpenAI) send the usage of a
+    stream in a last chunk when asked; other providers may refuse the option."""
+    return config.model.startswith("openai/") or (
+        "/" not in config.model and config.base_url is None
+    )
+
+
 def response_format(json_schema: JsonSchema, name: str) -> dict[str, Any]:
     """OpenAI structured-output request; llama.cpp's server turns it into a grammar."""
     return {
@@ -128,19 +136,22 @@ class LiteLLMBackend:
         args = {**args, **_chat_args(config, constrained=json_schema is not None)}
         response = await self.litellm.acompletion(messages=[dict(m) for m in messages], **args)
         choice = response.choices[0]
-        usage = getattr(response, "usage", None)
         return Completion(
             text=choice.message.content or "",
-            prompt_tokens=getattr(usage, "prompt_tokens", None),
-            completion_tokens=getattr(usage, "completion_tokens", None),
             finish_reason=choice.finish_reason,
+            **usage_of(response),
         )
 
     async def stream(
         self, messages: Sequence[Message], *, config: ModelConfig
-    ) -> AsyncIterator[str]:
+    ) -> AsyncIterator[str | Completion]:
+        """Text pieces, then one `Completion` (empty text) with the server's usage and finish
+        reason when the stream ended normally."""
+        args = _chat_args(config)
+        if _reports_stream_usage(config):
+            args["stream_options"] = {"include_usage": True}
         response = await self.litellm.acompletion(
-            messages=[dict(m) for m in messages], stream=True, **_chat_args(config)
+            messages=[dict(m) for m in messages], stream=True, **args
         )
         async for piece in stream_text(response):
             yield piece
@@ -155,18 +166,44 @@ class LiteLLMBackend:
         return [list(_get(row, "embedding")) for row in rows]
 
 
+def usage_of(response: Any) -> dict[str, Any]:
+    """Token accounting of a response: prompt and completion tokens, prompt tokens served
+    from the server's cache, and the server's time on the prompt and on the answer (llama.cpp's
+    `timings`, which litellm passes through), each None when the server does not report it."""
+    usage = _get(response, "usage")
+    details = _get(usage, "prompt_tokens_details") if usage is not None else None
+    cached = _get(details, "cached_tokens") if details is not None else None
+    timings = _get(response, "timings")
+    timed: dict[str, float | None] = {"prompt_ms": None, "generation_ms": None}
+    if isinstance(timings, dict):
+        for key, name in (("prompt_ms", "prompt_ms"), ("predicted_ms", "generation_ms")):
+            if isinstance(timings.get(key), int | float):
+                timed[name] = float(timings[key])
+        if cached is None and isinstance(timings.get("cache_n"), int):
+            cached = timings["cache_n"]
+    return {
+        "prompt_tokens": _get(usage, "prompt_tokens") if usage is not None else None,
+        "completion_tokens": _get(usage, "completion_tokens") if usage is not None else None,
+        "cached_tokens": cached if isinstance(cached, int) else None,
+        **timed,
+    }
+
+
 def _get(row: Any, key: str, default: Any = None) -> Any:
     return row.get(key, default) if isinstance(row, dict) else getattr(row, key, default)
 
 
 async def stream_text(
     response: Any, finished: Callable[[Any, str | None], bool] | None = None
-) -> AsyncIterator[str]:
-    """The text pieces of a litellm stream; `StreamCutError` when it ends without the
-    server's finish (`finished(response, last finish reason)`; a dropped connection looks
-    like a short answer otherwise)."""
-    received, finish = [], None
+) -> AsyncIterator[str | Completion]:
+    """The text pieces of a litellm stream, then one `Completion` (empty text) with the
+    server's usage and finish reason; `StreamCutError` when it ends without the server's
+    finish (`finished(response, last finish reason)`; a dropped connection looks like a short
+    answer otherwise)."""
+    received, finish, usage = [], None, {}
     async for chunk in response:
+        if _get(chunk, "usage") is not None:
+            usage = usage_of(chunk)
         if not chunk.choices:
             continue
         choice = chunk.choices[0]
@@ -178,6 +215,7 @@ async def stream_text(
         raise StreamCutError(
             "the stream ended without the server's finish_reason", text="".join(received)
         )
+    yield Completion(text="", finish_reason=finish, **usage)
 
 
 def _server_finished(response: Any, last_finish: str | None) -> bool:

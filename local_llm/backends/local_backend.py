@@ -130,7 +130,7 @@ class LocalBackend:
 
     async def stream(
         self, messages: Sequence[Message], *, config: ModelConfig
-    ) -> AsyncIterator[str]:
+    ) -> AsyncIterator[str | Completion]:
         async for piece in self.inner.stream(messages, config=self.resolved(config, "chat")):
             yield piece
 

@@ -92,7 +92,8 @@ class OllamaBackend:
 
     async def stream(
         self, messages: Sequence[Message], *, config: ModelConfig
-    ) -> AsyncIterator[str]:
+    ) -> AsyncIterator[str | Completion]:
+        """Text pieces, then one `Completion` (empty text) with Ollama's counts."""
         parts = await self.client(config).chat(
             model=ollama_model_name(config.model),
             messages=[dict(m) for m in messages],
@@ -100,16 +101,23 @@ class OllamaBackend:
             stream=True,
             keep_alive=config.keep_alive,
         )
-        received, finished = [], False
+        received, last = [], None
         async for part in parts:
             if part.message.content:
                 received.append(part.message.content)
                 yield part.message.content
-            finished = finished or bool(getattr(part, "done", False))
-        if not finished:
+            if getattr(part, "done", False):
+                last = part
+        if last is None:
             raise StreamCutError(
                 "the stream ended before Ollama's final message (done)", text="".join(received)
             )
+        yield Completion(
+            text="",
+            prompt_tokens=getattr(last, "prompt_eval_count", None),
+            completion_tokens=getattr(last, "eval_count", None),
+            finish_reason="length" if getattr(last, "done_reason", None) == "length" else "stop",
+        )
 
     async def embed(self, texts: Sequence[str], *, config: ModelConfig) -> list[list[float]]:
         response = await self.client(config).embed(

@@ -180,3 +180,22 @@ def test_local_provider_and_context_settings_reach_every_role(tmp_path):
     assert configs["default"].context_window == 3200 and configs["judge"].context_window == 8000
     assert configs["embedding"].context_window == 2048  # the embedding server's own context
     assert configs["default"].keep_alive == "30m"
+
+
+def test_local_slots_start_the_chat_server_with_that_many_slots_of_a_whole_context(tmp_path):
+    """Parallel calls of a flow (duplicate checks, relations) are decoded together."""
+    from core.models import local_backend, model_configs
+
+    user = write(tmp_path / "slots.toml", (
+        '[models]\nprovider = "local"\ncontext_budget = 3000\nmax_tokens = 200\nlocal_slots = 4\n'
+    ))  # fmt: skip
+    settings = load_settings(user)
+    backend, config = local_backend(settings), model_configs(settings)["default"]
+    chat = backend.server("chat", config)._command(8080)
+    assert chat[chat.index("--parallel") + 1] == "4"
+    assert chat[chat.index("--ctx-size") + 1] == str(4 * 3200)  # each slot: the whole window
+    embedding = backend.server("embedding", model_configs(settings)["embedding"])._command(8081)
+    assert embedding[embedding.index("--parallel") + 1] == "1"
+    assert load_settings(write(tmp_path / "one.toml", "")).models.local_slots == 1
+    with pytest.raises(SettingsError, match="local_slots"):
+        load_settings(write(tmp_path / "zero.toml", "[models]\nlocal_slots = 0\n"))

@@ -25,7 +25,6 @@ SHIPPED = [
     "problem_statement",
     "lesson",
     "concept_extraction",
-    "merge_batch",
 ]
 
 
@@ -164,3 +163,56 @@ def test_existing_invalid_file_is_not_silently_replaced(tmp_path: Path) -> None:
     path = write(tmp_path, data)
     with pytest.raises(CriteriaError):
         load_criteria(path, "sample")
+
+
+def test_a_file_written_as_the_spec_shows_it_is_accepted(tmp_path: Path) -> None:
+    """Spec 003 3.3 spells the fields in camelCase; both spellings are read (issue 16)."""
+    spec_file = {
+        "id": "research", "name": "Research", "version": "2.0", "passingThreshold": 0.65,
+        "criteria": [
+            {"id": "depth", "name": "Depth", "description": "goes beyond the obvious",
+             "weight": 0.5, "isCritical": True, "passingThreshold": 0.6,
+             "scoringGuidelines": guidelines()},
+            {"id": "sources", "name": "Sources", "description": "cites what it uses",
+             "weight": 0.5, "isCritical": False, "passingThreshold": 0.5,
+             "scoringGuidelines": guidelines()},
+        ],
+    }  # fmt: skip
+    path = write(tmp_path, spec_file)
+    assert validate_criteria_files([path]) == []
+    criteria = load_criteria_file(path)
+    assert criteria.passing_threshold == 0.65
+    assert criteria.criteria[0].is_critical and criteria.criteria[0].passing_threshold == 0.6
+    assert criteria.criteria[1].scoring_guidelines.poor == "poor work"
+
+
+def test_unknown_fields_are_still_rejected_in_either_spelling(tmp_path: Path) -> None:
+    typo = valid_data()
+    typo["criteria"][0]["weigth"] = 0.6
+    assert any("criteria[0].weigth" in p for p in validate_criteria_files([write(tmp_path, typo)]))
+    camel_typo = valid_data()
+    del camel_typo["criteria"][1]["is_critical"]
+    camel_typo["criteria"][1]["isCritcal"] = True
+    problems = validate_criteria_files([write(tmp_path, camel_typo, "camel.json")])
+    assert any("isCritcal" in p for p in problems)
+
+
+def test_every_shipped_criteria_file_has_a_user() -> None:
+    """A shipped rubric is used by a flow, is one of spec 003's example files, or is named by
+    the sample vault (main shipped merge_batch.json, which nothing used, for a claim the docs
+    made about normalization)."""
+    import re
+
+    root = Path(__file__).resolve().parents[2]
+    code = "\n".join(p.read_text(encoding="utf-8") for p in (root / "core").rglob("*.py"))
+    used = set(re.findall(r'content_type="([a-z_-]+)"', code)) | {"default"}
+    spec_examples = {"research", "solution", "connection_pairs", "problem_statement"}
+    vault = root / "tui" / "sample_vault"
+    named = set(re.findall(r"^rubric: *(\S+)", "\n".join(
+        p.read_text(encoding="utf-8") for p in vault.rglob("*.md")), flags=re.M))  # fmt: skip
+    from core.evaluation import BUILTIN_DIR
+
+    for path in BUILTIN_DIR.glob("*.json"):
+        assert path.stem in used | spec_examples | named, f"{path.name} is used by nothing"
+    docs = (root / "docs" / "evaluation.md").read_text(encoding="utf-8")
+    assert "merge_batch" not in docs

@@ -20,7 +20,12 @@ def test_override_keeps_literal_braces_and_fills_placeholders() -> None:
     )
     user = messages[1]["content"]
     assert "[accuracy] Accuracy (weight 0.3 CRITICAL)" in user
-    assert "excellent (0.9-1.0)" in user and "Reference material (trusted):\ntrusted facts" in user
+    assert "excellent (0.9-1.0)" in user
+    # the reference material comes from the vault too: delimited like the content
+    assert (
+        f"Reference material (data, to check the content against):\n{BEGIN}\ntrusted facts\n{END}"
+        in user
+    )
     assert '"k": "v"' in user.split(BEGIN, 1)[1]
 
 

@@ -10,6 +10,7 @@ from local_llm import LLMClient, ModelConfig, bounded_schema
 from local_llm.backends import backend_for
 from local_llm.backends.litellm_backend import LiteLLMBackend
 from local_llm.backends.ollama_backend import OllamaBackend
+from local_llm.grammar import answer_tokens
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 
@@ -90,8 +91,9 @@ async def test_ollama_passes_schema_as_format_and_always_sets_num_ctx():
     kind, call = fake.calls[0]
     assert kind == "chat" and call["model"] == "qwen2.5:7b"
     assert call["format"] == schema
-    # no stop sequences under a schema: the grammar ends the answer
+    # no stop sequences under a schema: the grammar ends the answer; the schema fits 500
     assert call["options"] == {"num_ctx": 6500, "temperature": 0.3, "num_predict": 500}
+    assert answer_tokens(schema) <= 500
     assert call["keep_alive"] == "30m"
 
 
@@ -162,7 +164,10 @@ async def test_litellm_sends_a_strict_json_schema_response_format():
     fmt = call["response_format"]
     assert fmt["type"] == "json_schema" and fmt["json_schema"]["strict"] is True
     assert fmt["json_schema"]["name"] == "Answer"
-    assert fmt["json_schema"]["schema"]["properties"]["label"] == {"type": "string"}
+    # the model's own schema leaves the label unbounded: on the wire it fits max_tokens
+    label = fmt["json_schema"]["schema"]["properties"]["label"]
+    assert label["type"] == "string" and label["maxLength"] > 0
+    assert answer_tokens(fmt["json_schema"]["schema"]) <= 64
 
 
 async def test_litellm_embeddings_come_back_in_input_order():

@@ -127,3 +127,45 @@ async def test_connection_round_trips(local_llm_client: LLMClient, local_embeddi
 
     assert await structured_round_trip(local_llm_client) < 120
     assert await embedding_round_trip(local_llm_client) == local_embedding_server.embedding_dim()
+
+
+class Judged(BaseModel):
+    reasoning: str
+    confidence: float = Field(ge=0, le=1)
+    related: list[str]
+
+
+JUDGE_SYSTEM = (
+    "You judge how well a quote is about a topic. Quotes:\n"
+    + "\n".join(f"[{qid}] {text}" for qid, text in QUOTES.items())
+    + "\nReason briefly, give your confidence between 0 and 1, and list related topics."
+)
+
+
+async def test_bounded_answers_come_back_valid_uncut_with_the_prefix_from_the_cache(
+    local_llm_client: LLMClient,
+):
+    """A confidence in [0, 1] is a choice the grammar enforces (the bundled model answered
+    `1e15` when only a JSON `maximum` bounded it); the call may write the longest answer its
+    schema (fitted to max_tokens) allows; calls sharing their first message reuse its tokens from the server's cache."""
+    from local_llm.grammar import answer_tokens, fitted_schema, grammar_schema
+
+    traces: list[CallTrace] = []
+    local_llm_client.trace_sink = traces.append
+    schema = bounded_schema(
+        Judged, max_length={"reasoning": 160, "related": 30}, max_items={"related": 3}
+    )
+    limit = 400  # the fixture's 128 is less than this model writes for such an answer
+    for topic in TOPICS[:3]:
+        messages = [{"role": "system", "content": JUDGE_SYSTEM},
+                    {"role": "user", "content": f"Topic: {topic}"}]  # fmt: skip
+        judged = await local_llm_client.structured(
+            messages, Judged, json_schema=schema, max_tokens=limit
+        )
+        assert 0 <= judged.confidence <= 1 and len(judged.reasoning) <= 160
+    assert [t.outcome for t in traces] == ["ok"] * 3, [t.detail for t in traces]
+    assert not any(t.cut for t in traces)
+    # the schema fits the limit as it is: sent unchanged but for the confidence's choices
+    assert answer_tokens(grammar_schema(fitted_schema(schema, limit))) <= limit
+    assert {t.max_tokens for t in traces} == {limit}
+    assert traces[-1].cached_tokens and traces[-1].cached_tokens >= 0.5 * traces[-1].prompt_tokens

@@ -15,6 +15,9 @@ from collections.abc import Callable
 from typing import Any
 
 Schema = dict[str, Any]
+RELATION_TYPES = {"GENERALIZES", "SPECIFIC_OF", "PART_OF", "HAS_PART", "SUPPORTS", "SUPPORTED_BY",
+                  "OPPOSES", "SIMILAR_TO", "RELATES_TO"}  # fmt: skip
+"""Spec 002's nine relation types: the properties of a relation-query (1.1c) schema."""
 
 
 def _props(schema: Schema | None) -> dict[str, Any]:
@@ -38,6 +41,7 @@ def _candidates(messages: Any, schema: Schema) -> dict[str, Any]:
                 "title": f"Idea {tag}",
                 "quote_ids": [_first_quote(schema)],
                 "short_summary": f"Una idea breve de la fuente {tag}",
+                "summary": f"La idea {tag} de la fuente, resumida en una frase.",
                 "concept": "La idea que la cita expresa, dicha con otras palabras.",
                 "analysis": "Sirve para recordar la cita en su contexto.",
                 "rationale": "La cita la expresa con claridad.",
@@ -68,8 +72,9 @@ def extraction(messages: Any, schema: Schema | None) -> Any:
         return _critique(schema or {})
     if "match" in props:
         return {"reasoning": "Es una idea distinta.", "match": "none", "confidence": 0.9}
-    if "GENERALIZES" in props:
-        return {name: [] for name in props}
+    if props and set(props) & RELATION_TYPES:  # 1.1c: exactly n queries per type asked
+        return {name: [f"{name.lower()} {i}" for i in range(spec.get("minItems", 0))]
+                for name, spec in props.items()}  # fmt: skip
     if "relations" in props:
         return {"relations": [], "notes": ""}
     if "concepts" in props:

@@ -252,3 +252,48 @@ async def test_review_table_shows_whole_details_after_the_feedback_dialog(tmp_pa
         assert (
             table.virtual_size.width <= table.scrollable_content_region.width
         )  # no sideways scroll
+
+
+async def test_a_processed_source_asks_then_extracts_again(tmp_path: Path) -> None:
+    """x on a processed source asks; yes starts a new extraction (main only said 'already
+    processed' and nothing could extract it again)."""
+    app, root, script = make_app(tmp_path)
+    note = root / SOURCE
+    note.write_text(note.read_text(encoding="utf-8").replace(
+        "category: book\n", "category: book\nprocessed_date: 2024-05-01T10:00:00\n"), encoding="utf-8")  # fmt: skip
+    async with app.run_test(size=(140, 50)) as pilot:
+        await wait_for(pilot, lambda: app.services is not None)
+        app.services.vault.index.sync_files()
+        await pilot.press("x")
+        screen = app.screen
+        table = screen.query_one(SourcesTable)
+        await wait_for(pilot, lambda: table.row_count == 1)
+        assert table.rows_by_path[SOURCE][2] == "processed"
+        table.focus()
+        await pilot.press("x")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmModal")
+        await pilot.press("n")  # no: nothing starts
+        await pilot.pause(0.2)
+        assert app.screen is screen and script.count("candidates") == 0
+        await pilot.press("x")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmModal")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: screen.payload is not None)
+        assert [c["title"] for c in screen.payload["concepts"]] == [
+            "Efecto del espaciado", "Práctica intercalada",
+        ]  # fmt: skip
+
+
+async def test_an_empty_review_offers_no_approve(tmp_path: Path) -> None:
+    app, _root, _script = make_app(tmp_path, FlowScript())
+    async with app.run_test(size=(140, 50)) as pilot:
+        screen = await open_review(pilot, app)
+        assert screen.payload["concepts"] == []
+        assert screen.check_action("approve", ()) is False
+        assert screen.check_action("feedback", ()) is True
+        outcome = str(screen.query_one("#outcome").render())
+        assert "Nothing to commit yet" in outcome and "a: approve" not in outcome
+        await pilot.press("a")  # disabled: the run stays at its review
+        await pilot.pause(0.2)
+        assert screen.payload is not None
+        assert app.services.runtime.runs.get(screen.run_id).status == "awaiting_review"

@@ -204,3 +204,64 @@ async def test_review_screen_from_the_runs_table_focuses_the_review(tmp_path: Pa
         await pilot.press("a")
         await wait_for(pilot, lambda: opened.state_values.get("status") == "accepted")
         assert opened.query_one("#concept").value == ""
+
+
+async def test_escalation_reject_key(tmp_path: Path) -> None:
+    """x rejects an escalated lesson in the TUI (main had reject only in the CLI)."""
+    app, harness = make_app(tmp_path, max_regenerations=0, max_judge_fixes=0)
+    harness.script.scores = {"judge-a": [0.2], "judge-b": [0.2], "judge-c": [0.2]}
+    async with app.run_test(size=(150, 50)) as pilot:
+        screen = await generate(pilot, app)
+        await wait_for(pilot, lambda: screen.payload is not None)
+        screen.query_one("#side").focus()
+        await pilot.press("x")
+        await wait_for(pilot, lambda: screen.state_values.get("status") == "rejected")
+    [note] = generated(harness)
+    assert frontmatter.loads(note.read_text(encoding="utf-8"))["status"] == "rejected"
+
+
+async def test_language_sections_and_objectives_reach_the_run(tmp_path: Path) -> None:
+    """Main's screen had only the concept field: language, section count and objectives
+    were CLI-only."""
+    app, harness = make_app(tmp_path)
+    async with app.run_test(size=(150, 50)) as pilot:
+        await wait_for(pilot, lambda: app.services is not None)
+        await pilot.press("l")
+        screen = app.screen
+        for field, text in (("#concept", CONCEPT), ("#language", "en"), ("#sections", "3"),
+                            ("#objectives", "Explicar el efecto; Aplicarlo al estudio")):  # fmt: skip
+            screen.query_one(field).value = text
+        await pilot.click("#generate")
+        await wait_for(pilot, lambda: screen.run_id is not None)
+        run = app.services.runtime.runs.get(screen.run_id)
+        assert run.input["language"] == "en" and run.input["sections"] == 3
+        assert run.input["objectives"] == ["Explicar el efecto", "Aplicarlo al estudio"]
+        await wait_for(pilot, lambda: finished(screen))
+        plan_calls = [c for c in harness.backend.calls if "You plan" in c.messages[0]["content"]]
+        assert "English" in plan_calls[0].messages[0]["content"]
+        assert "Aplicarlo al estudio" in plan_calls[0].messages[-1]["content"]
+
+
+async def test_the_savings_report_opens_from_the_lessons_screen(tmp_path: Path) -> None:
+    app, _harness = make_app(tmp_path)
+    async with app.run_test(size=(150, 50)) as pilot:
+        screen = await generate(pilot, app)
+        await wait_for(pilot, lambda: finished(screen))
+        screen.query_one("#side").focus()
+        await pilot.press("s")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ReportModal")
+        text = str(app.screen.query_one("#report-text").render())
+        assert "1 lessons:" in text and "judge tokens spent" in text
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen)
+
+
+def test_the_badge_says_not_reviewed_and_the_judge_panel_says_one_model() -> None:
+    from tui.widgets.lesson_review import badge, judge_text
+
+    review = {"passed": False, "decision": "FLAG_TO_JUDGE", "not_reviewed": "gemma3-270m gave no "
+              "valid answer after 3 attempts", "issues": []}  # fmt: skip
+    text = str(badge(review))
+    assert "Not reviewed" in text and "no valid answer after 3" in text and "Passed" not in text
+    note = "one model serves every judge role: the second judge repeats the first one's opinion"
+    assert note in str(judge_text(None, [], note))

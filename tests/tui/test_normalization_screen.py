@@ -15,6 +15,7 @@ from core.ingest import index_vault
 from core.merges.reviews import ReviewsRepo
 from core.services import open_services
 from core.settings import Settings
+from local_llm import TransientModelError
 from local_llm.testing import ScriptedBackend
 from tests.flows.normalization.conftest import is_generator, propose, weak_when
 from tests.merges.conftest import SAMPLE, snapshot
@@ -40,13 +41,15 @@ class GatedBackend(ScriptedBackend):
 
 
 def make_app(
-    tmp_path: Path, seed_review: bool = False, backend_class: type = ScriptedBackend
-) -> tuple[NoemaApp, Path]:
+    tmp_path: Path, seed_review: bool = False, backend_class: type = ScriptedBackend,
+    evaluator=None,
+) -> tuple[NoemaApp, Path]:  # fmt: skip
     root = tmp_path / "vault"
     shutil.copytree(SAMPLE, root)
-    settings = Settings(vault={"path": root}, data={"directory": tmp_path / "data"})
+    settings = Settings(vault={"path": root}, data={"directory": tmp_path / "data"},
+                        models={"transient_retries": 0, "retries": 1})  # fmt: skip
     generator = propose(("ZDP", "Zona de desarrollo próximo"), ("Hábitos atómicos", "Deep Work"))
-    evaluator = weak_when("Deep Work")
+    evaluator = evaluator or weak_when("Deep Work")
     backend = backend_class(lambda m, s: generator(m, s) if is_generator(m) else evaluator(m, s))
     services = open_services(settings, {"normalization": SPEC}, backend=backend)
     index_vault(settings, services.store)
@@ -197,3 +200,50 @@ async def test_running_run_opened_from_the_runs_table_is_followed_live(tmp_path:
         assert list(screen.query_one("#live-trend").data) == [1.0, 0.0]
         lines = [line for _ok, line in live.latest]
         assert len(lines) == len(set(lines))  # the replayed events are not shown twice
+
+
+class Down:
+    """An evaluator whose server is down while `down`; then it answers like `weak_when`."""
+
+    def __init__(self) -> None:
+        self.down, self.answer = True, weak_when("Deep Work")
+
+    def __call__(self, messages, schema):
+        if self.down:
+            raise TransientModelError("Connection refused")
+        return self.answer(messages, schema)
+
+
+async def test_a_failed_run_is_said_and_s_resumes_it_from_the_failed_step(tmp_path: Path) -> None:
+    """Main caught the evaluator's failure, ended 'Done: no merges to propose.'"""
+    evaluator = Down()
+    app, _root = make_app(tmp_path, evaluator=evaluator)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await wait_for(pilot, lambda: app.services is not None)
+        await pilot.press("n")
+        screen = app.screen
+        await pilot.press("s")
+        status = screen.query_one("#status-line")
+        await wait_for(pilot, lambda: "Failed" in str(status.render()))
+        assert "s resumes the run" in str(status.render())
+        run_id = screen.run_id
+        assert app.services.runtime.runs.get(run_id).status == "failed"
+        evaluator.down = False
+        await pilot.press("s")
+        await wait_for(pilot, lambda: len(rows(app)) == 3)
+        assert screen.run_id == run_id  # the same run, resumed
+        assert len(app.services.runtime.list_runs(flow="normalization")) == 1
+
+
+async def test_invalid_answers_end_the_run_partial_with_what_is_missing(tmp_path: Path) -> None:
+    app, _root = make_app(tmp_path, evaluator=lambda m, s: {"weak_merges": "nonsense"})
+    async with app.run_test(size=(120, 50)) as pilot:
+        await wait_for(pilot, lambda: app.services is not None)
+        await pilot.press("n")
+        screen = app.screen
+        await pilot.press("s")
+        status = screen.query_one("#status-line")
+        await wait_for(pilot, lambda: "Partial" in str(status.render()))
+        text = str(status.render())
+        assert "model call(s) gave invalid answers" in text and "[validation]" in text
+        assert "Done: no merges to propose" not in text

@@ -39,6 +39,23 @@ def require_vault(settings: Settings) -> None:
         raise CommandError(f"vault.path {settings.vault.path} is not a folder")
 
 
+BUNDLED_MODEL_NOTE = (
+    "note: the bundled model (Gemma 3 270M) answers here: its results are for trying the "
+    "mechanics, not for real use (point [models] at a real model for real work)"
+)
+
+
+def open_flows(settings: Settings, *, backend: Any = None, warm: bool = True) -> Any:
+    """`core.flows.registry.open_app` for a command; one that will call a model (`warm`) first
+    says what the bundled model's results are worth when it serves the flows (issue 12)."""
+    from core.flows.registry import open_app
+    from core.models import uses_bundled_model
+
+    if warm and (uses_bundled_model(settings) or uses_bundled_model(settings, "judge")):
+        err(BUNDLED_MODEL_NOTE)
+    return open_app(settings, backend=backend, warm=warm)
+
+
 def err(text: str) -> None:
     """A line on stderr (progress and diagnostics; stdout stays for results)."""
     print(text, file=sys.stderr, flush=True)

@@ -12,15 +12,14 @@ import asyncio
 import time
 from typing import Any
 
-from tui.commands import CommandError, err
+from tui.commands import CommandError, err, open_flows
 
 
 async def extract_all(settings: Any, backend: Any = None, runs: int | None = None) -> int:
     from core.backlog import Backlog, default_model_ready
-    from core.flows.registry import open_app
     from core.repair import repair
 
-    async with open_app(settings, backend=backend) as services:
+    async with open_flows(settings, backend=backend) as services:
         repair(services)
         await services.vault.index.sync_async()
         ok, detail = await default_model_ready(services)

@@ -176,12 +176,28 @@ async def check_models(settings: Settings, timeout_s: float, llm: Any = None) ->
             found = await check_model(llm, "embedding", timeout_s=timeout_s)
             checks += [_as_check(h, "embedding") for h in found if h.name != "api key"]
         else:
-            checks.append(Check("embeddings", SKIP,
-                                "not configured (models.embeddings_enabled = false): "
-                                "full-text search only"))  # fmt: skip
+            checks.append(Check("embeddings", SKIP, NO_EMBEDDINGS))
     finally:
         llm.close()
-    return [Check("model config", OK, described), *checks]
+    return [Check("model config", OK, described), *checks, check_judges(settings)]
+
+
+NO_EMBEDDINGS = (
+    "off (models.embeddings_enabled = false): search is full-text, and duplicate detection adds "
+    "name matching (case, accents, plurals, acronyms, near spellings); an embedding model adds "
+    "meaning: a paraphrase that shares no word with a concept still reaches duplicate "
+    "detection and relation search, and normalization groups synonyms"
+)
+
+
+def check_judges(settings: Settings) -> Check:
+    """Whether the lesson judges are really several models (a note, never a failure)."""
+    from core.flows.lesson.cascade import ONE_MODEL_NOTE, one_judge_model
+
+    if one_judge_model(settings):
+        return Check("judges", SKIP, ONE_MODEL_NOTE)
+    roles = ", ".join(f"{r}: {settings.role(r).model}" for r in ("judge", "judge_secondary"))
+    return Check("judges", OK, roles)
 
 
 def run_checks(settings: Settings, timeout_s: float, emit: Callable[[Check], None]) -> list[Check]:

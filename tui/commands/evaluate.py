@@ -10,15 +10,12 @@ round limit.
 from __future__ import annotations
 
 import argparse
-import os
-import shlex
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from tui.commands import CommandError, err, require_vault, run_async, settings_from
+from tui.commands import CommandError, err, open_flows, require_vault, run_async, settings_from
+from tui.commands.editing import edit_text, editor
 
 EXIT_ROUND_LIMIT = 3
 CHOICES = {"a": "approve", "r": "revise", "e": "edit", "l": "later", "y": "accept", "n": "reject"}
@@ -101,16 +98,40 @@ def run(args: argparse.Namespace, backend: Any = None, ask: Any = None) -> int:
     settings = settings_from(args)
     require_vault(settings)
     note = vault_relative(args.note, settings.vault.path)
+    check_input(settings, note, args.criteria)  # before any run exists: a typo leaves nothing
     return run_async(evaluate(settings, note, args, backend, ask or input))
+
+
+def check_input(settings: Any, note: str, criteria: str | None) -> None:
+    """The note exists in the vault and the criteria name or file exists."""
+    from core.evaluation import available_criteria
+
+    root = settings.vault.path
+    if not (root / note).is_file():
+        raise CommandError(f"no note {note} in the vault {root}" + suggestion(root, note))
+    if criteria is None:
+        return
+    known = available_criteria([settings.data_dir / "criteria"])
+    path = Path(criteria).expanduser()
+    if criteria not in known and not (path.suffix == ".json" and path.is_file()):
+        raise CommandError(f"no criteria {criteria!r}; available: {', '.join(known)}")
+
+
+def suggestion(root: Path, note: str) -> str:
+    """'; did you mean X?' for the closest note name, or ''."""
+    import difflib
+
+    names = [p.relative_to(root).as_posix() for p in root.rglob("*.md")]
+    close = difflib.get_close_matches(note, names, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
 
 
 async def evaluate(
     settings: Any, note: str, args: argparse.Namespace, backend: Any, ask: Any
 ) -> int:
-    from core.flows.registry import open_app
     from core.flows.rubric.driver import review_note
 
-    services = open_app(settings, backend=backend)
+    services = open_flows(settings, backend=backend)
     async with services:
         decide = Decider(services, note, args, ask)
         outcome = await review_note(services, note, args.criteria, decide, err)
@@ -170,21 +191,10 @@ class Decider:
 
     def edit(self) -> str | None:
         """The note's body edited in $EDITOR; None when unchanged or no editor is set."""
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
-        if not editor:
+        if not editor():
             err("set $EDITOR to edit the note here, or edit it in the TUI")
             return None
-        body = self.services.vault.writer.read(self.note).body
-        with tempfile.NamedTemporaryFile(
-            "w", suffix=".md", delete=False, encoding="utf-8"
-        ) as handle:
-            handle.write(body)
-        try:
-            subprocess.run([*shlex.split(editor), handle.name], check=False)
-            edited = Path(handle.name).read_text(encoding="utf-8")
-        finally:
-            os.unlink(handle.name)
-        if edited == body:
+        edited = edit_text(self.services.vault.writer.read(self.note).body)
+        if edited is None:
             err("no changes")
-            return None
         return edited

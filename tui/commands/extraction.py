@@ -18,6 +18,7 @@ from typing import Any
 from tui.commands import (
     CommandError,
     err,
+    open_flows,
     require_vault,
     run_async,
     settings_from,
@@ -33,6 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     extract.add_argument(
         "note", metavar="NOTE", nargs="?", help="vault-relative path or name of a source note"
+    )
+    extract.add_argument(
+        "--again", action="store_true", help="extract a source that is already processed"
     )
     extract.add_argument(
         "--all", action="store_true", dest="all_sources",
@@ -93,14 +97,16 @@ def processed_on(vault: Any, rel: str) -> Any:
     return source.processed_date
 
 
+CLI_ACTIONS = {"approve": "--approve", "feedback": "--feedback TEXT", "drop": "--drop concept:ID",
+               "abort": "--abort"}  # fmt: skip
+
+
 def print_report(payload: dict[str, Any], run_id: str) -> None:
     from core.flows.extraction.report import report_text
 
     print(report_text(payload))
-    print(
-        f"\nrun {run_id[:8]}: noema review {run_id[:8]} --approve | --feedback TEXT | "
-        "--drop concept:ID | --abort"
-    )
+    actions = [CLI_ACTIONS[a] for a in payload.get("actions", CLI_ACTIONS) if a in CLI_ACTIONS]
+    print(f"\nrun {run_id[:8]}: noema review {run_id[:8]} " + " | ".join(actions))
 
 
 async def drive(services: Any, events: Any) -> int:
@@ -134,25 +140,24 @@ def run_extract(args: argparse.Namespace, backend: Any = None) -> int:
         from tui.commands.bulk import extract_all
 
         return run_async(extract_all(settings, backend))
-    return run_async(_extract(settings, args.note, backend))
+    return run_async(_extract(settings, args.note, backend, again=getattr(args, "again", False)))
 
 
-async def _extract(settings: Any, note: str, backend: Any) -> int:
-    from core.flows.registry import open_app
+async def _extract(settings: Any, note: str, backend: Any, *, again: bool = False) -> int:
     from core.repair import repair
 
-    async with open_app(settings, backend=backend) as services:
+    async with open_flows(settings, backend=backend) as services:
         rel = resolve_source(services.vault.root, services.vault.layout.sources, note)
         repair(services)
         await services.vault.index.sync_async()
-        return await follow(services, rel)
+        return await follow(services, rel, again=again)
 
 
 ACTIVE = ("queued", "running", "awaiting_review", "failed", "cancelled")
 """A source's run in one of these is continued (a cancelled one from its last checkpoint)."""
 
 
-async def follow(services: Any, rel: str) -> int:
+async def follow(services: Any, rel: str, *, again: bool = False) -> int:
     """Drive the source's active run, start one if there is none, or join the one another
     noema process is driving (wait for it, then show where it stopped). Never two runs."""
     from core.runtime import RunBusy
@@ -162,10 +167,13 @@ async def follow(services: Any, rel: str) -> int:
             r for r in services.runtime.list_runs(flow=FLOW)
             if r.target == rel and r.status in ACTIVE
         ]  # fmt: skip
-        if not active and (done := processed_on(services.vault, rel)) is not None:
-            print(f"{rel} was already processed on {done:%Y-%m-%d}; nothing to do.")
+        done = processed_on(services.vault, rel)
+        if not active and done is not None and not again:
+            print(f"{rel} was already processed on {done:%Y-%m-%d}; nothing to do "
+                  f"(extract it again with: noema extract {shlex.quote(rel)} --again).")  # fmt: skip
             return 0  # no run recorded: a "done" run per call would only clutter the runs list
-        run = active[0] if active else services.runtime.start_once(FLOW, {"source": rel}, rel)
+        data = {"source": rel, "again": done is not None}
+        run = active[0] if active else services.runtime.start_once(FLOW, data, rel)
         if run is None:
             continue  # another process queued one just now: join it
         if await _print_pending(services, run):
@@ -232,11 +240,10 @@ def run_review(args: argparse.Namespace, backend: Any = None) -> int:
 
 
 async def _review(settings: Any, args: argparse.Namespace, backend: Any) -> int:
-    from core.flows.registry import open_app
     from core.runtime import RunBusy
 
     # only feedback asks the model again; approving or aborting does not
-    async with open_app(settings, backend=backend, warm=bool(args.feedback)) as services:
+    async with open_flows(settings, backend=backend, warm=bool(args.feedback)) as services:
         try:
             run = services.runtime.runs.find(args.run)
         except KeyError as exc:
@@ -265,6 +272,7 @@ async def _answer(services: Any, run: Any, args: argparse.Namespace, waited: boo
         hint = f"; continue it with: noema extract {run.target!r}" if run.status in ACTIVE else ""
         raise CommandError(f"run {run.id[:8]} is {run.status}, not awaiting review{hint}")
     drops = parse_drops(args.drop, pending.payload)
+    refuse_unavailable(args, pending.payload)
     if args.abort:
         value: dict[str, Any] = {"action": "abort"}
     elif args.approve:
@@ -291,6 +299,17 @@ async def _answer(services: Any, run: Any, args: argparse.Namespace, waited: boo
 
 def _waiting_for(run_id: str, holder: str) -> None:
     err(f"another noema process ({holder or 'unknown'}) is writing run {run_id[:8]}; waiting")
+
+
+def refuse_unavailable(args: argparse.Namespace, payload: dict[str, Any]) -> None:
+    """An answer the review does not offer now is refused before the run is touched."""
+    actions = payload.get("actions", list(CLI_ACTIONS))
+    if args.approve and "approve" not in actions:
+        raise CommandError("nothing to commit: the review has no concepts and no quote "
+                           "attributions; give --feedback TEXT or --abort")  # fmt: skip
+    if args.feedback and "feedback" not in actions:
+        raise CommandError("no feedback rounds are left (flows.extraction.max_review_rounds): "
+                           "--approve what stands, or --abort")  # fmt: skip
 
 
 def run_repair(args: argparse.Namespace) -> int:

@@ -3,8 +3,8 @@
 `generate` writes a lesson from a concept note (its related concepts and quotes are the
 sources), self-reviews it and has it judged; `review` runs the checks, the self-review and
 the judges on an existing lesson note. When the judges escalate, the terminal asks accept /
-regenerate / judge again / reject / later (`--accept` accepts, `--no-input` leaves the run
-waiting for the TUI). `savings` reports judge tokens spent against judging every lesson fully.
+regenerate / judge again / edit (in $EDITOR) / reject / later (`--accept`, `--reject` and
+`--edit FILE` answer it up front, `--no-input` leaves the run waiting for the TUI). `savings` reports judge tokens spent against judging every lesson fully.
 Exit codes: 0 done or waiting, 1 failed.
 """
 
@@ -15,9 +15,11 @@ import json
 import sys
 from typing import Any
 
-from tui.commands import CommandError, err, require_vault, run_async, settings_from
+from tui.commands import CommandError, err, open_flows, require_vault, run_async, settings_from
+from tui.commands.editing import edit_text, editor, read_edit
 
-CHOICES = {"a": "accept", "r": "regenerate", "j": "judge", "x": "reject", "l": "later"}
+CHOICES = {"a": "accept", "r": "regenerate", "j": "judge", "e": "edit", "x": "reject",
+           "l": "later"}  # fmt: skip
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -34,6 +36,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     for sub in (gen, review):
         mode = sub.add_mutually_exclusive_group()
         mode.add_argument("--accept", action="store_true", help="accept when escalated")
+        mode.add_argument("--reject", action="store_true", help="reject when escalated")
+        mode.add_argument("--edit", metavar="FILE",
+                          help="when escalated, replace the lesson with FILE and judge it again")  # fmt: skip
         mode.add_argument("--no-input", action="store_true", help="leave escalations waiting")
         sub.set_defaults(func=run)
     savings = actions.add_parser("savings", help="judge tokens saved, and what was caught")
@@ -45,6 +50,8 @@ def run(args: argparse.Namespace, backend: Any = None, ask: Any = None) -> int:
     """The `generate` / `review` handler; `backend` and `ask` are for tests."""
     settings = settings_from(args)
     require_vault(settings)
+    if getattr(args, "edit", None):
+        read_edit(args.edit)  # a missing or empty file is refused before any run exists
     if getattr(args, "concept", None):
         data = {"mode": "generate", "concept": args.concept, "language": args.language,
                 "objectives": args.objective, "sections": args.sections}  # fmt: skip
@@ -55,9 +62,8 @@ def run(args: argparse.Namespace, backend: Any = None, ask: Any = None) -> int:
 
 async def _drive(settings: Any, data: dict[str, Any], args: Any, backend: Any, ask: Any) -> int:
     from core.flows.lesson.driver import drive_lesson, start_lesson
-    from core.flows.registry import open_app
 
-    services = open_app(settings, backend=backend)
+    services = open_flows(settings, backend=backend)
     async with services:
         if services.vault is not None:
             await services.vault.index.sync_async()
@@ -89,48 +95,67 @@ def _progress(event: Any) -> None:
 
 
 class Decider:
-    """Answers the escalation at the terminal."""
+    """Answers the escalation at the terminal (or from the flags)."""
 
-    def __init__(self, args: argparse.Namespace, ask: Any) -> None:
+    def __init__(self, args: argparse.Namespace, ask: Any, edit: Any = None) -> None:
         self.args, self.ask = args, ask
+        self.edit = edit or edit_in_editor
+        self.edit_sent = False
 
     async def __call__(self, payload: dict[str, Any]) -> Any:
         cascade = payload.get("cascade") or {}
         print(f"The judges escalated: {cascade.get('reason', 'no verdict')}")
         if self.args.accept:
             return {"action": "accept"}
+        if getattr(self.args, "reject", False):
+            return {"action": "reject"}
+        if getattr(self.args, "edit", None):
+            if self.edit_sent:  # the edited lesson escalated again: the user decides
+                print("The edited lesson was escalated again; it waits for your review.")
+                return None
+            self.edit_sent = True
+            return {"action": "edit", "content": read_edit(self.args.edit)}
         if self.args.no_input or (self.ask is input and not sys.stdin.isatty()):
             return None
         while True:
-            answer = self.ask("[a]ccept / [r]egenerate / [j]udge again / re[x]ject / [l]ater: ")
+            answer = self.ask("[a]ccept / [r]egenerate / [j]udge again / [e]dit / re[x]ject / "
+                              "[l]ater: ")  # fmt: skip
             action = CHOICES.get(answer.strip().lower()[:1], answer.strip().lower())
             if action == "later":
                 return None
+            if action == "edit":
+                text = self.edit(payload.get("lesson", ""), self.ask)
+                if text is not None and text.strip():
+                    return {"action": "edit", "content": text}
+                err("no edit: the lesson is unchanged")
+                continue
             if action in CHOICES.values():
                 return {"action": action}
-            err("please answer a, r, j, x or l")
+            err("please answer a, r, j, e, x or l")
+
+
+def edit_in_editor(lesson: str, ask: Any) -> str | None:
+    """The lesson edited in $VISUAL / $EDITOR, or read from a file the user names when no
+    editor is set. None when nothing changed."""
+    if editor():
+        return edit_text(lesson)
+    path = ask("no $EDITOR set: path of a file with the edited lesson (empty cancels): ")
+    return read_edit(path.strip()) if path.strip() else None
 
 
 def run_savings(args: argparse.Namespace) -> int:
-    from core.flows.lesson.traces import lesson_rows, savings_report
+    from core.flows.lesson.traces import lesson_rows, savings_report, savings_text
     from core.store import open_store
 
     settings = settings_from(args)
     store = open_store(settings)
     try:
-        report = savings_report(store)
+        report = savings_report(store, settings=settings)
         rows = lesson_rows(store)
     finally:
         store.close()
     if args.json:
         print(json.dumps({"total": report, "lessons": rows}, ensure_ascii=False))
         return 0
-    for row in rows:
-        print(f"{row['status']:<20} {row['judge_tokens']:>7} / {row['full_judge_tokens']:>7} "
-              f"caught by {row['caught_by'] or '-':<12} {row['lesson_path']}")  # fmt: skip
-    print(
-        f"{report['lessons']} lessons: {report['judge_tokens']} judge tokens spent, "
-        f"{report['full_judge_tokens']} when judging fully, saved {report['saved_share']:.0%}"
-    )
-    print(f"caught before the judges: {report['caught'] or 'nothing'}")
+    print(savings_text(report, rows))
     return 0

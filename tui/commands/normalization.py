@@ -1,7 +1,12 @@
 """`noema normalize` and `noema merges list|show|accept|reject|apply|undo`.
 
-`normalize` runs the normalization flow headless, printing its progress, and stores a review
-of the merges it found. `merges apply REVIEW` shows the dry-run diff of the accepted merges
+`merges canonical REVIEW C NAME --title TITLE` chooses which member of cluster C becomes the
+canonical concept, renames it, or both (the TUI's `c` and `t`). `normalize` runs the
+normalization flow headless, printing its progress, and stores a review
+of the merges it found. Exit codes: 0 done; 1 failed (the model did not answer: `--resume RUN`
+redoes the step that failed); 3 partial (some model answers stayed invalid: what they would
+have found is missing, each is listed); Ctrl-C stops a run at its last checkpoint and
+`--resume RUN` continues it too. `merges apply REVIEW` shows the dry-run diff of the accepted merges
 and asks before writing (`--yes` skips the question, `--all` accepts every pending merge
 first); an apply interrupted halfway is finished with `--resume` or rolled back with
 `merges undo REVIEW`, which restores the vault as it was before the apply.
@@ -16,6 +21,7 @@ from typing import Any
 from tui.commands import (
     CommandError,
     err,
+    open_flows,
     require_vault,
     run_async,
     settings_from,
@@ -29,6 +35,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     normalize.add_argument(
         "--strategy", choices=("auto", "full_list", "blocks"), help="override the settings"
+    )
+    normalize.add_argument(
+        "--resume", metavar="RUN", help="resume a failed run from the step that failed"
     )
     normalize.set_defaults(func=run_normalize)
 
@@ -47,6 +56,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         parser.add_argument("review", metavar="REVIEW")
         parser.add_argument("numbers", nargs="+", type=int, metavar="N")
         parser.set_defaults(func=run_mark, status=status)
+    canonical = actions.add_parser(
+        "canonical", help="choose or rename the canonical concept of a cluster (see `merges show`)"
+    )
+    canonical.add_argument("review", metavar="REVIEW")
+    canonical.add_argument("cluster", type=int, metavar="C", help="cluster number")
+    canonical.add_argument(
+        "concept", nargs="?", metavar="NAME", help="the member that becomes canonical (title or id)"
+    )
+    canonical.add_argument("--title", metavar="TITLE", help="the canonical's new title")
+    canonical.set_defaults(func=run_canonical)
     apply = actions.add_parser("apply", help="apply the accepted merges after a dry-run diff")
     apply.add_argument("review", metavar="REVIEW")
     apply.add_argument("--all", action="store_true", help="accept every pending merge first")
@@ -63,39 +82,61 @@ def run_normalize(args: argparse.Namespace, backend: Any = None) -> int:
     """The `normalize` handler; `backend` is for tests (a scripted model)."""
     settings = settings_from(args)
     require_vault(settings)
-    return run_async(_normalize(settings, args.strategy, backend))
+    return run_async(_normalize(settings, args.strategy, backend, getattr(args, "resume", None)))
 
 
-async def _normalize(settings: Any, strategy: str | None, backend: Any) -> int:
-    from core.flows.registry import open_app
-
-    async with open_app(settings, backend=backend) as services:
-        run = services.runtime.start("normalization", {"strategy": strategy} if strategy else {})
-        with stop_on_interrupt(services.runtime, run.id, "`s` on the run in the app"):
-            review_id = await _follow(services.runtime.stream(run.id))
-        if not review_id:
-            print("no merges to propose")
-            return 0
-        _print_review(services.store, review_id)
-        print(f"review {review_id[:8]}: noema merges apply {review_id[:8]} --all")
-    return 0
+def _run_to_resume(services: Any, prefix: str) -> Any:
+    try:
+        run = services.runtime.runs.find(prefix)
+    except KeyError as exc:
+        raise CommandError(str(exc.args[0])) from exc
+    if run.flow != "normalization" or run.status not in ("failed", "cancelled"):
+        raise CommandError(f"run {run.id[:8]} is a {run.flow} run that is {run.status}; "
+                           "only a failed or stopped normalization run can be resumed")  # fmt: skip
+    return run
 
 
-async def _follow(events: Any) -> str | None:
-    """Print a normalization run's progress; the id of the review it stored, if any."""
+async def _normalize(
+    settings: Any, strategy: str | None, backend: Any, resume: str | None = None
+) -> int:
+    from core.model_failures import skipped_line
+
+    async with open_flows(settings, backend=backend) as services:
+        if resume:
+            run = _run_to_resume(services, resume)
+        else:
+            run = services.runtime.start(
+                "normalization", {"strategy": strategy} if strategy else {}
+            )
+        again = f"`noema normalize --resume {run.id[:8]}`"
+        with stop_on_interrupt(services.runtime, run.id, again):
+            review_id, output = await _follow(services.runtime.stream(run.id), run.id)
+        skipped = output.get("skipped") or []
+        for entry in skipped:
+            err(f"not done: {skipped_line(entry)}")
+        print((output.get("messages") or ["Done."])[-1])
+        if review_id:
+            _print_review(services.store, review_id)
+            print(f"review {review_id[:8]}: noema merges apply {review_id[:8]} --all")
+    return 3 if skipped else 0
+
+
+async def _follow(events: Any, run_id: str) -> tuple[str | None, dict[str, Any]]:
+    """Print a normalization run's progress; the id of the review it stored (if any) and the
+    run's output."""
     from core.events import Done, Failed, Progress
 
-    review_id = None
+    review_id, output = None, {}
     async for event in events:
         if isinstance(event, Progress):
             err(f"[{event.data.get('phase', '')}] {event.data.get('agent_activity', '')}")
             review_id = event.data.get("review_id") or review_id
         elif isinstance(event, Failed):
-            raise CommandError(f"normalization failed: {event.error}")
+            raise CommandError(f"normalization failed: {event.error}\n"
+                               f"resume it with: noema normalize --resume {run_id[:8]}")  # fmt: skip
         elif isinstance(event, Done):
-            for error in event.output.get("errors", []):
-                err(f"warning: {error}")
-    return review_id
+            output = event.output
+    return review_id, output
 
 
 # -- merges ---------------------------------------------------------------------------------
@@ -167,9 +208,53 @@ def run_show(args: argparse.Namespace) -> int:
         print(f"review {review.id[:8]} ({review.status}), trend {review.trend}")
         _print_review(merges.store, review.id)
         concepts = merges.concepts()
-        for cluster in merges.clusters(review.id):
-            variants = ", ".join(concepts[v].title for v in cluster.variants)
-            print(f"  {cluster.title(concepts)} <- {variants}")
+        for n, cluster in enumerate(merges.clusters(review.id), start=1):
+            print(_cluster_line(n, cluster, concepts))
+        print(f"choose or rename a canonical: noema merges canonical {review.id[:8]} C NAME"
+              " [--title TITLE]")  # fmt: skip
+    return 0
+
+
+def _cluster_line(n: int, cluster: Any, concepts: Any) -> str:
+    variants = ", ".join(concepts[v].title for v in cluster.variants)
+    return f"  C{n}. {cluster.title(concepts)} <- {variants}"
+
+
+def _member(cluster: Any, concepts: Any, name: str) -> str:
+    """The cluster member called `name` (title, case-insensitive, or an id prefix)."""
+    wanted = name.strip().casefold()
+    found = [m for m in cluster.members if concepts[m].title.casefold() == wanted]
+    found = found or [m for m in cluster.members if m.startswith(name.strip())]
+    if len(found) != 1:
+        names = ", ".join(concepts[m].title for m in cluster.members)
+        raise CommandError(f"no single member {name!r} in this cluster; its members: {names}")
+    return found[0]
+
+
+def run_canonical(args: argparse.Namespace) -> int:
+    """Choose the canonical of cluster C, rename it, or both (as `c` and `t` in the TUI)."""
+    if args.concept is None and args.title is None:
+        raise CommandError("name the new canonical (NAME), its new title (--title), or both")
+    if args.title is not None and not args.title.strip():
+        raise CommandError("--title is empty")
+    with _Opened(args) as merges:
+        review = _review(merges, args.review)
+        if review.status == "applied":
+            raise CommandError(f"review {review.id[:8]} is already applied")
+        clusters, concepts = merges.clusters(review.id), merges.concepts()
+        if not 1 <= args.cluster <= len(clusters):
+            raise CommandError(f"no cluster C{args.cluster} in review {review.id[:8]}"
+                               f" ({len(clusters)} clusters; see `merges show`)")  # fmt: skip
+        cluster = clusters[args.cluster - 1]
+        chosen = (
+            cluster.canonical_id
+            if args.concept is None
+            else _member(cluster, concepts, args.concept)
+        )
+        title = args.title.strip() if args.title else None
+        merges.reviews.choose_canonical(review.id, chosen, cluster.members, title)
+        updated = next(c for c in merges.clusters(review.id) if chosen in c.members)
+        print(_cluster_line(args.cluster, updated, concepts))
     return 0
 
 

@@ -5,6 +5,7 @@
     noema tutor --resume SESSION      continue a session where it stopped (id or id prefix)
     noema tutor sessions              list sessions
     noema tutor logs SESSION [--text] [--agent planner|executor|evaluator|finish]
+                             [--summary] [--page N] [--per-page N]
 
 In the chat, `/hint` shows the hints of the current question and `/quit` leaves (the session
 can be resumed later).
@@ -18,9 +19,9 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from tui.commands import CommandError, require_vault, run_async, settings_from
+from core.flows.tutor.logs import AGENTS as AGENT_NAMES
+from tui.commands import CommandError, err, open_flows, require_vault, run_async, settings_from
 
-AGENTS = ("planner", "executor", "evaluator", "finish")
 ReadLine = Callable[[str], Awaitable[str | None]]
 Write = Callable[[str], None]
 
@@ -39,7 +40,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     logs = sub.add_parser("logs", help="a session's agent logs")
     logs.add_argument("session", help="session id (or a unique prefix)")
     logs.add_argument("--text", action="store_true", help="the readable log instead of JSON")
-    logs.add_argument("--agent", choices=AGENTS, help="only this agent's steps")
+    logs.add_argument("--agent", choices=AGENT_NAMES, help="only this agent's steps")
+    logs.add_argument(
+        "--summary", action="store_true",
+        help="per agent: steps, model calls, tokens, mean latency, errors",
+    )  # fmt: skip
+    logs.add_argument("--page", type=int, metavar="N", help="only page N of the entries")
+    logs.add_argument("--per-page", type=int, default=20, metavar="N",
+                      help="entries per page (default 20)")  # fmt: skip
     logs.set_defaults(func=run_logs)
 
 
@@ -79,14 +87,25 @@ def run_logs(args: argparse.Namespace) -> int:
     store = open_store(settings)
     try:
         session = find_session(store, args.session).id
+        if args.summary:
+            print(logs.summary_text(logs.summary(store, settings.data_dir, session)))
+            return 0
     except KeyError as exc:
         raise CommandError(str(exc.args[0])) from None
     finally:
         store.close()
+    page = None
+    if args.page is not None:
+        page = logs.Page(args.page, args.per_page)
+        total = len(logs.read(settings.data_dir, session, args.agent))
+        if not 1 <= args.page <= page.count(total) or args.per_page < 1:
+            raise CommandError(f"no page {args.page}: {total} entries, "
+                               f"{page.count(total)} page(s) of {args.per_page}")  # fmt: skip
+        err(f"page {args.page} of {page.count(total)} ({total} entries)")
     if args.text:
-        print(logs.read_text(settings.data_dir, session, args.agent), end="")
+        print(logs.read_text(settings.data_dir, session, args.agent, page), end="")
     else:
-        for item in logs.read(settings.data_dir, session, args.agent):
+        for item in logs.read(settings.data_dir, session, args.agent, page):
             print(json.dumps(item, ensure_ascii=False))
     return 0
 
@@ -215,13 +234,12 @@ async def read_answer(read: ReadLine, write: Write, values: dict[str, Any]) -> s
 
 
 async def open_and_chat(args: argparse.Namespace, read: ReadLine, write: Write) -> int:
-    from core.flows.registry import open_app
     from core.flows.tutor.session import needs_retry, start_session
     from core.flows.tutor.sessions import find_session
 
     settings = settings_from(args)
     require_vault(settings)
-    async with open_app(settings) as services:
+    async with open_flows(settings) as services:
         if args.resume:
             try:
                 session_id = find_session(services.store, args.resume).id

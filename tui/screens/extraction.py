@@ -23,7 +23,14 @@ from core.events import Done, Failed, Interrupted
 from tui.messages import RunsChanged, RunUpdate, ServicesReady
 from tui.screens.base import NoemaScreen
 from tui.screens.rubric import TextModal
-from tui.widgets.extraction_review import ReviewTable, detail_text, drops_for, notes_text
+from tui.widgets.confirm import ConfirmModal
+from tui.widgets.extraction_review import (
+    ReviewTable,
+    detail_text,
+    drops_for,
+    notes_text,
+    review_headline,
+)
 from tui.widgets.extraction_sources import SourcesTable, source_rows
 from tui.widgets.extraction_steps import ExtractionSteps
 
@@ -122,7 +129,7 @@ class ExtractionScreen(NoemaScreen):
             return
         _path, _title, status, run_id = table.rows_by_path[path]
         if status == "processed":
-            self.notify(f"{path} is already processed.")
+            self.ask_extract_again(path)
             return
         if status == "awaiting review":
             self.follow(run_id)
@@ -133,9 +140,24 @@ class ExtractionScreen(NoemaScreen):
             return
         if run_id is None:
             run_id = self.services.runtime.start(FLOW, {"source": path}, target=path).id
+        self.start(run_id, path)
+
+    def start(self, run_id: str, path: str) -> None:
         self.follow(run_id)
         self.query_one("#outcome", Static).update(f"Extracting {path}...")
         self.app.drive_run(run_id)
+
+    def ask_extract_again(self, path: str) -> None:
+        """A processed source is extracted again only when the user says so."""
+
+        def answered(again: bool | None) -> None:
+            if again:
+                run = self.services.runtime.start(FLOW, {"source": path, "again": True},
+                                                  target=path)  # fmt: skip
+                self.start(run.id, path)
+
+        question = f"{path} is already processed. Extract it again (a new review)?"
+        self.app.push_screen(ConfirmModal(question, yes="Extract again"), answered)
 
     def follow(self, run_id: str) -> None:
         """Show `run_id` from now on, starting with what it did so far (the app's log)."""
@@ -179,11 +201,7 @@ class ExtractionScreen(NoemaScreen):
         table.show(payload, self.dropped)
         self.query_one("#notes", Static).update(notes_text(payload))
         self.show_detail()
-        counts = f"{len(payload['concepts'])} new, {len(payload['duplicates'])} duplicates, {len(payload['relations'])} relations"
-        self.query_one("#outcome", Static).update(
-            f"Review of {payload['source_title']} ({counts}; round {payload['round']}/{payload['max_rounds']})"
-            "   d: drop/restore   f: feedback   a: approve   X: abort"
-        )
+        self.query_one("#outcome", Static).update(review_headline(payload))
         table.focus()
         self.refresh_bindings()
 
@@ -225,8 +243,10 @@ class ExtractionScreen(NoemaScreen):
     # -- review actions --------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("toggle_drop", "feedback", "approve", "abort"):
+        if action in ("toggle_drop", "abort"):
             return self.payload is not None
+        if action in ("feedback", "approve"):  # no rounds left / nothing to commit: disabled
+            return self.payload is not None and action in self.payload.get("actions", [action])
         return True
 
     def action_toggle_drop(self) -> None:

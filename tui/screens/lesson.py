@@ -47,6 +47,9 @@ class LessonScreen(NoemaScreen):
     DEFAULT_CSS = """
     LessonScreen #top { height: auto; padding: 0 1; }
     LessonScreen #concept { width: 1fr; }
+    LessonScreen #language { width: 14; }
+    LessonScreen #sections { width: 14; }
+    LessonScreen #objectives { width: 2fr; }
     LessonScreen #main { height: 1fr; }
     LessonScreen #lessons { width: 34; }
     LessonScreen #preview { width: 1fr; }
@@ -58,6 +61,8 @@ class LessonScreen(NoemaScreen):
         Binding("r", "regenerate", "Regenerate", id="lesson.regenerate"),
         Binding("j", "judge", "Send to judge", id="lesson.judge"),
         Binding("e", "edit", "Edit", id="lesson.edit"),
+        Binding("x", "reject", "Reject", id="lesson.reject"),
+        Binding("s", "savings", "Savings", id="lesson.savings"),
         Binding("escape", "back", "Back", id="lesson.back"),
     ]
 
@@ -73,6 +78,9 @@ class LessonScreen(NoemaScreen):
         yield Header()
         with Horizontal(id="top"):
             yield Input(self.concept, placeholder="concept note (title or path)", id="concept")
+            yield Input(placeholder="language", id="language", max_length=8)
+            yield Input(placeholder="sections", id="sections", type="integer", max_length=2)
+            yield Input(placeholder="objectives (separated by ;)", id="objectives")
             yield Button("Generate", variant="primary", id="generate")
         yield LessonStepper(id="stepper")
         with Horizontal(id="main"):
@@ -143,24 +151,38 @@ class LessonScreen(NoemaScreen):
     # -- runs ----------------------------------------------------------------------------------
 
     @on(Button.Pressed, "#generate")
-    @on(Input.Submitted, "#concept")
+    @on(Input.Submitted, "#concept, #language, #sections, #objectives")
     def generate(self) -> None:
         concept = self.query_one("#concept", Input).value.strip()
         if not concept or self.services is None:
             self.notify("Name a concept note first.", severity="warning")
             return
-        self.start_run({"mode": "generate", "concept": concept}, concept)
+        self.start_run(self.generation_input(concept), concept)
+
+    def generation_input(self, concept: str) -> dict[str, Any]:
+        """The run's input from the fields: language, section count and objectives are
+        optional (empty: the note's language, the settings' section count, no objectives)."""
+        sections = self.query_one("#sections", Input).value.strip()
+        objectives = self.query_one("#objectives", Input).value.split(";")
+        return {
+            "mode": "generate", "concept": concept,
+            "language": self.query_one("#language", Input).value.strip(),
+            "sections": int(sections) if sections.isdigit() else 0,
+            "objectives": [o.strip() for o in objectives if o.strip()],
+        }  # fmt: skip
 
     def start_run(self, data: dict[str, Any], target: str) -> None:
+        from core.flows.lesson.driver import start_lesson
+
         try:
-            run = self.services.runtime.start("lesson", data, target=target)
+            run_id = start_lesson(self.services, data)
         except ValueError as exc:
             self.notify(str(exc), severity="error")
             return
-        self.run_id, self.payload = run.id, None
+        self.run_id, self.payload = run_id, None
         self.query_one(LessonStepper).reset()
         self.refresh_bindings()
-        self.app.drive_run(run.id)
+        self.app.drive_run(run_id)
 
     def on_run_update(self, message: RunUpdate) -> None:
         event = message.event
@@ -197,7 +219,16 @@ class LessonScreen(NoemaScreen):
                                              values.get("lesson", ""))  # fmt: skip
         results = [values[f] for f in ("judge_primary", "judge_secondary", "judge_tiebreak")
                    if values.get(f)]  # fmt: skip
-        self.query_one("#judge", Static).update(judge_text(values.get("cascade"), results))
+        self.query_one("#judge", Static).update(
+            judge_text(values.get("cascade"), results, self.judges_note())
+        )
+
+    def judges_note(self) -> str:
+        """What the judge setup is worth: one model in every judge role repeats itself."""
+        from core.flows.lesson.cascade import ONE_MODEL_NOTE, one_judge_model
+
+        settings = getattr(self.services, "settings", None)
+        return ONE_MODEL_NOTE if settings is not None and one_judge_model(settings) else ""
 
     def on_self_review_panel_issue_selected(self, message: SelfReviewPanel.IssueSelected) -> None:
         preview = self.query_one("#preview", TextArea)
@@ -209,7 +240,7 @@ class LessonScreen(NoemaScreen):
     # -- keys ----------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("accept", "regenerate", "judge", "edit"):
+        if action in ("accept", "regenerate", "judge", "edit", "reject"):
             return self.payload is not None or bool(self.path)
         return True
 
@@ -225,6 +256,23 @@ class LessonScreen(NoemaScreen):
     def action_accept(self) -> None:
         if not self.answer({"action": "accept"}):
             self.set_status(self.path, "accepted")
+
+    def action_reject(self) -> None:
+        """Reject the escalated lesson (its note is written as rejected), or mark the selected
+        lesson rejected."""
+        if not self.answer({"action": "reject"}) and self.path:
+            self.set_status(self.path, "rejected")
+
+    @work(exclusive=True, group="lesson-savings", thread=True, exit_on_error=False)
+    def action_savings(self) -> None:
+        """The judge-token savings report (the same as `noema lesson savings`)."""
+        from core.flows.lesson.traces import lesson_rows, savings_report, savings_text
+        from tui.widgets.report_modal import ReportModal
+
+        store = self.services.store
+        report = savings_report(store, settings=self.services.settings)
+        text = savings_text(report, lesson_rows(store)) if report["lessons"] else "No lessons yet."
+        self.app.call_from_thread(self.app.push_screen, ReportModal("Judge-token savings", text))
 
     @work(exclusive=True, group="lesson-write", thread=True, exit_on_error=False)
     def set_status(self, path: str, status: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.syntax import Syntax
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -93,6 +94,20 @@ class DiffModal(NoemaModal):
         self.action_cancel()
 
 
+def outcome_text(output: dict[str, Any]) -> Text:
+    """The end of a run: done, or partial with every model call whose work is missing."""
+    from core.model_failures import skipped_line
+
+    line = (output.get("messages") or ["Done."])[-1]
+    skipped = output.get("skipped") or []
+    if not skipped:
+        return Text(line)
+    text = Text(line + "\n", style="bold yellow")
+    for entry in skipped:
+        text.append(f"  ! {skipped_line(entry)}\n", style="yellow")
+    return text
+
+
 class NormalizationScreen(NoemaScreen):
     """Find, review and apply concept merges."""
 
@@ -117,7 +132,8 @@ class NormalizationScreen(NoemaScreen):
         self.review_id = review_id
         self.run_id: str | None = run_id
         self.review_status = ""
-        """ids of the logged events already shown by `follow` (their RunUpdate may follow)."""
+        self.failed_run: str | None = None
+        """A run of this screen that failed: `s` resumes it from the failed step."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -179,7 +195,7 @@ class NormalizationScreen(NoemaScreen):
                             "p finishes it, u undoes it.")  # fmt: skip
         self.refresh_bindings()
 
-    def set_status(self, text: str) -> None:
+    def set_status(self, text: str | Text) -> None:
         self.query_one("#status-line", Static).update(text)
 
     # -- the run -------------------------------------------------------------------------------
@@ -187,6 +203,12 @@ class NormalizationScreen(NoemaScreen):
     def action_start(self) -> None:
         if self.services is None:
             self.notify("Still opening the vault and the model.", severity="warning")
+            return
+        failed, self.failed_run = self.failed_run, None
+        if failed is not None:  # resume from the failed step, not from the beginning
+            self.run_id = failed
+            self.set_status("Resuming the run from the step that failed...")
+            self.app.drive_run(failed)
             return
         run = self.services.runtime.start("normalization", {})
         self.run_id = run.id
@@ -216,11 +238,13 @@ class NormalizationScreen(NoemaScreen):
             self.query_one(NormalizationLive).apply(event.data)
         elif isinstance(event, Done):
             review = event.output.get("review_id")
-            self.set_status("Done." if review else "Done: no merges to propose.")
+            self.set_status(outcome_text(event.output))
             if review:
                 self.load_review(review)
         elif isinstance(event, Failed):
-            self.set_status(f"Failed: {event.error}")
+            self.failed_run = event.run_id
+            self.set_status(Text(f"Failed: {event.error}\ns resumes the run from the step that "
+                                 "failed.", style="bold red"))  # fmt: skip
 
     # -- review actions --------------------------------------------------------------------------
 

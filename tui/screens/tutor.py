@@ -276,7 +276,8 @@ class TutorScreen(TurnRelay, NoemaScreen):
         if not self.session_id:
             self.notify("no session open", severity="warning")
             return
-        self.app.push_screen(LogsModal(self.app.settings.data_dir, self.session_id))
+        store = self.services.store if self.services is not None else None
+        self.app.push_screen(LogsModal(self.app.settings.data_dir, self.session_id, store))
 
     def action_learner(self) -> None:
         profile = self.app.settings.flows.tutor.learner.model_dump()

@@ -12,6 +12,8 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import DataTable
 
+from core.model_failures import skipped_line
+
 Payload = dict[str, Any]
 
 
@@ -61,6 +63,8 @@ def detail_text(payload: Payload, key: str) -> Text:
         text.append(c["title"] + "\n", style="bold").append(
             c["short_summary"] + "\n", style="italic"
         )
+        if c.get("summary"):
+            text.append("Resumen: ", style="bold").append(c["summary"] + "\n")
         text.append("Concepto: ", style="bold").append(c["concept"] + "\n")
         text.append("Análisis: ", style="bold").append(c["analysis"] + "\n")
         text.append("Why: ", style="bold").append(c.get("rationale", "") + "\n")
@@ -89,15 +93,50 @@ def detail_text(payload: Payload, key: str) -> Text:
     return text
 
 
+KEYS = {"feedback": "f: feedback", "approve": "a: approve", "abort": "X: abort"}
+
+
+def review_headline(payload: Payload) -> Text:
+    """What is under review, the round, what was not done, and the keys that apply now."""
+    counts = (f"{len(payload['concepts'])} new, {len(payload['duplicates'])} duplicates, "
+              f"{len(payload['relations'])} relations")  # fmt: skip
+    text = Text(f"Review of {payload['source_title']} ({counts}; "
+                f"round {payload['round']}/{payload['max_rounds']})")  # fmt: skip
+    if payload.get("notice"):
+        text.append(f"\n{payload['notice']}", style="bold yellow")
+    skipped = payload.get("skipped") or []
+    if skipped:
+        text.append(f"\n{len(skipped)} step(s) not done by the model (see Not done below)",
+                    style="bold red")  # fmt: skip
+    if payload.get("round_notice"):
+        text.append(f"\n{payload['round_notice']}", style="bold yellow")
+    if "approve" not in payload.get("actions", ["approve"]):
+        text.append("\nNothing to commit yet: give feedback or abort.", style="bold yellow")
+    offered = payload.get("actions", list(KEYS))
+    keys = ["d: drop/restore"] + [text for action, text in KEYS.items() if action in offered]
+    return text.append("\n" + "   ".join(keys), style="dim")
+
+
 def notes_text(payload: Payload) -> Text:
-    """Warnings (unattributed quotes, disconnected concepts, ...) and the critique log."""
-    text = Text("Warnings\n", style="bold yellow")
+    """What was not done (fallbacks), warnings (unattributed quotes, disconnected concepts,
+    ...), the model's own notes and the critique log."""
+    text = Text()
+    if payload.get("skipped"):
+        text.append("Not done: no usable answer from the model; a fallback stands in\n",
+                    style="bold red")  # fmt: skip
+        for entry in payload["skipped"]:
+            text.append(f"  ! {skipped_line(entry)}\n", style="red")
+    text.append("Warnings\n", style="bold yellow")
     for q in payload.get("unattributed", []):
         text.append(f"  • unattributed [{q['id']}] {q['text'][:90]}\n")
     for title in payload.get("disconnected", []):
         text.append(f"  • disconnected: {title}\n")
     for warning in payload.get("warnings", []):
         text.append(f"  • {warning}\n")
+    if payload.get("notes"):
+        text.append("The model's notes\n", style="bold")
+        for note in payload["notes"]:
+            text.append(f"  • {note}\n")
     text.append("Critique log\n", style="bold cyan")
     for entry in payload.get("critique_log", []):
         verdict = {True: "passed", False: "failed", None: "unavailable"}[entry.get("passed")]

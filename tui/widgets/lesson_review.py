@@ -22,6 +22,10 @@ SEVERITY_STYLE = {"CRITICAL": "bold red", "FIXABLE": "yellow", "COMPLEX": "magen
 def badge(review: dict[str, Any] | None) -> Text:
     if not review:
         return Text("Self-review not run yet", style="dim")
+    if review.get("not_reviewed"):
+        text = Text(" ⚠ Not reviewed ", style="bold black on red")
+        text.append(f"  {review['not_reviewed']}", style="bold")
+        return text.append("\nSent to the judges flagged (FLAG_TO_JUDGE)", style="dim")
     if review.get("passed"):
         text = Text(" ✓ Passed ", style="bold black on green")
     else:
@@ -90,13 +94,17 @@ class SelfReviewPanel(Vertical):
         self.post_message(self.IssueSelected(self.issues[index].get("location", "")))
 
 
-def judge_text(cascade: dict[str, Any] | None, results: list[dict[str, Any]]) -> Text:
-    """The verdict, the judges that ran, and the scores per criterion."""
+def judge_text(
+    cascade: dict[str, Any] | None, results: list[dict[str, Any]], note: str = ""
+) -> Text:
+    """The verdict, the judges that ran, and the scores per criterion; `note` (what the judge
+    setup is worth, e.g. one model in every judge role) comes first."""
+    head = Text(f"Note: {note}\n", style="yellow") if note else Text()
     if not cascade:
-        return Text("Not judged yet", style="dim")
+        return head + Text("Not judged yet", style="dim")
     colour = {"accept": "green", "fix": "yellow", "regenerate": "red", "escalate": "magenta"}
-    text = Text(f"Judge: {cascade['decision'].upper()}",
-                style=f"bold {colour.get(cascade['decision'], '')}")  # fmt: skip
+    text = head + Text(f"Judge: {cascade['decision'].upper()}",
+                       style=f"bold {colour.get(cascade['decision'], '')}")  # fmt: skip
     text.append(f"  score {cascade['score']:.2f}  ({cascade.get('reason', '')})\n", style="dim")
     for vote in cascade.get("votes", []):
         text.append(

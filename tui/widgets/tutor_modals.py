@@ -13,7 +13,6 @@ from textual.widgets import Button, DataTable, Input, Label, Select, Static
 
 from core.flows.tutor import logs
 
-AGENTS = ["planner", "executor", "evaluator", "finish"]
 MODAL_CSS = """
 {name} {{ align: center middle; }}
 {name} > Vertical {{ width: 90%; height: 85%; border: thick $accent; background: $surface;
@@ -59,20 +58,25 @@ class LogsModal(ModalScreen[None]):
     DEFAULT_CSS = MODAL_CSS.format(name="LogsModal") + "LogsModal VerticalScroll { height: 1fr; }"
     BINDINGS = [Binding("escape", "dismiss(None)", "Close", id="tutor.logs.close")]
 
-    def __init__(self, data_dir: Any, session_id: str) -> None:
+    def __init__(self, data_dir: Any, session_id: str, store: Any = None) -> None:
         super().__init__()
         self.data_dir = data_dir
         self.session_id = session_id
+        self.store = store
 
     def compose(self) -> ComposeResult:
         with Vertical():
             with Horizontal():
                 yield Label(f"Agent logs of {self.session_id[:8]}  (Esc: close)  agent:")
-                yield Select([(a, a) for a in AGENTS], prompt="all agents", id="agent")
+                yield Select([(a, a) for a in logs.AGENTS], prompt="all agents", id="agent")
             with VerticalScroll():
+                yield Static("", id="log-summary")
                 yield Static("", id="log")
 
     def on_mount(self) -> None:
+        if self.store is not None:
+            stats = logs.summary(self.store, self.data_dir, self.session_id)
+            self.query_one("#log-summary", Static).update(logs.summary_text(stats) + "\n")
         self.show(None)
 
     @on(Select.Changed, "#agent")

@@ -1,13 +1,15 @@
 """The extraction graph (spec 002).
 
 START -> load_source -> extract_batch x batches (Send) -> merge_candidates
-  -> detect_duplicate x candidates (Send) -> aggregate
-  -> relation_queries x new (Send) -> search_pool -> relate x new (Send) -> collect_relations
-  -> critique_checks -> critique -> critique_judge -> critique_gate -> refine -> critique_checks
+  -> [pass] detect_duplicate x candidates (Send) -> aggregate
+     -> relation_queries x new (Send) -> search_pool -> relate x new (Send) -> collect_relations
+  -> critique_checks -> critique -> critique_judge -> critique_gate -> refine -> [pass]
                                                                    \\-> review (interrupt)
   review: approve -> commit_store -> write_vault -> mark_source -> END
-          feedback -> incorporate -> review  (or round_limit -> END)
+          feedback -> incorporate -> [pass] -> review  (no rounds left: review again)
           drop -> review;  abort -> aborted -> END
+[pass] is 1.1b-1.1e for the concepts not checked yet: those of 1.1a, then those a refinement
+or the feedback added (none: straight on). A pass after the feedback ends at the review.
 A processed source or one without quotes goes from load_source to finish -> END.
 """
 
@@ -40,7 +42,6 @@ NODES = {
     "review": review.review,
     "incorporate": review.incorporate,
     "aborted": review.aborted,
-    "round_limit": review.round_limit,
     "finish": review.finish,
     "commit_store": commit.commit_store,
     "write_vault": commit.write_vault,
@@ -67,26 +68,27 @@ def build_graph() -> StateGraph:
     graph.add_conditional_edges(
         "aggregate",
         relate.route_after_aggregate,
-        ["relation_queries", "relate", "collect_relations", "critique_checks"],
+        ["relation_queries", "relate", "collect_relations"],
     )
     graph.add_edge("relation_queries", "search_pool")
     graph.add_conditional_edges(
         "search_pool", relate.route_to_relate, ["relate", "collect_relations"]
     )
     graph.add_edge("relate", "collect_relations")
-    graph.add_edge("collect_relations", "critique_checks")
+    graph.add_conditional_edges(
+        "collect_relations", relate.route_after_relations, ["critique_checks", "review"]
+    )
     graph.add_edge("critique_checks", entry)
     graph.add_conditional_edges("critique_gate", review.route_after_critique, ["refine", "review"])
-    graph.add_edge("refine", "critique_checks")
+    new_concepts = ["detect_duplicate", "critique_checks", "review"]
+    graph.add_conditional_edges("refine", nodes.route_new_concepts, new_concepts)
     graph.add_conditional_edges(
-        "review",
-        review.route_after_review,
-        ["commit_store", "incorporate", "review", "aborted", "round_limit"],
+        "review", review.route_after_review, ["commit_store", "incorporate", "review", "aborted"]
     )
-    graph.add_edge("incorporate", "review")
+    graph.add_conditional_edges("incorporate", nodes.route_new_concepts, new_concepts)
     graph.add_edge("commit_store", "write_vault")
     graph.add_edge("write_vault", "mark_source")
-    for last in ("mark_source", "aborted", "round_limit", "finish"):
+    for last in ("mark_source", "aborted", "finish"):
         graph.add_edge(last, END)
     return graph
 

@@ -8,7 +8,6 @@ Parallel calls fan out with `Send`; the runtime's `max_concurrency` (from
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,7 +16,9 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from core.context import FlowContext
+from core.domain import new_concept_id
 from core.flows.extraction.batching import clip_quote, plan_batches
+from core.flows.extraction.names import KnownName, known_names, same_name, similar_names
 from core.flows.extraction.prompts import (
     CONCEPT_TOKENS,
     CandidatesAnswer,
@@ -29,9 +30,17 @@ from core.flows.extraction.prompts import (
     duplicate_schema,
     fitting,
 )
-from core.flows.extraction.proposal import ExistingLink, NewConcept, Proposal, merge_links
+from core.flows.extraction.proposal import (
+    ExistingLink,
+    NewConcept,
+    Proposal,
+    ProposedRelation,
+    dedupe_relations,
+    merge_links,
+)
+from core.flows.extraction.sanity import rejection
 from core.flows.extraction.text import clip_words, normalize_title
-from core.problems import explain
+from core.model_failures import raise_unless_fallback, skipped_entry
 from core.sources import read_source
 from local_llm import LLMError
 from vault.search import Hit, search
@@ -51,14 +60,35 @@ def options(runtime: Runtime[FlowContext]) -> Any:
     return runtime.context.settings.flows.extraction
 
 
-async def find_concepts(runtime: Runtime[FlowContext], query: str, k: int) -> list[Hit]:
-    """Hybrid search (full-text when no embedding model) over the indexed concepts."""
+async def find_concepts(
+    runtime: Runtime[FlowContext], query: str, k: int, step: str
+) -> tuple[list[Hit], dict[str, Any] | None]:
+    """Hybrid search (full-text when no embedding model) over the indexed concepts, and what a
+    fallback replaced. The search falls back to full text when the embedding call fails; that
+    is a model failure like any other (`core.model_failures`): the embedding model did not
+    answer -> raised, the run fails at `step`; a query it cannot take -> full text stands in,
+    said as skipped (it finds no paraphrase that shares no word)."""
     vault = runtime.context.vault
     index = getattr(vault, "index", None)
     embed = getattr(index, "embed", None)
     model = getattr(vault, "embed_model", "") or getattr(index, "embed_model", "")
-    result = await search(runtime.context.store, query, k=k, embed=embed, model=model)
-    return result.hits
+    failures: list[Exception] = []
+
+    async def embed_query(texts: list[str]) -> list[list[float]]:
+        try:
+            return await embed(texts)  # type: ignore[misc]
+        except Exception as exc:
+            failures.append(exc)
+            raise
+
+    found = await search(runtime.context.store, query, k=k, model=model,
+                         embed=embed_query if embed is not None else None)  # fmt: skip
+    if not failures:
+        return found.hits, None
+    raise_unless_fallback(failures[0])
+    skipped = skipped_entry(step, f"embedding search for {clip_words(query, 8)!r}",
+                            failures[0], "full-text search only")  # fmt: skip
+    return found.hits, skipped
 
 
 def known_entry(hit: Hit) -> dict[str, Any]:
@@ -69,14 +99,15 @@ def known_entry(hit: Hit) -> dict[str, Any]:
 
 
 async def load_source(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
-    """Read the source; a processed source or one without quotes ends the run at once."""
+    """Read the source; a processed source (unless extracted again on purpose) or one without
+    quotes ends the run at once."""
     path = state["source"]
     vault = runtime.context.vault
     if vault is None:
         raise ValueError("no vault is configured: set vault.path")
     source, quotes = read_source(vault.root, path, vault.layout.max_note_bytes)
     base = {"source_title": source.title, "critique_round": 0, "review_round": 0}
-    if source.processed_date is not None:
+    if source.processed_date is not None and not state.get("again"):
         report("load", f"{path} was processed on {source.processed_date:%Y-%m-%d}; skipped")
         return {
             **base,
@@ -148,7 +179,10 @@ def route_after_load(state: State) -> list[Send] | str:
 
 
 async def extract_batch(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
-    """Call 1.1a on one batch: candidate concepts with the ids of the quotes that formed them."""
+    """Call 1.1a on one batch: candidate concepts with the ids of the quotes that formed them.
+
+    Code rejects what a small model gets visibly wrong (`sanity.rejection`): a candidate that
+    restates the prompt's illustrations or shares no word with the quotes it cites."""
     quotes = [clip_quote(q) for q in state["quotes"]]
     ids = [q["id"] for q in quotes]
     language = options(runtime).language
@@ -157,22 +191,24 @@ async def extract_batch(state: State, runtime: Runtime[FlowContext]) -> dict[str
         messages, CandidatesAnswer, role="default",
         json_schema=candidates_schema(ids, max_tokens(runtime)),
     )  # fmt: skip
-    found = [
-        {
-            **c.model_dump(),
-            "quote_ids": [q for q in dict.fromkeys(c.quote_ids) if q in ids],
-            "batch": state["batch"],
-        }
-        for c in answer.concepts
-        if c.title.strip()
-    ]
+    texts = {q["id"]: q["text"] for q in state["quotes"]}
+    found, rejected = [], []
+    for c in answer.concepts:
+        cited = [q for q in dict.fromkeys(c.quote_ids) if q in texts]
+        problem = rejection(c, [texts[q] for q in cited], language)
+        if problem:
+            rejected.append(f"candidate {c.title!r} rejected: {problem}")
+        elif c.title.strip() and cited:
+            found.append({**c.model_dump(), "quote_ids": cited, "batch": state["batch"]})
     report("1.1a", f"batch {state['batch']}/{state['total']}: {len(found)} candidate(s)",
            done=state["batch"], total=state["total"], candidates=len(found))  # fmt: skip
-    return {"candidates": [c for c in found if c["quote_ids"]]}
+    notes = [answer.notes.strip()] if answer.notes.strip() else []
+    return {"candidates": found, "extraction_notes": notes, "warnings": rejected}
 
 
 def merge_candidates(state: State) -> dict[str, Any]:
-    """Candidates of every batch, merged when their titles normalize alike (quotes united)."""
+    """Candidates of every batch, merged when their titles normalize alike (quotes united);
+    each gets the UUID its concept will have (`key`)."""
     merged: dict[str, dict[str, Any]] = {}
     for candidate in sorted(state.get("candidates", []), key=lambda c: c.get("batch", 0)):
         key = normalize_title(candidate["title"])
@@ -180,39 +216,53 @@ def merge_candidates(state: State) -> dict[str, Any]:
             quotes = [*merged[key]["quote_ids"], *candidate["quote_ids"]]
             merged[key]["quote_ids"] = list(dict.fromkeys(quotes))
         else:
-            merged[key] = {**candidate, "key": f"c{len(merged) + 1}"}
+            merged[key] = {**candidate, "key": new_concept_id()}
     report("1.1a", f"{len(merged)} candidate concept(s) after merging", candidates=len(merged))
-    return {"merged": list(merged.values())}
+    values = list(merged.values())
+    return {"merged": values, "pending": values, "return_to": "critique_checks"}
 
 
 def route_to_duplicates(state: State) -> list[Send] | str:
-    """One duplicate detection per candidate, or straight on when there is none."""
-    merged = state.get("merged", [])
-    if not merged:
+    """One duplicate detection per pending candidate, or straight on when there is none."""
+    pending = state.get("pending", [])
+    if not pending:
         return "aggregate"
-    return [Send("detect_duplicate", {"candidate": c, "total": len(merged)}) for c in merged]
+    return [Send("detect_duplicate", {"candidate": c, "total": len(pending)}) for c in pending]
+
+
+def as_candidate(concept: Mapping[str, Any]) -> dict[str, Any]:
+    """A concept of the proposal as a 1.1b candidate (its UUID is the key)."""
+    fields = ("title", "short_summary", "summary", "concept", "analysis", "quote_ids", "rationale")
+    return {"key": concept["id"], **{k: concept.get(k, "") for k in fields}}
+
+
+def route_new_concepts(state: State) -> list[Send] | str:
+    """After a refinement or feedback: the concepts it added go through 1.1b-1.1e like every
+    other candidate; without any, straight to where the pass ends (`return_to`)."""
+    pending = state.get("pending", [])
+    if not pending:
+        return state.get("return_to", "critique_checks")
+    return [Send("detect_duplicate", {"candidate": c, "total": len(pending)}) for c in pending]
+
+
+def unchecked(state: State, proposal: Proposal) -> list[dict[str, Any]]:
+    """The proposal's concepts that never went through duplicate detection, as candidates."""
+    done = set(state.get("checked", []))
+    return [as_candidate(c.model_dump()) for c in proposal.concepts if c.id not in done]
 
 
 # -- 1.1b -------------------------------------------------------------------------------------
 
 
-def exact_match(runtime: Runtime[FlowContext], title: str) -> dict[str, Any] | None:
-    """The existing concept whose title or an alias normalizes like `title` (no model)."""
-    wanted = normalize_title(title)
-    if not wanted:
-        return None
+def concept_rows(runtime: Runtime[FlowContext]) -> list[dict[str, Any]]:
     rows = runtime.context.store.query(
         "SELECT entity_id, title, aliases_json, path, short_summary FROM concepts ORDER BY id"
     )
-    for row in rows:
-        names = [row["title"], *json.loads(row["aliases_json"] or "[]")]
-        if any(normalize_title(str(name)) == wanted for name in names):
-            return dict(row)
-    return None
+    return [dict(row) for row in rows]
 
 
 def detection(
-    candidate: State, existing: dict | None, confidence: float, reasoning: str, by: str
+    candidate: State, existing: Mapping | None, confidence: float, reasoning: str, by: str
 ) -> dict:
     return {
         "candidate": candidate["key"],
@@ -224,31 +274,50 @@ def detection(
     }
 
 
-async def detect_duplicate(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
-    """Call 1.1b for one candidate: exact match decides; else search, then the model."""
-    candidate, total = state["candidate"], state.get("total", 1)
-    match = exact_match(runtime, candidate["title"])
-    if match is not None:
-        found = detection(candidate, match, 1.0, f"same title as {match['title']!r}", "match")
-        report(
-            "1.1b", f"{candidate['title']!r}: duplicate of {match['title']!r} (title)", total=total
-        )
-        return {"detections": [found], "known": {match["entity_id"]: _known_row(match)}}
+def _hit(row: Mapping[str, Any]) -> Hit:
+    return Hit(entity_id=row["entity_id"], title=row["title"], path=row["path"],
+               short_summary=row.get("short_summary") or "", summary="", aliases=[], score=1.0)  # fmt: skip
+
+
+async def duplicate_candidates(
+    runtime: Runtime[FlowContext], candidate: State, names: list[KnownName]
+) -> tuple[list[Hit], dict[str, Any] | None]:
+    """Existing concepts close by name (acronym, fuzzy ratio) first, then search hits (and
+    what a fallback replaced in the search)."""
+    opts = options(runtime)
+    close = similar_names(candidate["title"], names, opts.name_similarity, opts.top_k)
     query = f"{candidate['title']} {candidate.get('short_summary', '')}"
-    hits = await find_concepts(runtime, query, options(runtime).top_k)
+    found, skipped = await find_concepts(runtime, query, opts.top_k, "1.1b")
+    hits = [_hit(row) for row in close] + found
+    unique = {h.entity_id: h for h in reversed(hits)}  # the first occurrence wins
+    return sorted(unique.values(), key=hits.index)[: opts.top_k], skipped
+
+
+async def detect_duplicate(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """Call 1.1b for one candidate: the same name decides; else name matches and search find
+    existing concepts for the model to judge."""
+    candidate, total = state["candidate"], state.get("total", 1)
+    names = known_names(concept_rows(runtime))
+    match = same_name(candidate["title"], names)
+    if match is not None:
+        row = match.row
+        found = detection(candidate, row, 1.0, f"same name as {match.name!r}", "match")
+        report("1.1b", f"{candidate['title']!r}: duplicate of {row['title']!r} (name)", total=total)
+        return {"detections": [found], "known": {row["entity_id"]: _known_row(row)}}
+    hits, searched = await duplicate_candidates(runtime, candidate, names)
+    not_done = [searched] if searched else []
     if not hits:
         report("1.1b", f"{candidate['title']!r}: novel (nothing similar)", total=total)
-        return {
-            "detections": [detection(candidate, None, 1.0, "no similar existing concept", "search")]
-        }
-    found, warning = await ask_duplicate(runtime, candidate, hits)
+        novel = detection(candidate, None, 1.0, "no similar existing concept", "search")
+        return {"detections": [novel], "skipped": not_done}
+    found, skipped = await ask_duplicate(runtime, candidate, hits)
     verdict = f"duplicate of {found['existing_title']!r}" if found["duplicate_of"] else "novel"
     report("1.1b", f"{candidate['title']!r}: {verdict}", total=total)
-    update: dict[str, Any] = {
+    return {
         "detections": [found],
         "known": {h.entity_id: known_entry(h) for h in hits},
+        "skipped": not_done + ([skipped] if skipped else []),
     }
-    return update | ({"warnings": [warning]} if warning else {})
 
 
 def _known_row(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -257,7 +326,8 @@ def _known_row(row: Mapping[str, Any]) -> dict[str, Any]:
 
 async def ask_duplicate(
     runtime: Runtime[FlowContext], candidate: State, hits: list[Hit]
-) -> tuple[dict, str]:
+) -> tuple[dict, dict | None]:
+    """The model's verdict; an answer invalid after re-asks keeps the candidate new (said so)."""
     labels = {f"e{i}": hit for i, hit in enumerate(hits, 1)}
     listing = [(label, concept_card(h.title, h.short_summary)) for label, h in labels.items()]
     try:
@@ -266,38 +336,75 @@ async def ask_duplicate(
             json_schema=duplicate_schema(list(labels)),
         )  # fmt: skip
     except LLMError as exc:
-        why = explain(exc).summary
-        note = f"duplicate detection failed for {candidate['title']!r} ({why}); kept as new"
-        return detection(candidate, None, 0.0, note, "error"), note
+        raise_unless_fallback(exc)
+        skipped = skipped_entry(
+            "1.1b", f"duplicate detection of {candidate['title']!r}", exc,
+            f"kept as a new concept without comparing it with {len(hits)} similar one(s)",
+        )  # fmt: skip
+        return detection(candidate, None, 0.0, skipped["why"], "error"), skipped
     hit = labels.get(answer.match)
     existing = {"entity_id": hit.entity_id, "title": hit.title} if hit else None
-    return detection(candidate, existing, answer.confidence, answer.reasoning, "model"), ""
+    return detection(candidate, existing, answer.confidence, answer.reasoning, "model"), None
 
 
 # -- aggregate --------------------------------------------------------------------------------
 
 
+def _new_concept(candidate: Mapping[str, Any]) -> NewConcept:
+    summary = candidate.get("summary") or candidate.get("concept", "")
+    return NewConcept(
+        id=candidate["key"], title=candidate["title"].strip(),
+        short_summary=candidate.get("short_summary", ""), summary=clip_words(summary, 100),
+        concept=candidate.get("concept", ""), analysis=candidate.get("analysis", ""),
+        quote_ids=candidate["quote_ids"], rationale=candidate.get("rationale", ""),
+    )  # fmt: skip
+
+
+def _link(candidate: Mapping[str, Any], found: Mapping[str, Any]) -> ExistingLink:
+    return ExistingLink(
+        concept_id=found["duplicate_of"], title=found["existing_title"],
+        quote_ids=candidate["quote_ids"], candidate=candidate["title"],
+        confidence=found["confidence"], reasoning=found["reasoning"],
+        decided_by=found["decided_by"],
+    )  # fmt: skip
+
+
+def _retarget(relations: list[ProposedRelation], moved: Mapping[str, str]) -> list:
+    """Relations of a concept found to be a duplicate now point at the existing concept."""
+    return [
+        r.model_copy(update={"source_id": moved.get(r.source_id, r.source_id),
+                             "target_id": moved.get(r.target_id, r.target_id)})
+        for r in relations
+    ]  # fmt: skip
+
+
 def aggregate(state: State) -> dict[str, Any]:
-    """Novel candidates become new concepts; duplicates hand their quotes to the existing one."""
-    by_key = {d["candidate"]: d for d in state.get("detections", [])}
-    concepts, links = [], []
-    for candidate in state.get("merged", []):
+    """The pending candidates into the proposal: novel ones are (or stay) new concepts,
+    duplicates hand their quotes (and relations) to the existing concept."""
+    proposal = Proposal.model_validate(state.get("proposal") or {})
+    pending = state.get("pending", [])
+    keys = {c["key"] for c in pending}
+    by_key = {d["candidate"]: d for d in state.get("detections", []) if d["candidate"] in keys}
+    concepts = {c.id: c for c in proposal.concepts}
+    links, moved, novel = list(proposal.existing), {}, []
+    for candidate in pending:
         found = by_key.get(candidate["key"], {})
         if found.get("duplicate_of"):
-            links.append(ExistingLink(
-                concept_id=found["duplicate_of"], title=found["existing_title"],
-                quote_ids=candidate["quote_ids"], candidate=candidate["title"],
-                confidence=found["confidence"], reasoning=found["reasoning"],
-                decided_by=found["decided_by"],
-            ))  # fmt: skip
+            links.append(_link(candidate, found))
+            moved[candidate["key"]] = found["duplicate_of"]
+            concepts.pop(candidate["key"], None)
         else:
-            concepts.append(NewConcept(
-                title=candidate["title"].strip(), short_summary=candidate.get("short_summary", ""),
-                summary=clip_words(candidate.get("concept", ""), 100),
-                concept=candidate.get("concept", ""), analysis=candidate.get("analysis", ""),
-                quote_ids=candidate["quote_ids"], rationale=candidate.get("rationale", ""),
-            ))  # fmt: skip
-    proposal = Proposal(concepts=concepts, existing=merge_links(links))
-    report("1.1b", f"{len(concepts)} new concept(s), {len(links)} duplicate(s)",
-           new=len(concepts), duplicates=len(links))  # fmt: skip
-    return {"proposal": proposal.model_dump()}
+            concepts.setdefault(candidate["key"], _new_concept(candidate))
+            novel.append(candidate["key"])
+    known = set(state.get("known", {})) | set(moved.values())
+    relations = dedupe_relations(_retarget(proposal.relations, moved), set(concepts), known)
+    first_pass = not state.get("checked")
+    notes = [*state.get("extraction_notes", []), *proposal.notes] if first_pass else proposal.notes
+    updated = Proposal(concepts=list(concepts.values()), existing=merge_links(links),
+                       relations=relations, notes=list(notes))  # fmt: skip
+    report("1.1b", f"{len(novel)} new concept(s), {len(moved)} duplicate(s)",
+           new=len(novel), duplicates=len(moved))  # fmt: skip
+    return {
+        "proposal": updated.model_dump(mode="json"), "pending": [],
+        "checked": [*state.get("checked", []), *keys], "relating": novel,
+    }  # fmt: skip

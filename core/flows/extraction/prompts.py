@@ -19,12 +19,16 @@ from core.evaluation.prompts import BEGIN, END, delimit
 from local_llm.schema import JsonSchema, bounded_schema
 
 LANGUAGES = {"es": "Spanish", "en": "English", "fr": "French", "de": "German", "pt": "Portuguese"}
-MAX_TITLE, MAX_SHORT, MAX_CONCEPT, MAX_ANALYSIS, MAX_REASON = 80, 160, 400, 240, 160
+MAX_TITLE, MAX_SHORT, MAX_CONCEPT, MAX_ANALYSIS, MAX_REASON = 80, 160, 400, 200, 160
+MAX_SUMMARY = 240
+"""About 40 words: within the spec's 100-word bound of a note's summary, and shorter than
+the concept text it sums up (so two worst-case concepts still fit a 1024-token answer)."""
+MAX_RATIONALE = 120
 MAX_QUOTES_PER_CONCEPT = 8
 ANSWER_RESERVE = 60
 """Completion tokens kept for the JSON around the items of an answer."""
 CONCEPT_TOKENS = (
-    (MAX_TITLE + MAX_SHORT + MAX_CONCEPT + MAX_ANALYSIS + MAX_REASON) // 3
+    (MAX_TITLE + MAX_SHORT + MAX_SUMMARY + MAX_CONCEPT + MAX_ANALYSIS + MAX_RATIONALE) // 3
     + 5 * MAX_QUOTES_PER_CONCEPT
     + 40
 )
@@ -56,6 +60,8 @@ class CandidateAnswer(BaseModel):
     quote_ids: list[str]
     """The quotes that formed it."""
     short_summary: str
+    summary: str
+    """At most 100 words (the note's `summary`)."""
     concept: str
     analysis: str
     rationale: str
@@ -70,16 +76,17 @@ class CandidatesAnswer(BaseModel):
 
 CANDIDATES_SYSTEM = """You extract atomic concepts (Zettelkasten notes) from quotes of a source.
 An atomic concept holds ONE clear, standalone idea: understandable without the quote, detailed
-enough to mean something, never a list of several benefits or features. Illustrations of the
-rule (about another topic: never copy them):
-- Too thin: "El ejercicio es bueno".
-- Not atomic: "El ejercicio mejora la salud cardiovascular, reduce el estrés y mejora el sueño".
-- Atomic: "El ejercicio aeróbico regular mejora la salud cardiovascular al fortalecer el
-  músculo cardíaco y reducir la presión arterial".
-Write title, short_summary (at most 30 words), concept and analysis in {language}, whatever the
-language of the quotes. quote_ids lists the ids of the quotes that formed the concept; a quote
-may support several concepts; a quote with no idea of its own is left out. rationale says in
-one sentence why the concept comes from those quotes.
+enough to mean something, never a list of several benefits or features. The shapes below show
+the rule with slots in angle brackets; they are NOT content: fill them only with what the
+quotes say, never copy them.
+- Too thin: "<something> is good".
+- Not atomic: "<something> improves <A>, reduces <B> and helps <C>".
+- Atomic: "<something> causes <one effect> through <one mechanism>".
+Write title, short_summary (at most 30 words), summary (two or three sentences), concept and
+analysis in {language}, whatever the language of the quotes. quote_ids lists the ids of the
+quotes that formed the concept; a quote may support several concepts; a quote with no idea of
+its own is left out. rationale says in one sentence why the concept comes from those quotes.
+notes: anything worth telling the reviewer about this extraction (or nothing).
 {data_rule}"""
 
 
@@ -87,16 +94,19 @@ def quote_lines(quotes: Sequence[Mapping[str, str]]) -> str:
     return "\n".join(f"[{q['id']}] {q['text']}" for q in quotes)
 
 
-def source_line(title: str, meta: Mapping[str, Any]) -> str:
-    extra = ", ".join(str(meta[k]) for k in ("author", "category") if meta.get(k))
-    return f"Source: {title}" + (f" ({extra})" if extra else "")
+def source_lines(title: str, meta: Mapping[str, Any]) -> str:
+    """The source's title, author and category: note text, so only ever inside `delimit`."""
+    fields = [("title", title), *((k, meta.get(k)) for k in ("author", "category"))]
+    return "\n".join(f"{k}: {' '.join(str(v).split())}" for k, v in fields if v)
 
 
 def candidates_messages(
     title: str, meta: Mapping[str, Any], quotes: Sequence[Mapping[str, str]], language: str
 ) -> Messages:
     system = CANDIDATES_SYSTEM.format(language=language_name(language), data_rule=_data_rule())
-    user = f"{source_line(title, meta)}\nQuotes:\n{delimit(quote_lines(quotes))}"
+    user = (
+        f"Source:\n{delimit(source_lines(title, meta))}\n\nQuotes:\n{delimit(quote_lines(quotes))}"
+    )
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
@@ -115,8 +125,9 @@ def candidates_schema(quote_ids: Sequence[str], max_tokens: int = 4096) -> JsonS
         min_items={"quote_ids": 1},
         max_items={"concepts": most, "quote_ids": min(len(ids), MAX_QUOTES_PER_CONCEPT)},
         max_length={
-            "title": MAX_TITLE, "short_summary": MAX_SHORT, "concept": MAX_CONCEPT,
-            "analysis": MAX_ANALYSIS, "rationale": MAX_REASON, "notes": MAX_REASON,
+            "title": MAX_TITLE, "short_summary": MAX_SHORT, "summary": MAX_SUMMARY,
+            "concept": MAX_CONCEPT, "analysis": MAX_ANALYSIS, "rationale": MAX_RATIONALE,
+            "notes": MAX_REASON,
         },
     )  # fmt: skip
 
@@ -169,26 +180,33 @@ def duplicate_schema(labels: Sequence[str]) -> JsonSchema:
 
 # -- 1.1c relation search queries -----------------------------------------------------------
 
-RelationQueries = create_model(
-    "RelationQueries", **{name: (list[str], Field(default_factory=list)) for name in TYPES}
-)
-"""Call 1.1c: search queries per relation type (all nine types considered)."""
+
+def queries_model(types: Sequence[str]) -> type[BaseModel]:
+    """Call 1.1c's answer for some relation types: a list of queries per type."""
+    fields: dict[str, Any] = {name: (list[str], Field(default_factory=list)) for name in types}
+    return create_model("RelationQueries", **fields)
+
+
+RelationQueries = queries_model(TYPES)
+"""Call 1.1c's answer over all nine types (the shape of a whole concept's queries)."""
 
 QUERIES_SYSTEM = """You write short search queries that find EXISTING concepts of a knowledge
-base related to a new concept in a given way. For each relation type write up to {n} queries
-(a few words each, in {language}) describing what a concept with that relation would be about:
+base related to a new concept in a given way. For EACH relation type below write exactly {n}
+different queries (a few words each, in {language}) describing what a concept with that
+relation to the new concept would be about:
 {types}
-Leave a type empty when no such concept is plausible (SUPPORTS / SUPPORTED_BY rarely apply).
 {data_rule}"""
 
 
-def relation_types_text() -> str:
-    return "\n".join(f"- {t.value}: {RELATION_DESCRIPTIONS[t]}" for t in RelationType)
+def relation_types_text(types: Sequence[str] = TYPES) -> str:
+    return "\n".join(f"- {t}: {RELATION_DESCRIPTIONS[RelationType(t)]}" for t in types)
 
 
-def queries_messages(concept: Mapping[str, Any], n: int, language: str) -> Messages:
+def queries_messages(
+    concept: Mapping[str, Any], n: int, language: str, types: Sequence[str] = TYPES
+) -> Messages:
     system = QUERIES_SYSTEM.format(
-        n=n, language=language_name(language), types=relation_types_text(),
+        n=n, language=language_name(language), types=relation_types_text(types),
         data_rule=_data_rule(),
     )  # fmt: skip
     card = concept_card(
@@ -198,15 +216,19 @@ def queries_messages(concept: Mapping[str, Any], n: int, language: str) -> Messa
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def queries_per_type(n: int, max_tokens: int) -> int:
-    """The queries per relation type that fit in the completion (the setting at most)."""
-    return max(1, min(n, fitting(max_tokens, QUERY_TOKENS * len(TYPES))))
+def type_batches(n: int, max_tokens: int) -> list[list[str]]:
+    """The nine relation types split into calls whose `n` queries per type fit a completion
+    of `max_tokens` (all nine in one call when they fit): every type is always asked."""
+    per_call = fitting(max_tokens, QUERY_TOKENS * n)
+    return [TYPES[i : i + per_call] for i in range(0, len(TYPES), per_call)]
 
 
-def queries_schema(n: int) -> JsonSchema:
+def queries_schema(n: int, types: Sequence[str] = TYPES) -> JsonSchema:
+    bounds = dict.fromkeys(types, n)
     return bounded_schema(
-        RelationQueries, max_items=dict.fromkeys(TYPES, n), max_length=dict.fromkeys(TYPES, 80)
-    )
+        queries_model(types), min_items=bounds, max_items=bounds,
+        max_length=dict.fromkeys(types, 80),
+    )  # fmt: skip
 
 
 # -- 1.1e relations --------------------------------------------------------------------------

@@ -7,7 +7,7 @@ existing concept of its pool, so relations between existing concepts are never t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 from langgraph.types import Send
@@ -15,17 +15,17 @@ from langgraph.types import Send
 from core.context import FlowContext
 from core.flows.extraction.nodes import find_concepts, known_entry, max_tokens, options, report
 from core.flows.extraction.prompts import (
-    RelationQueries,
     RelationsAnswer,
     concept_card,
     queries_messages,
-    queries_per_type,
+    queries_model,
     queries_schema,
     relations_messages,
     relations_schema,
+    type_batches,
 )
 from core.flows.extraction.proposal import Proposal, ProposedRelation, dedupe_relations
-from core.problems import explain
+from core.model_failures import raise_unless_fallback, skipped_entry
 from local_llm import LLMError
 from vault.search import rrf
 
@@ -37,75 +37,85 @@ def _card(concept: Mapping[str, Any]) -> dict[str, Any]:
     return {k: concept.get(k, "") for k in keys}
 
 
+def relating(state: State) -> list[dict[str, Any]]:
+    """The novel concepts of this pass (1.1b's output) as they stand in the proposal."""
+    wanted = set(state.get("relating", []))
+    return [c for c in state["proposal"]["concepts"] if c["id"] in wanted]
+
+
 def route_after_aggregate(state: State, runtime: Runtime[FlowContext]) -> list[Send] | str:
-    """No new concepts -> critique; existing concepts -> 1.1c per new concept; else 1.1e."""
-    concepts = state["proposal"]["concepts"]
+    """Existing concepts -> 1.1c per novel concept of this pass; else 1.1e among the new."""
+    concepts = relating(state)
     if not concepts:
-        return "critique_checks"
+        return "collect_relations"
     has_existing = runtime.context.store.query_one("SELECT 1 FROM concepts LIMIT 1") is not None
     if has_existing:
         total = len(concepts)
         return [Send("relation_queries", {"concept": _card(c), "total": total}) for c in concepts]
-    return route_to_relate({**state, "pools": {}}) if len(concepts) > 1 else "critique_checks"
+    return route_to_relate(state)
 
 
 async def relation_queries(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
-    """Call 1.1c: search queries per relation type for one new concept."""
+    """Call 1.1c: exactly `queries_per_relation` queries for each of the nine relation types,
+    in as many calls as the completion budget needs."""
     concept, opts = state["concept"], options(runtime)
-    n = queries_per_type(opts.queries_per_relation, max_tokens(runtime))
-    try:
-        answer = await runtime.context.llm.structured(
-            queries_messages(concept, n, opts.language), RelationQueries, role="default",
-            json_schema=queries_schema(n),
-        )  # fmt: skip
-        queries = {t: [q for q in qs if q.strip()] for t, qs in answer.model_dump().items()}
-        warning = []
-    except LLMError as exc:
-        queries = {}
-        warning = [
-            f"relation queries failed for {concept['title']!r} ({explain(exc).summary}); "
-            "searched by title"
-        ]
+    n = opts.queries_per_relation
+    queries: dict[str, list[str]] = {}
+    skipped = []
+    for types in type_batches(n, max_tokens(runtime)):
+        try:
+            answer = await runtime.context.llm.structured(
+                queries_messages(concept, n, opts.language, types), queries_model(types),
+                role="default", json_schema=queries_schema(n, types),
+            )  # fmt: skip
+        except LLMError as exc:
+            raise_unless_fallback(exc)
+            skipped.append(skipped_entry(
+                "1.1c", f"relation queries ({', '.join(types)}) of {concept['title']!r}", exc,
+                "searched by the title for these relation types",
+            ))  # fmt: skip
+            continue
+        queries |= {t: [q for q in qs if q.strip()] for t, qs in answer.model_dump().items()}
     count = sum(len(q) for q in queries.values())
-    report(
-        "1.1c",
-        f"{concept['title']!r}: {count} search queries",
-        queries=count,
-        total=state.get("total", 1),
-    )
-    return {"query_sets": [{"concept_id": concept["id"], "queries": queries}], "warnings": warning}
+    report("1.1c", f"{concept['title']!r}: {count} search queries", queries=count,
+           total=state.get("total", 1))  # fmt: skip
+    return {"query_sets": [{"concept_id": concept["id"], "queries": queries}], "skipped": skipped}
 
 
 async def search_pool(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
-    """Step 1.1d (no model): run every query, pool the existing concepts found per concept."""
+    """Step 1.1d (no model): run every query of this pass's concepts, pool the existing
+    concepts found per concept."""
     size = options(runtime).pool_size
-    proposal = Proposal.model_validate(state["proposal"])
-    titles = {c.id: c.title for c in proposal.concepts}
-    pools: dict[str, list[str]] = {}
+    titles = {c["id"]: c["title"] for c in relating(state)}
+    pools: dict[str, list[str]] = dict(state.get("pools") or {})
     known: dict[str, dict[str, Any]] = {}
+    skipped: list[dict[str, Any]] = []
     for entry in state.get("query_sets", []):
         cid = entry["concept_id"]
-        queries = [titles.get(cid, "")] + [q for qs in entry["queries"].values() for q in qs]
+        if cid not in titles:
+            continue
+        queries = [titles[cid]] + [q for qs in entry["queries"].values() for q in qs]
         rankings = []
         for query in dict.fromkeys(q for q in queries if q.strip()):
-            hits = await find_concepts(runtime, query, size)
+            hits, fallback = await find_concepts(runtime, query, size, "1.1d")
+            skipped += [fallback] if fallback and not skipped else []  # one line says it
             known |= {h.entity_id: known_entry(h) for h in hits}
             rankings.append([(h.entity_id, h.score) for h in hits])
         pools[cid] = [entity_id for entity_id, _ in rrf(rankings, size)]
-    total = len({e for pool in pools.values() for e in pool})
+    total = len({e for cid in titles for e in pools.get(cid, [])})
     report(
-        "1.1d", f"{total} existing concept(s) pooled for {len(pools)} new concept(s)", pooled=total
+        "1.1d", f"{total} existing concept(s) pooled for {len(titles)} new concept(s)", pooled=total
     )
-    return {"pools": pools, "known": known}
+    return {"pools": pools, "known": known, "skipped": skipped}
 
 
 def route_to_relate(state: State) -> list[Send] | str:
-    """One 1.1e call per new concept that has something to relate to."""
-    proposal = state["proposal"]
-    concepts = proposal["concepts"]
+    """One 1.1e call per novel concept of this pass that has something to relate to: every
+    other new concept and its pool of existing ones."""
+    concepts = state["proposal"]["concepts"]
     known = state.get("known", {})
     sends = []
-    for concept in concepts:
+    for concept in relating(state):
         others = [
             (c["id"], concept_card(c["title"], c.get("short_summary", "")))
             for c in concepts
@@ -118,11 +128,8 @@ def route_to_relate(state: State) -> list[Send] | str:
             if cid in known
         ]
         if others:
-            sends.append(
-                Send(
-                    "relate", {"concept": _card(concept), "others": others, "total": len(concepts)}
-                )
-            )
+            card = {"concept": _card(concept), "others": others, "total": len(concepts)}
+            sends.append(Send("relate", card))
     return sends or "collect_relations"
 
 
@@ -140,10 +147,12 @@ async def relate(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
             json_schema=relations_schema(list(labels), max_tokens(runtime)),
         )  # fmt: skip
     except LLMError as exc:
-        note = f"relations failed for {concept['title']!r} ({explain(exc).summary}); none proposed"
+        raise_unless_fallback(exc)
+        skipped = skipped_entry("1.1e", f"relations of {concept['title']!r}", exc,
+                                "no relation proposed for it")  # fmt: skip
         return {
             "relation_sets": [{"concept_id": concept["id"], "relations": []}],
-            "warnings": [note],
+            "skipped": [skipped],
         }
     relations = [
         ProposedRelation(
@@ -159,15 +168,24 @@ async def relate(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
 
 
 def collect_relations(state: State) -> dict[str, Any]:
-    """Every relation once (an edge and its inverse count as one), new-concept ends only."""
+    """This pass's relations added to the proposal's, each once (an edge and its inverse
+    count as one), new-concept ends only."""
     proposal = Proposal.model_validate(state["proposal"])
+    wanted = set(state.get("relating", []))
     found = [
         ProposedRelation.model_validate(r)
         for s in state.get("relation_sets", [])
+        if s["concept_id"] in wanted
         for r in s["relations"]
     ]
-    relations = dedupe_relations(found, proposal.new_ids(), set(state.get("known", {})))
+    relations = dedupe_relations(
+        [*proposal.relations, *found], proposal.new_ids(), set(state.get("known", {}))
+    )
     report("1.1e", f"{len(relations)} relation(s)", relations=len(relations))
-    return {
-        "proposal": proposal.model_copy(update={"relations": relations}).model_dump(mode="json")
-    }
+    update = {"relations": relations}
+    return {"proposal": proposal.model_copy(update=update).model_dump(mode="json"), "relating": []}
+
+
+def route_after_relations(state: State) -> Literal["critique_checks", "review"]:
+    """Where this pass of 1.1b-1.1e ends (the self-critique, or back to the review)."""
+    return state.get("return_to") or "critique_checks"

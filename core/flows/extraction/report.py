@@ -12,6 +12,7 @@ from typing import Any
 
 from core.domain import RELATION_MAP
 from core.flows.extraction.proposal import Proposal
+from core.model_failures import skipped_line
 
 State = Mapping[str, Any]
 ACTIONS = ["approve", "feedback", "drop", "abort"]
@@ -39,9 +40,28 @@ def _attributions(proposal: Proposal, quotes: dict[str, str], titles: dict[str, 
     ]  # fmt: skip
 
 
+def actions_for(proposal: Proposal, rounds_left: int) -> list[str]:
+    """What the reviewer can do now: approve needs something to commit, feedback a round."""
+    can_approve = bool(proposal.concepts) or any(e.quote_ids for e in proposal.existing)
+    return [
+        a for a in ACTIONS if (a != "approve" or can_approve) and (a != "feedback" or rounds_left)
+    ]
+
+
+def round_notice(rounds_left: int, max_rounds: int) -> str:
+    """The warning about feedback rounds ('' while more than one is left)."""
+    if rounds_left == 1:
+        return "This is the last feedback round: after it you can only approve or abort."
+    if rounds_left == 0:
+        return (f"All {max_rounds} feedback rounds are used (flows.extraction.max_review_rounds): "
+                "approve what stands, or abort.")  # fmt: skip
+    return ""
+
+
 def build_report(state: State, max_rounds: int) -> dict[str, Any]:
     """The interrupt payload of the review (plain data)."""
     proposal = Proposal.model_validate(state.get("proposal") or {})
+    rounds_left = max(0, max_rounds - state.get("review_round", 0))
     quotes = {q["id"]: q["text"] for q in state.get("quotes", [])}
     titles = _titles(proposal, state.get("known", {}))
     new_ids = proposal.new_ids()
@@ -74,7 +94,10 @@ def build_report(state: State, max_rounds: int) -> dict[str, Any]:
         "unattributed": unattributed, "disconnected": disconnected,
         "warnings": list(dict.fromkeys(state.get("warnings", []))),
         "critique_log": list(state.get("critique_log", [])), "notes": proposal.notes,
-        "quote_count": len(quotes), "actions": ACTIONS,
+        "skipped": list(state.get("skipped", [])), "rounds_left": rounds_left,
+        "round_notice": round_notice(rounds_left, max_rounds),
+        "notice": state.get("review_notice", ""),
+        "quote_count": len(quotes), "actions": actions_for(proposal, rounds_left),
     }  # fmt: skip
 
 
@@ -87,10 +110,24 @@ def _critique_lines(log: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def skipped_lines(payload: Mapping[str, Any]) -> list[str]:
+    """What a fallback replaced, for the top of the report (nothing when all was done)."""
+    skipped = payload.get("skipped") or []
+    if not skipped:
+        return []
+    head = f"NOT DONE ({len(skipped)}): no usable answer from the model; a fallback stands in:"
+    return [head, *(f"  ! {skipped_line(entry)}" for entry in skipped), ""]
+
+
 def report_text(payload: Mapping[str, Any]) -> str:
     """The report as the terminal prints it."""
     out = [f"Extraction of {payload.get('source_title') or payload.get('source')} "
            f"(feedback round {payload.get('round', 0)}/{payload.get('max_rounds', '?')})", ""]  # fmt: skip
+    out += skipped_lines(payload)
+    if payload.get("notice"):
+        out += [f"NOTE: {payload['notice']}", ""]
+    if payload.get("round_notice"):
+        out += [payload["round_notice"], ""]
     out.append(f"New concepts ({len(payload['concepts'])}):")
     for c in payload["concepts"]:
         out += [
@@ -119,6 +156,8 @@ def report_text(payload: Mapping[str, Any]) -> str:
     ]
     out += [f"  * disconnected concept: {t}" for t in payload["disconnected"]]
     out += [f"  * {w}" for w in payload["warnings"]]
+    out.append("Model's notes:")
+    out += [f"  * {note}" for note in payload.get("notes", [])] or ["  (none)"]
     out.append("Critique log:")
     out += _critique_lines(payload["critique_log"]) or ["  (none)"]
     return "\n".join(out)

@@ -16,8 +16,9 @@ from langgraph.types import interrupt
 
 from core.context import FlowContext
 from core.evaluation import EvaluationNodeOptions, EvaluationResult
-from core.flows.extraction.nodes import options, report
-from core.flows.extraction.proposal import Proposal, dedupe_relations, drop_items
+from core.flows.extraction.checks import code_checks
+from core.flows.extraction.nodes import options, report, unchecked
+from core.flows.extraction.proposal import Proposal, drop_items
 from core.flows.extraction.report import build_report
 from core.flows.extraction.revision import (
     FeedbackRevision,
@@ -29,81 +30,13 @@ from core.flows.extraction.revision import (
     revision_messages,
     revision_schema,
 )
-from core.flows.extraction.text import is_other_language, normalize_title
-from core.problems import explain
+from core.model_failures import raise_unless_fallback, skipped_entry
 from local_llm import LLMError
 from local_llm.tokens import count_text
 
 State = Mapping[str, Any]
 MAX_EXISTING_LABELS = 40
 ACTIONS = ("approve", "feedback", "drop", "abort")
-
-
-# -- 1.2 code checks ---------------------------------------------------------------------------
-
-
-def issue(criterion: str, what: str, where: str, severity: str) -> dict[str, str]:
-    return {"criterion": criterion, "what": what, "where": where, "severity": severity}
-
-
-def code_checks(
-    proposal: Proposal, quote_ids: list[str], known: set[str], language: str
-) -> tuple[Proposal, list[dict]]:
-    """What code decides about a proposal; ids that do not exist are removed."""
-    issues, valid = [], set(quote_ids)
-    concepts = []
-    for c in proposal.concepts:
-        bad = [q for q in c.quote_ids if q not in valid]
-        if bad:
-            issues.append(
-                issue(
-                    "quote_coverage", f"unknown quote ids removed: {', '.join(bad)}", c.title, "low"
-                )
-            )
-            c = c.model_copy(update={"quote_ids": [q for q in c.quote_ids if q in valid]})
-        other = is_other_language(f"{c.title}. {c.short_summary}. {c.concept}", language)
-        if other:
-            issues.append(issue("language", f"written in {other}, not {language}", c.title, "high"))
-        if c.quote_ids:
-            concepts.append(c)
-    existing = [e for e in proposal.existing if e.concept_id in known]
-    for e in proposal.existing:
-        if e.concept_id not in known:
-            issues.append(
-                issue(
-                    "distinctness",
-                    "existing concept id does not exist; link removed",
-                    e.title,
-                    "low",
-                )
-            )
-    seen: dict[str, str] = {}
-    for c in concepts:
-        key = normalize_title(c.title)
-        if key in seen:
-            issues.append(
-                issue(
-                    "distinctness",
-                    f"same title as another new concept ({seen[key]!r})",
-                    c.title,
-                    "high",
-                )
-            )
-        seen.setdefault(key, c.title)
-    new_ids = {c.id for c in concepts}
-    relations = dedupe_relations(proposal.relations, new_ids, known)
-    if len(relations) < len(proposal.relations):
-        issues.append(
-            issue("relation_accuracy", "relations to unknown concepts removed", "relations", "low")
-        )
-    cleaned = Proposal(
-        concepts=concepts, existing=existing, relations=relations, notes=proposal.notes
-    )
-    for q in cleaned.unattributed(quote_ids):
-        issues.append(issue("quote_coverage", "quote supports no concept", q, "medium"))
-    for c in cleaned.disconnected():
-        issues.append(issue("edge_cases", "concept has no relation", c.title, "medium"))
-    return cleaned, issues
 
 
 async def critique_checks(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
@@ -202,39 +135,44 @@ def critique_options() -> EvaluationNodeOptions:
         status_field="critique_status",
         model_role="judge",
         human_review=False,
+        reraise_unanswered=True,
         configure=configure,
     )
 
 
 def critique_gate(state: State) -> dict[str, Any]:
-    """Combine code's findings and the judge's verdict; log the round."""
+    """Combine code's findings and the judge's verdict; log the round.
+
+    The round passes only when every criterion of the checklist passes (spec 1.4: the loop
+    continues while the checklist has failures) and code found nothing blocking."""
     issues = state.get("code_issues", [])
     blocking = [i for i in issues if i["severity"] == "high"]
     status = state.get("critique_status")
     round_no = state.get("critique_round", 0) + 1
     entry: dict[str, Any] = {"round": round_no, "code_issues": issues, "status": status}
-    warnings = []
+    skipped = []
     if status in ("approved", "revision_requested") and state.get("critique"):
         result = EvaluationResult.model_validate(state["critique"])
+        failing = [c.name for c in result.criteria if not c.passed]
         entry |= {
-            "passed": result.passed and not blocking, "overall": result.overall_score,
-            "scores": result.scores, "summary": result.summary(), "feedback": result.feedback,
-            "suggestions": result.suggestions,
+            "passed": not failing and not blocking, "overall": result.overall_score,
+            "failing": failing, "scores": result.scores, "summary": result.summary(),
+            "feedback": result.feedback, "suggestions": result.suggestions,
             "issues": [{"criterion": c.id, "what": i.what, "where": i.where} for c in result.criteria for i in c.issues],
         }  # fmt: skip
     else:
-        entry |= {"passed": None if not blocking else False, "summary": "the self-critique failed"}
-        warnings.append(
-            f"self-critique round {round_no} failed: {'; '.join(state.get('errors', [])[-1:])}"
-        )
+        why = "; ".join(state.get("errors", [])[-1:]) or "no answer"
+        entry |= {"passed": None if not blocking else False, "summary": f"not done: {why}"}
+        skipped.append({"step": "1.2", "what": f"self-critique round {round_no}", "why": why,
+                        "fallback": "the extraction goes on without the model's critique"})  # fmt: skip
     report("1.2", f"critique {round_no}: {entry.get('summary')}", round=round_no)
-    return {"critique_round": round_no, "critique_log": [entry], "warnings": warnings}
+    return {"critique_round": round_no, "critique_log": [entry], "skipped": skipped}
 
 
 def route_after_critique(
     state: State, runtime: Runtime[FlowContext]
 ) -> Literal["refine", "review"]:
-    """Refine while the critique fails and refinements are left; else the human review."""
+    """Refine while any criterion fails and refinements are left; else the human review."""
     last = (state.get("critique_log") or [{}])[-1]
     if (
         last.get("passed") is False
@@ -250,7 +188,8 @@ def route_after_critique(
 async def revise(
     state: State, runtime: Runtime[FlowContext], instructions: str, model: type[Revision]
 ):
-    """Ask for changes and apply them; (proposal, answer or None, warning)."""
+    """Ask for changes and apply them: (proposal, answer, None), or (the proposal unchanged,
+    None, the error) when the answer stayed invalid after re-asks."""
     proposal = Proposal.model_validate(state["proposal"])
     quotes = state.get("quotes", [])
     labels = labels_for(state, proposal)
@@ -267,25 +206,28 @@ async def revise(
     try:
         answer = await llm.structured(messages, model, role="default", json_schema=schema)
     except LLMError as exc:
-        return (
-            proposal,
-            None,
-            f"the model could not revise the extraction ({explain(exc).summary})",
-        )
-    return apply_revision(proposal, answer, labels, known, [q["id"] for q in quotes]), answer, ""
+        raise_unless_fallback(exc)
+        return proposal, None, exc
+    return apply_revision(proposal, answer, labels, known, [q["id"] for q in quotes]), answer, None
 
 
 async def refine(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
-    """Call 1.3: address the critique's issues."""
+    """Call 1.3: address the critique's issues; concepts it adds go through 1.1b-1.1e."""
     last = (state.get("critique_log") or [{}])[-1]
     lines = [issues_text([*last.get("code_issues", []), *last.get("issues", [])])]
     lines += [f"- suggestion: {s}" for s in last.get("suggestions", [])]
     instructions = "Fix these problems found by the self-critique:\n" + "\n".join(lines)
-    proposal, _answer, warning = await revise(state, runtime, instructions, Revision)
-    report(
-        "1.3", f"refinement {state.get('critique_round', 0)}: {len(proposal.concepts)} concept(s)"
-    )
-    return {"proposal": proposal.model_dump(mode="json"), "warnings": [warning] if warning else []}
+    proposal, _answer, error = await revise(state, runtime, instructions, Revision)
+    round_no = state.get("critique_round", 0)
+    report("1.3", f"refinement {round_no}: {len(proposal.concepts)} concept(s)")
+    skipped = []
+    if error is not None:
+        skipped = [skipped_entry("1.3", f"refinement {round_no}", error,
+                                 "the extraction stays as the critique found it")]  # fmt: skip
+    return {
+        "proposal": proposal.model_dump(mode="json"), "skipped": skipped,
+        "pending": unchecked(state, proposal), "return_to": "critique_checks",
+    }  # fmt: skip
 
 
 # -- 2.1 / 2.2 ---------------------------------------------------------------------------------
@@ -309,67 +251,85 @@ def parse_decision(value: Any) -> dict[str, Any]:
     }
 
 
+def rounds_left(state: State, runtime: Runtime[FlowContext]) -> int:
+    return max(0, runtime.context.settings.flows.extraction.max_review_rounds
+               - state.get("review_round", 0))  # fmt: skip
+
+
 async def review(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     """Step 2.1: interrupt with the report; 2.2: the decision, drops applied by code."""
     payload = build_report(state, runtime.context.settings.flows.extraction.max_review_rounds)
     decision = parse_decision(interrupt(payload))
     update: dict[str, Any] = {"decision": decision}
+    messages = []
     if decision["drops"]:
         proposal, dropped = drop_items(
             Proposal.model_validate(state["proposal"]), decision["drops"]
         )
         update["proposal"] = proposal.model_dump(mode="json")
-        update["messages"] = [f"Dropped {', '.join(dropped)}."] if dropped else []
+        messages += [f"Dropped {', '.join(dropped)}."] if dropped else []
     if decision["action"] == "invalid":
-        update["messages"] = ["Answer approve, feedback (with text), drop (with items) or abort."]
+        messages.append("Answer approve, feedback (with text), drop (with items) or abort.")
+    if decision["action"] == "feedback" and not rounds_left(state, runtime):
+        messages.append("No feedback rounds are left: approve what stands, or abort.")
+    if decision["action"] == "approve" and empty(update.get("proposal") or state["proposal"]):
+        messages.append(
+            "Nothing to commit: no concepts and no quote attributions. Give feedback, or abort "
+            "(the source then stays unprocessed and can be extracted again)."
+        )
+    update["messages"] = messages
+    update["review_notice"] = " ".join(messages)
     return update
+
+
+def empty(proposal: Mapping[str, Any]) -> bool:
+    """A proposal that would write nothing but mark the source processed."""
+    parsed = Proposal.model_validate(proposal)
+    return not parsed.concepts and not any(e.quote_ids for e in parsed.existing)
 
 
 def route_after_review(
     state: State, runtime: Runtime[FlowContext]
-) -> Literal["commit_store", "incorporate", "review", "aborted", "round_limit"]:
+) -> Literal["commit_store", "incorporate", "review", "aborted"]:
+    """Approve (a proposal with something in it) -> commit; feedback while rounds are left ->
+    incorporate; abort -> aborted; anything else -> the review again, with a message."""
     action = (state.get("decision") or {}).get("action")
-    if action == "approve":
+    if action == "approve" and not empty(state["proposal"]):
         return "commit_store"
     if action == "abort":
         return "aborted"
-    if action == "feedback":
-        limit = runtime.context.settings.flows.extraction.max_review_rounds
-        return "incorporate" if state.get("review_round", 0) < limit else "round_limit"
+    if action == "feedback" and rounds_left(state, runtime):
+        return "incorporate"
     return "review"
 
 
 async def incorporate(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
-    """Call 2.3: the model follows the reviewer's feedback; then back to the review."""
+    """Call 2.3: the model follows the reviewer's feedback; concepts it adds go through
+    1.1b-1.1e, then back to the review."""
     feedback = (state.get("decision") or {}).get("feedback", "")
-    proposal, answer, warning = await revise(
+    proposal, answer, error = await revise(
         state, runtime, f"Reviewer feedback:\n{feedback}", FeedbackRevision
     )
     round_no = state.get("review_round", 0) + 1
-    notes = []
+    notes, warnings, skipped = [], [], []
     if answer is not None:
         notes = [f"Feedback round {round_no}: {answer.interpretation or answer.changes}".strip()]
-        warning = f"unresolved feedback: {answer.unresolved}" if answer.unresolved.strip() else ""
+        if answer.unresolved.strip():
+            warnings = [f"unresolved feedback: {answer.unresolved}"]
+    if error is not None:
+        skipped = [skipped_entry("2.3", f"feedback round {round_no}", error,
+                                 "the extraction is unchanged; the round still counts")]  # fmt: skip
     report("2.3", f"feedback round {round_no} incorporated", round=round_no)
     return {
         "proposal": proposal.model_dump(mode="json"), "review_round": round_no,
-        "messages": notes, "warnings": [warning] if warning else [],
+        "messages": notes, "warnings": warnings, "skipped": skipped,
+        "pending": unchecked(state, proposal), "return_to": "review", "review_notice": "",
     }  # fmt: skip
 
 
 def aborted(state: State) -> dict[str, Any]:
     report("2.2", "aborted by the reviewer")
     return {"outcome": "aborted", "messages": ["Extraction aborted; nothing was written."]}
-
-
-def round_limit(state: State) -> dict[str, Any]:
-    report("2.2", "review round limit reached")
-    return {
-        "outcome": "round_limit",
-        "messages": [
-            "The limit of feedback rounds was reached; the run is aborted and nothing was written."
-        ],
-    }
 
 
 def finish(state: State) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from core.flows.extraction.prompts import (
     MAX_CONCEPT,
     MAX_REASON,
     MAX_SHORT,
+    MAX_SUMMARY,
     MAX_TITLE,
     _data_rule,
     language_name,
@@ -43,6 +44,7 @@ class ConceptEdit(BaseModel):
     """Label of the new concept to edit."""
     title: str
     short_summary: str
+    summary: str = ""
     concept_text: str
     analysis: str
 
@@ -50,6 +52,8 @@ class ConceptEdit(BaseModel):
 class ConceptAdd(BaseModel):
     title: str
     short_summary: str
+    summary: str = ""
+    """At most 100 words (the note's `summary`)."""
     concept: str
     analysis: str
     quote_ids: list[str]
@@ -158,7 +162,8 @@ REVISION_SYSTEM = """You improve an extraction of atomic concepts from a source'
 List only CHANGES: drop_concepts (labels), edit_concepts (empty strings keep the old text),
 add_concepts (with the quote ids that form them), link_quotes / unlink_quotes (quote id and
 concept label), add_relations (from a new concept n.. to another concept), drop_relations
-(relation ids). Concepts are atomic (one standalone idea) and written in {language}.
+(relation ids). Concepts are atomic (one standalone idea) and written in {language}; a
+summary is two or three sentences.
 Relation types:
 {types}
 {data_rule}"""
@@ -201,8 +206,9 @@ def revision_schema(
     if new and len(every) > 1:
         enums |= {"add_relations.source": new, "add_relations.target": every}
     lengths = {
-        "title": MAX_TITLE, "short_summary": MAX_SHORT, "concept_text": MAX_CONCEPT,
-        "add_concepts.concept": MAX_CONCEPT, "analysis": MAX_ANALYSIS, "changes": MAX_REASON,
+        "title": MAX_TITLE, "short_summary": MAX_SHORT, "summary": MAX_SUMMARY,
+        "concept_text": MAX_CONCEPT, "add_concepts.concept": MAX_CONCEPT,
+        "analysis": MAX_ANALYSIS, "changes": MAX_REASON,
     }  # fmt: skip
     if model is FeedbackRevision:
         lengths |= {"interpretation": MAX_REASON, "unresolved": MAX_REASON}
@@ -217,11 +223,13 @@ def _edited(concept: NewConcept, edit: ConceptEdit) -> NewConcept:
         key: value.strip()
         for key, value in (
             ("title", edit.title), ("short_summary", edit.short_summary),
-            ("concept", edit.concept_text), ("analysis", edit.analysis),
+            ("summary", edit.summary), ("concept", edit.concept_text), ("analysis", edit.analysis),
         )
         if value.strip()
     }  # fmt: skip
-    if "concept" in update:
+    if "summary" in update:
+        update["summary"] = clip_words(update["summary"], 100)
+    elif "concept" in update:  # a new text without a new summary: the old one would be wrong
         update["summary"] = clip_words(update["concept"], 100)
     return concept.model_copy(update=update)
 
@@ -251,7 +259,8 @@ def apply_revision(
         if add.title.strip() and quotes:
             concepts.append(NewConcept(
                 title=add.title.strip(), short_summary=add.short_summary, concept=add.concept,
-                summary=clip_words(add.concept, 100), analysis=add.analysis, quote_ids=quotes,
+                summary=clip_words(add.summary or add.concept, 100), analysis=add.analysis,
+                quote_ids=quotes,
                 rationale="added by refinement",
             ))  # fmt: skip
     existing = list(proposal.existing)

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from core.evaluation import EvaluationFields, EvaluationStatus
 
-Outcome = Literal["skipped", "no_quotes", "committed", "aborted", "round_limit"]
+Outcome = Literal["skipped", "no_quotes", "committed", "aborted"]
 
 
 class ExtractionInput(BaseModel):
@@ -17,6 +17,8 @@ class ExtractionInput(BaseModel):
 
     source: str = Field(min_length=1)
     """Vault-relative path of the source note."""
+    again: bool = False
+    """Extract a source that was already processed (the user asked to extract it again)."""
 
 
 def merge_dicts(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
@@ -29,6 +31,8 @@ class ExtractionState(EvaluationFields, total=False):
 
     source: str
     """Vault-relative path of the source note (input)."""
+    again: bool
+    """Extract even though the source is processed (input)."""
     source_title: str
     """The source's title (frontmatter title, else the file name)."""
     source_meta: dict[str, Any]
@@ -41,6 +45,18 @@ class ExtractionState(EvaluationFields, total=False):
     """Candidate concepts of call 1.1a, from every batch (accumulated)."""
     merged: list[dict[str, Any]]
     """Candidates merged across batches (same normalized title -> one candidate)."""
+    extraction_notes: Annotated[list[str], operator.add]
+    """What the model said about each batch of call 1.1a (accumulated; shown in the review)."""
+    pending: list[dict[str, Any]]
+    """Candidates going through duplicate detection now: those of 1.1a, then the concepts a
+    refinement or the reviewer's feedback added. `key` is the new concept's UUID."""
+    checked: list[str]
+    """UUIDs of the new concepts that went through duplicate detection (1.1b)."""
+    relating: list[str]
+    """UUIDs of the novel concepts of the current pass that get relation search (1.1c-e)."""
+    return_to: Literal["critique_checks", "review"]
+    """Where a pass of 1.1b-1.1e ends: the self-critique (extraction, refinement) or the
+    review (after the reviewer's feedback, which the critique does not second-guess)."""
     detections: Annotated[list[dict[str, Any]], operator.add]
     """Duplicate detections of call 1.1b, one per candidate (accumulated)."""
     known: Annotated[dict[str, dict[str, Any]], merge_dicts]
@@ -68,8 +84,13 @@ class ExtractionState(EvaluationFields, total=False):
     """Feedback rounds the human has used."""
     decision: dict[str, Any]
     """The human's latest decision: action, feedback, drops."""
+    review_notice: str
+    """What the review said about the last answer (a refused approval, no rounds left)."""
     warnings: Annotated[list[str], operator.add]
     """Warnings for the reviewer (accumulated)."""
+    skipped: Annotated[list[dict[str, Any]], operator.add]
+    """Work a fallback replaced because the model's answer stayed invalid after re-asks
+    (`core.model_failures.skipped_entry`); the review shows it first (accumulated)."""
     commit: dict[str, Any]
     """The commit plan (what the store got and what the vault gets), once committed."""
     written: list[str]

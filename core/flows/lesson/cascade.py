@@ -16,6 +16,25 @@ from typing import Any, Literal
 from core.flows.lesson.review_types import CascadeVerdict, JudgeVote
 
 FLAG_PENALTY = 0.15
+ONE_MODEL_NOTE = (
+    "one model serves every judge role: the second judge repeats the first one's opinion and "
+    "the tie-break is skipped (set [models.roles.judge_secondary] for a real second opinion)"
+)
+
+
+def judge_roles(settings: Any) -> tuple[str, str, str]:
+    """The roles of the primary, secondary and tie-break judges."""
+    return ("judge", "judge_secondary", settings.flows.lesson.tiebreak_role)
+
+
+def one_judge_model(settings: Any) -> bool:
+    """Whether every judge role resolves to the same model (provider, model, server): then a
+    second opinion or a tie-break asks the same model again."""
+    models = {
+        (m.provider, m.model, m.base_url)
+        for m in (settings.role(role) for role in judge_roles(settings))
+    }
+    return len(models) == 1
 
 
 def confidence(score: float, accept: float, fix: float, *, flagged: bool,
@@ -51,8 +70,11 @@ def after_primary(primary: JudgeVote | None, settings: Any) -> Literal["secondar
 
 
 def after_secondary(primary: JudgeVote | None, secondary: JudgeVote | None,
-                    settings: Any) -> Literal["tiebreak", "verdict"]:  # fmt: skip
-    """Two judges that differ by more than the setting (or a failed one) call a third."""
+                    settings: Any, *, one_model: bool = False) -> Literal["tiebreak", "verdict"]:  # fmt: skip
+    """Two judges that differ by more than the setting (or a failed one) call a third, unless
+    one model serves every judge role (a third call to it breaks no tie)."""
+    if one_model:
+        return "verdict"
     if primary is None or secondary is None:
         return "tiebreak"
     if abs(primary.score - secondary.score) > settings.judge_disagreement:

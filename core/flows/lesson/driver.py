@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from core.driving import Decide, OnEvent, drive_run
 from core.flows.lesson.graph import FLOW_NAME
+from core.flows.lesson.sources import resolve_concept
 from core.flows.lesson.traces import phase_traces, savings_report
 
 
@@ -29,9 +30,29 @@ class LessonOutcome:
 
 
 def start_lesson(services: Any, data: dict[str, Any]) -> str:
-    """Record a new lesson run; returns its id."""
+    """Record a new lesson run after checking its input; returns its id.
+
+    A concept or note that does not exist is a `ValueError` before any run is recorded (a
+    typo leaves no failed run behind)."""
+    check_input(services, data)
     target = data.get("concept") or data.get("note_path") or ""
     return services.runtime.start(FLOW_NAME, data, target=target).id
+
+
+def check_input(services: Any, data: dict[str, Any]) -> None:
+    """The concept note (generate) or the lesson note (review) exists in the vault."""
+    vault = getattr(services, "vault", None)
+    if vault is None:
+        raise ValueError("no vault is configured: set vault.path")
+    if data.get("mode") == "review":
+        path = str(data.get("note_path") or "")
+        if not path or not (vault.root / path).is_file():
+            raise ValueError(f"no lesson note {path!r} in the vault")
+        return
+    concept = str(data.get("concept") or "")
+    path = resolve_concept(services.store, concept) if concept.strip() else None
+    if path is None or not (vault.root / path).is_file():
+        raise ValueError(f"no concept note named {concept!r} (title, alias or vault path)")
 
 
 async def drive_lesson(services: Any, run_id: str, decide: Decide | None = None,
@@ -49,4 +70,5 @@ def _outcome(services: Any, run_id: str, status: Any, state: dict[str, Any] | No
              error: str = "", payload: dict[str, Any] | None = None) -> LessonOutcome:  # fmt: skip
     store = services.store
     return LessonOutcome(run_id, status, state or {}, error, payload,
-                         phase_traces(store, run_id), savings_report(store, run_id))  # fmt: skip
+                         phase_traces(store, run_id),
+                         savings_report(store, run_id, getattr(services, "settings", None)))  # fmt: skip

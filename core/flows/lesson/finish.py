@@ -17,11 +17,11 @@ from core.flows.lesson import document
 from core.flows.lesson.judging import judge_context
 from core.flows.lesson.nodes import trace, vault_of
 from core.flows.lesson.traces import (
-    FULL_PANEL,
     JUDGE_NODES,
     LessonRunRow,
     judge_call_estimate,
     node_tokens,
+    panel_size,
     phase_traces,
     run_total_tokens,
     save_run,
@@ -121,7 +121,8 @@ def full_judging_cost(state: State, runtime: Runtime[FlowContext]) -> int:
         criteria, state.get("lesson", ""), "lesson", None, judge_context(state)
     )
     prompt = runtime.context.llm.count_tokens(messages, role="judge")
-    return FULL_PANEL * judge_call_estimate(runtime.context.store, runtime.context.run_id, prompt)
+    estimate = judge_call_estimate(runtime.context.store, runtime.context.run_id, prompt)
+    return panel_size(runtime.context.settings) * estimate
 
 
 def _write_note(

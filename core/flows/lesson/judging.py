@@ -16,10 +16,9 @@ from langgraph.runtime import Runtime
 from core.context import FlowContext
 from core.evaluation import EvaluationNodeOptions, create_evaluation_node
 from core.flows.lesson import cascade, document
-from core.flows.lesson.nodes import ask, lesson_settings, trace
+from core.flows.lesson.nodes import ask, lesson_settings, section_schema, trace
 from core.flows.lesson.prompts import SectionDraft, fix_messages
 from core.flows.lesson.review_types import CascadeVerdict
-from local_llm.schema import bounded_schema
 
 State = Mapping[str, Any]
 JUDGES = {"judge_primary": "judge", "judge_secondary": "judge_secondary"}
@@ -51,7 +50,7 @@ def judge_options(field: str, role: str | None) -> EvaluationNodeOptions:
     return EvaluationNodeOptions(
         content_type="lesson", content_extractor=lambda s: s.get("lesson"),
         result_field=field, status_field=f"{field}_status", human_review=False,
-        context_extractor=judge_context, configure=configure,
+        context_extractor=judge_context, configure=configure, reraise_unanswered=True,
     )  # fmt: skip
 
 
@@ -96,7 +95,10 @@ def route_primary(state: State, runtime: Runtime[FlowContext]) -> Literal["secon
 
 def route_secondary(state: State, runtime: Runtime[FlowContext]) -> Literal["tiebreak", "verdict"]:
     primary, secondary, _ = votes_of(state, runtime)
-    return cascade.after_secondary(primary, secondary, lesson_settings(runtime))
+    one_model = cascade.one_judge_model(runtime.context.settings)
+    return cascade.after_secondary(
+        primary, secondary, lesson_settings(runtime), one_model=one_model
+    )
 
 
 async def verdict(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
@@ -112,6 +114,15 @@ async def verdict(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]
     can_fix = generating and state.get("judge_fixes", 0) < settings.max_judge_fixes
     result = cascade.verdict(votes, results, settings, fixes_left=can_fix,
                              regenerations_left=can_regen)  # fmt: skip
+    if cascade.one_judge_model(runtime.context.settings):
+        primary, secondary, _ = votes_of(state, runtime)
+        if (
+            state.get("judge_secondary")
+            and cascade.after_secondary(primary, secondary, settings) == "tiebreak"
+        ):
+            trace(runtime, "judge", "skipped", time.perf_counter(), (), judge="judge_tiebreak",
+                  reason=cascade.ONE_MODEL_NOTE)  # fmt: skip
+        result.reason += "; " + cascade.ONE_MODEL_NOTE
     trace(runtime, "verdict", result.decision, time.perf_counter(), (), score=result.score,
           judges=len(votes))  # fmt: skip
     return {"cascade": result.model_dump(mode="json"),
@@ -150,11 +161,10 @@ def sections_to_fix(body: str, wheres: list[str], limit: int = 2) -> list[int]:
 async def targeted_fix(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     """Rewrite the sections the judges named (generator role), then check and judge again."""
     started = time.perf_counter()
-    settings = lesson_settings(runtime)
     wheres, problems = _problems(state)
     preamble, sections = document.split_sections(state["lesson"])
     chosen = sections_to_fix(state["lesson"], wheres)
-    schema = bounded_schema(SectionDraft, max_length={"text": settings.section_max_chars})
+    schema = section_schema(runtime)
     for n in chosen:
         heading, text = sections[n]
         messages = fix_messages(f"## {heading}\n\n{text}", state["language"], problems,

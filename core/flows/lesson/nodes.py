@@ -53,6 +53,23 @@ async def ask(runtime: Runtime[FlowContext], messages: list[dict[str, str]], mod
     )
 
 
+def section_schema(runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    """A section's bounded schema: at most `section_max_chars`, and never more characters
+    than the completion limit can hold (a small model fills the allowed length; a longer
+    bound than the limit gets its answer cut off, then re-asked, then failed)."""
+    settings = lesson_settings(runtime)
+    limit = settings.generation_max_tokens or runtime.context.llm.config("default").max_tokens
+    fits = max(200, int((limit - SECTION_RESERVE) * CHARS_PER_TOKEN))
+    return bounded_schema(SectionDraft, max_length={"text": min(settings.section_max_chars, fits)})
+
+
+SECTION_RESERVE = 20
+"""Completion tokens kept for the JSON around a section's text."""
+CHARS_PER_TOKEN = 2.5
+"""A low estimate of the characters one completion token holds (accents, markdown and JSON
+escapes make Spanish prose cost more tokens than English)."""
+
+
 def vault_of(runtime: Runtime[FlowContext]) -> Any:
     vault = runtime.context.vault
     if vault is None:
@@ -165,10 +182,9 @@ async def expand_section(task: State, runtime: Runtime[FlowContext]) -> dict[str
     settings = lesson_settings(runtime)
     plan = Plan.model_validate(task["plan"])
     index = int(task["index"])
-    schema = bounded_schema(SectionDraft, max_length={"text": settings.section_max_chars})
     messages = expander_messages(plan, index, task["language"], task["source_text"],
                                  settings.min_section_words)  # fmt: skip
-    draft: SectionDraft = await ask(runtime, messages, SectionDraft, schema)
+    draft: SectionDraft = await ask(runtime, messages, SectionDraft, section_schema(runtime))
     progress(node="expander", message=f"section {index + 1} written", section=index)
     return {"drafts": {str(index): document.strip_heading(draft.text)}}
 

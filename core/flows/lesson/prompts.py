@@ -51,7 +51,12 @@ def planner_messages(topic: str, language: str, sources: str, objectives: list[s
         f"{language_name(language)}. Give a title, learning objectives and exactly {count} "
         f"sections (title and goal), building from motivation to practice. {UNTRUSTED}"
     )
-    user = f"Topic: {topic}\nObjectives:\n{given}\n\n{block('SOURCES', sources)}"
+    # the topic (a concept's title) and objectives (a note's frontmatter in review mode) are
+    # vault text: delimited like the sources
+    user = (
+        f"Topic: {block('TOPIC', topic)}\nObjectives:\n{block('OBJECTIVES', given)}\n\n"
+        f"{block('SOURCES', sources)}"
+    )
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
@@ -70,7 +75,7 @@ def expander_messages(plan: Plan, index: int, language: str, sources: str,
         f"the section heading, at least {min_words} words, complete sentences, no greetings, "
         f"no placeholders. Stay faithful to the sources. {UNTRUSTED}"
     )
-    user = (
+    user = (  # the outline is the planner's (model) text: plain; the sources are delimited
         f"Lesson: {plan.title}\nOutline:\n{outline}\n\nWrite section {index + 1}: "
         f"{section.title}\nGoal: {section.goal}\n\n{block('SOURCES', sources)}"
     )
@@ -137,7 +142,7 @@ def self_review_messages(lesson: str, language: str, objectives: list[str], sour
     spec = "\n".join(f"- {o}" for o in objectives) or "(none)"
     user = (
         f"<TARGET_LANGUAGE>{language_name(language)}</TARGET_LANGUAGE>\n"
-        f"<LESSON_SPEC>\n{spec}\n</LESSON_SPEC>\n"
+        f"{block('LESSON_SPEC', spec)}\n"
         f"<HEURISTIC_FINDINGS>\n{findings}\n</HEURISTIC_FINDINGS>\n"
         f"{block('SOURCES', sources)}\n{block('LESSON', lesson)}"
     )
@@ -153,5 +158,8 @@ def fix_messages(section: str, language: str, problems: str, sources: str) -> li
         f"You correct one lesson section in {language_name(language)} so that the reviewers' "
         f"problems are solved; keep what is right, markdown without the heading. {UNTRUSTED}"
     )
-    user = f"Problems:\n{problems}\n\n{block('SOURCES', sources)}\n{block('SECTION', section)}"
+    user = (
+        f"Problems:\n{block('PROBLEMS', problems)}\n\n{block('SOURCES', sources)}\n"
+        f"{block('SECTION', section)}"
+    )
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]

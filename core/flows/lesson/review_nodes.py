@@ -21,6 +21,7 @@ from core.flows.lesson.nodes import lesson_settings, trace
 from core.flows.lesson.prompts import SelfReviewAnswer, self_review_messages
 from core.flows.lesson.review_types import SelfReviewResult, SelfReviewStatus
 from core.flows.lesson.selfreview import decide
+from core.model_failures import raise_unless_fallback, why
 from local_llm import LLMError
 from local_llm.schema import bounded_schema
 
@@ -78,12 +79,12 @@ async def self_review(state: State, runtime: Runtime[FlowContext]) -> dict[str, 
     started = time.perf_counter()
     settings = lesson_settings(runtime)
     report = report_of(state)
-    answer = None
+    answer, not_reviewed = None, ""
     if report.action not in REGEN_ACTIONS:  # code already knows: no model call
-        answer = await _ask_reviewer(state, runtime, report)
+        answer, not_reviewed = await _ask_reviewer(state, runtime, report)
     can_fix = state.get("self_fixes", 0) < settings.max_self_fixes
     result = decide(report, answer, state["lesson"], state["language"], can_fix=can_fix,
-                    min_words=settings.min_section_words)  # fmt: skip
+                    min_words=settings.min_section_words, not_reviewed=not_reviewed)  # fmt: skip
     result.duration_ms = round((time.perf_counter() - started) * 1000, 3)
     result.tokens_used = trace(runtime, "self_review", str(result.decision), started,
                                issues=len(result.issues), fixed=result.self_fix_applied,
@@ -98,12 +99,18 @@ def _review_update(state: State, result: SelfReviewResult) -> dict[str, Any]:
                    "self_fixes": state.get("self_fixes", 0) + 1, "skip_self_review": True}  # fmt: skip
     if not state.get("caught_by") and not result.passed:
         update["caught_by"] = "self_review"
-    update["messages"] = [f"Self-review: {result.decision} ({len(result.issues)} issues)."]
+    if result.not_reviewed:
+        update["messages"] = [f"Not self-reviewed ({result.not_reviewed}); the judges see it "
+                              "flagged."]  # fmt: skip
+    else:
+        update["messages"] = [f"Self-review: {result.decision} ({len(result.issues)} issues)."]
     return update
 
 
 async def _ask_reviewer(state: State, runtime: Runtime[FlowContext],
-                        report: HeuristicReport) -> SelfReviewAnswer | None:  # fmt: skip
+                        report: HeuristicReport) -> tuple[SelfReviewAnswer | None, str]:  # fmt: skip
+    """(the answer, '') or (None, why it could not review): an answer invalid after re-asks.
+    A model that does not answer at all fails the run here (resuming asks again)."""
     settings = lesson_settings(runtime)
     lesson = state["lesson"]
     schema = bounded_schema(
@@ -116,26 +123,29 @@ async def _ask_reviewer(state: State, runtime: Runtime[FlowContext],
                                     state.get("source_text", ""), report.summary(),
                                     settings.min_section_words)  # fmt: skip
     try:
-        return await runtime.context.llm.structured(
+        answer = await runtime.context.llm.structured(
             messages, SelfReviewAnswer, role="default", json_schema=schema,
             max_tokens=settings.generation_max_tokens or None,
         )  # fmt: skip
-    except LLMError:
-        return None  # the self-review is advisory: code's checks still decide
+    except LLMError as exc:
+        raise_unless_fallback(exc)
+        return None, why(exc)
+    return answer, ""
 
 
 def route_self_review(
     state: State, runtime: Runtime[FlowContext]
 ) -> Literal["regenerate", "recheck", "judge", "caught"]:
-    """Spec 3.4: fixed -> check again then judge; regenerate (once) -> expand; else judge."""
+    """Spec 3.4: fixed -> check again then judge; REGENERATE with a regeneration left -> expand
+    again (at most `max_regenerations`, one by default); otherwise -> judge. A reviewed note
+    the heuristics condemn is caught before the judges (nothing can regenerate it)."""
     result = state["self_review"]
-    decision = result["decision"]
     if result.get("self_fix_applied"):
         return "recheck"
-    if decision == SelfReviewStatus.REGENERATE:
+    if result["decision"] == SelfReviewStatus.REGENERATE:
         if can_regenerate(state, runtime):
             return "regenerate"
-        if state.get("mode") == "review":
+        if state.get("mode") == "review" and state["heuristics"]["action"] in REGEN_ACTIONS:
             return "caught"
     return "judge"
 

@@ -54,6 +54,9 @@ class SelfReviewResult(BaseModel):
     reasoning: str = ""
     overridden_by_code: str = ""
     """Why code replaced the model's decision ('' when it did not)."""
+    not_reviewed: str = ""
+    """Why the self-reviewer could not review the lesson ('' when it did): its answer stayed
+    invalid after re-asks. The lesson then goes to the judges flagged (FLAG_TO_JUDGE)."""
     tokens_used: int = 0
     duration_ms: float = 0.0
 

@@ -2,7 +2,7 @@
 
 Code overrides the model where code knows: foreign script over the threshold or several
 truncation signs (heuristic action REGENERATE or PARTIAL_REGEN) force REGENERATE whatever the
-model said; hygiene problems the heuristics can fix exactly are fixed by code when the model
+model said; the model's own REGENERATE stands (the router regenerates once, spec 3.4); hygiene problems the heuristics can fix exactly are fixed by code when the model
 did not; a patch from the model is kept only if the heuristics find it no worse and it keeps
 every section.
 """
@@ -68,11 +68,17 @@ def patch_acceptable(original: str, patched: str, language: str, min_words: int)
 
 
 def decide(report: HeuristicReport, answer: SelfReviewAnswer | None, lesson: str, language: str,
-           *, can_fix: bool, min_words: int) -> SelfReviewResult:  # fmt: skip
-    """The self-review result from the checks and the model's answer (None: model failed)."""
+           *, can_fix: bool, min_words: int, not_reviewed: str = "") -> SelfReviewResult:  # fmt: skip
+    """The self-review result from the checks and the model's answer.
+
+    `answer` is None when the model was not asked (the heuristics already demand a
+    regeneration) or could not review (`not_reviewed` says why: the lesson then goes to the
+    judges flagged, never as passed)."""
     issues = heuristic_issues(report)
     status = answer.status if answer else SelfReviewStatus.PASS
-    reasoning = answer.reasoning if answer else "the self-reviewer model gave no answer"
+    reasoning = answer.reasoning if answer else "the self-reviewer was not asked"
+    if not_reviewed:
+        status, reasoning = SelfReviewStatus.FLAG_TO_JUDGE, f"not reviewed: {not_reviewed}"
     if answer:
         issues += [SelfReviewIssue(**i.model_dump()) for i in answer.issues]
     action = report.action
@@ -84,15 +90,14 @@ def decide(report: HeuristicReport, answer: SelfReviewAnswer | None, lesson: str
     if fixed is not None:
         return SelfReviewResult(passed=False, decision=SelfReviewStatus.FIXED, issues=issues,
                                 self_fix_applied=True, fixed_content=fixed, reasoning=reasoning,
-                                overridden_by_code=how)  # fmt: skip
-    if status in (SelfReviewStatus.FIXED, SelfReviewStatus.REGENERATE):
-        # a fix we could not apply, or a regeneration code does not confirm: the judges decide
+                                overridden_by_code=how, not_reviewed=not_reviewed)  # fmt: skip
+    if status == SelfReviewStatus.FIXED:  # a fix we could not apply: the judges decide
         status = SelfReviewStatus.FLAG_TO_JUDGE
     if status == SelfReviewStatus.PASS and (issues or action != HeuristicAction.NONE):
         status = SelfReviewStatus.PASS_WITH_FLAGS
     return SelfReviewResult(
         passed=status in (SelfReviewStatus.PASS, SelfReviewStatus.PASS_WITH_FLAGS),
-        decision=status, issues=issues, reasoning=reasoning,
+        decision=status, issues=issues, reasoning=reasoning, not_reviewed=not_reviewed,
     )  # fmt: skip
 
 

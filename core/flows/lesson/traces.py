@@ -12,12 +12,19 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.flows.lesson.cascade import ONE_MODEL_NOTE, one_judge_model
 from core.store import Store
 from core.store.runs import now_iso
 
 JUDGE_NODES = ("judge_primary", "judge_secondary", "judge_tiebreak")
 FULL_PANEL = 3
 """Judges a lesson would get without the cascade (primary, secondary, tie-break)."""
+
+
+def panel_size(settings: Any) -> int:
+    """Judges the full panel really has: with one model in every judge role the tie-break is
+    never called (it would repeat the same opinion), so judging fully is two calls."""
+    return FULL_PANEL - 1 if one_judge_model(settings) else FULL_PANEL
 
 
 def node_tokens(store: Store, run_id: str, *nodes: str) -> int:
@@ -135,8 +142,11 @@ def lesson_rows(store: Store) -> list[dict[str, Any]]:
     return [dict(r) for r in rows]
 
 
-def savings_report(store: Store, run_id: str | None = None) -> dict[str, Any]:
-    """Judge tokens spent against judging fully, and what was caught before the judges."""
+def savings_report(store: Store, run_id: str | None = None, settings: Any = None) -> dict[str, Any]:
+    """Judge tokens spent against judging fully, and what was caught before the judges.
+
+    With `settings`, the report also says whether one model serves every judge role (its
+    second opinion repeats the first; the tie-break is skipped and not counted)."""
     rows = [r for r in lesson_rows(store) if run_id is None or r["run_id"] == run_id]
     spent = sum(r["judge_tokens"] for r in rows)
     full = sum(r["full_judge_tokens"] for r in rows)
@@ -154,7 +164,12 @@ def savings_report(store: Store, run_id: str | None = None) -> dict[str, Any]:
         "caught": caught,
         "self_review": _count(rows, "self_review_status"),
         "heuristics": _count(rows, "heuristic_action"),
+        "one_judge_model": _one_model(settings),
     }
+
+
+def _one_model(settings: Any) -> bool:
+    return settings is not None and one_judge_model(settings)
 
 
 def _count(rows: list[dict[str, Any]], key: str) -> dict[str, int]:
@@ -163,3 +178,20 @@ def _count(rows: list[dict[str, Any]], key: str) -> dict[str, int]:
         if r[key]:
             counts[r[key]] = counts.get(r[key], 0) + 1
     return counts
+
+
+def savings_text(report: dict[str, Any], rows: list[dict[str, Any]]) -> str:
+    """The savings report as the CLI prints it and the lessons screen shows it."""
+    lines = [
+        f"{row['status']:<20} {row['judge_tokens']:>7} / {row['full_judge_tokens']:>7} "
+        f"caught by {row['caught_by'] or '-':<12} {row['lesson_path']}"
+        for row in rows
+    ]
+    lines.append(
+        f"{report['lessons']} lessons: {report['judge_tokens']} judge tokens spent, "
+        f"{report['full_judge_tokens']} when judging fully, saved {report['saved_share']:.0%}"
+    )
+    lines.append(f"caught before the judges: {report['caught'] or 'nothing'}")
+    if report.get("one_judge_model"):
+        lines.append(f"note: {ONE_MODEL_NOTE}; judging fully counts two judge calls, not three")
+    return "\n".join(lines)

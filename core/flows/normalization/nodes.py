@@ -31,7 +31,8 @@ from core.flows.normalization.neighbours import vector_pairs
 from core.flows.normalization.state import NormalizationStreamEvent, Phase
 from core.flows.normalization.variants import deterministic_merges
 from core.merges.reviews import ReviewsRepo
-from core.problems import explain
+from core.model_failures import raise_unless_fallback, skipped_entry
+from local_llm import LLMError
 
 State = Mapping[str, Any]
 ANSWER_RESERVE = 600
@@ -174,13 +175,18 @@ async def generation(state: State, runtime: Runtime[FlowContext]) -> dict[str, A
     iteration = state.get("iteration", 0) + 1
     known = set(state.get("all_merges", {})) | set(state.get("weak_merges", {}))
     batch: dict[str, dict[str, Any]] = {}
-    errors: list[str] = []
+    skipped: list[dict[str, Any]] = []
     calls = _calls(state, runtime)
     for n, ids in enumerate(calls, start=1):
         try:
             proposals = await _generate_one(runtime, ids, state)
-        except Exception as exc:  # noqa: BLE001 - one failed call must not end the run
-            errors.append(f"generation {iteration}.{n}: {explain(exc).summary}")
+        except LLMError as exc:  # an invalid answer is skipped (said so); no answer fails here
+            raise_unless_fallback(exc)
+            where = f" (block {n} of {len(calls)})" if len(calls) > 1 else ""
+            skipped.append(skipped_entry(
+                "generation", f"generator call of iteration {iteration}{where}, {len(ids)} concepts",
+                exc, "no merges proposed among these names in this iteration",
+            ))  # fmt: skip
             continue
         for merge in proposals:
             if merge["key"] not in known and merge["key"] not in batch:
@@ -189,7 +195,7 @@ async def generation(state: State, runtime: Runtime[FlowContext]) -> dict[str, A
         emit("generation", "generation",
              f"Generator: iteration {iteration}{where}, {len(batch)} new proposals so far.",
              state, iteration=iteration)  # fmt: skip
-    return {"iteration": iteration, "new_merge_batch": list(batch.values()), "errors": errors}
+    return {"iteration": iteration, "new_merge_batch": list(batch.values()), "skipped": skipped}
 
 
 async def _validate_chunk(
@@ -208,26 +214,30 @@ async def _validate_chunk(
 async def _judge(
     runtime: Runtime[FlowContext], batch: list[dict[str, Any]], state: State
 ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], list[str]]:
-    """(accepted, new weak by key, errors). A chunk whose call fails is not accepted."""
+    """(accepted, new weak by key, skipped). A chunk whose answer stays invalid is not
+    accepted (fail closed, said so); a chunk the model does not answer fails the run here."""
     definitions = {c["id"]: ConceptInfo(**c).definition() for c in state.get("concepts", [])}
     size = min(_settings(runtime).validation_batch, prompts.weak_that_fit(_max_tokens(runtime)))
     accepted: list[dict[str, Any]] = []
     weak: dict[str, dict[str, Any]] = {}
-    errors: list[str] = []
+    skipped: list[dict[str, Any]] = []
     for start in range(0, len(batch), size):
         chunk = batch[start : start + size]
         try:
             judged = await _validate_chunk(runtime, chunk, definitions)
-        except Exception as exc:  # noqa: BLE001 - fail closed
-            errors.append(
-                f"validation failed, {len(chunk)} merges not accepted: {explain(exc).summary}"
-            )
+        except LLMError as exc:
+            raise_unless_fallback(exc)
+            names = ", ".join(f"{m['a_name']} = {m['b_name']}" for m in chunk[:3])
+            skipped.append(skipped_entry(
+                "validation", f"evaluator call on {len(chunk)} proposed merges ({names}...)",
+                exc, "these merges are not accepted (and may be proposed again)",
+            ))  # fmt: skip
             continue
         for merge, item in judged:
             weak[merge["key"]] = {**merge, "reason": item.reason,
                                   "explanation": item.explanation, "origin": "evaluator"}  # fmt: skip
         accepted.extend(m for m in chunk if m["key"] not in weak)
-    return accepted, weak, errors
+    return accepted, weak, skipped
 
 
 def _next_active(
@@ -251,7 +261,7 @@ def _next_active(
 async def validation(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     """The evaluator returns weak merges; accepted = batch minus every weak key ever seen."""
     batch = state.get("new_merge_batch", [])
-    accepted, new_weak, errors = await _judge(runtime, batch, state) if batch else ([], {}, [])
+    accepted, new_weak, skipped = await _judge(runtime, batch, state) if batch else ([], {}, [])
     if new_weak:
         ReviewsRepo(runtime.context.store).add_weak(new_weak.values(), runtime.context.run_id)
     weak = {**state.get("weak_merges", {}), **new_weak}
@@ -273,7 +283,7 @@ async def validation(state: State, runtime: Runtime[FlowContext]) -> dict[str, A
         "new_unique_merges_trend": [result.new_unique],
         "active_units": _next_active(state, result.all_merges, result.latest, new_weak),
         "converged": converged(state, trend, runtime),
-        "errors": errors,
+        "skipped": skipped,
         "messages": [activity],
     }
 
@@ -304,8 +314,19 @@ async def finish(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
             merges,
             list(state.get("new_unique_merges_trend", [])),
         )
-    activity = f"Done: {len(merges)} merges to review." if merges else "Done: no merges to propose."
+    skipped = list(state.get("skipped", []))
+    activity = outcome_line(len(merges), len(skipped))
     emit("finish", "complete", activity, state, requires_review=bool(merges),
          review_id=review_id or None, latest_merges=merges, merges_found=len(merges),
-         new_unique_merges_trend=list(state.get("new_unique_merges_trend", [])))  # fmt: skip
+         new_unique_merges_trend=list(state.get("new_unique_merges_trend", [])),
+         skipped=skipped)  # fmt: skip
     return {"review_id": review_id, "messages": [activity]}
+
+
+def outcome_line(merges: int, skipped: int) -> str:
+    """How the run ended, in one line: partial when model calls gave invalid answers."""
+    found = f"{merges} merges to review" if merges else "no merges to propose"
+    if skipped:
+        return (f"Partial: {found}; {skipped} model call(s) gave invalid answers, so merges among "
+                "their names may be missing (run normalization again to retry them).")  # fmt: skip
+    return f"Done: {found}."

@@ -14,6 +14,14 @@ from local_llm.schema import bounded_schema
 from local_llm.tokens import count_text
 
 BEGIN, END = "<<<DATA", "DATA>>>"
+
+
+def delimit(text: str) -> str:
+    """Names and definitions (note text) between the markers, any marker inside defused."""
+    safe = text.replace(BEGIN, "<< <DATA").replace(END, "DATA> >>")
+    return f"{BEGIN}\n{safe}\n{END}"
+
+
 MAX_REASON = 200
 SHORT_REASON = 80
 """Per-call bound on reasons and explanations: small models write up to the bound."""
@@ -85,8 +93,8 @@ def generator_messages(names: Sequence[str], weak_lines: str, num_weak: int) -> 
     """The CONCEPT_NORMALIZATION prompt over a list of names with the avoid list."""
     listing = "\n".join(f"- {name}" for name in names)
     user = (
-        f"# Concepts ({len(names)})\n{BEGIN}\n{listing}\n{END}\n\n"
-        f"# AVOID These Weak Merges ({num_weak})\n{BEGIN}\n{weak_lines}\n{END}\n\n"
+        f"# Concepts ({len(names)})\n{delimit(listing)}\n\n"
+        f"# AVOID These Weak Merges ({num_weak})\n{delimit(weak_lines)}\n\n"
         "Propose the merges."
     )
     return [{"role": "system", "content": GENERATOR_SYSTEM}, {"role": "user", "content": user}]
@@ -125,7 +133,7 @@ def validator_messages(
             f"  A: {definitions.get(merge['a_id'], '(no definition)')}\n"
             f"  B: {definitions.get(merge['b_id'], '(no definition)')}"
         )
-    user = f"# Proposed merges ({len(merges)})\n{BEGIN}\n" + "\n".join(blocks) + f"\n{END}"
+    user = f"# Proposed merges ({len(merges)})\n{delimit(chr(10).join(blocks))}"
     return [{"role": "system", "content": VALIDATOR_SYSTEM}, {"role": "user", "content": user}]
 
 

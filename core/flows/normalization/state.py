@@ -49,8 +49,10 @@ class NormalizationState(TypedDict, total=False):
     """Merges found by code (case, accent, punctuation, plural) before any model call."""
     review_id: str
     """The stored review, once the run is complete."""
-    errors: Annotated[list[str], operator.add]
-    """What went wrong (a failed call, a fail-closed batch); the run goes on."""
+    skipped: Annotated[list[dict[str, Any]], operator.add]
+    """Model calls whose answer stayed invalid after re-asks, and what that cost
+    (`core.model_failures.skipped_entry`): the run goes on and ends partial, saying so. A call
+    the model did not answer at all fails the run at that step instead (resumable)."""
     messages: Annotated[list[str], operator.add]
     """Activity lines, as the progress events carried them."""
 
@@ -77,3 +79,5 @@ class NormalizationStreamEvent(BaseModel):
     new_unique_merges_trend: list[int] = Field(default_factory=list)
     requires_review: bool = False
     review_id: str | None = None
+    skipped: list[dict[str, Any]] = Field(default_factory=list)
+    """Model calls whose work is missing from the result (invalid answers), so far."""

@@ -119,6 +119,7 @@ def evaluation_options() -> EvaluationNodeOptions:
         apply_edit=edited_body,
         decision_field="decision",
         context_extractor=lambda s: f"The note is titled {s.get('note_title', '')!r}.",
+        reraise_unanswered=True,  # a model that did not answer fails the run here (resumable)
         payload_extras=lambda s: {
             "note_path": s.get("note_path", ""),
             "round": s.get("round", 1),

@@ -50,7 +50,10 @@ def revision_messages(
     title: str, body: str, result: EvaluationResult, feedback: str = ""
 ) -> list[dict[str, str]]:
     """The chat messages of one revision."""
-    user = f"Note title: {title}\n\n{evaluation_points(result, feedback)}\n\nThe note:\n{delimit(body)}"
+    user = (
+        f"Note title:\n{delimit(title)}\n\n{evaluation_points(result, feedback)}\n\n"
+        f"The note:\n{delimit(body)}"
+    )
     return [{"role": "system", "content": REVISION_SYSTEM}, {"role": "user", "content": user}]
 
 

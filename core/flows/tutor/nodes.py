@@ -16,12 +16,15 @@ from langgraph.config import get_config, get_stream_writer
 from langgraph.runtime import Runtime
 
 from core.context import FlowContext
+from core.degenerate import drop_repeats, fold, repeated_sentence
 from core.flows.tutor import logs
 from core.flows.tutor import plan as p
 from core.flows.tutor.hints import HintSplitter
 from core.flows.tutor.prompts import (
     MAX_MESSAGE_TOKENS,
     EvaluatorAnswer,
+    GroundedEvaluatorAnswer,
+    GroundedPlanDraft,
     PlanDraft,
     evaluator_messages,
     evaluator_schema,
@@ -31,6 +34,9 @@ from core.flows.tutor.prompts import (
 )
 from core.flows.tutor.sessions import record_mastery, record_session
 from core.flows.tutor.summary import build_summary, note_text, summary_text
+from core.flows.tutor.verdict import decide_replan, judged_correct, not_evaluated
+from core.model_failures import raise_unless_fallback, why
+from local_llm import LLMError
 
 State = Mapping[str, Any]
 REDIRECT = "That's an interesting thought! Let's get back to our question, though."
@@ -81,6 +87,17 @@ def merged(state: State, update: Mapping[str, Any]) -> dict[str, Any]:
 # -- PLANNER -------------------------------------------------------------------------------
 
 
+def distinct_steps(draft: PlanDraft) -> list[Any]:
+    """The drafted steps, each title once (a small model repeats one step five times)."""
+    seen: set[str] = set()
+    steps = []
+    for step in draft.steps():
+        if fold(step.title) not in seen:
+            seen.add(fold(step.title))
+            steps.append(step)
+    return steps
+
+
 def build_plan(state: State, draft: PlanDraft, max_replans: int) -> dict[str, Any]:
     """The new plan: drafted steps with code's ids and counters; completed steps kept on replan."""
     old = state.get("study_plan") or {}
@@ -88,6 +105,7 @@ def build_plan(state: State, draft: PlanDraft, max_replans: int) -> dict[str, An
     replanning = bool(p.steps(old))
     version = int(meta.get("plan_version", 0)) + 1 if replanning else 1
     kept = [s for s in p.steps(old) if s.get("status") == p.DONE]
+    drafted = distinct_steps(draft)
     fresh = [
         {
             **step.model_dump(),
@@ -95,7 +113,7 @@ def build_plan(state: State, draft: PlanDraft, max_replans: int) -> dict[str, An
             "status": "pending",
             "status_info": {"questions_asked": 0, "questions_correct": 0, "attempts": 0},
         }
-        for i, step in enumerate(draft.steps(), 1)
+        for i, step in enumerate(drafted, 1)
     ]
     replans = int(meta.get("replan_count", 0)) + (1 if replanning else 0)
     return {
@@ -112,7 +130,7 @@ async def planner(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]
     messages = planner_messages(state, recent(state, settings))
     announce("planner", "planning again" if replanning else "planning")
     draft = await runtime.context.llm.structured(
-        messages, PlanDraft, role="default", json_schema=plan_schema(replanning)
+        messages, GroundedPlanDraft, role="default", json_schema=plan_schema(replanning)
     )
     plan = build_plan(state, draft, settings.max_replans)
     get_stream_writer()(
@@ -144,13 +162,19 @@ async def stream_message(runtime: Runtime[FlowContext], messages: list[dict]) ->
     write = get_stream_writer()
     splitter = HintSplitter()
     announce("executor", "writing")
+    shown = ""
     async for piece in runtime.context.llm.stream(
         messages, role="default", max_tokens=MAX_MESSAGE_TOKENS
     ):
         visible = splitter.feed(piece)
         if visible:
             write({"node": "executor", "token": visible})
+            shown += visible
+            if repeated_sentence(shown, times=2):
+                break  # a looping model: stop it before the learner reads the loop
     message, hints = splitter.finish()
+    if repeated_sentence(message, times=2):
+        message = drop_repeats(message)
     return message, hints
 
 
@@ -165,22 +189,44 @@ async def executor(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any
     plan = p.mark_started(plan, step["step_id"])
     messages = executor_messages(state, step, recent(state, settings), state.get("last_evaluation"))
     text, hints = await stream_message(runtime, messages)
-    if not text:
-        text = f"{step['title']}: {step['description']}"
-    if not hints:
-        hints = [f"Think about: {step['success_criteria']}"]
+    if not text:  # a small model may end its turn at once: ask once more
+        text, hints = await stream_message(runtime, messages)
+    stand_in = ""
+    if not text:  # still nothing: the planned step, and the learner is told it is one
+        stand_in = STAND_IN
+        text = f"{STAND_IN} {step['title']}: {step['description']}"
+    general = not hints
+    if general:
+        hints = fallback_hints(step)
     message = {
         "role": "tutor", "content": text, "timestamp": p.now_iso(), "kind": "teaching",
         "hints": hints, "step_id": step["step_id"],
     }  # fmt: skip
     get_stream_writer()({"node": "executor", "message": "done", "done": True})
-    item = logs.entry(
-        "executor", f"Step {step['title']!r}", {"message": text, "hints": hints}, "", timer
-    )
+    output = {"message": text, "hints": hints} | ({"fallback": stand_in} if stand_in else {})
+    output |= {"hints_by": "code (the model wrote none)"} if general else {}
+    item = logs.entry("executor", f"Step {step['title']!r}", output, "", timer)
     update = {"study_plan": plan, "conversation": [message], "mastery": p.mastery(plan)}
     update.update(finish_log(runtime, sid, item))
     record_session(runtime.context.store, sid, merged(state, update))
     return update
+
+
+STAND_IN = "(The tutor model wrote nothing, twice; here is the planned step.)"
+"""Opens a message code made from the plan because the model wrote none: the learner is told."""
+
+
+GENERAL_HINTS = "(General hints: the tutor model wrote none for this question.)"
+"""Opens the hints code made because the model wrote none: the learner is told."""
+
+
+def fallback_hints(step: Mapping[str, Any]) -> list[str]:
+    """Hints when the model wrote none: about the step's topic and method, never its success
+    criteria (those say what a right answer is); the first says they are general ones."""
+    return [
+        f'{GENERAL_HINTS} Think about what "{step["title"]}" means in your own words.',
+        "Re-read the question and answer just the part you are sure of first.",
+    ]
 
 
 # -- EVALUATOR -----------------------------------------------------------------------------
@@ -205,35 +251,13 @@ def last_question(state: State) -> str:
     return ""
 
 
-def decide_replan(
-    answer: EvaluatorAnswer, step: Mapping[str, Any], plan: Mapping[str, Any]
-) -> tuple[bool, str | None]:
-    """The spec's triggers and non-triggers, enforced in code.
-
-    A blocked step always triggers. The evaluator's own request is honoured only when it cannot
-    be a single mistake (two or more failures on the step) or the learner is excelling (every
-    answer of the session right, at least two of them); off-topic answers never trigger.
-    """
-    if answer.was_off_topic:
-        return False, None
-    if step.get("status") == "blocked":
-        reason = answer.replan_reason or f"{p.failures(step)} failed attempts on {step['title']!r}"
-        return True, reason
-    if not answer.replan_needed:
-        return False, None
-    asked = sum(s["status_info"]["questions_asked"] for s in p.steps(plan))
-    right = sum(s["status_info"]["questions_correct"] for s in p.steps(plan))
-    if p.failures(step) >= 2 or (asked >= 2 and right == asked):
-        return True, answer.replan_reason or "the evaluator asked for a new plan"
-    return False, None
-
-
 def evaluation_update(
     state: State, step: Mapping[str, Any], answer: EvaluatorAnswer, settings: Any
 ) -> dict[str, Any]:
     """Plan statuses, notes, feedback message and routing flags from one evaluation."""
     plan = state.get("study_plan") or {}
-    correct = answer.score >= settings.pass_score and not answer.was_off_topic
+    student = str((state.get("conversation") or [{}])[-1].get("content", ""))
+    correct, overridden = judged_correct(answer, student, settings.pass_score)
     if not answer.was_off_topic:
         plan = p.apply_answer(
             plan, step["step_id"], correct=correct, proposed=answer.step_status,
@@ -241,7 +265,7 @@ def evaluation_update(
             failures_to_block=settings.failures_to_block,
         )  # fmt: skip
     updated = p.steps(plan)[p.step_index(plan, step["step_id"])]
-    replan, reason = decide_replan(answer, updated, plan)
+    replan, reason = decide_replan(answer, updated, plan, correct)
     feedback = (answer.off_topic_response or REDIRECT) if answer.was_off_topic else answer.feedback
     stamp = p.now_iso()
     message = {
@@ -255,6 +279,7 @@ def evaluation_update(
         "score": answer.score, "feedback": message["content"], "reasoning": answer.reasoning,
         "correct": correct, "step_id": step["step_id"], "step_status": updated["status"],
         "was_off_topic": answer.was_off_topic, "replan_needed": replan, "replan_reason": reason,
+        "overridden": overridden,
     }  # fmt: skip
     misconceptions = [answer.misconception] if answer.misconception and not correct else []
     return {
@@ -276,9 +301,16 @@ async def evaluator(state: State, runtime: Runtime[FlowContext]) -> dict[str, An
         state, step, last_question(state), student, recent(state, settings)[:-1]
     )
     announce("evaluator", "checking your answer")
-    answer = await runtime.context.llm.structured(
-        messages, EvaluatorAnswer, role="default", json_schema=evaluator_schema()
-    )
+    try:
+        answer = await runtime.context.llm.structured(
+            messages, GroundedEvaluatorAnswer, role="default", json_schema=evaluator_schema()
+        )
+    except LLMError as exc:  # invalid after re-asks: not counted, and said; no answer: fails
+        raise_unless_fallback(exc)
+        update = not_evaluated(state, step, why(exc))
+        item = logs.entry("evaluator", f"Not evaluated: {student[:120]}",
+                          {"fallback": update["last_evaluation"]["not_evaluated"]}, "", timer)  # fmt: skip
+        return {**update, **finish_log(runtime, sid, item)}
     update = evaluation_update(state, step, answer, settings)
     record_mastery(runtime.context.store, sid, {**state, **update})
     item = logs.entry(

@@ -16,6 +16,8 @@ from core.evaluation import load_criteria
 from local_llm.testing import ScriptedBackend
 
 CRITERIA = load_criteria("concept_extraction").criteria.ids
+TYPES = {"GENERALIZES", "SPECIFIC_OF", "PART_OF", "HAS_PART", "SUPPORTS", "SUPPORTED_BY",
+         "OPPOSES", "SIMILAR_TO", "RELATES_TO"}  # fmt: skip
 
 
 def kind_of(schema: dict[str, Any] | None) -> str:
@@ -24,7 +26,7 @@ def kind_of(schema: dict[str, Any] | None) -> str:
         return "critique"
     if "match" in props:
         return "duplicate"
-    if "GENERALIZES" in props:
+    if set(props) & set(TYPES):
         return "queries"
     if "interpretation" in props:
         return "feedback"
@@ -49,6 +51,7 @@ def concept(title: str, quote_ids: list[str], text: str = "", short: str = "") -
         "title": title,
         "quote_ids": quote_ids,
         "short_summary": short or f"Idea breve sobre {title.lower()} en la práctica",
+        "summary": f"Resumen de {title.lower()}: lo que la fuente dice de esta idea.",
         "concept": text or f"El concepto de {title.lower()} explica una idea de la fuente.",
         "analysis": "Una idea útil para el estudio.",
         "rationale": "Las citas lo expresan.",
@@ -103,6 +106,25 @@ def empty_revision(**extra: Any) -> dict[str, Any]:
 Handler = Callable[[list[dict[str, Any]], dict[str, Any]], Any]
 
 
+def title_queries(messages: list[dict[str, Any]], schema: dict[str, Any]) -> dict[str, Any]:
+    """The default 1.1c answer: the concept's own title, twice per relation type (the pool is
+    then what a search by the title finds)."""
+    card = messages[-1]["content"].split("\n")[2]  # New concept: / BEGIN marker / the card
+    title = card.split(" — ")[0]
+    return {t: [title, title] for t in schema["properties"]}
+
+
+def fit(answer: Any, schema: dict[str, Any]) -> Any:
+    """The answer without the fields its schema does not have (a script written for a richer
+    schema still answers an older one: the same tests run against an earlier version)."""
+    if isinstance(answer, dict) and isinstance(schema.get("properties"), dict):
+        props = schema["properties"]
+        return {k: fit(v, props[k]) for k, v in answer.items() if k in props}
+    if isinstance(answer, list) and isinstance(schema.get("items"), dict):
+        return [fit(item, schema["items"]) for item in answer]
+    return answer
+
+
 class FlowScript:
     """Per-kind handlers; defaults: no candidates, no duplicates, no relations, a passing
     critique, no revision. Records the schema of every call by kind."""
@@ -111,7 +133,7 @@ class FlowScript:
         self.handlers: dict[str, Handler] = {
             "candidates": lambda m, s: {"concepts": [], "notes": ""},
             "duplicate": lambda m, s: {"reasoning": "distinto", "match": "none", "confidence": 0.9},
-            "queries": lambda m, s: {t: [] for t in s["properties"]},
+            "queries": title_queries,
             "relations": lambda m, s: {"relations": [], "notes": ""},
             "critique": lambda m, s: critique(0.9),
             "refine": lambda m, s: empty_revision(),
@@ -126,7 +148,7 @@ class FlowScript:
         kind = kind_of(schema)
         self.calls[kind].append(schema or {})
         self.prompts[kind].append(messages[-1]["content"])
-        return self.handlers[kind](messages, schema or {})
+        return fit(self.handlers[kind](messages, schema or {}), schema or {})
 
     def count(self, kind: str) -> int:
         return len(self.calls[kind])

@@ -96,6 +96,52 @@ def test_review_feedback_then_abort_from_the_terminal(tmp_path: Path, capsys) ->
         extraction.run_review(argparse.Namespace(**base), backend())
 
 
+def test_a_processed_source_is_extracted_again_on_request(tmp_path: Path, capsys) -> None:
+    """Issue 12: nothing could extract a processed source again."""
+    root, data = make_vault(tmp_path)
+    settings = settings_file(tmp_path, root, data)
+    note = root / SOURCE
+    note.write_text(note.read_text(encoding="utf-8").replace(
+        "category: book\n", "category: book\nprocessed_date: 2024-05-01T10:00:00\n"), encoding="utf-8")  # fmt: skip
+    plain = argparse.Namespace(settings=settings, note="Make It Stick", again=False)
+    assert extraction.run_extract(plain, backend()) == 0
+    assert "--again" in capsys.readouterr().out
+    again = argparse.Namespace(settings=settings, note="Make It Stick", again=True)
+    assert extraction.run_extract(again, backend()) == 0
+    out = capsys.readouterr().out
+    assert "New concepts (2):" in out
+    run_id = out.rsplit("noema review ", 1)[1].split()[0]
+    approve = argparse.Namespace(settings=settings, run=run_id, approve=True, feedback=None,
+                                 abort=False, drop=[])  # fmt: skip
+    assert extraction.run_review(approve, backend()) == 0
+    assert (root / "08 - Ideas/Efecto del espaciado.md").exists()
+
+
+def test_review_refuses_what_the_review_does_not_offer(tmp_path: Path, capsys) -> None:
+    """An empty review cannot be approved (it would mark the source processed with nothing
+    written), and no feedback is taken once the rounds are used."""
+    root, data = make_vault(tmp_path)
+    settings = settings_file(tmp_path, root, data)
+    args = argparse.Namespace(settings=settings, note=SOURCE)
+    assert extraction.run_extract(args, ConcurrencyBackend(FlowScript())) == 0  # no concepts
+    out = capsys.readouterr().out
+    assert "--approve" not in out.rsplit("noema review ", 1)[1]
+    run_id = out.rsplit("noema review ", 1)[1].split()[0]
+    base = dict(settings=settings, run=run_id, approve=False, feedback=None, abort=False, drop=[])
+    with pytest.raises(CommandError, match="nothing to commit"):
+        extraction.run_review(argparse.Namespace(**{**base, "approve": True}), backend())
+    assert "processed_date" not in (root / SOURCE).read_text(encoding="utf-8")
+    limited = tmp_path / "limited.toml"
+    limited.write_text(Path(settings).read_text(encoding="utf-8")
+                       + "[flows.extraction]\nmax_review_rounds = 1\n", encoding="utf-8")  # fmt: skip
+    one = {**base, "settings": str(limited)}
+    feedback = argparse.Namespace(**{**one, "feedback": "añade algo"})
+    assert extraction.run_review(feedback, ConcurrencyBackend(FlowScript())) == 0
+    assert "approve what stands, or abort" in capsys.readouterr().out
+    with pytest.raises(CommandError, match="no feedback rounds are left"):
+        extraction.run_review(feedback, backend())
+
+
 def test_ctrl_c_stops_the_run_and_extract_continues_it(tmp_path: Path, capsys) -> None:
     import signal
     import subprocess
@@ -124,3 +170,27 @@ def test_ctrl_c_stops_the_run_and_extract_continues_it(tmp_path: Path, capsys) -
     assert extraction.run_extract(args, backend()) == 0
     assert f"noema review {run_id[:8]}" in capsys.readouterr().out
     assert run_count(data) == 1
+
+
+def test_a_command_on_the_bundled_model_says_what_its_results_are_worth(
+    tmp_path: Path, capsys
+) -> None:
+    """Issue 12: results of Gemma 3 270M were printed as if they were work."""
+    root, data = make_vault(tmp_path)
+    settings = settings_file(tmp_path, root, data)
+    args = argparse.Namespace(settings=settings, note="Make It Stick")
+    assert extraction.run_extract(args, backend()) == 0
+    assert "bundled model" not in capsys.readouterr().err  # a model of the user's own
+    local = tmp_path / "local.toml"
+    local.write_text(Path(settings).read_text(encoding="utf-8")
+                     + '[models]\nprovider = "local"\n', encoding="utf-8")  # fmt: skip
+    args = argparse.Namespace(settings=str(local), note="Make It Stick")
+    assert extraction.run_extract(args, backend()) == 0  # the scripted model answers for it
+    captured = capsys.readouterr()
+    assert "the bundled model (Gemma 3 270M) answers here" in captured.err
+    assert "for trying the mechanics, not for real use" in captured.err
+    run_id = captured.out.rsplit("noema review ", 1)[1].split()[0]
+    approve = argparse.Namespace(settings=str(local), run=run_id, approve=True, feedback=None,
+                                 abort=False, drop=[])  # fmt: skip
+    assert extraction.run_review(approve, backend()) == 0
+    assert "bundled model" not in capsys.readouterr().err  # approving calls no model

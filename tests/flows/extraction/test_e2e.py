@@ -56,17 +56,20 @@ def compact_criteria(folder: Path) -> None:
     (folder / "concept_extraction.json").write_text(json.dumps(data), encoding="utf-8")
 
 
-@pytest.mark.e2e
-async def test_extraction_with_the_local_model(local_llm_client: LLMClient, tmp_path: Path) -> None:
-    roles = {name: c.replace(max_tokens=1024, context_budget=3000) if name != "embedding" else c
-             for name, c in local_llm_client.roles.items()}  # fmt: skip
-    llm = LLMClient(roles)
+def source_vault(tmp_path: Path) -> Path:
+    """A vault holding the source note (and an empty concepts folder)."""
     root = tmp_path / "vault"
     (root / "03 - Sources").mkdir(parents=True)
     (root / "08 - Ideas").mkdir()
     (root / SOURCE).write_text(TEXT, encoding="utf-8")
+    return root
+
+
+async def local_runtime(llm: LLMClient, root: Path, data: Path) -> Runtime:
+    """A runtime for the extraction flow over `root`, indexed with the local embedding model;
+    one critique round at most, the compact criteria, a generous step timeout."""
     settings = Settings(
-        vault={"path": root}, data={"directory": tmp_path / "data"},
+        vault={"path": root}, data={"directory": data},
         flows={"extraction": {"max_critique_iterations": 0, "timeout_s": 300}},
     )  # fmt: skip
     compact_criteria(settings.data_dir / "criteria")
@@ -75,8 +78,17 @@ async def test_extraction_with_the_local_model(local_llm_client: LLMClient, tmp_
     index = VaultIndex(store, root, layout, embed=llm.embed, embed_model="local-embedding")
     await index.sync_async()
     vault = VaultHandle(root, layout, VaultWriter(root, layout), index, "local-embedding")
-    runtime = Runtime(settings, store, {"extraction": SPEC},
-                      lambda run_id: FlowContext(settings, llm, store, vault, run_id))  # fmt: skip
+    return Runtime(settings, store, {"extraction": SPEC},
+                   lambda run_id: FlowContext(settings, llm, store, vault, run_id))  # fmt: skip
+
+
+@pytest.mark.e2e
+async def test_extraction_with_the_local_model(local_llm_client: LLMClient, tmp_path: Path) -> None:
+    roles = {name: c.replace(max_tokens=1024, context_budget=3000) if name != "embedding" else c
+             for name, c in local_llm_client.roles.items()}  # fmt: skip
+    llm = LLMClient(roles)
+    root = source_vault(tmp_path)
+    runtime = await local_runtime(llm, root, tmp_path / "data")
     async with runtime:
         run = runtime.start("extraction", {"source": SOURCE}, target=SOURCE)
         events = await runtime.run_until_pause(run.id)
@@ -102,7 +114,7 @@ async def test_extraction_with_the_local_model(local_llm_client: LLMClient, tmp_
             assert post["entity_type"] == "Concept" and post["entity_id"]
             assert isinstance(post["concept_relations"], dict)
             posts[post["entity_id"]] = post
-            row = store.query_one(
+            row = runtime.store.query_one(
                 "SELECT path FROM concepts WHERE entity_id=?", (post["entity_id"],)
             )
             assert row is not None and row[0] == f"08 - Ideas/{path.name}"
@@ -111,7 +123,7 @@ async def test_extraction_with_the_local_model(local_llm_client: LLMClient, tmp_
                 for target in targets:
                     inverse = RELATION_MAP[RelationType(rel_type)].value
                     assert source_id in posts[target]["concept_relations"][inverse]
-                    assert store.query_one(
+                    assert runtime.store.query_one(
                         "SELECT 1 FROM concept_relations WHERE source_id=? AND type=? AND target_id=?",
                         (target, inverse, source_id),
                     )

@@ -42,18 +42,25 @@ async def test_no_existing_concepts_skips_duplicate_model_and_relation_search(ha
     assert sorted(payload["disconnected"]) == ["Dos", "Uno"]
 
 
-async def test_all_quotes_unconceptual(harness) -> None:
+async def test_all_quotes_unconceptual_cannot_be_approved_empty(harness) -> None:
+    """An empty review is not approvable (it would mark the source processed with nothing
+    written): approve is not offered, an approve is refused with a message, abort leaves the
+    source unprocessed so that it can be extracted again."""
     script = FlowScript()  # 1.1a finds no concept at all
     h = harness(script)
     out = await h.start()
     payload = out["__interrupt__"][0].value
     assert payload["concepts"] == [] and len(payload["unattributed"]) == 3
+    assert "approve" not in payload["actions"]
     issues = payload["critique_log"][0]["code_issues"]
     assert sum(i["what"] == "quote supports no concept" for i in issues) == 3
-    done = await h.resume({"action": "approve"})
-    assert done["outcome"] == "committed"
+    refused = (await h.resume({"action": "approve"}))["__interrupt__"][0].value
+    assert "Nothing to commit" in refused["notice"]
+    assert "processed_date" not in frontmatter.loads(h.read(SOURCE))
+    done = await h.resume({"action": "abort"})
+    assert done["outcome"] == "aborted"
     assert not list((h.root / "08 - Ideas").glob("*.md"))[1:]  # only the existing note
-    assert frontmatter.loads(h.read(SOURCE))["processed_date"]
+    assert "processed_date" not in frontmatter.loads(h.read(SOURCE))
 
 
 async def test_all_quotes_attributed_to_existing_concepts(harness) -> None:

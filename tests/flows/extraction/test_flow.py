@@ -115,7 +115,7 @@ async def test_existing_concept_gets_quotes_and_relations_by_minimal_edit(harnes
 
     def queries(messages, schema):
         return {
-            t: (["práctica de recordar"] if t == "SUPPORTED_BY" else [])
+            t: (["práctica de recordar", "evocar"] if t == "SUPPORTED_BY" else ["zzz", "yyy"])
             for t in schema["properties"]
         }
 

@@ -31,7 +31,7 @@ async def test_failing_critique_refines_until_it_passes(harness) -> None:
         return empty_revision(
             changes="título más preciso",
             edit_concepts=[{"concept": labels[0], "title": "Espaciado de la práctica", "short_summary": "",
-                            "concept_text": "", "analysis": ""}],
+                            "summary": "", "concept_text": "", "analysis": ""}],
         )  # fmt: skip
 
     script = FlowScript(
@@ -139,14 +139,25 @@ async def test_abort_writes_nothing(harness) -> None:
     assert h.store.query_one("SELECT COUNT(*) FROM extraction_commits")[0] == 0
 
 
-async def test_round_limit_aborts(harness) -> None:
-    h = harness(FlowScript(candidates=candidates), flows={"max_review_rounds": 1})
-    await h.start()
-    out = await h.resume({"action": "feedback", "feedback": "más"})
-    assert "__interrupt__" in out
-    done = await h.resume({"action": "feedback", "feedback": "más aún"})
-    assert done["outcome"] == "round_limit"
-    assert "processed_date" not in h.read(SOURCE)
+async def test_round_limit_warns_then_offers_commit_or_abort(harness) -> None:
+    """Spec 4.4 (issue 16): the review warns before the last feedback round; once the rounds
+    are used, feedback is refused (the run is NOT aborted) and approving commits what stands."""
+    script = FlowScript(candidates=candidates)
+    h = harness(script, flows={"max_review_rounds": 2})
+    first = (await h.start())["__interrupt__"][0].value
+    assert first["round_notice"] == "" and "feedback" in first["actions"]
+    last = (await h.resume({"action": "feedback", "feedback": "más"}))["__interrupt__"][0].value
+    assert "last feedback round" in last["round_notice"] and "feedback" in last["actions"]
+    used = (await h.resume({"action": "feedback", "feedback": "más aún"}))["__interrupt__"][0].value
+    assert used["rounds_left"] == 0 and used["actions"] == ["approve", "drop", "abort"]
+    assert "approve what stands" in used["round_notice"]
+    again = await h.resume({"action": "feedback", "feedback": "otra vez"})
+    refused = again["__interrupt__"][0].value
+    assert "No feedback rounds are left" in refused["notice"]
+    assert script.count("feedback") == 2  # the refused round asked no model
+    done = await h.resume("approve")
+    assert done["outcome"] == "committed"
+    assert "processed_date" in h.read(SOURCE)
 
 
 async def test_invalid_answer_returns_to_the_review(harness) -> None:

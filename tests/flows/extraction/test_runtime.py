@@ -150,7 +150,8 @@ async def test_duplicate_detection_runs_in_parallel_within_the_limit(tmp_path: P
         }
 
     settings = Settings(vault={"path": root}, data={"directory": data},
-                        flows={"extraction": {"concurrency": 3, "max_critique_iterations": 0}},
+                        flows={"extraction": {"concurrency": 3, "max_critique_iterations": 0,
+                                               "language": "es"}},
                         models={"max_tokens": 4096})  # fmt: skip
     backend = ConcurrencyBackend(FlowScript(candidates=many), latency_s=0.05)
     async with open_services(settings, {"extraction": SPEC}, backend=backend) as app:

@@ -3,7 +3,9 @@
 The tiny model writes weak lessons; this asserts the mechanics: bounded plans and sections,
 the free checks and the self-review run, at least one judge scores the lesson in code, and
 the lesson note is written with its frontmatter (accepted at once, or after the escalation).
-Kept short: two sections, small completion limits, no regeneration or targeted fix.
+Kept short: two sections, small completion limits, no regeneration or targeted fix. What
+legitimately varies with the tiny model (a step cut off at the token limit on every re-ask, no
+judge answer that survives validation) is allowed only through the mechanics made for it.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import frontmatter
 import pytest
@@ -26,6 +29,7 @@ from core.services import open_vault
 from core.settings import Settings
 from core.store import Store
 from local_llm import LLMClient
+from local_llm.errors import StructuredOutputError
 from tests.flows.lesson.conftest import CONCEPT, SAMPLE_VAULT
 
 
@@ -44,11 +48,13 @@ async def test_lesson_from_topic_to_judged_note(local_llm_client: LLMClient, tmp
     settings = Settings(
         vault={"path": root}, data={"directory": tmp_path / "data"},
         models={"embeddings_enabled": False},
-        flows={"lesson": {"section_count": 2, "generation_max_tokens": 160,
+        flows={"lesson": {"section_count": 2, "generation_max_tokens": 240,
                           "section_max_chars": 500, "max_regenerations": 0,
                           "max_judge_fixes": 0, "min_section_words": 20,
-                          "judge_timeout_s": 240}},
+                          "judge_timeout_s": 900}},
     )  # fmt: skip
+    # the judge's timeout covers its re-asks: 3 answers of up to 700 tokens took over 240 s
+    # on one llama.cpp thread at load 9 (a timeout is not what this test is about)
     compact_lesson_rubric(settings.data_dir / "criteria")
     store = Store(settings.store_path)
     roles = {name: c.replace(max_tokens=700) for name, c in local_llm_client.roles.items()}
@@ -59,17 +65,15 @@ async def test_lesson_from_topic_to_judged_note(local_llm_client: LLMClient, tmp
     app = build_graph().compile(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "e2e"}, "recursion_limit": 60}
 
-    out = await app.ainvoke({"mode": "generate", "concept": CONCEPT, "language": "en",
-                             "objectives": [], "sections": 0}, config, context=context)  # fmt: skip
-    if "__interrupt__" in out:  # the judges escalated the tiny model's lesson: accept it
-        assert out["__interrupt__"][0].value["type"] == "lesson_review"
-        out = await app.ainvoke(Command(resume={"action": "accept"}), config, context=context)
+    start = {"mode": "generate", "concept": CONCEPT, "language": "en", "objectives": [],
+             "sections": 0}  # fmt: skip
+    escalated = await drive(app, config, context, start)
     state = (await app.aget_state(config)).values
+    cascade = state["cascade"]
+    print("e2e cascade:", cascade["decision"], cascade["reason"], len(cascade["votes"]))
     assert state["status"] == "accepted", state.get("errors")
     assert len(state["plan"]["sections"]) == 2
-    cascade = state["cascade"]
-    assert 1 <= len(cascade["votes"]) <= 3 and 0 <= cascade["score"] <= 1
-    assert set(cascade["scores"]) == {"factual_accuracy", "clarity"}
+    judged_in_code(state, escalated)
     meta = frontmatter.loads((root / state["lesson_path"]).read_text(encoding="utf-8")).metadata
     assert meta["status"] == "accepted" and meta["language"] == "en"
     assert meta["self_review"]["decision"] in {"PASS", "PASS_WITH_FLAGS", "FIXED", "REGENERATE",
@@ -80,3 +84,47 @@ async def test_lesson_from_topic_to_judged_note(local_llm_client: LLMClient, tmp
     report = savings_report(store, "e2e")
     assert report["judge_tokens"] > 0 and report["full_judge_tokens"] >= report["judge_tokens"]
     store.close()
+
+
+async def drive(app: Any, config: dict, context: FlowContext, start: dict) -> bool:
+    """Run the lesson to its note; whether the judges escalated it (then it is accepted).
+
+    Gemma 3 270M sometimes loops until the token limit on every re-ask of one step (a section
+    most often): the run then fails AT that step, as it must, and is resumed from it, as `s`
+    does in the app (at most twice). The steps before it are not redone: the plan stays."""
+    value: Any = start
+    escalated, resumed, plan = False, 0, None
+    while True:
+        try:
+            out = await app.ainvoke(value, config, context=context)
+        except StructuredOutputError as exc:
+            resumed += 1
+            assert resumed <= 2, f"the same step failed {resumed} times: {exc}"
+            plan = (await app.aget_state(config)).values.get("plan") or plan
+            print(f"e2e: resumed after {exc}")
+            value = None
+            continue
+        if plan is not None:
+            assert (await app.aget_state(config)).values["plan"] == plan
+        if "__interrupt__" not in out:
+            return escalated
+        assert out["__interrupt__"][0].value["type"] == "lesson_review"
+        escalated = True  # the judges escalated the tiny model's lesson: accept it
+        value = Command(resume={"action": "accept"})
+
+
+def judged_in_code(state: dict, escalated: bool) -> None:
+    """What varies with Gemma 3 270M is whether any judge's answer survives validation (the
+    degenerate-answer checks reject remarks quoting what the lesson does not say). Either way
+    the judges were asked, and code, not the model, decided: a valid vote is scored by the two
+    criteria; without one the lesson went to the user saying no judge could evaluate it (never
+    accepted on no evidence), and each judge's failure is in the run's errors."""
+    cascade = state["cascade"]
+    if cascade["votes"]:
+        assert len(cascade["votes"]) <= 3 and 0 <= cascade["score"] <= 1
+        assert set(cascade["scores"]) == {"factual_accuracy", "clarity"}
+        return
+    assert escalated and cascade["decision"] == "escalate" and not cascade["passed"]
+    assert cascade["reason"].startswith("no judge could evaluate the lesson")
+    assert state["judge_primary_status"] == "error"
+    assert any(e.startswith("lesson evaluation: ") for e in state.get("errors", [])), state

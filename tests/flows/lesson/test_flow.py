@@ -91,15 +91,21 @@ async def test_artifact_fixed_by_code_then_rechecked_and_judged(harness_factory)
         assert [p for p, _ in h.phases(run_id)].count("heuristics") == 2
 
 
-async def test_model_regenerate_overridden_when_code_finds_nothing(harness_factory):
+async def test_model_regenerate_regenerates_once_then_judges(harness_factory):
+    """Spec 3.4's router: the self-reviewer's REGENERATE with a retry left goes back to the
+    sections (main downgraded it to FLAG_TO_JUDGE, so the route was unreachable); the second
+    REGENERATE has no retry left and goes to the judges."""
     async with harness_factory() as h:
         h.script.review = {"status": "REGENERATE", "reasoning": "bad", "issues": [
             {"type": "LOGIC", "severity": "COMPLEX", "location": "Parte 1", "description": "?"}],
             "patched_content": ""}  # fmt: skip
         run_id, _ = await h.run()
-        review = (await h.state(run_id))["self_review"]
-        assert review["decision"] == "FLAG_TO_JUDGE"
-        assert h.judge_models()  # flagged lessons still reach the judges
+        state = await h.state(run_id)
+        assert state["regenerations"] == 1
+        assert h.script.count("section") == 4  # two sections, written twice
+        assert h.script.count("review") == 2
+        assert state["self_review"]["decision"] == "REGENERATE"
+        assert h.judge_models()  # no retry left: the judges decide
 
 
 async def test_targeted_fix_after_middling_verdict(harness_factory):

@@ -105,7 +105,11 @@ def test_route_self_review_spec_3_4():
     regen = {"decision": "REGENERATE"}
     assert route_self_review({**base, "self_review": regen}, rt) == "regenerate"
     assert route_self_review({**base, "regenerations": 1, "self_review": regen}, rt) == "judge"
-    assert route_self_review({"mode": "review", "self_review": regen}, rt) == "caught"
+    # a reviewed note cannot be regenerated: the model's REGENERATE goes to the judges (spec),
+    # the heuristics' condemnation stops it before them
+    review = {"mode": "review", "self_review": regen}
+    assert route_self_review({**review, "heuristics": {"action": "NONE"}}, rt) == "judge"
+    assert route_self_review({**review, "heuristics": {"action": "REGENERATE"}}, rt) == "caught"
     assert route_self_review({**base, "self_review": {"decision": "FLAG_TO_JUDGE"}}, rt) == "judge"
 
 

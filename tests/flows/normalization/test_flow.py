@@ -54,7 +54,7 @@ async def test_evaluator_failure_fails_closed(harness) -> None:
     h = harness(propose(ZDP, HABITO), "this is not JSON")
     state = await h.run()
     assert [m["origin"] for m in state["all_merges"].values()] == ["code"]
-    assert any("not accepted" in e for e in state["errors"])
+    assert any("not accepted" in e["fallback"] for e in state["skipped"])
     assert state["new_unique_merges_trend"] == [0, 0]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import frontmatter
+import pytest
 
 from core.evaluation import BUILTIN_DIR
 from tests.flows.rubric.conftest import NOTE_PATH, NOTE_TEXT, REVISED_BODY, evaluation
@@ -196,3 +197,17 @@ async def test_an_edit_that_is_not_text_is_asked_again(rubric) -> None:
     assert state["rubric_status"] == "awaiting_review" and "non-empty text" in state["errors"][-1]
     assert (await h.pending())["type"] == "evaluation_review"
     assert h.note.read_text(encoding="utf-8") == NOTE_TEXT
+
+
+async def test_a_judge_that_does_not_answer_fails_the_run_and_resuming_asks_again(rubric) -> None:
+    """Main ended the run 'failed' with nothing to resume; now the judge node fails and the
+    run continues from it once the model answers (issue 13 point 9)."""
+    from local_llm import TransientModelError
+
+    down = TransientModelError("Connection refused")
+    h = rubric([down, down, down, evaluation(0.9)])  # the client retries twice, then gives up
+    with pytest.raises(TransientModelError):
+        await h.start()
+    assert (await h.app.aget_state(h.config)).next  # stopped at the judge, not at the end
+    resumed = await h.app.ainvoke(None, h.config, context=h.context)
+    assert resumed["__interrupt__"][0].value["evaluation"]["overall_score"] == pytest.approx(0.9)

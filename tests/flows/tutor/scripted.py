@@ -32,11 +32,14 @@ def lesson() -> Lesson:
 class TutorScript:
     """A responder for ScriptedBackend: plans, questions, and evaluations from `verdicts`."""
 
-    def __init__(self, verdicts: Iterable[str] = (), steps: int = 3, replan_on: Iterable[int] = ()):
+    def __init__(self, verdicts: Iterable[str] = (), steps: int = 3, replan_on: Iterable[int] = (),
+                 trigger: str = "approach_not_working"):  # fmt: skip
         self.verdicts = list(verdicts)
         self.steps = steps
         self.replan_on = set(replan_on)
         """Evaluation numbers (1-based) on which the evaluator asks for a replan."""
+        self.trigger = trigger
+        """The replan trigger the evaluator names when it asks."""
         self.evaluations = 0
         self.plans = 0
         self.questions = 0
@@ -79,5 +82,6 @@ class TutorScript:
             "assessment_note": f"note {self.evaluations}",
             "misconception": "bigger denominator means bigger" if verdict == "wrong" else "",
             "replan_needed": replan,
+            "replan_trigger": self.trigger if replan else "none",
             "replan_reason": "approach not working" if replan else "",
         }

@@ -14,6 +14,7 @@ from core.services import open_services
 from core.settings import Settings
 from local_llm.testing import ScriptedBackend
 from tests.flows.tutor.scripted import TutorScript
+from tui.cli import build_parser
 from tui.commands import tutor as cli
 
 SAMPLE = Path(__file__).resolve().parents[3] / "tui" / "sample_vault"
@@ -88,8 +89,8 @@ def test_sessions_and_logs_commands(vault_settings: Settings, capsys, tmp_path: 
     base = argparse.Namespace(settings=str(settings_file))
     assert cli.run_sessions(base) == 0
     assert session[:8] in capsys.readouterr().out
-    args = argparse.Namespace(
-        settings=str(settings_file), session=session[:6], text=False, agent="planner"
+    args = build_parser().parse_args(
+        ["--settings", str(settings_file), "tutor", "logs", session[:6], "--agent", "planner"]
     )
     cli.run_logs(args)
     lines = capsys.readouterr().out.strip().splitlines()
@@ -101,3 +102,48 @@ def test_sessions_and_logs_commands(vault_settings: Settings, capsys, tmp_path: 
     args.session = "zzz"
     with pytest.raises(cli.CommandError):
         cli.run_logs(args)
+
+
+def test_logs_summary_per_agent_and_pages(vault_settings: Settings, capsys, tmp_path) -> None:
+    """Spec 004's logs API: a summary per agent (steps, calls, tokens, latency, errors) from
+    the traces, and the entries page by page."""
+    import asyncio
+
+    async def three_turns() -> str:
+        script = TutorScript(["wrong", "right"])
+        backend = ScriptedBackend(script, latency_s=0.01)
+        # the evaluator's first answer is invalid, then valid: one error, re-asked
+        async with open_services(vault_settings, {"tutor": SPEC}, backend=backend) as services:
+            from core.flows.tutor.session import start_session
+            from tests.flows.tutor.scripted import lesson
+
+            session = start_session(services.runtime, lesson(), vault_settings).id
+            broken = {"bad": True}
+            original = script.evaluate
+            replies = iter([broken])
+            script.evaluate = lambda: next(replies, None) or original()
+            await cli.chat(services, session, scripted_input(["1/4", "1/2"]), lambda _t: None)
+            return session
+
+    session = asyncio.run(three_turns())
+    settings_file = tmp_path / "settings.toml"
+    settings_file.write_text(
+        f'[vault]\npath = "{vault_settings.vault.path}"\n[data]\ndirectory = "{vault_settings.data_dir}"\n'
+    )
+    parse = build_parser().parse_args
+    base = ["--settings", str(settings_file), "tutor", "logs", session[:8]]
+    assert cli.run_logs(parse([*base, "--summary"])) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].split() == ["AGENT", "STEPS", "CALLS", "TOKENS", "MEAN", "MS", "ERRORS"]
+    rows = {line.split()[0]: line.split()[1:] for line in table[1:]}
+    assert rows["planner"][:2] == ["1", "1"] and int(rows["planner"][2]) > 0
+    assert rows["executor"][:2] == ["3", "3"]
+    steps, calls, _tokens, mean_ms, errors = rows["evaluator"]
+    assert (steps, calls, errors) == ("2", "3", "1") and float(mean_ms) >= 10
+    assert cli.run_logs(parse([*base, "--page", "2", "--per-page", "2"])) == 0
+    captured = capsys.readouterr()
+    page = [line for line in captured.out.splitlines() if line]
+    assert len(page) == 2 and '"agent": "evaluator"' in page[0]
+    assert "page 2 of 3 (6 entries)" in captured.err
+    with pytest.raises(cli.CommandError, match="no page 4"):
+        cli.run_logs(parse([*base, "--page", "4", "--per-page", "2"]))

@@ -1,0 +1,120 @@
+"""Visibly degenerate model output, caught by code before a user sees it (no model call).
+
+A small model under a bounded schema always returns valid JSON, and the JSON can still be
+garbage: a schema's field names as values (`"reasons": "reasons"`), one sentence said twenty
+times, a remark that quotes a term the evaluated note does not contain. Each check here is
+cheap, deterministic and has no false positive on ordinary prose; a flow turns a finding into
+a validation error of the answer (`grounded`), so the client re-asks the model with the
+problem named, and an answer still degenerate after the re-asks fails like any invalid one.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, model_validator
+
+M = TypeVar("M", bound=BaseModel)
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_SENTENCE_END = re.compile(r"(?<=[.!?…。！？])\s+|\n+")
+_QUOTED = re.compile(
+    r"(?<![\w])(?:\"([^\"\n]{3,120})\"|“([^”\n]{3,120})”|«([^»\n]{3,120})»|‘([^’\n]{3,120})’"
+    r"|'([^'\n]{3,120})')(?![\w])"
+)
+
+
+def fold(text: str) -> str:
+    """Accents stripped, case folded, every run of non-word characters one space."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return " ".join(_WORD.findall(bare.casefold()))
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+def field_names_as_values(values: Mapping[str, Any], names: Iterable[str]) -> list[str]:
+    """Fields whose text is made only of the schema's field names (`reasons: reasons`)."""
+    vocabulary = {_singular(w) for name in names for w in fold(name.replace("_", " ")).split()}
+
+    def named(word: str) -> bool:  # `reasons` is `reasoning`'s: a shared stem of 5+ letters
+        return word in vocabulary or (
+            len(word) >= 5 and any(v.startswith(word) or word.startswith(v) for v in vocabulary
+                                   if len(v) >= 5)
+        )  # fmt: skip
+
+    bad = []
+    for field, value in values.items():
+        if not isinstance(value, str) or not value.strip():
+            continue
+        words = [_singular(w) for w in fold(value).split()]
+        if words and all(named(w) for w in words):
+            bad.append(field)
+    return bad
+
+
+def drop_repeats(text: str, min_words: int = 3) -> str:
+    """The text with every sentence (of `min_words` words or more) said again removed."""
+    seen: set[str] = set()
+    kept = []
+    for sentence in sentences(text):
+        key = fold(sentence)
+        if len(key.split()) >= min_words and key in seen:
+            continue
+        seen.add(key)
+        kept.append(sentence)
+    return " ".join(kept)
+
+
+_PLACEHOLDER = re.compile(r"<[^<>\n]{2,40}>")
+
+
+def placeholders(values: Mapping[str, Any]) -> list[str]:
+    """Fields that still hold a template slot of the prompt (`<what is wrong>`)."""
+    return [f for f, v in values.items() if isinstance(v, str) and _PLACEHOLDER.search(v)]
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+def repeated_sentence(text: str, times: int = 3, min_words: int = 3) -> str:
+    """A sentence of at least `min_words` words said `times` times or more, or twice in a
+    row ('' when none): what a looping model writes, never what a teacher does."""
+    said = [(s, fold(s)) for s in sentences(text)]
+    said = [(s, f) for s, f in said if len(f.split()) >= min_words]
+    for (s, f), (_, g) in zip(said, said[1:], strict=False):
+        if f == g:
+            return s
+    counts = Counter(f for _, f in said)
+    return next((s for s, f in said if counts[f] >= times), "")
+
+
+def quoted(text: str) -> list[str]:
+    """Fragments the text puts in quotation marks (straight, curly or angle quotes)."""
+    return [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
+
+
+def quotes_not_in(text: str, source: str) -> list[str]:
+    """Quoted fragments of `text` that `source` does not contain (case and accents aside)."""
+    body = f" {fold(source)} "
+    return [q for q in quoted(text) if fold(q) and f" {fold(q)} " not in body]
+
+
+def grounded(model: type[M], check: Callable[[M], list[str]]) -> type[M]:
+    """`model` with `check` as an after-validator: its problems make the answer invalid, so
+    the model client re-asks with them (and fails typed when they persist)."""
+
+    def validate(self: M) -> M:
+        problems = check(self)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    namespace = {"_grounded": model_validator(mode="after")(validate), "__module__": __name__}
+    return type(model.__name__, (model,), namespace)  # type: ignore[return-value]

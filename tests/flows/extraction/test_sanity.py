@@ -1,0 +1,75 @@
+"""Candidates code rejects before anyone reviews them (issue 12): from every source tried, a
+small model returned the extraction prompt's own examples as concepts (a book about thinking
+gave "El ejercicio aeróbico regular mejora la salud cardiovascular..."). These answers are
+written by hand after what Gemma 3 270M returned."""
+
+from __future__ import annotations
+
+from core.flows.extraction.prompts import candidates_messages
+from tests.flows.extraction.conftest import SOURCE
+from tests.flows.extraction.script import FlowScript, concept, enum_of
+
+THINKING = """---
+title: Pensar rápido, pensar despacio
+author: Daniel Kahneman
+---
+# Pensar rápido, pensar despacio
+
+## Highlights
+> El sistema 1 opera de manera rápida y automática, con poco o ningún esfuerzo. ^k1
+
+> El sistema 2 centra la atención en las actividades mentales esforzadas que lo demandan. ^k2
+
+> La facilidad cognitiva hace que las cosas parezcan familiares, verdaderas y buenas. ^k3
+
+> Nada en la vida es tan importante como uno piensa mientras piensa en ello. ^k4
+"""
+BAD = {
+    "copied example": concept(
+        "El ejercicio aeróbico regular",
+        ["k1"],
+        text="El ejercicio aeróbico regular mejora la salud cardiovascular al fortalecer el "
+        "músculo cardíaco y reducir la presión arterial",
+    ),
+    "too-thin example": concept("El ejercicio es bueno", ["k2"], text="El ejercicio es bueno."),
+    "field names": concept("title", ["k3"], text="concept", short="short_summary"),
+    "template slots": concept("<something> is good", ["k1"], text="<something> is good."),
+    "unsupported": concept(
+        "Dieta mediterránea",
+        ["k2"],
+        text="La dieta mediterránea reduce el colesterol con aceite de oliva y pescado azul.",
+    ),  # fmt: skip
+    "looping": concept(
+        "Sistema rápido",
+        ["k1"],
+        text="El sistema 1 es rápido. El sistema 1 es rápido. El sistema 1 es rápido.",
+    ),  # fmt: skip
+}
+GOOD = concept(
+    "Sistema 1",
+    ["k1"],
+    text="El sistema 1 es el modo de pensar rápido y automático, que opera sin esfuerzo.",
+)
+
+
+async def test_visibly_degenerate_candidates_are_rejected_and_reported(harness) -> None:
+    def answer(messages, schema):
+        ids = enum_of(schema, "concepts", "[]", "quote_ids")
+        assert sorted(ids) == ["k1", "k2", "k3", "k4"]
+        return {"concepts": [*BAD.values(), GOOD], "notes": ""}
+
+    script = FlowScript(candidates=answer)
+    h = harness(script, sources={SOURCE: THINKING})
+    payload = (await h.start())["__interrupt__"][0].value
+    assert [c["title"] for c in payload["concepts"]] == ["Sistema 1"]
+    rejected = [w for w in payload["warnings"] if "rejected" in w]
+    assert len(rejected) == len(BAD)
+    for title in ("El ejercicio aeróbico regular", "Dieta mediterránea", "title"):
+        assert any(repr(title) in w for w in rejected), title
+
+
+def test_the_prompt_shows_no_example_a_model_could_take_for_the_source() -> None:
+    messages = candidates_messages("Pensar", {}, [{"id": "k1", "text": "x"}], "es")
+    prompt = messages[0]["content"]
+    assert "ejercicio" not in prompt.lower() and "cardiovascular" not in prompt.lower()
+    assert "<something>" in prompt  # shapes with slots, said to be no content

@@ -1,0 +1,130 @@
+"""What the executor's model writes reaches the learner only when it is a message (issue 12,
+issue 16): a hint made up by code never gives the answer away, a looping model is stopped and
+its loop removed, an empty message fails the turn instead of a stand-in built from the plan."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.flows.tutor.session import turn
+from tests.flows.tutor.scripted import TutorScript
+
+LOOP = "Una fracción es una parte de un todo. "
+
+
+class Writes(TutorScript):
+    """A TutorScript whose executor writes `text` (the first message)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def __call__(self, messages, schema):
+        if messages[0]["content"].startswith(("You are the PLANNER", "You are the EVALUATOR")):
+            return super().__call__(messages, schema)
+        return self.text
+
+
+async def test_fallback_hints_never_reveal_the_success_criteria(tutor) -> None:
+    """Main's fallback hint was "Think about: <success criteria>": the answer itself."""
+    async with tutor(Writes("¿Qué es mayor, 1/2 o 1/4?")) as t:
+        await t.turn()
+        state = await t.values()
+        step = state["study_plan"]["todo_list"][0]
+        [message] = state["conversation"]
+        assert message["hints"]
+        for hint in message["hints"]:
+            assert step["success_criteria"] not in hint
+            assert "answers 1 question right" not in hint
+
+
+async def test_hints_made_by_code_say_so_on_screen_and_in_the_logs(tutor) -> None:
+    """Main showed code's general hints as if the tutor had written them for the question."""
+    async with tutor(Writes("¿Qué es mayor, 1/2 o 1/4?")) as t:
+        await t.turn()
+        state = await t.values()
+        [message] = state["conversation"]
+        assert message["hints"][0].startswith("(General hints: the tutor model wrote none")
+        [executor] = [e for e in state["agent_logs"] if e["agent"] == "executor"]
+        assert executor["output"]["hints_by"].startswith("code")
+    async with tutor(Writes("¿Qué es mayor, 1/2 o 1/4?\nHint: piensa en una pizza")) as t:
+        await t.turn()
+        [message] = (await t.values())["conversation"]
+        assert not any("General hints" in hint for hint in message["hints"])
+
+
+async def test_a_looping_message_is_stopped_and_stored_without_the_loop(tutor) -> None:
+    async with tutor(Writes(LOOP * 20 + "¿Lo ves?\nHint: cuenta las porciones")) as t:
+        events = await t.turn()
+        [message] = (await t.values())["conversation"]
+        assert message["content"].count("Una fracción es una parte de un todo.") == 1
+        assert t.tokens(events).count("Una fracción es una parte de un todo.") <= 2
+
+
+async def test_an_empty_message_is_asked_again_then_said_to_be_a_stand_in(tutor) -> None:
+    """Main silently showed "<step title>: <step description>" as if the tutor had said it."""
+    async with tutor(Writes("")) as t:
+        events = [e async for e in turn(t.services.runtime, t.session_id, None)]
+        assert type(events[-1]).__name__ == "Done"
+        assert len(t.backend.calls_of("stream")) == 2  # asked once more
+        [message] = (await t.values())["conversation"]
+        assert message["content"].startswith("(The tutor model wrote nothing, twice;")
+        assert "P1 step 1: Learn part 1" in message["content"]
+
+
+@pytest.mark.parametrize("text", ["reasons: reasons", "titles", "Description: description"])
+async def test_a_plan_made_of_field_names_is_asked_again(tutor, text: str) -> None:
+    """Issue 12: the tutor asked "reasons: reasons" (a plan whose fields held field names)."""
+
+    class FieldNames(TutorScript):
+        def plan(self, schema):
+            answer = super().plan(schema)
+            if self.plans == 1:
+                count = len(answer["titles"])
+                answer |= {"titles": [text] * count, "descriptions": [text] * count}
+            return answer
+
+    async with tutor(FieldNames()) as t:
+        await t.turn()
+        state = await t.values()
+        assert t.script.plans == 2  # re-asked
+        assert all(s["title"] != text for s in state["study_plan"]["todo_list"])
+
+
+async def test_a_step_repeated_by_the_model_is_planned_once(tutor) -> None:
+    class Repeats(TutorScript):
+        def plan(self, schema):
+            answer = super().plan(schema)
+            return answer | {"titles": ["Fracciones"] * len(answer["titles"])}
+
+    async with tutor(Repeats()) as t:
+        await t.turn()
+        todo = (await t.values())["study_plan"]["todo_list"]
+        assert [s["title"] for s in todo] == ["Fracciones"]
+
+
+async def test_an_evaluation_of_field_names_is_not_counted_and_said(tutor) -> None:
+    """Gemma 3 270M wrote field names as its feedback ("feedback", "reasoning") every time:
+    the answer is not counted (no status, no mastery change) and the learner is told."""
+
+    class FieldNames(TutorScript):
+        def evaluate(self):
+            answer = super().evaluate()
+            return answer | {"feedback": "feedback", "reasoning": "reasoning",
+                             "own_answer": "own_answer", "assessment_note": "assessment note"}  # fmt: skip
+
+    async with tutor(FieldNames(["right"] * 5)) as t:
+        await t.turn()
+        before = await t.values()
+        await t.turn("1/2 is bigger")
+        after = await t.values()
+        feedback = after["conversation"][-2]
+        assert feedback["content"].startswith("(The tutor model could not evaluate this answer")
+        assert "gave no valid answer" in after["last_evaluation"]["not_evaluated"]
+        assert after["last_evaluation"]["not_evaluated"].endswith("(models.retries = 2)")
+        assert (
+            after["study_plan"]["todo_list"][0]["status_info"]
+            == (before["study_plan"]["todo_list"][0]["status_info"])
+        )
+        assert after["mastery"] == before["mastery"]
+        assert after["conversation"][-1]["kind"] == "teaching"  # asked again
