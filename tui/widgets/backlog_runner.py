@@ -36,6 +36,7 @@ class ConfirmBacklog(NoemaModal):
     ConfirmBacklog { align: center middle; }
     ConfirmBacklog > Vertical { width: 76; max-width: 95%; height: auto; border: thick $accent;
         background: $surface; padding: 1 2; }
+    ConfirmBacklog Label { width: 100%; }
     ConfirmBacklog Horizontal { height: auto; align-horizontal: right; margin-top: 1; }
     ConfirmBacklog Button { margin-left: 1; }
     """
@@ -88,7 +89,7 @@ class BacklogLine(Label):
     """The pass's progress line (hidden while no pass runs); `toggle()` starts or stops it."""
 
     DEFAULT_CSS = """
-    BacklogLine { margin: 0 1; color: $text-muted; display: none; }
+    BacklogLine { width: 100%; margin: 0 1; color: $text-muted; display: none; }
     BacklogLine.-shown { display: block; }
     """
 
@@ -142,14 +143,19 @@ class BacklogLine(Label):
             app.notify(f"the model {app.waiting_for} is not there; nothing was started "
                        "(see the Model panel)", severity="warning")  # fmt: skip
             return
+        self.add_class("-shown")
+        self.update("Extract all: counting the unprocessed sources…")
         try:
-            await services.vault.index.sync_async()
+            if app.watcher is None:  # else the watcher keeps the index current
+                await services.vault.index.sync_async()
             backlog = Backlog(services, on_event=self._event, claim=self._claim,
                               release=self._release)  # fmt: skip
             todo = await asyncio.to_thread(backlog.plan)
         except Exception as exc:  # noqa: BLE001 - one line, never a traceback
+            self.remove_class("-shown")
             app.notify(f"extract all failed: {explain(exc).line}", severity="error")
             return
+        self.remove_class("-shown")
         if not todo:
             app.notify(nothing_to_do(backlog))
             return
@@ -179,8 +185,8 @@ class BacklogLine(Label):
             await backlog.run()
         except asyncio.CancelledError:
             app.held.update(self.stopping)
-            self.update(f"Extract all stopped: {backlog.counts.line()} · the runs under way "
-                        f"wait, queued; {key} continues them")  # fmt: skip
+            self.update(f"Extract all stopped: {backlog.counts.line()} · its runs wait, "
+                        f"queued ({key} continues)")  # fmt: skip
             app.post_message(RunsChanged())
             raise
         except Exception as exc:  # noqa: BLE001 - one line, never a traceback
