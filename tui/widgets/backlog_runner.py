@@ -185,8 +185,9 @@ class BacklogLine(Label):
             await backlog.run()
         except asyncio.CancelledError:
             app.held.update(self.stopping)
-            self.update(f"Extract all stopped: {backlog.counts.line()} · its runs wait, "
-                        f"queued ({key} continues)")  # fmt: skip
+            counts = backlog.counts
+            self.update(f"Extract all stopped at {counts.finished + counts.waiting}/{counts.total}"
+                        f" · {counts.review} to review · its runs wait, queued ({key} continues)")  # fmt: skip
             app.post_message(RunsChanged())
             raise
         except Exception as exc:  # noqa: BLE001 - one line, never a traceback
