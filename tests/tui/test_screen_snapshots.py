@@ -56,6 +56,23 @@ def still_clock(monkeypatch):
     monkeypatch.setattr(CallActivity, "elapsed", lambda self, now=None: 1.0)
 
 
+def _scroll_positions(app: NoemaApp) -> list[tuple[float, float]]:
+    return [(w.scroll_x, w.scroll_y) for w in app.screen.query("*") if w.is_scrollable]
+
+
+async def scrolls_settled(pilot, app: NoemaApp) -> None:
+    """Wait until no widget scrolls any more (a scroll to the focused box can be scheduled
+    after the first refresh and land late under load: the scrollbar thumb moved between runs)."""
+    last = None
+    for _ in range(40):
+        await pilot.wait_for_scheduled_animations()
+        positions = _scroll_positions(app)
+        if positions == last:
+            return
+        last = positions
+        await pilot.pause(0.1)
+
+
 async def quiet(pilot, app: NoemaApp) -> None:
     """Toasts name random things and fade on their own: the picture is the screen itself,
     with cursors that do not blink."""
@@ -69,6 +86,7 @@ async def quiet(pilot, app: NoemaApp) -> None:
         box.cursor_blink = False
     await pilot.wait_for_scheduled_animations()  # scrolling to the end, say, is over
     await pilot.pause(0.3)
+    await scrolls_settled(pilot, app)
     if app.services is not None and not app.services.activity.calls():
         await pilot.pause(TICK_S + 0.2)  # the activity lines have drawn the model idle
 
