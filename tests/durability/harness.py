@@ -267,3 +267,16 @@ class Stall:
 
     def go(self, name: str) -> None:
         (self.directory / f"{name}.go").touch()
+
+
+def assert_one_approval_won(won: subprocess.CompletedProcess, lost: subprocess.CompletedProcess,
+                            workspace: Workspace) -> None:  # fmt: skip
+    """Two approvals of one review: the first committed, the second says it was done by the
+    other, and the store holds one finished run and one finished commit."""
+    assert won.returncode == 0 and "Committed" in won.stdout, won.stderr
+    assert lost.returncode == 0, lost.stderr
+    assert "answered by another process meanwhile; it is done" in lost.stdout
+    assert "IntegrityError" not in lost.stdout + lost.stderr
+    assert workspace.query("SELECT status FROM runs") == [("done",)]
+    assert workspace.query("SELECT status FROM extraction_commits") == [("done",)]
+    assert not (workspace.vault / "08 - Ideas" / "Efecto del espaciado 2.md").exists()

@@ -11,6 +11,7 @@ from pathlib import Path
 from tests.durability.harness import (
     REVIEW,
     Stall,
+    assert_one_approval_won,
     prepare_extraction,
     prepare_merges,
 )
@@ -30,14 +31,8 @@ def test_two_approvals_of_one_review_commit_once_and_the_run_ends_done(tmp_path:
     won = first.finish()
     stall.go("extraction.commit_store")
     lost = second.finish()
-    assert won.returncode == 0 and "Committed" in won.stdout, won.stderr
-    assert lost.returncode == 0, lost.stderr
-    assert "answered by another process meanwhile; it is done" in lost.stdout
-    assert "IntegrityError" not in lost.stdout + lost.stderr
-    assert workspace.query("SELECT status FROM runs") == [("done",)]
-    assert workspace.query("SELECT status FROM extraction_commits") == [("done",)]
+    assert_one_approval_won(won, lost, workspace)
     assert len(workspace.query("SELECT * FROM concepts WHERE title LIKE 'Efecto del%'")) == 1
-    assert not (workspace.vault / "08 - Ideas" / "Efecto del espaciado 2.md").exists()
 
 
 def test_a_second_merges_apply_reports_the_first_did_it(tmp_path: Path) -> None:
