@@ -73,6 +73,13 @@ async def scrolls_settled(pilot, app: NoemaApp) -> None:
         await pilot.pause(0.1)
 
 
+async def open_normalization(pilot, app: NoemaApp) -> None:
+    """Normalization with its seeded review of three merges on screen."""
+    await wait_for(pilot, lambda: app.services is not None)
+    await pilot.press("n")
+    await wait_for(pilot, lambda: len(normalization.rows(app)) == 3)
+
+
 async def quiet(pilot, app: NoemaApp) -> None:
     """Toasts name random things and fade on their own: the picture is the screen itself,
     with cursors that do not blink."""
@@ -173,9 +180,7 @@ def test_normalization_review(tmp_path: Path, snap_compare, size):
     app, _ = normalization.make_app(tmp_path, seed_review=True)
 
     async def run_before(pilot) -> None:
-        await wait_for(pilot, lambda: app.services is not None)
-        await pilot.press("n")
-        await wait_for(pilot, lambda: len(normalization.rows(app)) == 3)
+        await open_normalization(pilot, app)
         await quiet(pilot, app)
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
@@ -186,9 +191,7 @@ def test_normalization_apply_diff(tmp_path: Path, snap_compare, size):
     app, _ = normalization.make_app(tmp_path, seed_review=True)
 
     async def run_before(pilot) -> None:
-        await wait_for(pilot, lambda: app.services is not None)
-        await pilot.press("n")
-        await wait_for(pilot, lambda: len(normalization.rows(app)) == 3)
+        await open_normalization(pilot, app)
         await pilot.press("A", "p")
         await wait_for(pilot, lambda: isinstance(app.screen, normalization.DiffModal))
         await quiet(pilot, app)
@@ -270,9 +273,7 @@ def test_normalization_live(tmp_path: Path, snap_compare, size):
     app, _ = normalization.make_app(tmp_path, seed_review=True)
 
     async def run_before(pilot) -> None:
-        await wait_for(pilot, lambda: app.services is not None)
-        await pilot.press("n")
-        await wait_for(pilot, lambda: len(normalization.rows(app)) == 3)
+        await open_normalization(pilot, app)
         live = app.screen.query_one(NormalizationLive)
         for n, trend in enumerate(([6], [6, 4], [6, 4, 1]), start=1):
             live.apply({
