@@ -125,10 +125,12 @@ class Backlog:
         )
         return [row[0] for row in rows]
 
-    async def run(self) -> list[Outcome]:
-        """Drive the backlog to its end (or until cancelled: see the module docstring)."""
+    def plan(self) -> int:
+        """Sort the backlog into what this pass runs and what already waits for its review
+        (`counts.waiting`); how many sources it runs."""
         sources = self.sources()
         self.counts = BacklogCounts(total=len(sources))
+        self._todo.clear()
         for rel in sources:
             latest = self._latest(rel)
             if latest is not None and latest.status == "awaiting_review":
@@ -137,6 +139,11 @@ class Backlog:
                 self._todo.append(rel)
             else:  # done or cancelled: the user ended it; a new run is theirs to ask for
                 self.counts.total -= 1
+        return len(self._todo)
+
+    async def run(self) -> list[Outcome]:
+        """Drive the backlog to its end (or until cancelled: see the module docstring)."""
+        self.plan()
         self._report()
         workers = [
             asyncio.create_task(self._worker()) for _ in range(min(self.runs, len(self._todo)))

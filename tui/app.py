@@ -164,6 +164,9 @@ class NoemaApp(ModelWatch, App):
         """Ids of the runs a worker is executing right now."""
         self.run_workers: dict[str, Worker] = {}
         """The worker driving each run in `driving` (cancelled to stop the run)."""
+        self.held: set[str] = set()
+        """Queued runs autostart leaves alone: those of an "extract all" the user stopped
+        (tui.widgets.backlog_runner); starting one on purpose lets it go."""
         self.run_logs: dict[str, list[RunEvent]] = {}
         """The events of the runs this app drove (the latest runs, bounded): a screen opened
         while a run is under way replays them to show what was done before it opened."""
@@ -292,7 +295,7 @@ class NoemaApp(ModelWatch, App):
         queued = [
             r
             for r in reversed(self.services.runtime.list_runs(status="queued"))
-            if r.flow in flows and r.id not in self.driving
+            if r.flow in flows and r.id not in self.driving and r.id not in self.held
         ]
         for run in queued[: max(0, room)]:
             self.drive_run(run.id)
@@ -303,6 +306,7 @@ class NoemaApp(ModelWatch, App):
         if run_id in self.driving:
             return False
         self.driving.add(run_id)
+        self.held.discard(run_id)
         self.run_workers[run_id] = self.run_worker(
             self._drive(run_id, resume, value),
             name=f"run {run_id[:8]}",

@@ -24,6 +24,7 @@ from tui.messages import (
 )
 from tui.screens.base import NoemaScreen
 from tui.widgets import InfoPanel, RunsTable, mark
+from tui.widgets.backlog_runner import BacklogLine
 
 ACTIVE_FIRST = {
     "running": 0,
@@ -62,6 +63,7 @@ class HomeScreen(NoemaScreen):
         Binding("c", "cancel_run", "Cancel run", id="home.cancel_run"),
         Binding("i", "index", "Index vault", id="home.index"),
         Binding("r", "refresh", "Refresh", id="home.refresh"),
+        Binding("a", "extract_all", "Extract all", id="home.extract_all"),
     ]
 
     def compose(self) -> ComposeResult:
@@ -73,6 +75,7 @@ class HomeScreen(NoemaScreen):
         yield Label("", id="screens-line")
         yield Label("Runs  (Enter or o: open · s: start/retry · c: cancel)", id="runs-title")
         yield RunsTable(id="runs")
+        yield BacklogLine(id="backlog-line")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -286,9 +289,17 @@ class HomeScreen(NoemaScreen):
         else:
             self.app.drive_run(run.id)
 
+    def action_extract_all(self) -> None:
+        """Every unprocessed source to its review, a few at a time; again: stop (backlog_runner)."""
+        self.query_one(BacklogLine).toggle()
+
     def action_cancel_run(self) -> None:
         run = self.query_one(RunsTable).selected_run
         services = self.app.services
+        backlog = self.query_one(BacklogLine)
+        if backlog.running and (run is None or backlog.drives(run.id)):
+            backlog.stop()  # a run "extract all" drives: the pass stops (each run resumable)
+            return
         if run is None or services is None:
             return
         if run.status in ("queued", "failed", "awaiting_review"):
