@@ -15,7 +15,7 @@ from typing import Any
 from core.settings import Settings
 from core.store import Store
 from core.store.runs import now_iso
-from local_llm import Backend, CallTrace, LLMClient, ModelConfig
+from local_llm import ActivitySink, Backend, CallTrace, LLMClient, ModelConfig
 from local_llm.backends.local_backend import EMBEDDING_MAX_CTX, LocalBackend
 from local_llm.config import LOCAL_MODEL
 from local_llm.deployments import Deployment, PoolPolicy
@@ -186,15 +186,20 @@ class TraceRecorder:
 
 
 def build_client(
-    settings: Settings, store: Store | None, backend: Backend | None = None
+    settings: Settings,
+    store: Store | None,
+    backend: Backend | None = None,
+    activity: ActivitySink | None = None,
 ) -> LLMClient:
-    """The one model client of the process."""
+    """The one model client of the process; `activity` hears of each request as it runs
+    (`core.activity.ModelActivity`, for front ends)."""
     return LLMClient(
         model_configs(settings),
         trace_sink=TraceRecorder(store) if store is not None else None,
         backend=backend,
         call_context=langgraph_call_context,
         backends={"local": local_backend(settings)},
+        activity=activity,
     )
 
 

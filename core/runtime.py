@@ -8,6 +8,7 @@ finished nodes.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,8 @@ from core.settings import Settings
 from core.store import Store
 from core.store.runs import RunRecord, RunsRepo, RunStatus
 from vault.crashpoints import crash_point
+
+log = logging.getLogger(__name__)
 
 STOPPED = "stopped by the user; it continues from its last checkpoint when started again"
 """The error text of a cancelled run (what `s` on home or the command again continues)."""
@@ -266,9 +269,11 @@ class Runtime:
                         interrupts.append(event)
                     else:
                         yield event
-        except asyncio.CancelledError:
-            if run.id in self._stopping:  # else a front end closing: the run stays recoverable
+        except (asyncio.CancelledError, GeneratorExit):
+            if run.id in self._stopping:  # stopped on purpose (c on home, Ctrl-C): cancelled
                 self.mark_stopped(run.id)
+            else:  # the process quits or the caller let go: queued again, shown interrupted
+                self._interrupted(run.id)
             raise
         except GraphRecursionError as exc:
             yield self._fail(run, f"recursion limit reached: {exc}", exc)
@@ -290,6 +295,12 @@ class Runtime:
         else:
             self.runs.set_status(run.id, "done")
         yield Done(run.id, output)
+
+    def _interrupted(self, run_id: str) -> None:
+        try:
+            self.runs.mark_interrupted(run_id)
+        except Exception:  # noqa: BLE001 - the store may already be closed at shut-down
+            log.warning("run %s could not be marked interrupted", run_id, exc_info=True)
 
     def _fail(self, run: RunRecord, error: str, exc: BaseException) -> Failed:
         """Record the failure: the user's message on the run, the raw error (with where it
@@ -314,9 +325,10 @@ class Runtime:
 
     def mark_stopped(self, run_id: str) -> bool:
         """Record a run whose driving was cancelled on purpose as `cancelled` (if it is still
-        `running`); whether it was."""
+        `running`, or was just queued again as interrupted); whether it was."""
         self._stopping.discard(run_id)
-        if self.runs.get(run_id).status != "running":
+        run = self.runs.get(run_id)
+        if run.status != "running" and not run.interrupted:  # (Ctrl-C: interrupted just now)
             return False
         self.runs.set_status(run_id, "cancelled", error=STOPPED)
         return True

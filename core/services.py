@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.activity import ModelActivity
 from core.context import FlowContext
 from core.ingest import layout_from_settings
 from core.models import build_client
@@ -68,6 +69,9 @@ class Services:
     vault: VaultHandle | None
     runtime: Runtime
     extras: dict[str, object] = field(default_factory=dict)
+    activity: ModelActivity = field(default_factory=ModelActivity)
+    """The model requests in flight (the client reports to it): what a front end shows while
+    the model works."""
     recovered: list[str] = field(default_factory=list)
     """Runs a dead process had left `running`, queued again when these services opened."""
 
@@ -112,13 +116,14 @@ def open_services(
     litellm for seconds, and the process would wait for that import before it exits.
     """
     store = open_store(settings)
-    llm = build_client(settings, store, backend)
+    activity = ModelActivity()
+    llm = build_client(settings, store, backend, activity)
     if warm:
         llm.warm()  # litellm's import (seconds) runs while the rest opens, outside any call
     vault = open_vault(settings, store, llm)
     holder: dict[str, Services] = {}
     runtime = Runtime(settings, store, flows, lambda run_id: holder["services"].context(run_id))
-    services = Services(settings, store, llm, vault, runtime)
+    services = Services(settings, store, llm, vault, runtime, activity=activity)
     holder["services"] = services
     services.recover_interrupted()  # every front end, every start: no run stuck `running`
     return services

@@ -10,6 +10,7 @@ import os
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("LITELLM_TELEMETRY", "False")
 
+from local_llm.activity import ActivitySink, CallActivity  # noqa: E402
 from local_llm.backends import Backend, Completion, PullProgress  # noqa: E402
 from local_llm.client import LLMClient  # noqa: E402
 from local_llm.config import ModelConfig, Provider  # noqa: E402
@@ -24,7 +25,9 @@ from local_llm.schema import bounded_schema, validate_bounded  # noqa: E402
 from local_llm.trace import CallTrace, TraceSink  # noqa: E402
 
 __all__ = [
+    "ActivitySink",
     "Backend",
+    "CallActivity",
     "CallTrace",
     "Completion",
     "ContextBudgetError",

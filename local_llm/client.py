@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from local_llm.activity import ActivitySink, CallWatch
 from local_llm.answers import InvalidAnswer, parse_answer, reask_messages
 from local_llm.backends import Backend, backend_for
 from local_llm.backends.base import Completion, PullProgress
@@ -35,7 +36,7 @@ from local_llm.grammar import answer_tokens, fitted_schema, grammar_schema
 from local_llm.retry import with_transient_retry
 from local_llm.schema import JsonSchema, default_schema, schema_name
 from local_llm.streaming import next_piece
-from local_llm.tokens import MESSAGE_OVERHEAD, count_messages, count_text
+from local_llm.tokens import BYTES_PER_TOKEN, MESSAGE_OVERHEAD, count_messages, count_text
 from local_llm.trace import CallTrace, Kind, Outcome, TraceSink, emit
 from local_llm.turn_markers import TurnMarkerCutter
 
@@ -58,8 +59,17 @@ class _Call:
     node: str
     run_id: str
     sink: TraceSink | None
+    activity: ActivitySink | None = None
     answer_bound: int | None = None
     """Structured calls: tokens of the longest answer the schema allows (None: unbounded)."""
+
+    def watch(self, prompt: int, attempt: int = 1, items: int = 0) -> CallWatch:
+        """Report this request as live activity (a no-op without an activity sink)."""
+        return CallWatch(
+            self.activity, role=self.role, model=self.config.model, kind=self.kind,
+            flow=self.flow, node=self.node, run_id=self.run_id, prompt_tokens=prompt,
+            attempt=attempt, items=items,
+        )  # fmt: skip
 
     def trace(
         self, outcome: Outcome, *, started: float, prompt: int, completion: int = 0,
@@ -121,17 +131,21 @@ class LLMClient:
         backend: Backend | None = None,
         call_context: CallContext | None = None,
         backends: Mapping[str, Backend] | None = None,
+        activity: ActivitySink | None = None,
     ):
         """`call_context()` may return flow/node/run_id for calls that do not pass them
         (core reads them from LangGraph's config); explicit arguments win. `backends` gives
         the backend of some providers (core passes the `local` one, which knows the data
-        directory); the others are created on first use; `backend` serves every role."""
+        directory); the others are created on first use; `backend` serves every role.
+        `activity` is told when each request starts, streams tokens and ends
+        (`local_llm.activity`)."""
         if not roles:
             raise ValueError("LLMClient needs at least one role (e.g. 'default')")
         self._roles = dict(roles)
         self._backend = backend
         self._backends: dict[str, Backend] = dict(backends or {})
         self.trace_sink = trace_sink
+        self.activity = activity
         self._call_context = call_context
         self.warming: threading.Thread | None = None
         """The thread `warm()` started (a front end can show it as start-up work)."""
@@ -305,6 +319,7 @@ class LLMClient:
         iterator: AsyncIterator[str | Completion] | None = None
         usage: Completion | None = None
         cutter = TurnMarkerCutter()
+        watch, streamed_bytes = call.watch(counted), 0
         deployment = ""
         try:
             iterator, piece = await self._request(call, partial(self._open, call, prompt))
@@ -313,6 +328,8 @@ class LLMClient:
                     usage, deployment = piece, piece.deployment or deployment
                 elif text := cutter.feed(piece):
                     pieces.append(text)
+                    streamed_bytes += len(text.encode("utf-8"))
+                    watch.tokens(-(-streamed_bytes // BYTES_PER_TOKEN))  # count_text so far
                     yield text
                 if cutter.marker is not None:
                     break
@@ -331,9 +348,11 @@ class LLMClient:
         finally:
             if iterator is not None and hasattr(iterator, "aclose"):
                 await iterator.aclose()
+            counts = _stream_counts(usage, counted, "".join(pieces))
+            watch.finished(outcome, counts["completion"])
             call.trace(
                 outcome, started=started, detail=detail, usage=usage, deployment=deployment,
-                **_stream_counts(usage, counted, "".join(pieces)),
+                **counts,
             )  # type: ignore[arg-type]
 
     async def embed(
@@ -359,22 +378,30 @@ class LLMClient:
 
     async def _embed_batch(self, call: _Call, batch: list[str], tokens: int) -> list[list[float]]:
         await self._ready(call)
-        async with self._admitted(call):
-            started = time.perf_counter()
-            try:
-                got = await self._request(
-                    call, partial(self.backend(call.role).embed, batch, config=call.config)
-                )
-                if len(got) != len(batch):
-                    raise LLMError(
-                        f"embedding backend returned {len(got)} vectors for {len(batch)} texts"
+        watch = call.watch(tokens, items=len(batch))  # shown while it waits for its slot too
+        try:
+            async with self._admitted(call):
+                started = time.perf_counter()
+                try:
+                    got = await self._request(
+                        call, partial(self.backend(call.role).embed, batch, config=call.config)
                     )
-            except Exception as exc:
-                call.trace(
-                    "error", started=started, prompt=tokens, detail=f"{type(exc).__name__}: {exc}",
-                    deployment=getattr(exc, "deployment", ""),
-                )  # fmt: skip
-                raise
+                    if len(got) != len(batch):
+                        raise LLMError(
+                            f"embedding backend returned {len(got)} vectors for {len(batch)} texts"
+                        )
+                except Exception as exc:
+                    watch.finished("error")
+                    call.trace(
+                        "error", started=started, prompt=tokens,
+                        detail=f"{type(exc).__name__}: {exc}",
+                        deployment=getattr(exc, "deployment", ""),
+                    )  # fmt: skip
+                    raise
+        except BaseException:  # cancelled (waiting or answering): no trace, the call is over
+            watch.finished("stopped")  # (a no-op after an error)
+            raise
+        watch.finished("ok")
         call.trace("ok", started=started, prompt=tokens, deployment=getattr(got, "deployment", ""))
         return got
 
@@ -412,6 +439,7 @@ class LLMClient:
             node=node or context.get("node", ""),
             run_id=context.get("run_id", ""),
             sink=self.trace_sink,
+            activity=self.activity,
         )
 
     def _check_budget(self, call: _Call, prompt: Sequence[Mapping[str, Any]]) -> int:
@@ -498,16 +526,25 @@ class LLMClient:
         request = partial(
             backend.complete, prompt, json_schema=wire, config=call.config, schema_name=name
         )
-        async with self._admitted(call):
-            started = time.perf_counter()
-            try:
-                completion = await self._request(call, request)
-            except Exception as exc:
-                call.trace(
-                    "error", started=started, prompt=counted, detail=f"{type(exc).__name__}: {exc}",
-                    attempt=attempt, deployment=getattr(exc, "deployment", ""),
-                )  # fmt: skip
-                raise
+        watch = call.watch(counted, attempt)  # shown while it waits for its slot too
+        try:
+            async with self._admitted(call):
+                started = time.perf_counter()
+                try:
+                    completion = await self._request(call, request)
+                except Exception as exc:
+                    watch.finished("error")
+                    call.trace(
+                        "error", started=started, prompt=counted,
+                        detail=f"{type(exc).__name__}: {exc}", attempt=attempt,
+                        deployment=getattr(exc, "deployment", ""),
+                    )  # fmt: skip
+                    raise
+        except BaseException:  # cancelled (waiting or answering): no trace, the call is over
+            watch.finished("stopped")  # (a no-op after an error)
+            raise
+        done = completion.completion_tokens
+        watch.finished("ok", count_text(completion.text) if done is None else done)
         return _Answer(completion, started, counted, time.perf_counter(), call)
 
     def _next_piece(

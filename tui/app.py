@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,18 +28,20 @@ from typing import Any
 from textual import work
 from textual.app import App
 from textual.binding import Binding
-from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from core.events import Done, Failed, Interrupted, RunEvent
+from core.events import Done, Failed, Interrupted, NodeStarted, RunEvent
 from core.services import Services
 from core.settings import Settings
 from core.store.runs import RunRecord
 from local_llm import Backend
+from tui.drafts import FILE_NAME as DRAFTS_FILE
+from tui.drafts import Drafts
 from tui.heap import settle_heap
 from tui.messages import (
+    IndexProgress,
     RunsChanged,
     RunUpdate,
     ServicesReady,
@@ -46,6 +49,7 @@ from tui.messages import (
     WatcherStatus,
 )
 from tui.model_watch import ModelWatch
+from tui.palette import ActionsProvider, ScreensProvider
 
 ScreenFactory = Callable[..., Screen] | str
 
@@ -77,12 +81,20 @@ RUN_SCREENS: dict[str, ScreenFactory] = {
 """flow name -> factory(app, run) -> Screen that follows a running run live
 (Enter on it in the runs table); it can replay what the run did so far from `app.run_log`."""
 
+RESULT_SCREENS: dict[str, ScreenFactory] = {
+    "lesson": "tui.screens.lesson:review_screen",
+}
+"""flow name -> factory(app, run) -> Screen that shows what a finished run made (Enter on a
+done run): the lesson, with its review and scores, to accept, edit or judge again."""
+
 SESSION_SCREENS: dict[str, ScreenFactory] = {
     "tutor": "tui.screens.tutor:session_screen",
 }
 """flow name -> factory(app, run) -> Screen, for flows whose runs are sessions to come back to:
 Enter on one in the runs table opens it whatever its status (a tutoring chat resumes)."""
 
+PROGRESS_EVERY_S = 0.1
+"""At most this often a progress message per indexing (thousands of files post few)."""
 RUN_LOG_RUNS = 20
 RUN_LOG_EVENTS = 2000
 
@@ -97,35 +109,12 @@ def resolve(factory: ScreenFactory) -> Callable[..., Screen]:
     return factory
 
 
-class ScreensProvider(Provider):
-    """Command palette entries: every registered screen, home and help."""
-
-    def _entries(self) -> list[tuple[str, str, Callable[[], Any]]]:
-        app = self.app
-        entries = [(f"Open {title}", f"{title} screen (key {key})", lambda n=name: app.action_open_screen(n))
-                   for name, (key, title, _f) in SCREENS.items()]  # fmt: skip
-        entries.append(("Home", "Back to the home screen", app.action_home))
-        entries.append(("Help", "All active key bindings", app.action_help))
-        return entries
-
-    async def discover(self) -> Hits:
-        for title, help_text, callback in self._entries():
-            yield DiscoveryHit(title, callback, help=help_text)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for title, help_text, callback in self._entries():
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(score, matcher.highlight(title), callback, help=help_text)
-
-
 class NoemaApp(ModelWatch, App):
     """noema's terminal app. `services`/`backend` may be injected (tests, demo)."""
 
     CSS_PATH = "app.tcss"
     TITLE = "noema"
-    COMMANDS = App.COMMANDS | {ScreensProvider}
+    COMMANDS = App.COMMANDS | {ScreensProvider, ActionsProvider}
     BINDINGS = [
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("h", "home", "Home", id="app.home"),
@@ -170,6 +159,8 @@ class NoemaApp(ModelWatch, App):
         self.run_logs: dict[str, list[RunEvent]] = {}
         """The events of the runs this app drove (the latest runs, bounded): a screen opened
         while a run is under way replays them to show what was done before it opened."""
+        self.drafts = Drafts(settings.data_dir / DRAFTS_FILE)
+        """What the user typed and did not send yet (feedback, edits, tutor answers)."""
         self.theme = settings.tui.theme
         for name, (key, title, _factory) in SCREENS.items():
             self._bindings.key_to_bindings.setdefault(key, []).append(
@@ -237,6 +228,63 @@ class NoemaApp(ModelWatch, App):
             self.start_watcher()
         self.check_model()
 
+    # -- quitting --------------------------------------------------------------------------
+
+    def work_in_progress(self) -> list[tuple[str | None, str]]:
+        """(run id or None, what) of the work quitting would interrupt: runs this app drives,
+        and what screens report (a tutor turn)."""
+        work: list[tuple[str | None, str]] = []
+        for run_id in sorted(self.driving):
+            work.append((run_id, self.describe_run(run_id)))
+        for screen in self.screen_stack:
+            report = getattr(screen, "work_in_progress", None)
+            if callable(report):
+                work.extend(report())
+        return work
+
+    def describe_run(self, run_id: str) -> str:
+        """`extraction of Deep Work.md (run a1b2c3d4), at extract_batch`."""
+        step = next((e.node for e in reversed(self.run_log(run_id))
+                     if isinstance(e, NodeStarted)), "")  # fmt: skip
+        try:
+            run = self.services.runtime.runs.get(run_id) if self.services else None
+        except KeyError:
+            run = None
+        if run is None:
+            what = f"a run ({run_id[:8]})"
+        elif run.target:
+            what = f"{run.flow} of {run.target} (run {run_id[:8]})"
+        else:
+            what = f"a {run.flow} run ({run_id[:8]})"
+        return what + (f", at {step}" if step else "")
+
+    async def action_quit(self) -> None:
+        """Quit; with work in progress, ask first (the work resumes when noema opens again)."""
+        from tui.widgets.confirm import ConfirmModal
+
+        if isinstance(self.screen, ConfirmModal):
+            return
+        work = self.work_in_progress()
+        if not work:
+            self.exit()
+            return
+        body = "\n".join(f"• {what}" for _run, what in work)
+        body += ("\n\nQuit anyway? Each run stops now and goes on from its last finished step "
+                 "the next time noema opens (home shows it as interrupted).")  # fmt: skip
+
+        def answer(quit_now: bool | None) -> None:
+            if quit_now:
+                self.quit_interrupting([run for run, _what in work if run])
+
+        self.push_screen(ConfirmModal("Work is in progress", body, "Quit", "Stay"), answer)
+
+    def quit_interrupting(self, run_ids: list[str]) -> None:
+        """Record the runs as interrupted (resumable) before their workers are cancelled."""
+        if self.services is not None:
+            for run_id in run_ids:
+                self.services.runtime.runs.mark_interrupted(run_id)
+        self.exit()
+
     async def on_unmount(self) -> None:
         if self.watcher is not None:
             await asyncio.to_thread(self.watcher.stop)
@@ -285,7 +333,9 @@ class NoemaApp(ModelWatch, App):
     def start_next_queued(self) -> None:
         """Start the oldest queued runs of registered flows, up to `tui.max_parallel_runs` at
         once, when autostart is on and the model is there (a run against a dead server or a
-        missing model would only fail: it waits, see tui.model_watch)."""
+        missing model would only fail: it waits, see tui.model_watch). Sessions (a tutor turn
+        that was interrupted) are not: their screen goes on with the learner there when the
+        session is opened."""
         if self.services is None or not self.settings.tui.autostart_queued_runs:
             return
         if not self.model_ok:
@@ -295,7 +345,8 @@ class NoemaApp(ModelWatch, App):
         queued = [
             r
             for r in reversed(self.services.runtime.list_runs(status="queued"))
-            if r.flow in flows and r.id not in self.driving and r.id not in self.held
+            if r.flow in flows and r.flow not in SESSION_SCREENS and r.id not in self.driving
+            and r.id not in self.held
         ]
         for run in queued[: max(0, room)]:
             self.drive_run(run.id)
@@ -385,6 +436,10 @@ class NoemaApp(ModelWatch, App):
         if run.status == "running" and follower is not None:
             self.push_screen(resolve(follower)(self, run))
             return
+        result = RESULT_SCREENS.get(run.flow)
+        if run.status == "done" and result is not None:
+            self.push_screen(resolve(result)(self, run))
+            return
         detail = f": {run.error}" if run.error else ""
         if factory is None:
             detail += f" (no review screen for {run.flow} runs yet)"
@@ -392,10 +447,56 @@ class NoemaApp(ModelWatch, App):
 
     # -- navigation ------------------------------------------------------------------------
 
-    def action_open_screen(self, name: str) -> None:
-        """Open a registered screen (`SCREENS`)."""
+    def action_open_screen(self, name: str) -> Screen:
+        """Open a registered screen (`SCREENS`); the one on top when it already is."""
+        if getattr(self.screen, "noema_name", None) == name:
+            return self.screen
         _key, _title, factory = SCREENS[name]
-        self.push_screen(resolve(factory)(self))
+        screen = resolve(factory)(self)
+        screen.noema_name = name
+        self.push_screen(screen)
+        return screen
+
+    def open_and(self, spec: tuple[Any, ...]) -> None:
+        """Open a screen and run one of its actions there: `(screen, action, *arguments)`
+        (what the command palette's action entries do)."""
+        name, action, *arguments = spec
+        if self.services is None:
+            self.notify("still opening the vault and the model; try again in a moment")
+            return
+        screen = self.action_open_screen(name)
+        self.call_after_refresh(getattr(screen, f"action_{action}"), *arguments)
+
+    def open_session(self, session_id: str) -> None:
+        """Open a tutoring session (the command palette's "Resume session")."""
+        if self.services is not None:
+            self.open_run(self.services.runtime.runs.get(session_id))
+
+    @work(exclusive=True, group="index", exit_on_error=False)
+    async def index_vault(self) -> None:
+        """Sync the vault into the index (and embeddings, when configured), with progress."""
+        services = self.services
+        if services is None or services.vault is None:
+            self.notify("no vault to index", severity="warning")
+            return
+
+        shown = [0.0]
+
+        def progress(done: int, total: int, path: str) -> None:  # from the indexing thread
+            now = time.monotonic()
+            if done == total or now - shown[0] >= PROGRESS_EVERY_S:
+                shown[0] = now
+                self.post_message(IndexProgress(done, total, path))
+
+        self.post_message(IndexProgress(0, 0, "starting"))
+        try:
+            result = await services.vault.index.sync_async(progress)
+        finally:
+            self.post_message(IndexProgress(-1, 0, ""))
+        self.notify(f"indexed: {result.summary()}", title="Index")
+
+    def on_index_progress(self, message: IndexProgress) -> None:
+        self._broadcast(lambda: IndexProgress(message.done, message.total, message.path))
 
     def action_home(self) -> None:
         """Back to the home screen (the bottom of the stack)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import time
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from core.settings import Settings, load_settings
 from tui import probe
 
 DEFAULT_PATH = Path("noema-demo-vault")
+PROGRESS_EVERY_S = 1.0
 CHAT_MAX_TOKENS = 512
 Say = Callable[[str], None]
 
@@ -155,6 +157,7 @@ def connect_local(demo: Demo, say: Say) -> None:
     say("model, fine for trying the mechanics; its answers are weak). Every noema command with")
     say("this settings file starts it when needed and stops it when it exits.")
     demo.model_note = 'the bundled model (Gemma 3 270M, provider = "local")'
+    say("Starting it and checking that it answers (seconds; longer on a busy machine)…")
     demo.connection = asyncio.run(probe.round_trip(demo.client(), timeout_s=60.0))
     mark = "✓" if demo.connection.ok else "✗"
     say(f"{mark} connection test: {demo.connection.detail}")
@@ -184,22 +187,53 @@ def choose_model(demo: Demo, say: Say) -> None:
     use_local(demo, say)
 
 
+class IndexReport:
+    """`progress(done, total, path)` for indexing: a line now and then, never a blank wait."""
+
+    def __init__(self, say: Say, every_s: float = PROGRESS_EVERY_S) -> None:
+        self.say, self.every_s, self.shown = say, every_s, -1.0
+        self.said: tuple[int, int] | None = None
+
+    def __call__(self, done: int, total: int, path: str) -> None:
+        now = time.monotonic()
+        last = (done, total) == self.said
+        if not last and (self.shown < 0 or done == total or now - self.shown >= self.every_s):
+            self.shown, self.said = now, (done, total)
+            self.say(f"  indexing notes: {done}/{total}" + (f"  {path}" if path else ""))
+
+
+def counted_embed(embed: Any, say: Say) -> Any:
+    """`embed` that says how many concept texts were embedded so far (the model works)."""
+    done = [0]
+
+    async def embed_and_say(texts: list[str]) -> list[list[float]]:
+        say(f"  embedding concepts: {done[0]} done, {len(texts)} more on the way…")
+        vectors = await embed(texts)
+        done[0] += len(vectors)
+        return vectors
+
+    return embed_and_say
+
+
 def index(demo: Demo, say: Say) -> None:
-    """Index the demo vault (with embeddings when a model for them is configured)."""
+    """Index the demo vault (with embeddings when a model for them is configured), saying
+    how far it is as it goes."""
     from core.ingest import index_vault
     from core.store import open_store
 
+    say("Indexing the vault…")
     store = open_store(demo.settings)
     try:
         embed, model = None, ""
         if demo.settings.models.embeddings_enabled:
-            embed = demo.client().embed
+            embed = counted_embed(demo.client().embed, say)
             model = demo.settings.role("embedding").model or demo.settings.models.model
             if demo.local:
                 from local_llm.config import LOCAL_MODEL
 
                 model = LOCAL_MODEL
-        result = index_vault(demo.settings, store, embed=embed, embed_model=model)
+        result = index_vault(demo.settings, store, progress=IndexReport(say), embed=embed,
+                             embed_model=model)  # fmt: skip
     finally:
         store.close()
     demo.index_summary = result.summary()

@@ -67,3 +67,14 @@ class ModelStatus(Message, bubble=False):
     def copy(self) -> ModelStatus:
         """A fresh message with the same content (one per screen)."""
         return ModelStatus(self.ok, self.detail, gate=self.gate, next_check_s=self.next_check_s)
+
+
+class IndexProgress(Message, bubble=False):
+    """Indexing the vault: `done` of `total` files read (`path` the latest); `done` is -1 once
+    it is over (embeddings, which follow the files, show as model activity)."""
+
+    def __init__(self, done: int, total: int, path: str) -> None:
+        super().__init__()
+        self.done = done
+        self.total = total
+        self.path = path

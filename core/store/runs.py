@@ -13,6 +13,8 @@ from core.store.db import Store
 
 RunStatus = Literal["queued", "running", "awaiting_review", "done", "failed", "cancelled"]
 ACTIVE_STATUSES: tuple[RunStatus, ...] = ("queued", "running", "awaiting_review")
+INTERRUPTED = "interrupted: noema stopped during this run; it goes on from its last finished step"
+"""The note on a queued run that was running when its process quit (or was stopped)."""
 
 
 def now_iso() -> str:
@@ -32,6 +34,11 @@ class RunRecord:
     error: str | None
     created_at: str
     updated_at: str
+
+    @property
+    def interrupted(self) -> bool:
+        """Queued again because its process stopped mid-run: it resumes from its checkpoint."""
+        return self.status == "queued" and (self.error or "").startswith("interrupted")
 
 
 def _record(row: Any) -> RunRecord:
@@ -99,6 +106,14 @@ class RunsRepo:
             (status, error, now_iso(), run_id),
         )
 
+    def mark_interrupted(self, run_id: str) -> None:
+        """A running run whose process is stopping: queued again, with the `INTERRUPTED` note
+        (it resumes from its last checkpoint when started). Other statuses are left alone."""
+        self.store.execute(
+            "UPDATE runs SET status='queued', error=?, updated_at=? WHERE id=? AND status='running'",
+            (INTERRUPTED, now_iso(), run_id),
+        )
+
     def list(self, status: RunStatus | None = None, flow: str | None = None) -> list[RunRecord]:
         """Runs, newest first, optionally filtered."""
         clauses, params = [], []
@@ -125,9 +140,10 @@ class RunsRepo:
             if lease is None:
                 continue
             with lease:
-                cursor = self.store.execute(
-                    "UPDATE runs SET status='queued', updated_at=? WHERE id=? AND status='running'",
-                    (now_iso(), row[0]),
+                cursor = self.store.execute(  # shown as interrupted (resumable), as after a quit
+                    "UPDATE runs SET status='queued', error=?, updated_at=?"
+                    " WHERE id=? AND status='running'",
+                    (INTERRUPTED, now_iso(), row[0]),
                 )
                 if cursor.rowcount:
                     recovered.append(row[0])

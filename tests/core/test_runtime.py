@@ -5,11 +5,14 @@ checkpoints in a real PostgreSQL server."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import operator
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Annotated, TypedDict
 
 import pytest
 from langgraph.graph import END, START, StateGraph
@@ -19,6 +22,7 @@ from core.events import Done, Failed, Interrupted, NodeFinished, NodeStarted, Pr
 from core.runtime import FlowSpec, Runtime
 from core.settings import Settings
 from core.store import open_store
+from core.store.runs import INTERRUPTED
 from tests.core.counting_flow import SPEC
 from tests.fixtures.postgres import store_env
 
@@ -190,6 +194,58 @@ async def test_done_carries_the_checkpointed_state(tmp_path: Path, store_backend
         assert isinstance(done, Done)
         assert done.output == dict((await runtime.state(run.id)).values)
         assert done.output["steps"] == ["prepare", "review", "commit"]
+
+
+class SlowState(TypedDict, total=False):
+    steps: Annotated[list[str], operator.add]
+
+
+async def test_a_run_stopped_mid_way_is_queued_again_as_interrupted(
+    tmp_path: Path, store_backend: dict
+) -> None:
+    """Quitting cancels the worker while a node waits (on the model, say): the run is not left
+    "running" but queued with a note saying it was interrupted, and started again it goes on
+    from its checkpoint (the finished node does not run again)."""
+    entered = asyncio.Event()
+    calls = {"first": 0, "slow": 0}
+    stall = [True]
+
+    async def first(state: SlowState) -> dict:
+        calls["first"] += 1
+        return {"steps": ["first"]}
+
+    async def slow(state: SlowState) -> dict:
+        calls["slow"] += 1
+        entered.set()
+        if stall[0]:
+            await asyncio.sleep(30)  # the model thinks; the user quits
+        return {"steps": ["slow"]}
+
+    def build() -> StateGraph:
+        graph = StateGraph(SlowState, context_schema=FlowContext)
+        graph.add_node("first", first)
+        graph.add_node("slow", slow)
+        graph.add_edge(START, "first")
+        graph.add_edge("first", "slow")
+        graph.add_edge("slow", END)
+        return graph
+
+    spec = FlowSpec(name="slowpoke", build_graph=build)
+    async with make_runtime(tmp_path, store_backend, {"slowpoke": spec}) as runtime:
+        run = runtime.start("slowpoke", {})
+        task = asyncio.create_task(runtime.run_until_pause(run.id))
+        await asyncio.wait_for(entered.wait(), 20)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        record = runtime.runs.get(run.id)
+        assert (record.status, record.error, record.interrupted) == ("queued", INTERRUPTED, True)
+        stall[0] = False
+        events = await runtime.run_until_pause(run.id)
+        assert isinstance(events[-1], Done) and events[-1].output["steps"] == ["first", "slow"]
+        record = runtime.runs.get(run.id)
+        assert (record.status, record.error, record.interrupted) == ("done", None, False)
+    assert calls == {"first": 1, "slow": 2}
 
 
 async def test_a_failed_run_tells_the_user_what_failed_and_keeps_the_location_in_its_trace(

@@ -10,6 +10,7 @@ from core.events import Done
 from core.runtime import STOPPED
 from core.services import open_services
 from core.settings import Settings
+from core.store.runs import INTERRUPTED
 from local_llm.testing import ScriptedBackend
 from tests.core.model_flow import SPEC, counts
 
@@ -58,5 +59,6 @@ async def test_a_front_end_closing_leaves_the_run_to_recover(tmp_path) -> None:
         task = await started(runtime, run.id, backend)
         task.cancel()  # not a stop: e.g. the app quitting
         await asyncio.gather(task, return_exceptions=True)
-        assert runtime.runs.get(run.id).status == "running"
-        assert runtime.recover_interrupted() == [run.id]  # its lease is free: recovered
+        record = runtime.runs.get(run.id)  # queued again at once, shown as interrupted
+        assert (record.status, record.error, record.interrupted) == ("queued", INTERRUPTED, True)
+        assert runtime.recover_interrupted() == []  # nothing left running to recover

@@ -162,6 +162,10 @@ def test_home_snapshot_while_extract_all_runs(tmp_path, monkeypatch, snap_compar
     ids = (f"{n:02d}" * 16 for n in itertools.count(1))
     monkeypatch.setattr("core.store.runs.uuid.uuid4", lambda: type("U", (), {"hex": next(ids)}))
     monkeypatch.setattr("core.store.runs.now_iso", lambda: "2026-01-02T10:00:00.000+00:00")
+    from local_llm.activity import CallActivity  # the model panel: one spinner frame, 1 s
+
+    monkeypatch.setattr("tui.widgets.model_activity.SPINNER", "◐")
+    monkeypatch.setattr(CallActivity, "elapsed", lambda self, now=None: 1.0)
     app, backend = make_app(tmp_path)
 
     async def running(pilot):

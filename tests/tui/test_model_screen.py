@@ -33,7 +33,7 @@ async def test_roles_and_connection_test_round_trip(make_app):
             "default", "judge", "judge_secondary", "embedding",
         ]  # fmt: skip
         assert "not tested" in text_of(screen, "#test-result")
-        await pilot.press("t")
+        await pilot.press("c")
         await settle(pilot, app)
         assert "answered 'pong'" in text_of(screen, "#test-result")
         request = backend.calls_of("complete")[0]

@@ -6,7 +6,6 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from textual.app import App
 
 from core.flows.tutor.graph import SPEC
@@ -17,7 +16,6 @@ from core.settings import Settings, load_settings
 from local_llm.testing import ScriptedBackend
 from tests.flows.tutor.scripted import TutorScript
 from tests.tui.conftest import wait_for as wait_until
-from tui import app as app_module
 from tui.app import NoemaApp
 from tui.demo import sample_vault
 from tui.screens.tutor import STOP_HINT, TutorScreen
@@ -222,25 +220,6 @@ async def test_learner_profile_is_edited_and_saved(tmp_path: Path, monkeypatch) 
     assert app.settings.flows.tutor.learner.name == "Ana"
     saved = load_settings(path)
     assert saved.flows.tutor.learner.interests == ["chess", "cooking"]
-
-
-@pytest.fixture
-def only_tutor(monkeypatch):
-    monkeypatch.setattr(app_module, "SCREENS", {"tutor": app_module.SCREENS["tutor"]})
-
-
-def test_tutor_chat_snapshot(tmp_path: Path, only_tutor, snap_compare) -> None:
-    app = make_app(tmp_path, TutorScript(["partial"]))
-
-    async def ready(pilot) -> None:
-        screen = await first_question(pilot, app)
-        screen.query_one("#answer").value = "Retrieval beats rereading"
-        await pilot.press("enter")
-        await wait_for(pilot, turns_done(screen, 3))
-        await pilot.press("ctrl+t")
-        await pilot.pause()
-
-    assert snap_compare(app, terminal_size=SIZE, run_before=ready)
 
 
 async def test_home_shows_concepts_due_for_practice(tmp_path: Path) -> None:

@@ -22,6 +22,11 @@ class CommandError(Exception):
         self.exit_code = exit_code
 
 
+def plain(doc: str | None) -> str:
+    """A docstring as a `--help` description: without the Markdown backticks."""
+    return (doc or "").replace("`", "")
+
+
 def settings_from(args: argparse.Namespace) -> Settings:
     """The effective settings for `--settings` (raises SettingsError, reported by main)."""
     from core.settings import load_settings

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.settings import SettingsError
-from tui.commands import run_async
+from tui.commands import plain, run_async
 
 if TYPE_CHECKING:
     from core.settings import Settings
@@ -37,7 +37,9 @@ class Check:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "doctor", help="check settings, vault, data dir, store and model", description=__doc__
+        "doctor",
+        help="check settings, vault, data dir, store and model",
+        description=plain(__doc__),
     )
     parser.add_argument(
         "--timeout", type=float, default=60.0, help="seconds for one model request (default 60)"

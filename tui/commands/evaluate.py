@@ -14,7 +14,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tui.commands import CommandError, err, open_flows, require_vault, run_async, settings_from
+from tui.commands import (
+    CommandError,
+    err,
+    open_flows,
+    plain,
+    require_vault,
+    run_async,
+    settings_from,
+)
 from tui.commands.editing import edit_text, editor
 
 EXIT_ROUND_LIMIT = 3
@@ -25,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "evaluate",
         help="score a note against a rubric, then approve / revise / edit",
-        description=__doc__,
+        description=plain(__doc__),
     )
     parser.add_argument(
         "note", metavar="NOTE", help="the note (vault-relative path, or a path inside the vault)"
@@ -33,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--criteria",
         metavar="NAME",
-        help="criteria name or file (default: the note's `rubric:` key, else default)",
+        help="criteria name or file (default: the note's rubric: key, else default)",
     )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument(
@@ -44,7 +52,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.set_defaults(func=run)
 
-    criteria = subparsers.add_parser("criteria", help="list or validate evaluation criteria files")
+    criteria = subparsers.add_parser(
+        "criteria", help="list or validate evaluation criteria files",
+        description="List the available evaluation criteria (rubrics) or validate criteria "
+        "files: the shipped ones, or the FILE given.",
+    )  # fmt: skip
     actions = criteria.add_subparsers(title="actions", metavar="ACTION", required=True)
     validate = actions.add_parser(
         "validate", help="check criteria files (all shipped ones without FILE)"

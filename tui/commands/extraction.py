@@ -30,8 +30,12 @@ FLOW = "extraction"
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     extract = subparsers.add_parser(
-        "extract", help="extract concepts from a source note, up to the review"
-    )
+        "extract", help="extract concepts from a source note, up to the review",
+        description="Extract concepts from a source note and its quotes, headless, up to the "
+        "review: prints the proposed concepts, duplicates and relations, and the command that "
+        "answers the review (noema review RUN). Running it again on a source with a run "
+        "waiting shows that run's review.",
+    )  # fmt: skip
     extract.add_argument(
         "note", metavar="NOTE", nargs="?", help="vault-relative path or name of a source note"
     )
@@ -44,8 +48,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     extract.set_defaults(func=run_extract)
     review = subparsers.add_parser(
-        "review", help="approve, give feedback on, or abort an extraction review"
-    )
+        "review", help="approve, give feedback on, or abort an extraction review",
+        description="Answer an extraction run waiting at its review: --approve writes the "
+        "concept notes, --feedback asks the model for changes, --drop leaves items out, "
+        "--abort writes nothing. Without an action the review is printed again.",
+    )  # fmt: skip
     review.add_argument("run", metavar="RUN", help="run id (a prefix is enough)")
     action = review.add_mutually_exclusive_group()
     action.add_argument("--approve", action="store_true", help="commit the extraction")
@@ -57,8 +64,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     review.set_defaults(func=run_review)
     repair = subparsers.add_parser(
-        "repair", help="finish what a crash interrupted: commits, runs, temporary files"
-    )
+        "repair", help="finish what a crash interrupted: commits, runs, temporary files",
+        description="Finish what a crash interrupted: extraction commits whose vault half was "
+        "not written, runs left running (queued again), noema's temporary files in the vault; "
+        "then list the files written. The app does the same at start-up.",
+    )  # fmt: skip
     repair.set_defaults(func=run_repair)
 
 
@@ -159,7 +169,8 @@ ACTIVE = ("queued", "running", "awaiting_review", "failed", "cancelled")
 
 async def follow(services: Any, rel: str, *, again: bool = False) -> int:
     """Drive the source's active run, start one if there is none, or join the one another
-    noema process is driving (wait for it, then show where it stopped). Never two runs."""
+    noema process is driving (wait for it, then show where it stopped). Never two runs.
+    `again`: a processed source is extracted once more instead of skipped."""
     from core.runtime import RunBusy
 
     while True:
@@ -276,6 +287,7 @@ async def _answer(services: Any, run: Any, args: argparse.Namespace, waited: boo
     if args.abort:
         value: dict[str, Any] = {"action": "abort"}
     elif args.approve:
+        refuse_empty_approval(pending.payload, drops, run.target)
         value = {"action": "approve", "drops": drops}
     elif args.feedback:
         value = {"action": "feedback", "feedback": args.feedback, "drops": drops}
@@ -295,6 +307,20 @@ async def _answer(services: Any, run: Any, args: argparse.Namespace, waited: boo
         status = services.runtime.runs.get(run.id).status
         print(f"run {run.id[:8]} was answered by another process meanwhile; it is {status}")
         return 0
+
+
+def refuse_empty_approval(
+    payload: dict[str, Any], drops: list[dict[str, str]], target: str
+) -> None:
+    """Approving a review that keeps nothing would only mark the source processed."""
+    from core.flows.extraction.report import writes_nothing
+
+    if writes_nothing(payload, drops):
+        raise CommandError(
+            f"nothing to approve: no concept is kept and no quote is linked, so approving would "
+            f"only mark {target} processed; ask for changes with --feedback TEXT, or --abort "
+            f"(the source stays unprocessed)"
+        )
 
 
 def _waiting_for(run_id: str, holder: str) -> None:

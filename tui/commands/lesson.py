@@ -15,7 +15,15 @@ import json
 import sys
 from typing import Any
 
-from tui.commands import CommandError, err, open_flows, require_vault, run_async, settings_from
+from tui.commands import (
+    CommandError,
+    err,
+    open_flows,
+    plain,
+    require_vault,
+    run_async,
+    settings_from,
+)
 from tui.commands.editing import edit_text, editor, read_edit
 
 CHOICES = {"a": "accept", "r": "regenerate", "j": "judge", "e": "edit", "x": "reject",
@@ -24,7 +32,7 @@ CHOICES = {"a": "accept", "r": "regenerate", "j": "judge", "e": "edit", "x": "re
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("lesson", help="generate, review and judge lessons",
-                                   description=__doc__)  # fmt: skip
+                                   description=plain(__doc__))  # fmt: skip
     actions = parser.add_subparsers(title="actions", metavar="ACTION", required=True)
     gen = actions.add_parser("generate", help="write a lesson from a concept note")
     gen.add_argument("concept", metavar="CONCEPT", help="concept note title or vault path")

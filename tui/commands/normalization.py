@@ -31,8 +31,12 @@ from tui.commands import (
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     normalize = subparsers.add_parser(
-        "normalize", help="find concept notes that are the same idea; store a review"
-    )
+        "normalize", help="find concept notes that are the same idea; store a review",
+        description="Look for concept notes that are really the same idea (exact and fuzzy "
+        "matches first, then the model), printing progress, and store a review of the "
+        "proposed merges. Nothing is written to the vault: review them with noema merges "
+        "show / accept / reject, then noema merges apply.",
+    )  # fmt: skip
     normalize.add_argument(
         "--strategy", choices=("auto", "full_list", "blocks"), help="override the settings"
     )
@@ -41,7 +45,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     normalize.set_defaults(func=run_normalize)
 
-    merges = subparsers.add_parser("merges", help="review, apply and undo concept merges")
+    merges = subparsers.add_parser(
+        "merges", help="review, apply and undo concept merges",
+        description="Review the merges noema normalize proposed (list, show, accept, reject), "
+        "apply the accepted ones after a dry-run diff, and undo an apply byte for byte.",
+    )  # fmt: skip
     actions = merges.add_subparsers(title="actions", metavar="ACTION", required=True)
     actions.add_parser("list", help="reviews and unfinished applies").set_defaults(func=run_list)
     for name, func, text in (
@@ -52,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         parser.add_argument("review", metavar="REVIEW")
         parser.set_defaults(func=func)
     for name, status in (("accept", "accepted"), ("reject", "rejected")):
-        parser = actions.add_parser(name, help=f"{name} merges by number (see `merges show`)")
+        parser = actions.add_parser(name, help=f"{name} merges by number (see: noema merges show)")
         parser.add_argument("review", metavar="REVIEW")
         parser.add_argument("numbers", nargs="+", type=int, metavar="N")
         parser.set_defaults(func=run_mark, status=status)

@@ -6,12 +6,13 @@ import argparse
 from typing import get_args
 
 from core.store.runs import RunRecord, RunStatus
+from tui.commands import plain
 
 STATUSES = get_args(RunStatus)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("runs", help="list workflow runs", description=__doc__)
+    parser = subparsers.add_parser("runs", help="list workflow runs", description=plain(__doc__))
     parser.add_argument("--status", choices=STATUSES, help="only runs with this status")
     parser.add_argument("--flow", help="only runs of this flow")
     parser.add_argument("--limit", type=int, default=50, help="at most this many (default 50)")
@@ -27,7 +28,7 @@ def format_runs(runs: list[RunRecord]) -> str:
         rows.append(
             (
                 record.id[:8],
-                record.status,
+                "queued (interrupted)" if record.interrupted else record.status,
                 record.flow,
                 record.target or "-",
                 record.updated_at[:19],
@@ -38,16 +39,22 @@ def format_runs(runs: list[RunRecord]) -> str:
         "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows
     ]
     errors = [f"  {r.id[:8]}: {r.error}" for r in runs if r.status == "failed" and r.error]
-    return "\n".join(lines + (["", "errors:", *errors] if errors else []))
+    notes = [f"  {r.id[:8]}: {r.error}" for r in runs if r.interrupted]
+    if errors:
+        lines += ["", "errors:", *errors]
+    if notes:
+        lines += ["", "interrupted (the app starts them again when it opens):", *notes]
+    return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> int:
     from core.leases import Leases
     from core.store import open_store
     from core.store.runs import RunsRepo
-    from tui.commands import settings_from
+    from tui.commands import require_vault, settings_from
 
     settings = settings_from(args)
+    require_vault(settings)  # the runs belong to a vault: without one, say so, not "no runs"
     store = open_store(settings)
     try:
         repo = RunsRepo(store)

@@ -20,7 +20,20 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from core.flows.tutor.logs import AGENTS as AGENT_NAMES
-from tui.commands import CommandError, err, open_flows, require_vault, run_async, settings_from
+from tui.commands import (
+    CommandError,
+    err,
+    open_flows,
+    plain,
+    require_vault,
+    run_async,
+    settings_from,
+)
+
+USAGE = """noema tutor [-h] [--concept NAME | --resume SESSION]
+       noema tutor sessions
+       noema tutor logs SESSION [--text] [--agent AGENT] [--summary] [--page N] [--per-page N]"""
+"""The chat needs no sub-command (argparse's own usage line would show COMMAND as required)."""
 
 ReadLine = Callable[[str], Awaitable[str | None]]
 Write = Callable[[str], None]
@@ -28,8 +41,8 @@ Write = Callable[[str], None]
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "tutor", help="a tutoring session in the terminal", description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "tutor", help="a tutoring session in the terminal", description=plain(__doc__),
+        formatter_class=argparse.RawDescriptionHelpFormatter, usage=USAGE,
     )  # fmt: skip
     parser.add_argument("--resume", metavar="SESSION", help="continue this session")
     parser.add_argument("--concept", metavar="NAME", help="tutor this concept note")

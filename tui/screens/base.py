@@ -7,14 +7,29 @@ from `NoemaScreen` (or `NoemaModal`); both hand the event to `NoemaApp.report_wo
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
+from textual import on
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker
+
+from tui.messages import ServicesReady
 
 
 class NoemaScreen(Screen):
     """A full screen whose worker failures are reported by the app."""
+
+    HELP_KEYS: ClassVar[list[tuple[str, str]]] = []
+    """Keys of the screen's widgets that matter to it (`enter` on a table row), for the help
+    (the screen's own bindings are listed from its BINDINGS)."""
+
+    @on(ServicesReady)
+    def _services_ready_banner(self) -> None:
+        """The effective model is known now: show or hide the bundled-model banner."""
+        from tui.widgets.banner import MechanicsBanner
+
+        for banner in self.query(MechanicsBanner):
+            banner.check()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.app.report_worker(event)

@@ -10,6 +10,7 @@ approves (with the drops), `X` aborts. After the commit the written notes are li
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from rich.text import Text
@@ -20,10 +21,12 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Label, Static
 
 from core.events import Done, Failed, Interrupted
+from tui.keys import key_for
 from tui.messages import RunsChanged, RunUpdate, ServicesReady
 from tui.screens.base import NoemaScreen
-from tui.screens.rubric import TextModal
+from tui.widgets.banner import MechanicsBanner
 from tui.widgets.confirm import ConfirmModal
+from tui.widgets.evaluation import TextModal
 from tui.widgets.extraction_review import (
     ReviewTable,
     detail_text,
@@ -33,6 +36,7 @@ from tui.widgets.extraction_review import (
 )
 from tui.widgets.extraction_sources import SourcesTable, source_rows
 from tui.widgets.extraction_steps import ExtractionSteps
+from tui.widgets.model_activity import ModelActivityLine
 
 FLOW = "extraction"
 
@@ -41,7 +45,8 @@ class ExtractionScreen(NoemaScreen):
     """Extract concepts from a source note and review them."""
 
     DEFAULT_CSS = """
-    ExtractionScreen #left { width: 42; border-right: solid $primary; }
+    ExtractionScreen #left { width: 32%; min-width: 28; max-width: 42; border-right: solid $primary; }
+    ExtractionScreen #source-detail { height: auto; padding: 0 1; }
     ExtractionScreen #sources { height: 1fr; }
     ExtractionScreen #right { width: 1fr; }
     ExtractionScreen #items { height: 14; }
@@ -49,13 +54,15 @@ class ExtractionScreen(NoemaScreen):
     ExtractionScreen .title { text-style: bold; padding: 0 1; }
     """
     BINDINGS = [
-        Binding("x", "extract", "Extract", id="extraction.extract"),
+        Binding("s", "extract", "Start extraction", id="extraction.extract"),
         Binding("d", "toggle_drop", "Drop/restore", id="extraction.drop"),
         Binding("f", "feedback", "Feedback", id="extraction.feedback"),
         Binding("a", "approve", "Approve", id="extraction.approve"),
         Binding("X", "abort", "Abort", id="extraction.abort"),
         Binding("escape", "back", "Back", id="extraction.back"),
     ]
+    HELP_KEYS = [("enter", "on a source: start its extraction, or open the review it waits at"),
+                 ("↑ ↓", "choose a source, or an item of the review")]  # fmt: skip
 
     def __init__(self, run: Any = None) -> None:
         super().__init__()
@@ -66,16 +73,19 @@ class ExtractionScreen(NoemaScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield MechanicsBanner()
         with Horizontal():
             with Vertical(id="left"):
                 yield Label("Sources", classes="title")
                 yield SourcesTable(id="sources")
+                yield Static("", id="source-detail")
             with VerticalScroll(id="right"):
                 yield ExtractionSteps(id="steps")
+                yield ModelActivityLine(lambda: self.run_id)
                 yield ReviewTable(id="items")
                 yield Static("", id="detail")
                 yield Static("", id="notes")
-                yield Static("Pick a source and press x (or Enter).", id="outcome")
+                yield Static("", id="outcome")
         yield Footer()
 
     @property
@@ -84,6 +94,9 @@ class ExtractionScreen(NoemaScreen):
 
     def on_mount(self) -> None:
         self.sub_title = "Concept extraction"
+        self.query_one("#outcome", Static).update(
+            f"Pick a source and press {key_for(self, 'extraction.extract')} (or Enter)."
+        )
         if self.run_id is not None:
             self.follow(self.run_id)
         if self.services is not None:
@@ -100,7 +113,38 @@ class ExtractionScreen(NoemaScreen):
     @work(exclusive=True, group="extraction-sources", thread=True, exit_on_error=False)
     def load_sources(self) -> None:
         rows = source_rows(self.services.store)
-        self.app.call_from_thread(self.query_one(SourcesTable).show, rows)
+        self.app.call_from_thread(self.show_sources, rows)
+
+    def show_sources(self, rows: list[tuple[str, str, str, str | None]]) -> None:
+        """The sources; opened with no run, the screen follows the one already going."""
+        table = self.query_one(SourcesTable)
+        table.show(rows)
+        wanted, self._wanted = getattr(self, "_wanted", None), None
+        if wanted is not None and wanted in table.rows_by_path:
+            self.action_extract_path(wanted)
+            return
+        if self.run_id is not None:
+            return
+        going = [r for r in rows if r[2] in ("running", "awaiting review") and r[3]]
+        going.sort(key=lambda r: (r[3] not in self.app.driving, r[2] != "running"))
+        if going:
+            path, _title, status, run_id = going[0]
+            table.move_cursor(row=table.get_row_index(path))
+            self.follow(run_id)
+            if status == "awaiting review":
+                self.load_pending(run_id)
+
+    @on(DataTable.RowHighlighted, "#sources")
+    def _source_highlighted(self) -> None:
+        """The highlighted source in full (the table cuts long names)."""
+        table = self.query_one(SourcesTable)
+        row = table.rows_by_path.get(table.current_path() or "")
+        detail = Text()
+        if row is not None:
+            detail.append(row[1] or row[0], style="bold").append(
+                f"\n{row[0]}\n{row[2]}", style="dim"
+            )
+        self.query_one("#source-detail", Static).update(detail)
 
     @work(exclusive=True, group="extraction-load", exit_on_error=False)
     async def load_pending(self, run_id: str) -> None:
@@ -151,13 +195,15 @@ class ExtractionScreen(NoemaScreen):
         """A processed source is extracted again only when the user says so."""
 
         def answered(again: bool | None) -> None:
-            if again:
+            if again and self.services is not None:
                 run = self.services.runtime.start(FLOW, {"source": path, "again": True},
                                                   target=path)  # fmt: skip
                 self.start(run.id, path)
 
-        question = f"{path} is already processed. Extract it again (a new review)?"
-        self.app.push_screen(ConfirmModal(question, yes="Extract again"), answered)
+        body = (f"{path} is already processed. Extract it again? Its concept notes stay; a new "
+                "review proposes what it finds.")  # fmt: skip
+        self.app.push_screen(ConfirmModal("Extract again", body, "Extract again", "Cancel"),
+                             answered)  # fmt: skip
 
     def follow(self, run_id: str) -> None:
         """Show `run_id` from now on, starting with what it did so far (the app's log)."""
@@ -170,15 +216,16 @@ class ExtractionScreen(NoemaScreen):
             getattr(event, "node", "") == "load_source" for event in log
         ):
             self.seed_steps(run_id)  # the log misses its start: the checkpoint tells the rest
-        self.query_one(ReviewTable).clear()
-        for name in ("#detail", "#notes"):
-            self.query_one(name, Static).update("")
+        self.clear_review()
         self.refresh_bindings()
 
     # -- run events ------------------------------------------------------------------------------
 
     def on_run_update(self, message: RunUpdate) -> None:
         event = message.event
+        if self.run_id is None and self.is_extraction(event.run_id):
+            self.follow(event.run_id)  # a run started while the screen shows none (watcher)
+            self.load_sources()
         if event.run_id != self.run_id:
             return
         if self.already_shown(event):  # replayed by `follow`
@@ -195,13 +242,28 @@ class ExtractionScreen(NoemaScreen):
             )
             self.refresh_bindings()
 
+    def clear_review(self) -> None:
+        """No review on screen: its items, the selected item's detail, its warnings."""
+        self.query_one(ReviewTable).clear()
+        for name in ("#detail", "#notes"):
+            self.query_one(name, Static).update("")
+
+    def is_extraction(self, run_id: str) -> bool:
+        try:
+            return self.services.runtime.runs.get(run_id).flow == FLOW
+        except (AttributeError, KeyError):
+            return False
+
     def show_payload(self, payload: dict[str, Any]) -> None:
         self.payload, self.dropped = payload, set()
         table = self.query_one(ReviewTable)
         table.show(payload, self.dropped)
         self.query_one("#notes", Static).update(notes_text(payload))
         self.show_detail()
-        self.query_one("#outcome", Static).update(review_headline(payload))
+        key = partial(key_for, self)
+        self.query_one("#outcome", Static).update(
+            review_headline(payload, lambda action: key(f"extraction.{action}"))
+        )
         table.focus()
         self.refresh_bindings()
 
@@ -211,16 +273,17 @@ class ExtractionScreen(NoemaScreen):
         if self.payload is None or key is None:
             self.query_one("#detail", Static).update("")
             return
+        restore = key_for(self, "extraction.drop")
         dropped = (
-            Text("DROPPED — d restores it\n", style="bold red") if key in self.dropped else Text()
+            Text(f"DROPPED — {restore} restores it\n", style="bold red")
+            if key in self.dropped
+            else Text()
         )
         self.query_one("#detail", Static).update(dropped + detail_text(self.payload, key))
 
     def show_outcome(self, output: dict[str, Any]) -> None:
         self.payload = None
-        self.query_one(ReviewTable).clear()
-        for name in ("#detail", "#notes"):  # the review's warnings no longer apply
-            self.query_one(name, Static).update("")
+        self.clear_review()
         written = output.get("written") or []
         messages = output.get("messages") or ["Done."]
         headline = messages[-1].splitlines()[0]
@@ -266,12 +329,28 @@ class ExtractionScreen(NoemaScreen):
         if self.run_id is None:
             return
         self.payload = None
+        self.clear_review()  # the answered review no longer applies
         self.refresh_bindings()
         self.query_one("#outcome", Static).update("Continuing...")
         self.app.resume_run(self.run_id, value)
 
     def action_approve(self) -> None:
-        self.answer({"action": "approve", "drops": self.drops()})
+        """Approve; a review that keeps nothing would only mark the source processed: ask."""
+        from core.flows.extraction.report import writes_nothing
+
+        value = {"action": "approve", "drops": self.drops()}
+        if not writes_nothing(self.payload or {}, value["drops"]):
+            self.answer(value)
+            return
+
+        def answer(approve: bool | None) -> None:
+            if approve:
+                self.answer(value)
+
+        body = ("No concept is kept and no quote is linked: approving writes nothing and marks "
+                "the source processed. Approve anyway? (f asks for changes, X aborts and leaves "
+                "the source unprocessed; a processed source can be extracted again.)")  # fmt: skip
+        self.app.push_screen(ConfirmModal("Nothing to write", body, "Approve", "Back"), answer)
 
     def action_feedback(self) -> None:
         drops = self.drops()
@@ -280,7 +359,23 @@ class ExtractionScreen(NoemaScreen):
             if feedback and feedback.strip():
                 self.answer({"action": "feedback", "feedback": feedback.strip(), "drops": drops})
 
-        self.app.push_screen(TextModal("What should change in this extraction?"), send)
+        modal = TextModal("What should change in this extraction?", draft=self.draft_key)
+        self.app.push_screen(modal, send)
+
+    @property
+    def draft_key(self) -> str:
+        """Where the unsent feedback of this run's review is kept."""
+        return f"extraction.feedback:{self.run_id}"
+
+    def action_extract_path(self, path: str) -> None:
+        """Start (or open) the extraction of one source (the command palette's entry), once
+        the sources are listed."""
+        table = self.query_one(SourcesTable)
+        if path not in table.rows_by_path:
+            self._wanted = path  # `show_sources` comes back here
+            return
+        table.move_cursor(row=table.get_row_index(path))
+        self.action_extract()
 
     def action_abort(self) -> None:
         self.answer({"action": "abort"})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from rich.text import Text
@@ -14,7 +15,9 @@ from textual.widgets import DataTable, Footer, Header, Label
 
 from core.flows.tutor.sessions import due_for_practice
 from core.ingest import problem_count
+from tui.keys import hints
 from tui.messages import (
+    IndexProgress,
     ModelStatus,
     RunsChanged,
     RunUpdate,
@@ -23,8 +26,10 @@ from tui.messages import (
     WatcherStatus,
 )
 from tui.screens.base import NoemaScreen
+from tui.text import clip_path
 from tui.widgets import InfoPanel, RunsTable, mark
 from tui.widgets.backlog_runner import BacklogLine
+from tui.widgets.model_activity import TICK_S, activity_text, queue_text
 
 ACTIVE_FIRST = {
     "running": 0,
@@ -65,6 +70,8 @@ class HomeScreen(NoemaScreen):
         Binding("r", "refresh", "Refresh", id="home.refresh"),
         Binding("a", "extract_all", "Extract all", id="home.extract_all"),
     ]
+    HELP_KEYS = [("enter", "open the selected run: its review, its live progress, or a session"),
+                 ("↑ ↓", "choose a run")]  # fmt: skip
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -73,7 +80,7 @@ class HomeScreen(NoemaScreen):
             yield InfoPanel("Model", id="model-panel")
             yield InfoPanel("Watcher", id="watcher-panel")
         yield Label("", id="screens-line")
-        yield Label("Runs  (Enter or o: open · s: start/retry · c: cancel)", id="runs-title")
+        yield Label("Runs", id="runs-title")
         yield RunsTable(id="runs")
         yield BacklogLine(id="backlog-line")
         yield Footer()
@@ -82,9 +89,13 @@ class HomeScreen(NoemaScreen):
         self.sub_title = self.vault_label
         self.query_one(RunsTable).focus()
         self.show_screens()
+        keys = hints(self, ("home.open_run", "open"), ("home.start_run", "start/retry"),
+                     ("home.cancel_run", "cancel"), sep=" · ")  # fmt: skip
+        self.query_one("#runs-title", Label).update(f"Runs  (Enter or {keys})")
         self.show_vault(None)
         self.show_model("busy", "opening…")
         self.show_watcher("off", "waiting for the vault" if self.app.watch else "off")
+        self.set_interval(TICK_S, self.tick_activity)
 
     @property
     def vault_label(self) -> str:
@@ -106,7 +117,7 @@ class HomeScreen(NoemaScreen):
             for active in self.active_bindings.values()
             if active.binding.id
         }
-        line = Text("Screens  ", style="bold")
+        line = Text().append("Screens  ", style="bold")
         for name, (_key, title, _factory) in SCREENS.items():
             key = keys.get(f"app.screen.{name}")
             if key:
@@ -136,7 +147,12 @@ class HomeScreen(NoemaScreen):
         self.query_one("#vault-panel", InfoPanel).show_rows(rows)
 
     def show_model(self, state: str, detail: str, message: ModelStatus | None = None) -> None:
-        """The default model, what is missing with its one-line fix, and the runs waiting."""
+        self._model_status = (state, detail, message)
+        self.render_model()
+
+    def render_model(self) -> None:
+        """The model, its status (what is missing with its one-line fix, the runs waiting),
+        the call it is answering and what waits behind it."""
         from tui.probe import describe
 
         services = self.app.services
@@ -146,6 +162,7 @@ class HomeScreen(NoemaScreen):
             from core.models import role_config
 
             model = describe(role_config(self.app.settings, "default"))
+        state, detail, message = self._model_status
         rows: list[tuple[str, Any]] = [("Model", model), ("Status", mark(state, detail))]
         gate = message.gate if message is not None else None
         if gate is not None and gate.problem is not None:
@@ -157,7 +174,21 @@ class HomeScreen(NoemaScreen):
                 f"{waiting} queued run{'s wait' if waiting != 1 else ' waits'}" if waiting else ""
             )
             rows.append(("Waiting", " · ".join(part for part in (runs, when) if part)))
+        calls = services.activity.calls() if services is not None else []
+        queued = self.query_one(RunsTable).count("queued")
+        rows += [
+            ("Now", activity_text(calls, None, time.monotonic())),
+            ("Queue", queue_text(calls, queued)),
+        ]
+        self._activity_live = bool(calls)
         self.query_one("#model-panel", InfoPanel).show_rows(rows)
+
+    def tick_activity(self) -> None:
+        """While the model works (and once after), elapsed time and tokens move."""
+        services = self.app.services
+        live = services is not None and bool(services.activity.calls())
+        if self.is_current and (live or getattr(self, "_activity_live", False)):
+            self.render_model()
 
     def fix_line(self, gate: Any) -> str:
         """The failed check's fix, pointing at the model screen where it can be done there."""
@@ -242,18 +273,23 @@ class HomeScreen(NoemaScreen):
         runs = await asyncio.to_thread(services.runtime.list_runs)
         runs.sort(key=lambda r: ACTIVE_FIRST.get(r.status, 9))
         self.query_one(RunsTable).show_runs(runs, waiting_for=self.app.waiting_for)
+        self.render_model()  # the queue counts the queued runs
 
-    @work(exclusive=True, group="index", exit_on_error=False)
-    async def action_index(self) -> None:
+    def action_index(self) -> None:
         """Sync the vault into the index (and embeddings, when configured)."""
-        services = self.app.services
-        if services is None or services.vault is None:
-            self.notify("no vault to index", severity="warning")
+        self.app.index_vault()
+
+    def on_index_progress(self, message: IndexProgress) -> None:
+        """The vault panel shows how far indexing is; the counts come back when it is over."""
+        if message.done < 0:
+            self.load_counts()
             return
-        self.notify("indexing the vault…")
-        result = await services.vault.index.sync_async()
-        self.notify(f"indexed: {result.summary()}", title="Index")
-        self.load_counts()
+        where = f"{message.done}/{message.total}" if message.total else "starting"
+        rows = [
+            ("Vault", self.vault_label),
+            ("Indexing", f"{where}  {clip_path(message.path, 40)}"),
+        ]
+        self.query_one("#vault-panel", InfoPanel).show_rows(rows)
 
     # -- actions on the selected run --------------------------------------------------------
 

@@ -24,10 +24,18 @@ from core.flows.lesson.document import section_index
 from core.flows.lesson.graph import STEPS
 from tui.messages import RunUpdate, ServicesReady
 from tui.screens.base import NoemaScreen
+from tui.text import clip
+from tui.widgets.banner import MechanicsBanner
+from tui.widgets.evaluation import TextModal
 from tui.widgets.lesson_review import SelfReviewPanel, judge_text
 from tui.widgets.lesson_stepper import LessonStepper
+from tui.widgets.model_activity import ModelActivityLine
 
 STATUS_MARK = {"accepted": "✓", "needs_review": "?", "needs_regeneration": "✗", "rejected": "−"}
+STATUS_LABEL = {"needs_review": "to review", "needs_regeneration": "regenerate"}
+"""Statuses as the list names them (short enough for its status column)."""
+STATUS_WIDTH = 10
+"""The list cuts long topics (the preview shows the lesson in full)."""
 
 
 def lesson_list(vault: Any) -> list[tuple[str, str, str]]:
@@ -51,20 +59,24 @@ class LessonScreen(NoemaScreen):
     LessonScreen #sections { width: 14; }
     LessonScreen #objectives { width: 2fr; }
     LessonScreen #main { height: 1fr; }
-    LessonScreen #lessons { width: 34; }
+    LessonScreen #lessons { width: 24%; min-width: 26; }
     LessonScreen #preview { width: 1fr; }
-    LessonScreen #side { width: 52; padding: 0 1; }
+    LessonScreen #side { width: 36%; min-width: 36; padding: 0 1; }
     LessonScreen #judge { margin: 1 0 0 0; }
     """
     BINDINGS = [
         Binding("a", "accept", "Accept", id="lesson.accept"),
         Binding("r", "regenerate", "Regenerate", id="lesson.regenerate"),
-        Binding("j", "judge", "Send to judge", id="lesson.judge"),
-        Binding("e", "edit", "Edit", id="lesson.edit"),
-        Binding("x", "reject", "Reject", id="lesson.reject"),
-        Binding("s", "savings", "Savings", id="lesson.savings"),
+        Binding("j", "judge", "Judge", id="lesson.judge"),
+        Binding("E", "edit", "Edit", id="lesson.edit"),
+        Binding("X", "reject", "Reject", id="lesson.reject"),
+        # a report, not an action on the lesson: in help and the palette, not the footer
+        Binding("s", "savings", "Savings report", id="lesson.savings", show=False),
         Binding("escape", "back", "Back", id="lesson.back"),
     ]
+    HELP_KEYS = [("enter", "on a lesson: show it with its review and scores; in the concept "
+                  "field: generate a lesson"), ("tab", "move between the list, the field and "
+                  "the panels")]  # fmt: skip
 
     def __init__(self, run: Any = None, concept: str = "") -> None:
         super().__init__()
@@ -76,6 +88,7 @@ class LessonScreen(NoemaScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield MechanicsBanner()
         with Horizontal(id="top"):
             yield Input(self.concept, placeholder="concept note (title or path)", id="concept")
             yield Input(placeholder="language", id="language", max_length=8)
@@ -83,6 +96,7 @@ class LessonScreen(NoemaScreen):
             yield Input(placeholder="objectives (separated by ;)", id="objectives")
             yield Button("Generate", variant="primary", id="generate")
         yield LessonStepper(id="stepper")
+        yield ModelActivityLine(lambda: self.run_id)
         with Horizontal(id="main"):
             yield DataTable(id="lessons", cursor_type="row")
             yield TextArea("", read_only=True, id="preview", language="markdown")
@@ -93,7 +107,8 @@ class LessonScreen(NoemaScreen):
 
     def on_mount(self) -> None:
         self.sub_title = "Lessons"
-        self.query_one(DataTable).add_columns("", "Lesson", "Status")
+        self.fill_lessons([])
+        self.query_one("#lessons", DataTable).focus()  # keys act (h, q, ?), not type
         if self.services is not None:
             self.load_lessons()
         if self.run_id is not None:
@@ -124,10 +139,23 @@ class LessonScreen(NoemaScreen):
             self.query_one("#concept", Input).suggester = SuggestFromList(
                 concepts, case_sensitive=False
             )
-        table = self.query_one(DataTable)
-        table.clear()
+        self.lesson_rows = list(rows)
+        table = self.query_one("#lessons", DataTable)
+        current = table.cursor_row
+        table.clear(columns=True)
+        room = (table.scrollable_content_region.width or 34) - STATUS_WIDTH - 1 - 6
+        table.add_column("", width=1)
+        table.add_column("Lesson", width=max(8, room))
+        table.add_column("Status", width=STATUS_WIDTH)
         for path, status, topic in rows:
-            table.add_row(STATUS_MARK.get(status, "·"), topic[:22], status, key=path)
+            table.add_row(STATUS_MARK.get(status, "·"), clip(topic, max(8, room)),
+                          clip(STATUS_LABEL.get(status, status), STATUS_WIDTH), key=path)  # fmt: skip
+        if table.row_count:
+            table.move_cursor(row=min(max(current, 0), table.row_count - 1), animate=False)
+
+    def on_resize(self) -> None:
+        if getattr(self, "lesson_rows", None):
+            self.fill_lessons(self.lesson_rows)
 
     @on(DataTable.RowSelected, "#lessons")
     def _selected(self, event: DataTable.RowSelected) -> None:
@@ -147,6 +175,7 @@ class LessonScreen(NoemaScreen):
             except KeyError:
                 values = {}
         self.show_state(values)
+        self.refresh_bindings()  # a/r/E act on the lesson shown now
 
     # -- runs ----------------------------------------------------------------------------------
 
@@ -209,8 +238,8 @@ class LessonScreen(NoemaScreen):
         self.show_state(values)
         if pending is not None:
             self.query_one(LessonStepper).at(len(STEPS) - 1, "waiting")
-            if self.focused is None or self.focused is self.query_one("#concept"):
-                self.query_one("#side").focus()  # a/r/j/e act, not type into the concept field
+            if self.focused is None or self.focused.id in ("concept", "lessons"):
+                self.query_one("#side").focus()  # the review waiting is what the keys act on
         self.refresh_bindings()
 
     def show_state(self, values: dict[str, Any]) -> None:
@@ -219,8 +248,9 @@ class LessonScreen(NoemaScreen):
                                              values.get("lesson", ""))  # fmt: skip
         results = [values[f] for f in ("judge_primary", "judge_secondary", "judge_tiebreak")
                    if values.get(f)]  # fmt: skip
+        width = self.query_one("#side").content_region.width or 52
         self.query_one("#judge", Static).update(
-            judge_text(values.get("cascade"), results, self.judges_note())
+            judge_text(values.get("cascade"), results, self.judges_note(), width)
         )
 
     def judges_note(self) -> str:
@@ -240,9 +270,9 @@ class LessonScreen(NoemaScreen):
     # -- keys ----------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("accept", "regenerate", "judge", "edit", "reject"):
+        if action in ("accept", "regenerate", "edit", "reject"):
             return self.payload is not None or bool(self.path)
-        return True
+        return True  # judge: with nothing shown it says what to pick
 
     def answer(self, value: dict[str, Any]) -> bool:
         """Resume the escalated run with the user's answer (False when none is waiting)."""
@@ -291,14 +321,24 @@ class LessonScreen(NoemaScreen):
             self.start_run({"mode": "generate", "concept": concept}, concept)
 
     def action_judge(self) -> None:
-        if not self.answer({"action": "judge"}) and self.path:
+        """Send the waiting lesson to the judges; with no run waiting (a finished one), judge
+        the lesson shown again (a new review run of its note)."""
+        if self.answer({"action": "judge"}):
+            return
+        if self.path:
+            self.notify(f"judging {self.path} again: a new review run")
             self.start_run({"mode": "review", "note_path": self.path}, self.path)
+        else:
+            self.notify("pick a lesson in the list first (enter shows it)", severity="warning")
 
     def action_edit(self) -> None:
-        from tui.screens.rubric import TextModal
-
         text = self.query_one("#preview", TextArea).text
-        self.app.push_screen(TextModal("Edit the lesson (ctrl+s saves)", text), self.edited)
+        modal = TextModal("Edit the lesson", text, draft=f"lesson.edit:{self.path or self.run_id}")
+        self.app.push_screen(modal, self.edited)
+
+    def action_focus_concept(self) -> None:
+        """Put the cursor in the concept field (the command palette's "Generate a lesson")."""
+        self.query_one("#concept", Input).focus()
 
     def edited(self, text: str | None) -> None:
         if text is None or self.answer({"action": "edit", "content": text}):

@@ -25,8 +25,8 @@ class ModelScreen(NoemaScreen):
 
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="model.back"),
-        Binding("t", "test", "Test connection", id="model.test"),
-        Binding("l", "list_models", "List models", id="model.list"),
+        Binding("c", "test", "Check connection", id="model.test"),
+        Binding("r", "list_models", "Refresh models", id="model.list"),
         Binding("p", "focus_pull", "Pull a model", id="model.pull"),
     ]
 

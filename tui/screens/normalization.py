@@ -19,10 +19,14 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Footer, Header, Input, Label, Static
 
 from core.events import Done, Failed, Progress
+from core.merges.clusters import build_clusters
+from tui.keys import hints, key_for
 from tui.messages import RunUpdate, ServicesReady
 from tui.screens.base import NoemaModal, NoemaScreen
+from tui.widgets.banner import MechanicsBanner
+from tui.widgets.model_activity import ModelActivityLine
 from tui.widgets.normalization_live import NormalizationLive
-from tui.widgets.normalization_proposals import ProposalsView, build_rows
+from tui.widgets.normalization_proposals import ProposalsView, build_rows, with_merged_concepts
 
 
 class RenameModal(NoemaModal):
@@ -76,8 +80,16 @@ class DiffModal(NoemaModal):
             with VerticalScroll():
                 yield Static(Syntax(self.diff or "(nothing to change)", "diff"), id="diff-text")
             with Horizontal():
-                yield Button("Apply (y)", variant="primary", id="diff-apply")
-                yield Button("Cancel (n)", id="diff-cancel")
+                yield Button("Apply", variant="primary", id="diff-apply")
+                yield Button("Cancel", id="diff-cancel")
+
+    def on_mount(self) -> None:
+        self.query_one(
+            "#diff-apply", Button
+        ).label = f"Apply ({key_for(self, 'normalization.diff.apply')})"
+        self.query_one(
+            "#diff-cancel", Button
+        ).label = f"Cancel ({key_for(self, 'normalization.diff.cancel')})"
 
     def action_confirm(self) -> None:
         self.dismiss(True)
@@ -116,16 +128,65 @@ class NormalizationScreen(NoemaScreen):
     NormalizationScreen #status-line { padding: 0 1; height: auto; }
     """
     BINDINGS = [
-        Binding("s", "start", "Start run", id="normalization.start"),
-        Binding("a", "accept", "Accept", id="normalization.accept"),
-        Binding("r", "reject", "Reject", id="normalization.reject"),
-        Binding("c", "canonical", "Other canonical", id="normalization.canonical"),
-        Binding("t", "rename", "Rename canonical", id="normalization.rename"),
-        Binding("A", "accept_all", "Accept rest", id="normalization.accept_all"),
-        Binding("p", "apply", "Apply", id="normalization.apply"),
-        Binding("u", "undo", "Undo apply", id="normalization.undo"),
+        Binding(
+            "s",
+            "start",
+            "Start",
+            tooltip="Start a run: look for concepts that are the same idea",
+            id="normalization.start",
+        ),
+        Binding(
+            "a",
+            "accept",
+            "Accept",
+            tooltip="Accept the highlighted merge",
+            id="normalization.accept",
+        ),
+        Binding(
+            "r",
+            "reject",
+            "Reject",
+            tooltip="Reject the highlighted merge (future runs avoid it)",
+            id="normalization.reject",
+        ),
+        Binding(
+            "c",
+            "canonical",
+            "Canonical",
+            tooltip="Make the next concept of the merge its canonical",
+            id="normalization.canonical",
+        ),
+        Binding(
+            "R",
+            "rename",
+            "Rename",
+            tooltip="Rename the canonical concept",
+            id="normalization.rename",
+        ),
+        Binding(
+            "A",
+            "accept_all",
+            "Accept rest",
+            tooltip="Accept every merge still pending",
+            id="normalization.accept_all",
+        ),
+        Binding(
+            "p",
+            "apply",
+            "Apply",
+            tooltip="Apply the accepted merges (after a dry-run diff)",
+            id="normalization.apply",
+        ),
+        Binding(
+            "u",
+            "undo",
+            "Undo",
+            tooltip="Undo the last apply: the vault as it was",
+            id="normalization.undo",
+        ),
         Binding("escape", "back", "Back", id="normalization.back"),
     ]
+    HELP_KEYS = [("↑ ↓", "choose a merge: both definitions and the reason show below")]
 
     def __init__(self, review_id: str | None = None, run_id: str | None = None) -> None:
         super().__init__()
@@ -137,7 +198,9 @@ class NormalizationScreen(NoemaScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield MechanicsBanner()
         yield NormalizationLive(id="live")
+        yield ModelActivityLine(lambda: self.run_id)
         yield Label("No review yet.", id="review-title")
         yield ProposalsView(id="proposals-view")
         yield Static("", id="status-line")
@@ -176,8 +239,9 @@ class NormalizationScreen(NoemaScreen):
                 return
             review_id = reviews[0].id
         review = merges.review(review_id)
-        concepts = merges.concepts()
-        rows = build_rows(review, merges.clusters(review.id), concepts)
+        concepts = with_merged_concepts(review, merges.concepts())
+        choices = merges.reviews.canonical_choices(review.id)
+        rows = build_rows(review, build_clusters(review.items, concepts, choices), concepts)
         unfinished = [u for u in merges.unfinished() if u[0] == review.id]
         self.app.call_from_thread(self.show_review, review, rows, unfinished)
 
@@ -191,8 +255,9 @@ class NormalizationScreen(NoemaScreen):
         )
         self.query_one(ProposalsView).show(rows)
         if unfinished:
+            finish, undo = key_for(self, "normalization.apply"), key_for(self, "normalization.undo")
             self.set_status(f"An apply was interrupted ({unfinished[0][2] or 'crash'}): "
-                            "p finishes it, u undoes it.")  # fmt: skip
+                            f"{finish} finishes it, {undo} undoes it.")  # fmt: skip
         self.refresh_bindings()
 
     def set_status(self, text: str | Text) -> None:
@@ -333,9 +398,12 @@ class NormalizationScreen(NoemaScreen):
         try:
             self.merges().apply(plan)
         except ApplyInterrupted as exc:
-            self.app.call_from_thread(self.after_write, f"{exc} (p resumes, u undoes)")
+            keys = hints(self, ("normalization.apply", "resumes"), ("normalization.undo", "undoes"),
+                         sep=", ")  # fmt: skip
+            self.app.call_from_thread(self.after_write, f"{exc} ({keys})")
             return
-        self.app.call_from_thread(self.after_write, f"Applied: {plan.summary()}. u undoes it.")
+        undo = key_for(self, "normalization.undo")
+        self.app.call_from_thread(self.after_write, f"Applied: {plan.summary()}. {undo} undoes it.")
 
     @work(exclusive=True, group="normalization-apply", thread=True, exit_on_error=False)
     def action_undo(self) -> None:

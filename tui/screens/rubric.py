@@ -10,25 +10,37 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rich.console import Group
-from rich.syntax import Syntax
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.suggester import SuggestFromList
-from textual.widgets import Button, Footer, Header, Input, Select, Static
+from textual.widgets import Button, DataTable, Footer, Header, Input, Select, Static
 
-from core.events import Done, Failed, Interrupted
+from core.events import Done, Failed, Interrupted, NodeFinished
+from tui.keys import hints, key_for
 from tui.messages import RunsChanged, RunUpdate, ServicesReady
 from tui.screens.base import NoemaScreen
-from tui.widgets.evaluation import TextModal, criterion_text, remarks_text, verdict_text
+from tui.widgets.banner import MechanicsBanner
+from tui.widgets.confirm import ConfirmModal
+from tui.widgets.evaluation import (
+    CriteriaTable,
+    TextModal,
+    criterion_detail,
+    remarks_text,
+    verdict_text,
+)
+from tui.widgets.model_activity import ModelActivityLine
 from tui.widgets.progress import RunProgress
+from tui.widgets.revision import RevisionModal, revision_renderable
 
 FROM_NOTE = "(from note)"
 """Criteria choice meaning: the note's `rubric:` frontmatter key, else `default`."""
 STEPS = ["load_note", "evaluate", "evaluate_judge", "evaluate_review"]
+SAY_AT_REVIEW = ("rewrite", "confirm_revision")
+"""Nodes whose last message explains why the evaluation is back for review (a revision that
+could not be made, or was rejected): the review shows it."""
 MAX_NOTES = 5000
 
 
@@ -51,19 +63,21 @@ class RubricScreen(NoemaScreen):
     RubricScreen #pickers { height: auto; padding: 0 1; }
     RubricScreen #note { width: 1fr; }
     RubricScreen #criteria { width: 32; }
+    RubricScreen #verdict, RubricScreen #outcome { padding: 0 1; height: auto; }
     RubricScreen #result { padding: 0 1; }
-    RubricScreen #verdict, RubricScreen #remarks, RubricScreen #outcome { margin: 1 0 0 0; }
+    RubricScreen #criteria-table { height: auto; max-height: 12; }
+    RubricScreen #criterion-detail, RubricScreen #remarks { margin: 1 0 0 0; }
     RubricScreen RunProgress { padding: 0 1; }
-    RubricScreen .criterion { margin: 0 0 1 0; }
     """
     BINDINGS = [
         Binding("a", "approve", "Approve", id="rubric.approve"),
         Binding("r", "revise", "Revise", id="rubric.revise"),
-        Binding("e", "edit", "Edit", id="rubric.edit"),
-        Binding("y", "accept", "Accept revision", id="rubric.accept"),
-        Binding("n", "reject", "Reject revision", id="rubric.reject"),
+        Binding("E", "edit", "Edit", id="rubric.edit"),
+        Binding("v", "view_revision", "View revision", id="rubric.view_revision"),
         Binding("escape", "back", "Back", id="rubric.back"),
     ]
+    HELP_KEYS = [("enter", "in the note field: evaluate it"),
+                 ("↑ ↓", "choose a criterion: its rationale and issues show below")]  # fmt: skip
 
     def __init__(self, note: str = "", criteria: str | None = None, run: Any = None) -> None:
         super().__init__()
@@ -72,11 +86,15 @@ class RubricScreen(NoemaScreen):
         self.payload: dict[str, Any] | None = None
         self.ready = False
         """True once the runtime has recorded the run as awaiting review (answers allowed)."""
+        self.note_message = ""
+        """What the run said last (a revision that could not be made, say): shown with the
+        review it comes back to."""
 
     # -- layout ------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield MechanicsBanner()
         with Horizontal(id="pickers"):
             yield Input(self.note, placeholder="note (vault-relative path)", id="note")
             yield Select(
@@ -87,12 +105,14 @@ class RubricScreen(NoemaScreen):
             )
             yield Button("Evaluate", variant="primary", id="evaluate")
         yield RunProgress(STEPS, id="progress")
+        yield ModelActivityLine(lambda: self.run_id)
+        yield Static("Pick a note and a rubric, then Evaluate.", id="verdict")
+        yield Static("", id="outcome")
         with VerticalScroll(id="result"):
-            yield Static("Pick a note and a rubric, then Evaluate.", id="verdict")
-            yield Vertical(id="bars")
+            yield CriteriaTable(id="criteria-table")
+            yield Static("", id="criterion-detail")
             yield Static("", id="remarks")
             yield Static("", id="diff")
-            yield Static("", id="outcome")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -141,7 +161,6 @@ class RubricScreen(NoemaScreen):
         self.query_one("#note", Input).value = self.note
         if pending is not None:
             self.show_payload(pending.payload)
-            self.query_one("#result", VerticalScroll).focus()  # a/r/e act, not type the note
 
     # -- starting ------------------------------------------------------------------------------
 
@@ -164,7 +183,8 @@ class RubricScreen(NoemaScreen):
             "rubric", {"note_path": note, "criteria": chosen}, target=note
         )
         self.run_id = run.id
-        self.query_one("#result", VerticalScroll).focus()
+        self.query_one(RunProgress).reset()
+        self.query_one("#criteria-table").focus()  # review keys act, not type into the note
         if len(self.app.driving) < self.app.settings.tui.max_parallel_runs:
             self.clear_result(f"Evaluating {note}...")
             self.app.drive_run(run.id)
@@ -176,10 +196,10 @@ class RubricScreen(NoemaScreen):
             )
 
     def clear_result(self, headline: str) -> None:
-        self.payload, self.ready = None, False
+        self.payload, self.ready, self.note_message = None, False, ""
         self.query_one("#verdict", Static).update(headline)
-        self.query_one("#bars", Vertical).remove_children()
-        for name in ("#remarks", "#diff", "#outcome"):
+        self.query_one(CriteriaTable).show([])
+        for name in ("#criterion-detail", "#remarks", "#diff", "#outcome"):
             self.query_one(name, Static).update("")
         self.refresh_bindings()
 
@@ -190,6 +210,8 @@ class RubricScreen(NoemaScreen):
         if event.run_id != self.run_id:
             return
         self.query_one(RunProgress).apply(event)
+        if isinstance(event, NodeFinished) and event.node in SAY_AT_REVIEW:
+            self.note_message = str((event.update.get("messages") or [""])[-1])
         if isinstance(event, Interrupted):
             self.show_payload(event.payload)
         elif isinstance(event, Done):
@@ -217,26 +239,66 @@ class RubricScreen(NoemaScreen):
         self.payload = payload
         self.update_ready()
         if payload.get("type") == "revision_review":
-            diff = payload.get("diff") or "(no changes)"
-            self.query_one("#diff", Static).update(
-                Group(
-                    Text(payload.get("title", "Proposed revision"), style="bold"),
-                    Syntax(diff, "diff"),
-                )
-            )
-            self.query_one("#outcome", Static).update("y: accept and re-evaluate   n: reject")
+            self.show_revision(payload)
         else:
-            evaluation = payload["evaluation"]
-            self.query_one("#verdict", Static).update(verdict_text(payload))
-            bars = self.query_one("#bars", Vertical)
-            bars.remove_children()
-            bars.mount_all(
-                [Static(criterion_text(c), classes="criterion") for c in evaluation["criteria"]]
-            )
-            self.query_one("#remarks", Static).update(remarks_text(evaluation))
-            self.query_one("#diff", Static).update("")
-            self.query_one("#outcome", Static).update("a: approve   r: revise   e: edit")
+            self.show_evaluation(payload)
         self.refresh_bindings()
+
+    def show_evaluation(self, payload: dict[str, Any]) -> None:
+        """Verdict, every criterion in the table (the highlighted one in full), remarks."""
+        evaluation = payload["evaluation"]
+        self.query_one("#verdict", Static).update(verdict_text(payload))
+        table = self.query_one(CriteriaTable)
+        table.display = True
+        table.show(evaluation["criteria"])
+        self.show_criterion()
+        self.query_one("#remarks", Static).update(remarks_text(evaluation))
+        self.query_one("#diff", Static).update("")
+        keys = hints(self, ("rubric.approve", "approve"), ("rubric.revise", "revise"),
+                     ("rubric.edit", "edit"))  # fmt: skip
+        self.show_line(keys, self.note_message)
+        table.focus()
+
+    def show_revision(self, payload: dict[str, Any]) -> None:
+        """The proposed revision, as a question (diff and revised text, y/n); it stays on the
+        screen too, for after the dialog is closed to decide later."""
+        self.query_one("#verdict", Static).update(
+            Text.assemble(
+                (payload.get("title", "Proposed revision"), "bold"),
+                "\n",
+                (payload.get("description", ""), "italic"),
+            )  # fmt: skip
+        )
+        self.query_one(CriteriaTable).display = False
+        for name in ("#criterion-detail", "#remarks"):
+            self.query_one(name, Static).update("")
+        self.query_one("#diff", Static).update(revision_renderable(payload))
+        view = key_for(self, "rubric.view_revision")
+        self.show_line(f"{view}: answer the proposed revision (accept or reject)")
+        self.query_one("#result", VerticalScroll).scroll_home(animate=False)
+        self.action_view_revision()
+
+    def action_view_revision(self) -> None:
+        """Ask about the proposed revision (again)."""
+        payload = self.payload or {}
+        if payload.get("type") != "revision_review" or isinstance(self.app.screen, RevisionModal):
+            return
+
+        def answered(answer: str | None) -> None:
+            if answer in ("accept", "reject") and self.ready:
+                self.answer({"action": answer})
+
+        self.app.push_screen(RevisionModal(payload), answered)
+
+    def show_line(self, keys: str, said: str = "") -> None:
+        text = Text(said + "\n", style="bold yellow") if said else Text()
+        self.query_one("#outcome", Static).update(text.append(keys, style="bold"))
+
+    @on(DataTable.RowHighlighted, "#criteria-table")
+    def show_criterion(self) -> None:
+        current = self.query_one(CriteriaTable).current()
+        detail = criterion_detail(current) if current is not None else ""
+        self.query_one("#criterion-detail", Static).update(detail)
 
     def show_outcome(self, output: dict[str, Any]) -> None:
         self.payload, self.ready = None, False
@@ -248,6 +310,7 @@ class RubricScreen(NoemaScreen):
             Text(messages[-1] if messages else "Done.", style=style)
         )
         self.query_one("#diff", Static).update("")
+        self.query_one(CriteriaTable).display = True
         self.refresh_bindings()
 
     # -- review actions --------------------------------------------------------------------------
@@ -256,7 +319,7 @@ class RubricScreen(NoemaScreen):
         kind = (self.payload or {}).get("type") if self.ready else None
         if action in ("approve", "revise", "edit"):
             return kind == "evaluation_review" and action in self.payload.get("actions", [])
-        if action in ("accept", "reject"):
+        if action == "view_revision":
             return kind == "revision_review"
         return True
 
@@ -264,20 +327,41 @@ class RubricScreen(NoemaScreen):
         """Resume the run with the human's answer."""
         if self.run_id is None:
             return
-        self.payload, self.ready = None, False
+        self.payload, self.ready, self.note_message = None, False, ""
         self.refresh_bindings()
         self.query_one("#outcome", Static).update("Continuing...")
         self.app.resume_run(self.run_id, value)
 
     def action_approve(self) -> None:
-        self.answer({"action": "approve"})
+        """Approve; a note that did not pass is approved only after the user confirms."""
+        evaluation = (self.payload or {}).get("evaluation") or {}
+        if evaluation.get("passed", True):
+            self.answer({"action": "approve"})
+            return
+        score, threshold = (
+            evaluation.get("overall_score", 0),
+            evaluation.get("passing_threshold", 0),
+        )
+        body = f"{self.note} scored {score:.2f}, below the threshold {threshold:.2f}."
+        if evaluation.get("failed_critical"):
+            body += f"\nCritical criteria below their threshold: {', '.join(evaluation['failed_critical'])}."
+        body += "\n\nMark it approved anyway?"
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.answer({"action": "approve"})
+
+        self.app.push_screen(ConfirmModal("This note did not pass", body, "Approve", "Cancel"),
+                             confirmed)  # fmt: skip
 
     def action_revise(self) -> None:
         def send(feedback: str | None) -> None:
             if feedback is not None:
                 self.answer({"action": "revise", "feedback": feedback.strip()})
 
-        self.app.push_screen(TextModal("What should the revision change? (optional)"), send)
+        modal = TextModal("What should the revision change? (optional)",
+                          draft=f"rubric.revise:{self.run_id}")  # fmt: skip
+        self.app.push_screen(modal, send)
 
     def action_edit(self) -> None:
         try:
@@ -290,13 +374,12 @@ class RubricScreen(NoemaScreen):
             if text is not None and text != body:
                 self.answer({"action": "edit", "content": text})
 
-        self.app.push_screen(TextModal(f"Edit {self.note}", body), send)
+        self.app.push_screen(TextModal(f"Edit {self.note}", body, draft=f"rubric.edit:{self.note}"),
+                             send)  # fmt: skip
 
-    def action_accept(self) -> None:
-        self.answer({"action": "accept"})
-
-    def action_reject(self) -> None:
-        self.answer({"action": "reject"})
+    def action_focus_note(self) -> None:
+        """Put the cursor in the note field (the command palette's "Evaluate a note")."""
+        self.query_one("#note", Input).focus()
 
 
 def open_screen(app: Any) -> RubricScreen:

@@ -24,6 +24,8 @@ from tui.frames import draw_now
 from tui.messages import ServicesReady
 from tui.screens.base import NoemaScreen
 from tui.screens.tutor_turns import TurnEnded, TurnRelay
+from tui.widgets.banner import MechanicsBanner
+from tui.widgets.model_activity import ModelActivityLine
 from tui.widgets.tutor_chat import TutorChat
 from tui.widgets.tutor_modals import LearnerModal, LogsModal, SessionsModal
 from tui.widgets.tutor_picker import LessonPicker
@@ -63,11 +65,13 @@ class TutorScreen(TurnRelay, NoemaScreen):
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
+        yield MechanicsBanner()
         yield LessonPicker(id="picker")
         with Horizontal(id="tutor-body"):
             with Vertical(id="chat-column"):
                 yield TutorChat(id="chat")
                 yield Static("", id="summary", classes="hidden")
+                yield ModelActivityLine(lambda: self.session_id)
                 yield Input(placeholder=PLACEHOLDER, id="answer", disabled=True)
             yield PlanPanel(id="plan")
         yield Footer()
@@ -125,6 +129,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
         chat.clear_all()
         values = await session_values(self.services.runtime, session_id)
         self.conversation = list(values.get("conversation") or [])
+        self.query_one("#answer", Input).value = self.app.drafts.get(self.draft_key) or ""
         self.show_state(values)
         self.run_session(session_id, retry=needs_retry(self.services.runtime, session_id))
 
@@ -166,9 +171,28 @@ class TutorScreen(TurnRelay, NoemaScreen):
         # drawn while the model works (`show_working`), or when the turn ends if it fails first
         if not self.send_answer(text):
             return
+        self.app.drafts.discard(self.draft_key)  # sent
         self._submitted = event.value
         self.conversation.append(student_message(text))
         self.busy = True
+
+    @property
+    def draft_key(self) -> str:
+        """Where the answer being typed is kept until it is sent (`tui.drafts`)."""
+        return f"tutor.answer:{self.session_id}"
+
+    @on(Input.Changed, "#answer")
+    def _keep_draft(self, event: Input.Changed) -> None:
+        if self.session_id and event.value != self._submitted:
+            self.app.drafts.keep(self.draft_key, event.value)
+
+    def work_in_progress(self) -> list[tuple[str | None, str]]:
+        """A turn the model is working on (what quitting would interrupt)."""
+        if not self.busy or not self.session_id:
+            return []
+        topic = (self.values.get("topic_info") or {}).get("title", "")
+        return [(self.session_id, f"a tutor turn on {topic or 'a session'} "
+                                  f"(session {self.session_id[:8]})")]  # fmt: skip
 
     def _clear_submitted(self) -> None:
         """Empty the answer box of the answer just sent (not of anything typed since)."""

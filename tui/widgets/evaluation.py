@@ -13,31 +13,73 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, TextArea
+from textual.widgets import Button, DataTable, Label, TextArea
 
-BAR_WIDTH = 30
+from tui.keys import key_for
+from tui.text import clip
+
+BAR_WIDTH = 20
+NAME_WIDTH = 28
 
 
-def criterion_text(c: dict[str, Any], width: int = BAR_WIDTH) -> Text:
-    """One criterion: name, a bar of the score with the threshold marked, numbers, remarks."""
+def score_bar(c: dict[str, Any], width: int = BAR_WIDTH) -> Text:
+    """A bar of the criterion's score with its threshold marked (│), then the numbers."""
     score, threshold = float(c["score"]), float(c["passing_threshold"])
     filled, mark = round(score * width), min(width - 1, round(threshold * width))
     colour = "green" if c["passed"] else "red"
-    text = Text(f"{c['name'][:26]:<27}")
+    text = Text()
     for cell in range(width):
         if cell == mark:
             text.append("│", style="bold yellow")
         else:
             text.append("█" if cell < filled else "░", style=colour if cell < filled else "grey37")
     text.append(f" {score:.2f} / {threshold:.2f}", style=colour)
+    return text
+
+
+def criterion_detail(c: dict[str, Any]) -> Text:
+    """One criterion in full: name, bar, critical mark, rationale and issues."""
+    text = Text().append(c["name"], style="bold").append("  ").append_text(score_bar(c))
     if c.get("is_critical"):
         text.append("  ★ critical", style="bold magenta")
     if c.get("rationale"):
-        text.append(f"\n    {c['rationale']}", style="dim")
+        text.append(f"\n{c['rationale']}", style="italic")
     for issue in c.get("issues", []):
         where = f" ({issue['where']})" if issue.get("where") else ""
-        text.append(f"\n    • {issue['what']}{where}", style="italic")
+        text.append(f"\n• {issue['what']}{where}")
     return text
+
+
+class CriteriaTable(DataTable):
+    """One row per criterion (every one visible at once); the highlighted one is detailed
+    by the screen."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
+        self.criteria: list[dict[str, Any]] = []
+
+    def on_mount(self) -> None:
+        self.add_column("criterion", width=NAME_WIDTH)
+        self.add_column("score")
+        self.add_column("")
+
+    def show(self, criteria: list[dict[str, Any]]) -> None:
+        row = self.cursor_row
+        self.clear()
+        self.criteria = list(criteria)
+        for n, c in enumerate(self.criteria):
+            marks = Text("★ critical", style="bold magenta") if c.get("is_critical") else Text()
+            issues = len(c.get("issues", []))
+            if issues:
+                marks.append(f"  {issues} issue{'s' if issues > 1 else ''}", style="dim")
+            self.add_row(clip(c["name"], NAME_WIDTH), score_bar(c), marks, key=str(n))
+        if self.row_count:
+            self.move_cursor(row=min(max(row, 0), self.row_count - 1), animate=False)
+
+    def current(self) -> dict[str, Any] | None:
+        if not self.criteria or not 0 <= self.cursor_row < len(self.criteria):
+            return None
+        return self.criteria[self.cursor_row]
 
 
 def remarks_text(evaluation: dict[str, Any]) -> Text:
@@ -78,40 +120,100 @@ def verdict_text(payload: dict[str, Any]) -> Text:
 
 
 class TextModal(ModalScreen[str | None]):
-    """Edit a text (the note body, or feedback for a revision): ctrl+s saves, escape cancels."""
+    """Edit a text (the note body, or feedback for a revision): ctrl+s sends it, escape closes.
+
+    With a `draft` key, what was typed survives escape, leaving the screen and quitting
+    (`tui.drafts`): the box opens again with it, until it is sent or discarded on purpose.
+    """
 
     DEFAULT_CSS = """
     TextModal { align: center middle; }
     TextModal > Vertical { width: 90%; height: 80%; border: thick $accent; background: $surface; }
     TextModal TextArea { height: 1fr; }
+    TextModal #modal-note { color: $text-muted; }
     TextModal Horizontal { height: auto; align-horizontal: right; }
     """
     BINDINGS = [
-        Binding("ctrl+s", "save", "Save", id="rubric.modal.save"),
-        Binding("escape", "cancel", "Cancel", id="rubric.modal.cancel"),
+        Binding("ctrl+s", "save", "Send", id="rubric.modal.save"),
+        Binding("escape", "cancel", "Close (keeps the draft)", id="rubric.modal.cancel"),
+        Binding("f8", "discard", "Discard draft", id="rubric.modal.discard"),
     ]
 
-    def __init__(self, title: str, text: str = "") -> None:
+    def __init__(self, title: str, text: str = "", draft: str | None = None) -> None:
         super().__init__()
-        self.title_text, self.text = title, text
+        self.title_text, self.text, self.draft = title, text, draft
+        kept = self.drafts.get(draft) if self.drafts is not None and draft else None
+        self.restored = kept is not None and kept != text
+        self.initial = kept if self.restored else text
+
+    @property
+    def drafts(self) -> Any:
+        """The app's drafts (None outside a noema app)."""
+        try:
+            return getattr(self.app, "drafts", None)
+        except Exception:  # noqa: BLE001 - no active app
+            return None
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self.title_text, id="modal-title")
-            yield TextArea(self.text, id="modal-text")
+            yield Label(self.title_text, id="modal-title", markup=False)
+            yield Label("", id="modal-note")
+            yield TextArea(self.initial, id="modal-text")
             with Horizontal():
-                yield Button("Save (ctrl+s)", variant="primary", id="modal-save")
-                yield Button("Cancel (esc)", id="modal-cancel")
+                yield Button("Send", variant="primary", id="modal-save")
+                yield Button("Discard draft", id="modal-discard")
+                yield Button("Close", id="modal-cancel")
+
+    def on_mount(self) -> None:
+        """Labels name the keys bound now (after the keymap)."""
+        save, discard, close = (key_for(self, f"rubric.modal.{name}")
+                                for name in ("save", "discard", "cancel"))  # fmt: skip
+        self.query_one("#modal-save", Button).label = f"Send ({save})"
+        self.query_one("#modal-discard", Button).label = f"Discard draft ({discard})"
+        keeps = ", keeps the draft" if self.draft else ""
+        self.query_one("#modal-cancel", Button).label = f"Close ({close}{keeps})"
+        if self.restored:
+            self.query_one("#modal-note", Label).update(
+                f"Your unsent draft is back · {discard} discards it"
+            )
+        self.query_one("#modal-discard", Button).display = bool(self.draft)
+        area = self.query_one(TextArea)
+        if self.restored:  # go on typing where the draft ends
+            area.move_cursor(area.document.end)
+        area.focus()
+
+    def keep_draft(self) -> None:
+        if self.drafts is None or not self.draft:
+            return
+        text = self.query_one(TextArea).text
+        if text == self.text:
+            self.drafts.discard(self.draft)
+        else:
+            self.drafts.keep(self.draft, text)
 
     def action_save(self) -> None:
+        if self.drafts is not None and self.draft:
+            self.drafts.discard(self.draft)
         self.dismiss(self.query_one(TextArea).text)
 
     def action_cancel(self) -> None:
+        self.keep_draft()
         self.dismiss(None)
+
+    def action_discard(self) -> None:
+        """Throw the draft away on purpose: the box shows the original text again."""
+        if self.drafts is not None and self.draft:
+            self.drafts.discard(self.draft)
+        self.query_one(TextArea).load_text(self.text)
+        self.query_one("#modal-note", Label).update("Draft discarded.")
 
     @on(Button.Pressed, "#modal-save")
     def _save(self) -> None:
         self.action_save()
+
+    @on(Button.Pressed, "#modal-discard")
+    def _discard(self) -> None:
+        self.action_discard()
 
     @on(Button.Pressed, "#modal-cancel")
     def _cancel(self) -> None:

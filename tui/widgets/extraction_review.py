@@ -6,6 +6,7 @@ Row keys: `concept|ID`, `duplicate|CONCEPT_ID`, `relation|ID`, `attribution|CONC
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.cells import cell_len
@@ -93,11 +94,13 @@ def detail_text(payload: Payload, key: str) -> Text:
     return text
 
 
-KEYS = {"feedback": "f: feedback", "approve": "a: approve", "abort": "X: abort"}
+KEYS = {"drop": "drop/restore", "feedback": "feedback", "approve": "approve", "abort": "abort"}
+"""What each review key does, by action (the binding id is `extraction.<action>`)."""
 
 
-def review_headline(payload: Payload) -> Text:
-    """What is under review, the round, what was not done, and the keys that apply now."""
+def review_headline(payload: Payload, key: Callable[[str], str]) -> Text:
+    """What is under review, the round, what was not done, and the keys that apply now
+    (`key(action)` names the key bound to it now)."""
     counts = (f"{len(payload['concepts'])} new, {len(payload['duplicates'])} duplicates, "
               f"{len(payload['relations'])} relations")  # fmt: skip
     text = Text(f"Review of {payload['source_title']} ({counts}; "
@@ -112,8 +115,8 @@ def review_headline(payload: Payload) -> Text:
         text.append(f"\n{payload['round_notice']}", style="bold yellow")
     if "approve" not in payload.get("actions", ["approve"]):
         text.append("\nNothing to commit yet: give feedback or abort.", style="bold yellow")
-    offered = payload.get("actions", list(KEYS))
-    keys = ["d: drop/restore"] + [text for action, text in KEYS.items() if action in offered]
+    offered = ["drop", *payload.get("actions", list(KEYS))]
+    keys = [f"{key(action)}: {what}" for action, what in KEYS.items() if action in offered]
     return text.append("\n" + "   ".join(keys), style="dim")
 
 
@@ -128,7 +131,7 @@ def notes_text(payload: Payload) -> Text:
             text.append(f"  ! {skipped_line(entry)}\n", style="red")
     text.append("Warnings\n", style="bold yellow")
     for q in payload.get("unattributed", []):
-        text.append(f"  • unattributed [{q['id']}] {q['text'][:90]}\n")
+        text.append(f"  • unattributed [{q['id']}] {q['text']}\n")
     for title in payload.get("disconnected", []):
         text.append(f"  • disconnected: {title}\n")
     for warning in payload.get("warnings", []):
@@ -175,6 +178,7 @@ class ReviewTable(DataTable):
             )
         if self.row_count:
             self.move_cursor(row=min(row, self.row_count - 1))
+        self.display = bool(self.row_count)
 
     def widths(self, rows: list[tuple[str, str, str, str]]) -> list[int]:
         """Column widths: the item column shrinks to what the table's width leaves."""
@@ -193,6 +197,7 @@ class ReviewTable(DataTable):
     def clear(self, columns: bool = False) -> ReviewTable:
         if not columns:  # the screen clears the review: a resize must not bring it back
             self.payload, self.dropped = {}, set()
+            self.display = False  # no empty box where the review was
         return super().clear(columns)
 
     def current_key(self) -> str | None:

@@ -9,16 +9,16 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import DataTable
 
+from tui.text import clip
+
 STATUS_STYLES = {
     "awaiting review": "bold magenta", "running": "yellow", "queued": "cyan",
     "failed": "red", "unprocessed": "white", "processed": "green",
 }  # fmt: skip
 
-SOURCE_WIDTH, STATUS_WIDTH = 21, len("awaiting review")
-
-
-def clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+SOURCE_WIDTH, STATUS_WIDTH = 21, len("unprocessed")
+STATUS_LABEL = {"awaiting review": "to review"}
+"""How the narrow status column names a status (the detail below the list says it in full)."""
 
 
 def source_rows(store: Any) -> list[tuple[str, str, str, str | None]]:
@@ -49,23 +49,33 @@ class SourcesTable(DataTable):
         self.rows_by_path: dict[str, tuple[str, str, str, str | None]] = {}
 
     def on_mount(self) -> None:
-        # fixed widths: auto widths lagged behind a refresh ("awaiting re"), and they must fit
-        # the screen's 42-column sources pane (with each cell's 1-column padding either side)
-        self.add_column("source", width=SOURCE_WIDTH)
-        self.add_column("status", width=STATUS_WIDTH)
+        self.show([])
+
+    def source_width(self) -> int:
+        """The name column takes what the status column and the cell padding leave."""
+        width = self.scrollable_content_region.width or SOURCE_WIDTH + STATUS_WIDTH + 4
+        return max(10, width - STATUS_WIDTH - 4)
 
     def show(self, rows: list[tuple[str, str, str, str | None]]) -> None:
+        # fixed widths (auto widths lagged behind a refresh: "awaiting re"), fitted to the pane
         current = self.current_path()
-        self.clear()
+        self.clear(columns=True)
+        width = self.source_width()
+        self.add_column("source", width=width)
+        self.add_column("status", width=STATUS_WIDTH)
         self.rows_by_path = {r[0]: r for r in rows}
         for path, _title, status, _run in rows:
             self.add_row(
-                clip(PurePosixPath(path).stem, SOURCE_WIDTH),
-                Text(status, style=STATUS_STYLES.get(status, "")),
+                clip(PurePosixPath(path).stem, width),
+                Text(STATUS_LABEL.get(status, status), style=STATUS_STYLES.get(status, "")),
                 key=path,
             )
         if current in self.rows_by_path:
             self.move_cursor(row=self.get_row_index(current))
+
+    def on_resize(self) -> None:
+        if self.rows_by_path:
+            self.show(list(self.rows_by_path.values()))
 
     def current_path(self) -> str | None:
         if not self.row_count:

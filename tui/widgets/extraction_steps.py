@@ -7,7 +7,10 @@ from textual.widgets import Static
 
 from core.events import Done, Failed, Interrupted, NodeFinished, NodeStarted, Progress, RunEvent
 from core.flows.extraction.steps import NODE_STEPS, STEPS
+from tui.text import clip
 from tui.widgets.progress import STEP_MARKS
+
+MESSAGE_WIDTH = 70
 
 FAN_OUT = {"extract_batch", "detect_duplicate", "relation_queries", "relate"}
 """Nodes that run once per batch / candidate / concept: their finishes are counted."""
@@ -101,6 +104,8 @@ class ExtractionSteps(Static):
             self.counts[step] = (
                 f"{self.finished[step]}/{total}" if total else str(self.finished[step])
             )
+            if total and self.finished[step] < total:
+                return  # the step runs on until its last call finishes
         self.states[step] = "done"
 
     def _progress(self, data: dict) -> None:
@@ -113,15 +118,24 @@ class ExtractionSteps(Static):
             self.messages[step] = str(data["message"])
 
     def refresh_steps(self) -> None:
+        """One line per step; the latest message is cut (at a word) to the room left."""
         text = Text()
         for step, label in STEPS:
             symbol, style = STEP_MARKS.get(self.states[step], STEP_MARKS["pending"])
-            text.append(f"{symbol} ", style=style).append(f"{step:<5}", style="bold").append(
-                f"{label:<20}"
-            )
+            line = Text().append(f"{symbol} ", style=style).append(f"{step:<5}", style="bold")
+            line.append(f"{label:<20}")
             if self.counts.get(step):
-                text.append(f" {self.counts[step]:>7}", style="cyan")
+                line.append(f" {self.counts[step]:>7}", style="cyan")
             if self.messages.get(step):
-                text.append(f"  {self.messages[step][:70]}", style="dim")
-            text.append("\n")
+                room = min(MESSAGE_WIDTH, self.message_room() - line.cell_len - 2)
+                if room > 8:
+                    line.append(f"  {clip(self.messages[step], room)}", style="dim")
+            text.append_text(line).append("\n")
         self.update(text)
+
+    def message_room(self) -> int:
+        """Cells a line may take (the widget's width once laid out)."""
+        return self.content_region.width or MESSAGE_WIDTH + 40
+
+    def on_resize(self) -> None:
+        self.refresh_steps()

@@ -15,6 +15,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from core.flows.lesson.document import unified_diff
+from tui.text import clip
 
 SEVERITY_STYLE = {"CRITICAL": "bold red", "FIXABLE": "yellow", "COMPLEX": "magenta", "INFO": "cyan"}
 
@@ -27,9 +28,9 @@ def badge(review: dict[str, Any] | None) -> Text:
         text.append(f"  {review['not_reviewed']}", style="bold")
         return text.append("\nSent to the judges flagged (FLAG_TO_JUDGE)", style="dim")
     if review.get("passed"):
-        text = Text(" ✓ Passed ", style="bold black on green")
+        text = Text().append(" ✓ Passed ", style="bold black on green")
     else:
-        text = Text(" ⚠ Issues found ", style="bold black on yellow")
+        text = Text().append(" ⚠ Issues found ", style="bold black on yellow")
     text.append(f"  {review.get('decision', '')}", style="bold")
     if review.get("self_fix_applied"):
         text.append("\nAutomatic fixes applied", style="bold green")
@@ -43,7 +44,7 @@ def badge(review: dict[str, Any] | None) -> Text:
 
 def issue_label(issue: dict[str, Any]) -> Text:
     style = SEVERITY_STYLE.get(issue.get("severity", ""), "")
-    text = Text(f"{issue.get('severity', '')[:4]:<4} ", style=style)
+    text = Text().append(f"{issue.get('severity', '')[:4]:<4} ", style=style)
     text.append(f"{issue.get('type', '')}", style="bold")
     if issue.get("location"):
         text.append(f" @ {issue['location']}", style="italic")
@@ -95,25 +96,28 @@ class SelfReviewPanel(Vertical):
 
 
 def judge_text(
-    cascade: dict[str, Any] | None, results: list[dict[str, Any]], note: str = ""
+    cascade: dict[str, Any] | None, results: list[dict[str, Any]], note: str = "",
+    width: int = 52,
 ) -> Text:
-    """The verdict, the judges that ran, and the scores per criterion; `note` (what the judge
-    setup is worth, e.g. one model in every judge role) comes first."""
-    head = Text(f"Note: {note}\n", style="yellow") if note else Text()
+    """The verdict, the judges that ran, and the scores per criterion, fitted to `width`;
+    `note` (what the judge setup is worth, e.g. one model in every judge role) comes first."""
+    head = Text().append(f"Note: {note}\n", style="yellow") if note else Text()
     if not cascade:
         return head + Text("Not judged yet", style="dim")
     colour = {"accept": "green", "fix": "yellow", "regenerate": "red", "escalate": "magenta"}
-    text = head + Text(f"Judge: {cascade['decision'].upper()}",
+    text = head.append(f"Judge: {cascade['decision'].upper()}",
                        style=f"bold {colour.get(cascade['decision'], '')}")  # fmt: skip
     text.append(f"  score {cascade['score']:.2f}  ({cascade.get('reason', '')})\n", style="dim")
     for vote in cascade.get("votes", []):
         text.append(
-            f"  {vote['role']:<16} {vote['score']:.2f}  confidence {vote['confidence']:.2f}\n"
+            f"  {clip(vote['role'], 16):<16} {vote['score']:.2f}  confidence {vote['confidence']:.2f}\n"
         )
     names = {c["id"]: c["name"] for r in results for c in r.get("criteria", [])}
+    bar = 20 if width >= 54 else 8
+    name_width = max(10, min(24, width - bar - 9))
     for cid, score in cascade.get("scores", {}).items():
-        filled = round(score * 20)
-        text.append(f"  {names.get(cid, cid)[:24]:<25}")
+        filled = round(score * bar)
+        text.append(f"  {clip(names.get(cid, cid), name_width):<{name_width}} ")
         text.append("█" * filled, style="green" if score >= 0.6 else "red")
-        text.append("░" * (20 - filled), style="grey37").append(f" {score:.2f}\n")
+        text.append("░" * (bar - filled), style="grey37").append(f" {score:.2f}\n")
     return text

@@ -19,12 +19,13 @@ MARKS = {"pending": ("○", "dim"), "running": ("◉", "bold yellow"), "done": (
 class LessonStepper(Static):
     """One line: the six steps with their states, and the latest phase message below."""
 
-    DEFAULT_CSS = "LessonStepper { height: 2; padding: 0 1; }"
+    DEFAULT_CSS = "LessonStepper { height: auto; padding: 0 1; }"
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.states = ["pending"] * len(STEPS)
         self.message = ""
+        self.failed = False
 
     def reset(self) -> None:
         self.states = ["pending"] * len(STEPS)
@@ -38,6 +39,8 @@ class LessonStepper(Static):
 
     def apply(self, event: RunEvent) -> None:
         if isinstance(event, NodeStarted) and event.node in NODE_STEP:
+            if self.failed:  # started again after a failure: the old error is history
+                self.message, self.failed = "", False
             self.at(NODE_STEP[event.node], "running")
         elif isinstance(event, Progress) and event.data.get("phase"):
             data = event.data
@@ -53,6 +56,7 @@ class LessonStepper(Static):
         elif isinstance(event, Failed):
             self.states = ["failed" if s == "running" else s for s in self.states]
             self.message = event.error.splitlines()[-1] if event.error else "failed"
+            self.failed = True
             self.render_steps()
 
     def render_steps(self) -> None:

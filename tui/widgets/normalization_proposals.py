@@ -11,7 +11,19 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Static
 
+from tui.text import clip
+
 STATUS_STYLE = {"pending": "yellow", "accepted": "green", "rejected": "red"}
+FIXED_COLUMNS = 4 + 8 + 10 + 2 * 6
+"""Cells of the #, status and by columns, and the cell padding of the six columns."""
+
+
+def text_widths(table_width: int) -> tuple[int, int]:
+    """Widths of a title column (canonical, variants) and of the reason column, so that the
+    row fits the table (the full texts are in the definitions below it)."""
+    room = max(36, table_width - FIXED_COLUMNS - 2)
+    title = max(10, room * 3 // 10)
+    return title, max(12, room - 2 * title)
 
 
 @dataclass(frozen=True)
@@ -30,30 +42,52 @@ class ProposalRow:
     right: str
 
 
+def with_merged_concepts(review: Any, concepts: dict[str, Any]) -> dict[str, Any]:
+    """The index's concepts plus the review's concepts the index no longer has (their notes
+    were archived by an apply), titled by the review, so that an applied review still reads
+    by title with the same canonical (a concept present outranks an archived one)."""
+    from core.merges.catalog import ConceptInfo
+
+    known = dict(concepts)
+    for item in review.items:
+        for cid, name in ((item.a_id, item.a_name), (item.b_id, item.b_name)):
+            if cid not in known:
+                known[cid] = ConceptInfo(id=cid, title=name, summary=ARCHIVED)
+    return known
+
+
+ARCHIVED = "(merged: its note was archived)"
+
+
 def build_rows(review: Any, clusters: list[Any], concepts: dict[str, Any]) -> list[ProposalRow]:
-    """Rows in cluster order; rejected items (in no cluster) come last."""
-    rows: list[ProposalRow] = []
-    placed: set[str] = set()
+    """One row per merge, in the review's own order, whatever is decided (a decision never
+    moves a row: the cursor stays on the merge it changed). A merge in a cluster shows the
+    cluster's canonical; a rejected one, its first concept."""
+    cluster_of = {item.key: cluster for cluster in clusters for item in cluster.items}
+
+    def title(cid: str) -> str:
+        c = concepts.get(cid)
+        return c.title if c is not None else "(unknown concept)"
 
     def definition(cid: str) -> str:
         c = concepts.get(cid)
-        return f"{c.title}\n\n{c.summary or c.short_summary or '(no definition)'}" if c else cid
+        if c is None:
+            return "(unknown concept)"
+        return f"{c.title}\n\n{c.summary or c.short_summary or '(no definition)'}"
 
-    for cluster in clusters:
-        title = cluster.title(concepts)
-        for item in cluster.items:
-            others = [cid for cid in (item.a_id, item.b_id) if cid != cluster.canonical_id]
-            names = " = ".join(concepts[c].title for c in others if c in concepts)
-            rows.append(ProposalRow(item.key, item.status, cluster.canonical_id, title, names,
-                                    item.origin, item.reason, tuple(cluster.members),
-                                    definition(cluster.canonical_id),
-                                    "\n\n".join(definition(c) for c in others)))  # fmt: skip
-            placed.add(item.key)
+    rows: list[ProposalRow] = []
     for item in review.items:
-        if item.key not in placed:
-            rows.append(ProposalRow(item.key, item.status, item.a_id, item.a_name, item.b_name,
-                                    item.origin, item.reason, (item.a_id, item.b_id),
-                                    definition(item.a_id), definition(item.b_id)))  # fmt: skip
+        cluster = cluster_of.get(item.key)
+        if cluster is not None:
+            canonical_id, canonical = cluster.canonical_id, cluster.title(concepts)
+            members = tuple(cluster.members)
+        else:
+            canonical_id, canonical, members = item.a_id, title(item.a_id), (item.a_id, item.b_id)
+        others = [cid for cid in (item.a_id, item.b_id) if cid != canonical_id]
+        rows.append(ProposalRow(item.key, item.status, canonical_id, canonical,
+                                " = ".join(title(c) for c in others), item.origin, item.reason,
+                                members, definition(canonical_id),
+                                "\n\n".join(definition(c) for c in others)))  # fmt: skip
     return rows
 
 
@@ -63,7 +97,7 @@ class ProposalsView(Vertical):
     DEFAULT_CSS = """
     ProposalsView { height: 1fr; }
     ProposalsView DataTable { height: 1fr; }
-    ProposalsView #definitions { height: 10; }
+    ProposalsView #definitions { height: 9; }
     ProposalsView .definition { width: 1fr; border: round $secondary; padding: 0 1; }
     """
 
@@ -80,19 +114,29 @@ class ProposalsView(Vertical):
             yield Static("", id="def-variant", classes="definition")
 
     def show(self, rows: list[ProposalRow]) -> None:
-        """Replace the rows, keeping the cursor where it was."""
+        """Replace the rows, keeping the cursor on the merge it was on."""
         table = self.query_one(DataTable)
+        current = self.current()
         cursor = table.cursor_row
         table.clear()
         self.rows = rows
+        title, reason = text_widths(self.size.width)
         for n, row in enumerate(rows, start=1):
             table.add_row(
-                str(n), Text(row.status, style=STATUS_STYLE.get(row.status, "")), row.canonical,
-                row.variants, row.origin, row.reason[:60], key=row.key,
+                str(n), Text(row.status, style=STATUS_STYLE.get(row.status, "")),
+                clip(row.canonical, title), clip(row.variants, title), clip(row.origin, 8),
+                clip(row.reason, reason), key=row.key,
             )  # fmt: skip
-        if rows:
-            table.move_cursor(row=min(cursor, len(rows) - 1))
+        keys = [row.key for row in rows]
+        if current is not None and current.key in keys:
+            table.move_cursor(row=keys.index(current.key), animate=False)
+        elif rows:
+            table.move_cursor(row=min(cursor, len(rows) - 1), animate=False)
         self.show_definitions()
+
+    def on_resize(self) -> None:
+        if self.rows:
+            self.show(self.rows)
 
     def current(self) -> ProposalRow | None:
         table = self.query_one(DataTable)
@@ -101,9 +145,13 @@ class ProposalsView(Vertical):
         return self.rows[table.cursor_row]
 
     def show_definitions(self) -> None:
+        """The highlighted merge in full: both definitions, and why it was proposed."""
         row = self.current()
         self.query_one("#def-canonical", Static).update(row.left if row else "")
-        self.query_one("#def-variant", Static).update(row.right if row else "")
+        right = Text(row.right if row else "")
+        if row is not None and row.reason:
+            right.append(f"\n\nWhy ({row.origin}): ", style="bold").append(row.reason)
+        self.query_one("#def-variant", Static).update(right)
 
     def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
         self.show_definitions()

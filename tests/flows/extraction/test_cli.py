@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -170,6 +171,38 @@ def test_ctrl_c_stops_the_run_and_extract_continues_it(tmp_path: Path, capsys) -
     assert extraction.run_extract(args, backend()) == 0
     assert f"noema review {run_id[:8]}" in capsys.readouterr().out
     assert run_count(data) == 1
+
+
+def concept_ids(report: str) -> list[str]:
+    """The id prefixes the report prints after each new concept's title."""
+    section = report.split("New concepts", 1)[1].split("Duplicates found", 1)[0]
+    return re.findall(r"^  \* .*\[([0-9a-f]{8})\]$", section, flags=re.MULTILINE)
+
+
+def test_approving_a_review_that_keeps_nothing_is_refused(tmp_path: Path, capsys) -> None:
+    """Approving with every concept dropped would only mark the source processed (and nothing
+    could extract it again): refused in one line, the run still waits, the source untouched."""
+    root, data = make_vault(tmp_path)
+    settings = settings_file(tmp_path, root, data)
+    before = (root / SOURCE).read_text(encoding="utf-8")
+    assert (
+        extraction.run_extract(argparse.Namespace(settings=settings, note=SOURCE), backend()) == 0
+    )
+    out = capsys.readouterr().out
+    run_id = out.rsplit("noema review ", 1)[1].split()[0]
+    drops = [f"concept:{cid}" for cid in concept_ids(out)]
+    assert len(drops) == 2
+    approve = argparse.Namespace(
+        settings=settings, run=run_id, approve=True, feedback=None, abort=False, drop=drops
+    )
+    with pytest.raises(CommandError, match="nothing to approve") as refused:
+        extraction.run_review(approve, backend())
+    assert "\n" not in str(refused.value) and "--abort" in str(refused.value)
+    assert (root / SOURCE).read_text(encoding="utf-8") == before
+    # one concept kept: approved
+    kept = argparse.Namespace(**{**vars(approve), "drop": drops[:1]})
+    assert extraction.run_review(kept, backend()) == 0
+    assert frontmatter.loads((root / SOURCE).read_text(encoding="utf-8"))["processed_date"]
 
 
 def test_a_command_on_the_bundled_model_says_what_its_results_are_worth(
