@@ -257,8 +257,8 @@ class LLMClient:
         call.answer_bound = answer_tokens(grammar_schema(bounded))
         wire = grammar_schema(fitted_schema(bounded, call.config.max_tokens))
         bound = answer_tokens(wire) if max_tokens is None else None
-        # never below the role's limit: a model chooses its own tokens under a grammar (the
-        # bundled Gemma wrote a tutor plan past its bound), the bound only ever raises it
+        # the bound counts the widest whitespace the grammar allows in every gap (the bundled
+        # Gemma indents with runs of single-character tokens); never below the role's limit
         needed = None if bound is None else max(bound, call.config.max_tokens)
         base = [dict(m) for m in messages]
         prompt, raw, errors = base, "", []

@@ -20,8 +20,13 @@ a grammar-constrained model may still answer `1e15` for a confidence in [0, 1].
   not cut at the token limit.
 
 The bound counts `CHARS_PER_TOKEN` characters of a string per token, and between any two
-JSON tokens the whitespace the grammar allows (one or two newlines and up to 20 spaces or
-tabs: `WHITESPACE_TOKENS` tokens of indentation runs).
+JSON tokens the whitespace the grammar allows: llama.cpp's `space` rule is one space, or one or
+two newlines and up to 20 spaces or tabs, and a model under the grammar may write each of them
+as its own token (the bundled Gemma answered the tutor's evaluator with `"\n" + " \t" * 10`
+between every two tokens: 561 tokens for a schema fitted to 470), so `answer_tokens` counts
+`GRAMMAR_WHITESPACE_TOKENS` per gap. `fitted_schema` fits what a model usually writes (the
+strings' length) with `WHITESPACE_TOKENS` per gap: counting the widest whitespace there would
+leave no room for the content.
 """
 
 from __future__ import annotations
@@ -39,7 +44,11 @@ runs (Gemma, Llama, Qwen, Mistral) take 3-5 characters of prose per token, and a
 pads a string to its maxLength repeats words; a string of rare symbols (emoji, other scripts)
 can take more tokens than this, and such an answer may be cut (the trace shows it)."""
 WHITESPACE_TOKENS = 2
-"""Tokens of the whitespace the grammar allows after a JSON token ("\\n" + indentation)."""
+"""Tokens of the whitespace a model usually writes after a JSON token ("\\n" + indentation as
+one token): the gap `fitted_schema` fits strings with."""
+GRAMMAR_WHITESPACE_TOKENS = 22
+"""Tokens of the widest whitespace the grammar allows after a JSON token: two newlines and 20
+spaces or tabs, each a token at worst (`answer_tokens`, hence a call's `max_tokens`)."""
 NUMBER_CHOICES = 11
 """How many evenly spaced values a bounded `number` becomes (0, 0.1, ..., 1 for [0, 1])."""
 UNBOUNDED_INTEGER = 20
@@ -108,7 +117,7 @@ def fitted_schema(schema: JsonSchema, limit: int) -> JsonSchema:
     than one or their minItems) and the strings are fitted again. `schema` itself when it fits.
 
     The answer is still validated against `schema`: only what the model may write shrinks."""
-    bound = answer_tokens(schema)
+    bound = answer_tokens(schema, WHITESPACE_TOKENS)
     if bound is not None and bound <= limit:
         return schema
     fitted = copy.deepcopy(schema)
@@ -116,7 +125,7 @@ def fitted_schema(schema: JsonSchema, limit: int) -> JsonSchema:
     for _round in range(FIT_ROUNDS):
         if not _fit_strings(fitted, wanted, limit):
             return schema  # `{}` or an open object somewhere: nothing a grammar can bound
-        if (answer_tokens(fitted) or 0) <= limit or not _fewer_items(fitted):
+        if (answer_tokens(fitted, WHITESPACE_TOKENS) or 0) <= limit or not _fewer_items(fitted):
             break
     return fitted
 
@@ -129,7 +138,7 @@ def _fit_strings(fitted: JsonSchema, wanted: dict[int, Any], limit: int) -> bool
     strings = _strings(fitted, 1)
     for node, _weight in strings:
         node["maxLength"] = 0
-    fixed = answer_tokens(fitted)
+    fixed = answer_tokens(fitted, WHITESPACE_TOKENS)
     if fixed is None:
         return False
     bounded = [(node, w, int(wanted[id(node)])) for node, w in strings if wanted[id(node)] is not None]
@@ -139,7 +148,7 @@ def _fit_strings(fitted: JsonSchema, wanted: dict[int, Any], limit: int) -> bool
     factor = 1.0 if used <= max(0, budget) else max(0, budget) / used
     for node, _w, length in bounded:
         node["maxLength"] = _shrunk(node, length, factor)
-    left = limit - (answer_tokens(fitted) or 0)
+    left = limit - (answer_tokens(fitted, WHITESPACE_TOKENS) or 0)
     share = left // max(1, sum(w for _node, w in free)) * CHARS_PER_TOKEN
     for node, _w in free:
         node["maxLength"] = max(MIN_LENGTH, share, int(node.get("minLength", 0)))
@@ -190,47 +199,48 @@ def _strings(node: Any, weight: int) -> list[tuple[JsonSchema, int]]:
     return found
 
 
-def answer_tokens(schema: JsonSchema) -> int | None:
-    """Upper bound of the tokens of the longest answer valid under `schema` (None: unbounded)."""
-    return _tokens(schema)
+def answer_tokens(schema: JsonSchema, whitespace: int = GRAMMAR_WHITESPACE_TOKENS) -> int | None:
+    """Upper bound of the tokens of the longest answer valid under `schema` (None: unbounded),
+    with `whitespace` tokens in every gap the grammar allows between two JSON tokens."""
+    return _tokens(schema, whitespace)
 
 
-def _tokens(node: Any) -> int | None:
+def _tokens(node: Any, ws: int) -> int | None:
     if not isinstance(node, dict) or not node:
         return None  # `{}` or `true`: anything goes
     if "enum" in node or "const" in node:
         values = node.get("enum", [node.get("const")])
-        return max(len(json.dumps(v, ensure_ascii=False)) for v in values) + WHITESPACE_TOKENS
+        return max(len(json.dumps(v, ensure_ascii=False)) for v in values) + ws
     if "anyOf" in node:
-        return _largest(node["anyOf"])
+        return _largest(node["anyOf"], ws)
     kind = node.get("type")
     if isinstance(kind, list):
-        return _largest([{**node, "type": k} for k in kind])
+        return _largest([{**node, "type": k} for k in kind], ws)
     measure = _MEASURES.get(kind)
-    return measure(node) if measure is not None else None
+    return measure(node, ws) if measure is not None else None
 
 
-def _largest(nodes: list[Any]) -> int | None:
-    sizes = [_tokens(n) for n in nodes]
+def _largest(nodes: list[Any], ws: int) -> int | None:
+    sizes = [_tokens(n, ws) for n in nodes]
     return None if not sizes or any(s is None for s in sizes) else max(sizes)  # type: ignore[type-var]
 
 
-def _string(node: JsonSchema) -> int | None:
+def _string(node: JsonSchema, ws: int) -> int | None:
     if node.get("format") in FORMAT_LENGTHS:
-        return FORMAT_LENGTHS[node["format"]] + WHITESPACE_TOKENS
+        return FORMAT_LENGTHS[node["format"]] + ws
     if "maxLength" not in node:
         return None
-    return -(-int(node["maxLength"]) // CHARS_PER_TOKEN) + 2 + WHITESPACE_TOKENS
+    return -(-int(node["maxLength"]) // CHARS_PER_TOKEN) + 2 + ws
 
 
-def _integer(node: JsonSchema) -> int:
+def _integer(node: JsonSchema, ws: int) -> int:
     low, high = node.get("minimum"), node.get("maximum")
     if isinstance(low, int | float) and isinstance(high, int | float):
-        return max(len(str(int(low))), len(str(int(high)))) + WHITESPACE_TOKENS
-    return UNBOUNDED_INTEGER + WHITESPACE_TOKENS
+        return max(len(str(int(low))), len(str(int(high)))) + ws
+    return UNBOUNDED_INTEGER + ws
 
 
-def _array(node: JsonSchema) -> int | None:
+def _array(node: JsonSchema, ws: int) -> int | None:
     fixed = node.get("prefixItems") or []
     items = node.get("items")
     most = node.get("maxItems")
@@ -240,37 +250,37 @@ def _array(node: JsonSchema) -> int | None:
         return None
     else:
         count = int(most) - len(fixed)
-        extra = _tokens(items) if count > 0 else 0
+        extra = _tokens(items, ws) if count > 0 else 0
         if extra is None:
             return None
-    prefixed = [_tokens(n) for n in fixed]
+    prefixed = [_tokens(n, ws) for n in fixed]
     if any(size is None for size in prefixed):
         return None
     elements = sum(prefixed) + count * extra  # type: ignore[arg-type]
-    separators = max(0, len(fixed) + count - 1) * (1 + WHITESPACE_TOKENS)
-    return 2 + 2 * WHITESPACE_TOKENS + elements + separators
+    separators = max(0, len(fixed) + count - 1) * (1 + ws)
+    return 2 + 2 * ws + elements + separators
 
 
-def _object(node: JsonSchema) -> int | None:
+def _object(node: JsonSchema, ws: int) -> int | None:
     properties = node.get("properties") or {}
     if node.get("additionalProperties", True) is not False and not properties:
         return None
-    total = 2 + 2 * WHITESPACE_TOKENS
+    total = 2 + 2 * ws
     for name, sub in properties.items():
-        value = _tokens(sub)
+        value = _tokens(sub, ws)
         if value is None:
             return None
-        key = len(json.dumps(name, ensure_ascii=False)) + 1 + 2 * WHITESPACE_TOKENS
-        total += key + value + 1 + WHITESPACE_TOKENS
+        key = len(json.dumps(name, ensure_ascii=False)) + 1 + 2 * ws
+        total += key + value + 1 + ws
     return total
 
 
 _MEASURES = {
     "string": _string,
     "integer": _integer,
-    "number": lambda node: UNBOUNDED_NUMBER + WHITESPACE_TOKENS,
-    "boolean": lambda node: 5 + WHITESPACE_TOKENS,
-    "null": lambda node: 4 + WHITESPACE_TOKENS,
+    "number": lambda node, ws: UNBOUNDED_NUMBER + ws,
+    "boolean": lambda node, ws: 5 + ws,
+    "null": lambda node, ws: 4 + ws,
     "array": _array,
     "object": _object,
 }

@@ -148,7 +148,7 @@ async def test_bounded_answers_come_back_valid_uncut_with_the_prefix_from_the_ca
     """A confidence in [0, 1] is a choice the grammar enforces (the bundled model answered
     `1e15` when only a JSON `maximum` bounded it); the call may write the longest answer its
     schema (fitted to max_tokens) allows; calls sharing their first message reuse its tokens from the server's cache."""
-    from local_llm.grammar import answer_tokens, fitted_schema, grammar_schema
+    from local_llm.grammar import WHITESPACE_TOKENS, answer_tokens, fitted_schema, grammar_schema
 
     traces: list[CallTrace] = []
     local_llm_client.trace_sink = traces.append
@@ -166,6 +166,6 @@ async def test_bounded_answers_come_back_valid_uncut_with_the_prefix_from_the_ca
     assert [t.outcome for t in traces] == ["ok"] * 3, [t.detail for t in traces]
     assert not any(t.cut for t in traces)
     # the schema fits the limit as it is: sent unchanged but for the confidence's choices
-    assert answer_tokens(grammar_schema(fitted_schema(schema, limit))) <= limit
+    assert answer_tokens(grammar_schema(fitted_schema(schema, limit)), WHITESPACE_TOKENS) <= limit
     assert {t.max_tokens for t in traces} == {limit}
     assert traces[-1].cached_tokens and traces[-1].cached_tokens >= 0.5 * traces[-1].prompt_tokens

@@ -12,6 +12,7 @@ from local_llm import CallTrace, ModelConfig, bounded_schema
 from local_llm.grammar import (
     DEFAULT_MAX_ITEMS,
     MIN_LENGTH,
+    WHITESPACE_TOKENS,
     answer_tokens,
     fitted_schema,
     grammar_schema,
@@ -104,13 +105,58 @@ def test_the_bound_holds_the_longest_valid_answer_however_it_is_indented():
         Table, max_length={"name": 30, "tags": 8, "note": 120}, max_items={"rows": 4, "tags": 3}
     ))  # fmt: skip
     longest = longest_answer(schema)
-    bound = answer_tokens(schema)
-    assert bound is not None
+    usual = answer_tokens(schema, WHITESPACE_TOKENS)  # an indentation run as one or two tokens
+    assert usual is not None and usual <= answer_tokens(schema)
     for indent in (None, 1, 2, 4, "\t"):
         text = json.dumps(longest, ensure_ascii=False, indent=indent)
-        assert tokens_at_most(text) <= bound, indent
+        assert tokens_at_most(text) <= usual, indent
     # and it is a bound, not a guess an order of magnitude off
-    assert bound < 3 * tokens_at_most(json.dumps(longest, ensure_ascii=False, indent=2))
+    assert usual < 3 * tokens_at_most(json.dumps(longest, ensure_ascii=False, indent=2))
+
+
+GAP = "\n" + " \t" * 10
+"""The widest whitespace llama.cpp's grammar allows between two JSON tokens (a newline and 20
+spaces or tabs), as the bundled Gemma wrote it in every gap of a tutor evaluation."""
+
+
+def widest(value: object) -> str:
+    """`value` as JSON with `GAP` wherever the grammar allows whitespace: after every token."""
+    if isinstance(value, dict):
+        items = [json.dumps(k, ensure_ascii=False) + GAP + ":" + GAP + widest(v)
+                 for k, v in value.items()]  # fmt: skip
+        return "{" + GAP + ("," + GAP).join(items) + "}" + GAP
+    if isinstance(value, list):
+        return "[" + GAP + ("," + GAP).join(widest(v) for v in value) + "]" + GAP
+    return json.dumps(value, ensure_ascii=False) + GAP
+
+
+def tokens_at_worst(text: str) -> int:
+    """Tokens of a JSON text when every character outside its strings is its own token."""
+    strings = STRING.findall(text)
+    inside = sum(-(-len(json.loads(s)) // 2) + 2 for s in strings)
+    return inside + len(STRING.sub("", text))
+
+
+def test_the_bound_holds_an_answer_with_the_widest_whitespace_in_every_gap():
+    """The bundled model answered the tutor's evaluator with a newline and 20 spaces and tabs
+    between every two JSON tokens: 561 tokens where the bound said 470, cut at max_tokens."""
+    schema = grammar_schema(bounded_schema(
+        Table, max_length={"name": 30, "tags": 8, "note": 120}, max_items={"rows": 4, "tags": 3}
+    ))  # fmt: skip
+    text = widest(longest_answer(schema))
+    assert json.loads(text) == longest_answer(schema)
+    assert tokens_at_worst(text) <= answer_tokens(schema) < 3 * tokens_at_worst(text)
+
+
+async def test_a_call_may_write_its_fitted_answer_with_the_widest_whitespace():
+    config = ModelConfig(model="scripted", context_budget=6000, max_tokens=150)
+    answer = {"reasoning": "mismo concepto 🙂", "match": "none", "confidence": 0}
+    client = scripted_client([answer], config=config)
+    schema = bounded_schema(Verdict, enums={"match": ["none", "e1"]}, max_length={"reasoning": 900})
+    await client.structured(MESSAGES, Verdict, json_schema=schema)
+    sent = client.backend().calls[-1]
+    text = widest(longest_answer(sent.json_schema))
+    assert tokens_at_worst(text) <= sent.config.max_tokens
 
 
 def test_unbounded_schemas_have_no_bound():
@@ -150,7 +196,9 @@ async def test_a_schema_longer_than_max_tokens_is_shrunk_to_fit_it():
     await client.structured(MESSAGES, Verdict, json_schema=schema)
     sent = client.backend().calls[-1]
     assert MIN_LENGTH <= sent.json_schema["properties"]["reasoning"]["maxLength"] < 900
-    assert answer_tokens(sent.json_schema) <= config.max_tokens == sent.config.max_tokens
+    assert answer_tokens(sent.json_schema, WHITESPACE_TOKENS) <= config.max_tokens
+    # the call may write it with the widest whitespace the grammar allows
+    assert sent.config.max_tokens == answer_tokens(sent.json_schema) > config.max_tokens
     longest = json.dumps(longest_answer(sent.json_schema), ensure_ascii=False, indent=2)
     assert tokens_at_most(longest) <= sent.config.max_tokens
     # a limit too small even for the shortest strings: the longest answer, if the context holds it
@@ -174,14 +222,14 @@ async def test_what_a_schema_leaves_unbounded_is_bounded_to_fit_the_configured_l
     row = sent.json_schema["properties"]["rows"]
     assert row["maxItems"] == DEFAULT_MAX_ITEMS and row["items"]["properties"]["tags"]["maxItems"]
     assert row["items"]["properties"]["name"]["maxLength"] >= MIN_LENGTH
-    bound = answer_tokens(sent.json_schema)
-    assert bound is not None and bound <= sent.config.max_tokens == config.max_tokens
+    bound = answer_tokens(sent.json_schema, WHITESPACE_TOKENS)
+    assert bound is not None and bound <= config.max_tokens <= sent.config.max_tokens
     assert traces[0].answer_bound is None  # the schema as written was unbounded
     # and the longest answer the grammar now allows is within that bound
     longest = json.dumps(longest_answer(sent.json_schema), ensure_ascii=False, indent=2)
     assert tokens_at_most(longest) <= bound
     fitted = fitted_schema(bounded_schema(Table), 2000)
-    assert answer_tokens(fitted) <= 2000
+    assert answer_tokens(fitted, WHITESPACE_TOKENS) <= 2000
     plain = bounded_schema(Row, max_length={"name": 40, "tags": 12}, max_items={"tags": 3})
     assert fitted_schema(plain, 1000) is plain  # it fits already: left as it is
 
@@ -211,7 +259,7 @@ def test_lists_hold_fewer_items_when_their_strings_at_the_floor_still_do_not_fit
     ))  # fmt: skip
     assert answer_tokens(schema) > 1500
     fitted = fitted_schema(schema, 300)
-    assert answer_tokens(fitted) <= 300
+    assert answer_tokens(fitted, WHITESPACE_TOKENS) <= 300
     links = fitted["properties"]["links"]
     assert 1 <= links["maxItems"] < 20 and links["items"]["properties"]["tags"]["maxItems"] >= 1
     assert fitted["properties"]["drops"]["maxItems"] >= 2  # never below minItems

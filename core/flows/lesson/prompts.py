@@ -75,9 +75,11 @@ def expander_messages(plan: Plan, index: int, language: str, sources: str,
         f"the section heading, at least {min_words} words, complete sentences, no greetings, "
         f"no placeholders. Stay faithful to the sources. {UNTRUSTED}"
     )
-    user = (  # the outline is the planner's (model) text: plain; the sources are delimited
-        f"Lesson: {plan.title}\nOutline:\n{outline}\n\nWrite section {index + 1}: "
-        f"{section.title}\nGoal: {section.goal}\n\n{block('SOURCES', sources)}"
+    # the outline is the planner's (model) text: plain; the sources are delimited. What every
+    # section's call shares (outline, sources) comes first, for the server's prompt cache.
+    user = (
+        f"Lesson: {plan.title}\nOutline:\n{outline}\n\n{block('SOURCES', sources)}\n\n"
+        f"Write section {index + 1}: {section.title}\nGoal: {section.goal}"
     )
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
@@ -158,8 +160,8 @@ def fix_messages(section: str, language: str, problems: str, sources: str) -> li
         f"You correct one lesson section in {language_name(language)} so that the reviewers' "
         f"problems are solved; keep what is right, markdown without the heading. {UNTRUSTED}"
     )
-    user = (
-        f"Problems:\n{block('PROBLEMS', problems)}\n\n{block('SOURCES', sources)}\n"
+    user = (  # the sources, shared by every section's fix, first (the prompt cache)
+        f"{block('SOURCES', sources)}\n\nProblems:\n{block('PROBLEMS', problems)}\n"
         f"{block('SECTION', section)}"
     )
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]

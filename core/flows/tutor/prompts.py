@@ -185,19 +185,22 @@ def executor_messages(
     recent: list[Mapping[str, Any]],
     last_evaluation: Mapping[str, Any] | None,
 ) -> list[dict]:
-    """The next message for the current step, after the feedback the learner just got."""
+    """The next message for the current step, after the feedback the learner just got.
+
+    What a session's calls share comes first (topic, learner, guideline), then the step, then
+    the conversation: the server reuses the longest prefix it has cached."""
     profile = state.get("student_profile") or {}
     parts = [
         block("TOPIC", topic_text(state.get("topic_info") or {})),
         f"learner: {profile_text(profile)}",
         f"write in language: {profile.get('language', 'en')}",
+        block("GUIDELINE", str(state.get("guidelines", ""))[: MAX_GUIDELINE_CHARS // 2]),
         block(
             "CURRENT_STEP",
             f"current step: {step['title']}: {step['description']}\n"
             f"teaching approach: {step['teaching_approach']}\n"
             f"success criteria: {step['success_criteria']}",
         ),
-        block("GUIDELINE", str(state.get("guidelines", ""))[: MAX_GUIDELINE_CHARS // 2]),
         block("RECENT_CONVERSATION", conversation_text(list(recent))),
     ]
     if last_evaluation and last_evaluation.get("not_evaluated"):
@@ -292,6 +295,8 @@ def evaluator_messages(
     answer: str,
     recent: list[Mapping[str, Any]],
 ) -> list[dict]:
+    """The step's counters come after the conversation: a step's evaluations share the
+    prefix up to the conversation so far (the server reuses the longest prefix it cached)."""
     info = step.get("status_info", {})
     parts = [
         block("TOPIC", topic_text(state.get("topic_info") or {})),
@@ -300,9 +305,9 @@ def evaluator_messages(
             f"current step: {step['title']}: {step['description']}\n"
             f"success criteria: {step['success_criteria']}",
         ),
+        block("RECENT_CONVERSATION", conversation_text(list(recent))),
         f"so far on this step: asked {info.get('questions_asked', 0)}, "
         f"correct {info.get('questions_correct', 0)}",
-        block("RECENT_CONVERSATION", conversation_text(list(recent))),
         block("TUTOR_QUESTION", question),
         block("LEARNER_ANSWER", answer),
     ]
