@@ -19,7 +19,7 @@ from tests.tui.conftest import wait_for as wait_until
 from tui.app import NoemaApp
 from tui.demo import sample_vault
 from tui.screens.tutor import STOP_HINT, TutorScreen
-from tui.widgets.tutor_chat import LIVE_STYLE, TutorChat
+from tui.widgets.tutor_chat import TutorChat
 from tui.widgets.tutor_modals import LearnerModal, LogsModal, SessionsModal
 from tui.widgets.tutor_plan import PlanPanel
 
@@ -252,9 +252,12 @@ STUDENT = {"role": "student", "content": "1/4"}
 FEEDBACK = {"role": "tutor", "kind": "feedback", "content": "Close: count the slices."}
 
 
-def is_muted(text) -> bool:
-    """Whether the text carries the live block's style (what streams, still muted)."""
-    return any(LIVE_STYLE in str(span.style) for span in text.spans)
+def is_muted(chat: TutorChat) -> bool:
+    """Whether the live block's words carry its muted style (what streams, still muted); the
+    "Tutor: " label keeps its own."""
+    words = [s for line in chat.live_lines for s in line if s.text.strip()]
+    label, *rest = words
+    return bool(rest) and all(s.style.dim for s in rest) and not label.style.dim
 
 
 async def test_reply_streams_into_its_block_and_becomes_the_message() -> None:
@@ -264,7 +267,7 @@ async def test_reply_streams_into_its_block_and_becomes_the_message() -> None:
         chat.expect_reply([STUDENT])  # the answer and the reply block, shown together
         await pilot.pause()
         assert chat.text_lines() == ["You: 1/4", "", "Tutor: …", ""]
-        assert is_muted(chat.live) and chat.message_count == 1
+        assert is_muted(chat) and chat.message_count == 1
         # the evaluator's feedback arrives while the reply block waits: it goes above it
         chat.show_messages([STUDENT, FEEDBACK])
         await pilot.pause()
@@ -273,7 +276,7 @@ async def test_reply_streams_into_its_block_and_becomes_the_message() -> None:
             chat.stream(token)
         await pilot.pause()
         assert chat.text_lines()[-2] == "Tutor: Question 2: what is bigger?"
-        assert is_muted(chat.live)
+        assert is_muted(chat)
         assert chat.drawn_version >= chat.first_token_version > 0  # the tokens were drawn
         reply = {"role": "tutor", "kind": "teaching", "content": "Question 2: what is bigger?"}
         lines = chat.virtual_size.height
@@ -354,6 +357,41 @@ async def test_text_in_the_chat_can_be_selected_and_copied() -> None:
         highlight = app.screen.get_component_rich_style("screen--selection")
         selected = "".join(s.text for s in line if s.style and highlight.bgcolor == s.style.bgcolor)
         assert selected == "Feedback: Close"
+
+
+async def test_a_reply_is_rendered_as_markdown_while_it_streams() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        chat = app.query_one(TutorChat)
+        chat.expect_reply([STUDENT])
+        for token in ["**Idea", " clave**: usa `x`", "\n\n- uno\n- d"]:
+            chat.stream(token)
+            await pilot.pause(0.05)
+        assert chat.text_lines()[2:] == ["Tutor: Idea clave: usa x", "", " • uno", " • d", ""]
+        assert is_muted(chat)
+        chat.stream("os\n")
+        await pilot.pause(0.05)
+        assert chat.text_lines()[-2] == " • dos"
+        reply = {"role": "tutor", "content": "**Idea clave**: usa `x`\n\n- uno\n- dos"}
+        lines = chat.text_lines()
+        chat.show_messages([STUDENT, reply])
+        await pilot.pause()
+        assert chat.text_lines() == lines and chat.live is None  # the same lines, settled
+
+
+class MarkdownTutor(TutorScript):
+    """A tutor that asks in Markdown: a heading, emphasis, a table, a list and code."""
+
+    QUESTION = (
+        "## Comparar fracciones\n\nPiensa en una **pizza** 🍕 cortada en `2` y en `4`:\n\n"
+        "| fracción | porciones |\n|---|---:|\n| 1/2 | 2 |\n| 1/4 | 4 |\n\n"
+        "- ¿Cuál porción es *más grande*?\n- ¿Por qué?\n\n"
+        "```python\nprint(1/2 > 1/4)  # True\n```\nHint: count the slices\n"
+    )
+
+    def __call__(self, messages, schema):
+        answer = super().__call__(messages, schema)
+        return self.QUESTION if isinstance(answer, str) else answer
 
 
 class HangingStream(ScriptedBackend):
