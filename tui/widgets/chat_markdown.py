@@ -1,4 +1,5 @@
-"""Markdown rendered by Rich into lines (Strips) at a width: the tutor chat's messages.
+"""Markdown rendered by Rich into lines (Strips) at a width: the tutor chat's messages (and,
+as one renderable, `rich_markdown`, model text shown elsewhere: feedback, review details).
 
 The chat draws line by line (tutor_chat.py), so a message's Markdown is rendered into lines
 once per width. A message is rendered block by block (a paragraph, a list, a code block, a
@@ -111,6 +112,28 @@ def split_blocks(markup: str) -> list[tuple[str, list[Token]]]:
     return blocks
 
 
+class ShownMarkdown:
+    """Model text as one Rich renderable, rendered as the chat renders a message (with its
+    `label` first, if any), at the width it is given: for a Static (rubric feedback, an
+    extracted concept's fields)."""
+
+    def __init__(self, text: str, label: Text | None = None) -> None:
+        self.text, self.label = text, label
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines, _ = render_markdown(console, self.text, options.max_width, self.label)
+        for strip in lines:
+            yield from strip
+            yield Segment.line()
+
+
+def rich_markdown(text: str, label: Text | str | None = None) -> ShownMarkdown:
+    """`text` (Markdown) as a renderable for a Static; `label` (bold if a str) starts it."""
+    if isinstance(label, str):
+        label = Text(label, style="bold")
+    return ShownMarkdown(text, label)
+
+
 def hard_breaks(tokens: Iterable[Token]) -> None:
     """Every single line break of the text becomes a line break on screen."""
     for token in tokens:
@@ -163,14 +186,21 @@ def render_block(
         tokens[1].children = [Token("text", "", 0, content=label.plain), *tokens[1].children]
     rendered = console.render_lines(BlockMarkdown(tokens), options, style=style, pad=False)
     strips = [Strip(line) for line in rendered]
-    while strips and looks_blank(strips[0]):  # Rich opens some blocks with an empty line
-        strips.pop(0)
-    while strips and looks_blank(strips[-1]):
-        strips.pop()
+    strips = trim_blank(strips)
     if label is not None and strips and strips[0].cell_length > label.cell_len:
         head = Strip(Segment.apply_style(label.render(console), console.get_style(label.style)))
         strips[0] = Strip.join([head, strips[0].crop(label.cell_len, strips[0].cell_length)])
     return strips
+
+
+def trim_blank(strips: list[Strip]) -> list[Strip]:
+    """`strips` without the blank lines Rich opens (and closes) some blocks with."""
+    start, end = 0, len(strips)
+    while start < end and looks_blank(strips[start]):
+        start += 1
+    while end > start and looks_blank(strips[end - 1]):
+        end -= 1
+    return strips[start:end]
 
 
 def looks_blank(strip: Strip) -> bool:
