@@ -26,7 +26,7 @@ from tui.messages import (
     WatcherStatus,
 )
 from tui.screens.base import NoemaScreen
-from tui.text import clip_path
+from tui.text import clip_path, plural
 from tui.widgets import InfoPanel, RunsTable, mark
 from tui.widgets.backlog_runner import BacklogLine
 from tui.widgets.model_activity import TICK_S, activity_text, queue_text
@@ -63,10 +63,10 @@ class HomeScreen(NoemaScreen):
     """Where everything starts; other screens are one key away (see the footer or `?`)."""
 
     BINDINGS = [
-        Binding("o", "open_run", "Open run", id="home.open_run"),
-        Binding("s", "start_run", "Start run", id="home.start_run"),
-        Binding("c", "cancel_run", "Cancel run", id="home.cancel_run"),
-        Binding("i", "index", "Index vault", id="home.index"),
+        Binding("o", "open_run", "Open", id="home.open_run", tooltip="Open run"),
+        Binding("s", "start_run", "Start", id="home.start_run", tooltip="Start run"),
+        Binding("c", "cancel_run", "Cancel", id="home.cancel_run", tooltip="Cancel run"),
+        Binding("i", "index", "Index", id="home.index", tooltip="Index vault"),
         Binding("r", "refresh", "Refresh", id="home.refresh"),
         Binding("a", "extract_all", "Extract all", id="home.extract_all"),
     ]
@@ -137,7 +137,7 @@ class HomeScreen(NoemaScreen):
             rows += [
                 ("Notes", f"{counts['notes']}  ({kinds or 'none'})"),
                 ("Concepts", str(counts["concepts"])),
-                ("Unprocessed", f"{counts['unprocessed']} sources"),
+                ("Unprocessed", plural(counts["unprocessed"], "source")),
             ]
             if counts.get("problems"):  # kept out of the workflows until fixed
                 rows.append(("To fix", f"{counts['problems']} notes (noema doctor)"))
@@ -175,11 +175,14 @@ class HomeScreen(NoemaScreen):
             )
             rows.append(("Waiting", " · ".join(part for part in (runs, when) if part)))
         calls = services.activity.calls() if services is not None else []
-        queued = self.query_one(RunsTable).count("queued")
-        rows += [
-            ("Now", activity_text(calls, None, time.monotonic())),
-            ("Queue", queue_text(calls, queued)),
-        ]
+        if calls or not (gate is not None and gate.problem is not None):
+            # with the model down and no call under way, the Waiting row says it all (at 100
+            # columns the two rows pushed the panel past its height)
+            queued = self.query_one(RunsTable).count("queued")
+            rows += [
+                ("Now", activity_text(calls, None, time.monotonic())),
+                ("Queue", queue_text(calls, queued)),
+            ]
         self._activity_live = bool(calls)
         self.query_one("#model-panel", InfoPanel).show_rows(rows)
 
