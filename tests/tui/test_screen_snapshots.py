@@ -287,6 +287,18 @@ def test_tutor_chat_in_markdown(tmp_path: Path, snap_compare, size):
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_tutor_long_answer_being_typed(tmp_path: Path, snap_compare, size):
+    app = tutor.make_app(tmp_path, TutorScript(["partial"]))
+
+    async def run_before(pilot) -> None:
+        await tutor.first_question(pilot, app)
+        await pilot.press(*"1/2 es mayor:", "ctrl+j", *"- 2 trozos grandes", "ctrl+j", *"- no 4")
+        await quiet(pilot, app)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_normalization_live(tmp_path: Path, snap_compare, size):
     from tui.widgets.normalization_live import NormalizationLive
 

@@ -18,7 +18,7 @@ from tests.flows.tutor.scripted import TutorScript
 from tests.tui.conftest import wait_for as wait_until
 from tui.app import NoemaApp
 from tui.demo import sample_vault
-from tui.screens.tutor import STOP_HINT, TutorScreen
+from tui.screens.tutor import PLACEHOLDER, STOP_HINT, TutorScreen
 from tui.widgets.tutor_chat import TutorChat
 from tui.widgets.tutor_modals import LearnerModal, LogsModal, SessionsModal
 from tui.widgets.tutor_plan import PlanPanel
@@ -138,7 +138,46 @@ async def test_the_screen_says_what_the_tutor_does_while_the_model_works(tmp_pat
         await wait_for(pilot, lambda: answer.placeholder == f"The tutor is writing… ({STOP_HINT})")
         assert any(line.startswith("Feedback:") for line in chat.text_lines())
         await wait_for(pilot, turns_done(screen, 3))
-        assert answer.placeholder == "Your answer (Enter to send)" and chat.live is None
+        assert answer.placeholder == PLACEHOLDER and chat.live is None
+
+
+async def test_a_long_answer_is_typed_on_several_lines_and_sent_whole(tmp_path: Path) -> None:
+    app = make_app(tmp_path, TutorScript(["partial"]))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await first_question(pilot, app)
+        answer, chat = screen.query_one("#answer"), screen.query_one(TutorChat)
+        assert answer.has_focus and "ctrl+j new line" in answer.border_subtitle
+        await pilot.press(*"1/2 es mayor:", "ctrl+j", *"- 2 trozos", "ctrl+j", *"- no 4")
+        await pilot.pause()
+        assert answer.value == "1/2 es mayor:\n- 2 trozos\n- no 4" and not screen.busy
+        draft = app.drafts.get(screen.draft_key)
+        assert draft == answer.value  # kept as it is typed, lines and all
+        await pilot.press("enter")
+        await wait_for(pilot, turns_done(screen, 3))
+        sent = [m["content"] for m in screen.conversation if m["role"] == "student"]
+        assert sent == ["1/2 es mayor:\n- 2 trozos\n- no 4"]
+        lines = chat.text_lines()
+        start = lines.index("You: 1/2 es mayor:")
+        assert lines[start : start + 3] == ["You: 1/2 es mayor:", "- 2 trozos", "- no 4"]
+        assert answer.value == "" and app.drafts.get(screen.draft_key) is None
+
+
+async def test_a_draft_of_several_lines_comes_back_whole(tmp_path: Path) -> None:
+    app = make_app(tmp_path, TutorScript(["partial"]))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await first_question(pilot, app)
+        session = screen.session_id
+        await pilot.press(*"la mitad", "ctrl+j", *"creo")
+        await pilot.press("escape")  # back home: the session and its draft wait
+        await pilot.pause()
+        app.open_session(session)
+        await wait_for(
+            pilot, lambda: app.screen is not screen and bool(app.screen.query("#answer"))
+        )
+        box = app.screen.query_one("#answer")
+        await wait_for(pilot, lambda: box.value == "la mitad\ncreo")
+        await pilot.press("ctrl+j", *"seguro")  # it goes on where it stopped
+        assert box.value == "la mitad\ncreo\nseguro"
 
 
 async def test_tokens_wait_behind_the_events_before_them(tmp_path: Path) -> None:
