@@ -180,6 +180,24 @@ async def test_a_draft_of_several_lines_comes_back_whole(tmp_path: Path) -> None
         assert box.value == "la mitad\ncreo\nseguro"
 
 
+async def test_a_concept_note_found_by_typing_starts_a_session(tmp_path: Path) -> None:
+    from tui.widgets.concept_search import ConceptSearch
+
+    app = make_app(tmp_path, TutorScript())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_tutor(pilot, app)
+        search = screen.query_one(ConceptSearch)
+        await wait_for(pilot, lambda: len(search.concepts) > 5)
+        search.query_one("#concept-query").focus()
+        await pilot.press(*"practica recup")  # no accents, half a word
+        await wait_for(pilot, lambda: search.matched == "practica recup")
+        assert search.matches[0].title == "Práctica de recuperación"
+        await pilot.press("enter")
+        await wait_for(pilot, turns_done(screen, 1))
+        assert screen.query_one("#picker").has_class("hidden")
+        assert "Práctica de recuperación" in screen.values["topic_info"]["title"]
+
+
 async def test_tokens_wait_behind_the_events_before_them(tmp_path: Path) -> None:
     from tui.screens.tutor_turns import TutorEvents
 
