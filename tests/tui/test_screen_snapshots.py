@@ -299,6 +299,21 @@ def test_tutor_long_answer_being_typed(tmp_path: Path, snap_compare, size):
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_tutor_export(tmp_path: Path, snap_compare, size, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    app = tutor.make_app(tmp_path, TutorScript(["partial"]))
+
+    async def run_before(pilot) -> None:
+        await tutor.first_question(pilot, app)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: app.screen.query("#export-path"))
+        app.screen.query_one("#export-path").value = "/tmp/sesión.md"
+        await quiet(pilot, app)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_normalization_live(tmp_path: Path, snap_compare, size):
     from tui.widgets.normalization_live import NormalizationLive
 

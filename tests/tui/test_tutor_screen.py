@@ -198,6 +198,32 @@ async def test_a_concept_note_found_by_typing_starts_a_session(tmp_path: Path) -
         assert "Práctica de recuperación" in screen.values["topic_info"]["title"]
 
 
+async def test_ctrl_s_exports_the_conversation_to_a_file_the_learner_names(tmp_path: Path) -> None:
+    from tui.widgets.tutor_modals import ExportModal
+
+    app = make_app(tmp_path, TutorScript(["partial"]))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await first_question(pilot, app)
+        await pilot.press(*"la mitad", "enter")
+        await wait_for(pilot, turns_done(screen, 3))
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ExportModal))
+        box = app.screen.query_one("#export-path")
+        assert box.value.endswith(".md") and "Práctica de recuperación" in box.value
+        taken = tmp_path / "taken.md"
+        taken.write_text("mine", encoding="utf-8")
+        box.value = str(taken)
+        await pilot.press("enter")  # exists: said, the dialog stays
+        await pilot.pause()
+        assert isinstance(app.screen, ExportModal) and taken.read_text(encoding="utf-8") == "mine"
+        assert "exists" in str(app.screen.query_one("#export-error").render())
+        box.value = str(tmp_path / "sesión")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is screen)
+        text = (tmp_path / "sesión.md").read_text(encoding="utf-8")
+        assert "> la mitad" in text and "**You**" in text and "> Question 2" in text
+
+
 async def test_tokens_wait_behind_the_events_before_them(tmp_path: Path) -> None:
     from tui.screens.tutor_turns import TutorEvents
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from pathlib import Path
 from typing import Any
 
 from textual import on, work
@@ -28,9 +29,10 @@ from tui.widgets.answer_box import AnswerBox
 from tui.widgets.banner import MechanicsBanner
 from tui.widgets.model_activity import ModelActivityLine
 from tui.widgets.tutor_chat import TutorChat
-from tui.widgets.tutor_modals import LearnerModal, LogsModal, SessionsModal
+from tui.widgets.tutor_modals import ExportModal, LearnerModal, LogsModal, SessionsModal
 from tui.widgets.tutor_picker import LessonPicker
 from tui.widgets.tutor_plan import PlanPanel
+from vault.titles import note_title
 
 PLACEHOLDER = "Your answer"
 STOP_HINT = "esc stops the reply"
@@ -52,6 +54,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
         Binding("ctrl+l", "logs", "Logs", id="tutor.logs"),
         Binding("ctrl+n", "new_session", "New", id="tutor.new"),
         Binding("f2", "learner", "Learner", id="tutor.learner"),
+        Binding("ctrl+s", "export", "Export", id="tutor.export"),
         Binding("escape", "back", "Back", id="tutor.back"),  # while a turn runs: stop it
     ]
     HELP_KEYS = [("enter", "in the answer box: send the answer"),
@@ -308,6 +311,30 @@ class TutorScreen(TurnRelay, NoemaScreen):
             return
         store = self.services.store if self.services is not None else None
         self.app.push_screen(LogsModal(self.app.settings.data_dir, self.session_id, store))
+
+    def action_export(self) -> None:
+        """The conversation so far (with its summary and plan) to a Markdown file."""
+        from core.flows.tutor.export import ExportError, export_session
+
+        if not self.session_id or not self.values:
+            self.notify("no session open", severity="warning")
+            return
+        values = {**self.values, "conversation": list(self.conversation)}
+        session_id, vault = self.session_id, getattr(self.services, "vault", None)
+        topic = (values.get("topic_info") or {}).get("title") or "session"
+        suggested = str(Path.cwd() / f"{note_title(topic)} {session_id[:8]}.md")
+
+        def write(path: str) -> str:
+            try:
+                return str(export_session(values, session_id, Path(path), vault))
+            except (ExportError, OSError) as exc:
+                raise ValueError(str(exc)) from exc
+
+        def done(written: str | None) -> None:
+            if written:
+                self.notify(f"conversation exported to {written}", title="Tutor")
+
+        self.app.push_screen(ExportModal(suggested, write), done)
 
     def action_learner(self) -> None:
         profile = self.app.settings.flows.tutor.learner.model_dump()
