@@ -115,6 +115,21 @@ def test_home(make_app, settings, snap_compare, size):
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_home_while_indexing(make_app, settings, snap_compare, size):
+    from tui.widgets.index_bar import IndexBar
+
+    seed_runs(settings)
+    app = make_app()
+
+    async def run_before(pilot) -> None:
+        await settle(pilot, app)
+        app.screen.query_one(IndexBar).show(1204, 5000, "03 - Sources/Ébauche — ½ 🍕.md")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_help(make_app, settings, snap_compare, size):
     seed_runs(settings)
     app = make_app()
