@@ -424,6 +424,25 @@ async def test_messages_are_wrapped_again_when_the_width_changes() -> None:
         assert all(len(line) <= chat.scrollable_content_region.width for line in chat.text_lines())
 
 
+async def test_the_view_stays_at_the_end_when_the_chat_gets_shorter_or_narrower() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(80, 30)) as pilot:
+        chat = app.query_one(TutorChat)
+        chat.show_messages([{"role": "tutor", "content": f"mensaje {n} " * 6} for n in range(60)])
+        await pilot.pause()
+        assert chat.scroll_y == chat.max_scroll_y > 0
+        chat.styles.height = 12  # the answer box below grew: the chat is shorter
+        await pilot.pause()
+        assert chat.scroll_y == chat.max_scroll_y
+        await pilot.resize_terminal(50, 30)  # narrower: more lines
+        await pilot.pause()
+        assert chat.scroll_y == chat.max_scroll_y
+        chat.scroll_to(y=5, animate=False, immediate=True)  # the learner reads further up
+        chat.styles.height = 8
+        await pilot.pause()
+        assert chat.scroll_y == 5  # not pulled down
+
+
 async def test_text_in_the_chat_can_be_selected_and_copied() -> None:
     app = ChatApp()
     async with app.run_test(size=(60, 20)) as pilot:

@@ -119,6 +119,8 @@ class TutorChat(ScrollView, can_focus=True):
         self._flush_pending = False
         self._last_flush = 0.0
         self._render_cost = 0.0
+        self._last_end = 0.0
+        """The end of the scroll range when the lines or the size last changed."""
         self._line_style = Style()
 
     # -- what the chat holds -------------------------------------------------------------
@@ -263,6 +265,7 @@ class TutorChat(ScrollView, can_focus=True):
                 # forced: the scrollbar that allows it appears only with the next layout
                 self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
             self.changed_region = self.region
+            self._last_end = self.max_scroll_y
             self.refresh()
             return
         view = self.scrollable_content_region
@@ -274,6 +277,9 @@ class TutorChat(ScrollView, can_focus=True):
         self.refresh(Region(0, top, view.width, view.height - top))
 
     def on_resize(self) -> None:
+        """Lines rendered again for a new width; a view that showed the end still does (the
+        window, or the answer box growing below, changed the chat's height)."""
+        following = self.scroll_y >= self._last_end - 1
         width = self.scrollable_content_region.width
         if width != self._width:
             self._width = width
@@ -281,6 +287,9 @@ class TutorChat(ScrollView, can_focus=True):
             self._lines = [line for entry in self._messages for line in entry.lines(console, width)]
             self._render_live()
             self._lines_changed()
+        if following:
+            self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
+        self._last_end = self.max_scroll_y
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._line_style = self.rich_style  # once per frame: it walks the ancestors' styles

@@ -47,6 +47,7 @@ def export_session(
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(handle.name, 0o644)  # a file of the user's, not a private temporary one
         os.replace(handle.name, target)
     except OSError as exc:
         raise ExportError(f"not written to {target}: {exc.strerror or exc}") from exc

@@ -29,6 +29,7 @@ def test_an_unfinished_session_is_exported_whole_with_where_it_stands(tmp_path: 
     talk = note.content.split("## Conversation", 1)[1]
     assert "> ¿Qué es **mayor**?\n> \\## no título" in talk and "> 1/2\n> creo" in talk
     assert not list(tmp_path.glob(".noema-*"))  # no temporary file left
+    assert written.stat().st_mode & 0o777 == 0o644  # readable as the user's other files
 
 
 def test_an_existing_file_is_never_overwritten(tmp_path: Path) -> None:
