@@ -48,8 +48,3 @@ def clip_path(path: str, width: int) -> str:
     if 0 <= slash < len(tail) - 1 and len(tail) - slash >= MIN_WORD_SHARE * (width - 1):
         tail = tail[slash:]
     return ELLIPSIS + tail
-
-
-def plural(count: int, word: str) -> str:
-    """`1 source`, `2 sources`, `0 sources` (English nouns that take an s)."""
-    return f"{count} {word}{'' if count == 1 else 's'}"

@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Footer, Header, Label
 
 from core.flows.tutor.sessions import due_for_practice
 from core.ingest import problem_count
+from core.wording import plural
 from tui.keys import hints
 from tui.messages import (
     IndexProgress,
@@ -26,7 +27,7 @@ from tui.messages import (
     WatcherStatus,
 )
 from tui.screens.base import NoemaScreen
-from tui.text import clip_path, plural
+from tui.text import clip_path
 from tui.widgets import InfoPanel, RunsTable, mark
 from tui.widgets.backlog_runner import BacklogLine
 from tui.widgets.index_bar import IndexBar
