@@ -345,7 +345,9 @@ class NoemaApp(ModelWatch, App):
         queued = [
             r
             for r in reversed(self.services.runtime.list_runs(status="queued"))
-            if r.flow in flows and r.flow not in SESSION_SCREENS and r.id not in self.driving
+            if r.flow in flows
+            and r.flow not in SESSION_SCREENS
+            and r.id not in self.driving
             and r.id not in self.held
         ]
         for run in queued[: max(0, room)]:

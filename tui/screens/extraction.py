@@ -13,6 +13,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+from rich.console import Group
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -274,12 +275,10 @@ class ExtractionScreen(NoemaScreen):
             self.query_one("#detail", Static).update("")
             return
         restore = key_for(self, "extraction.drop")
-        dropped = (
-            Text(f"DROPPED — {restore} restores it\n", style="bold red")
-            if key in self.dropped
-            else Text()
-        )
-        self.query_one("#detail", Static).update(dropped + detail_text(self.payload, key))
+        detail = detail_text(self.payload, key)
+        if key in self.dropped:
+            detail = Group(Text(f"DROPPED — {restore} restores it", style="bold red"), detail)
+        self.query_one("#detail", Static).update(detail)
 
     def show_outcome(self, output: dict[str, Any]) -> None:
         self.payload = None

@@ -30,6 +30,7 @@ from tui.screens.base import NoemaScreen
 from tui.text import clip_path
 from tui.widgets import InfoPanel, RunsTable, mark
 from tui.widgets.backlog_runner import BacklogLine
+from tui.widgets.index_bar import IndexBar
 from tui.widgets.model_activity import TICK_S, activity_text, queue_text
 
 ACTIVE_FIRST = {
@@ -80,6 +81,7 @@ class HomeScreen(NoemaScreen):
             yield InfoPanel("Vault", id="vault-panel")
             yield InfoPanel("Model", id="model-panel")
             yield InfoPanel("Watcher", id="watcher-panel")
+        yield IndexBar(id="index-bar")
         yield Label("", id="screens-line")
         yield Label("Runs", id="runs-title")
         yield RunsTable(id="runs")
@@ -284,7 +286,9 @@ class HomeScreen(NoemaScreen):
         self.app.index_vault()
 
     def on_index_progress(self, message: IndexProgress) -> None:
-        """The vault panel shows how far indexing is; the counts come back when it is over."""
+        """A bar moves while indexing runs, and the vault panel names the file; the counts come
+        back when it is over."""
+        self.query_one(IndexBar).show(message.done, message.total, message.path)
         if message.done < 0:
             self.load_counts()
             return
