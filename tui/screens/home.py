@@ -13,9 +13,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Label
 
-from core.flows.tutor.sessions import due_for_practice
+from core.flows.tutor.progress import due_with_history
 from core.ingest import problem_count
-from tui.keys import hints
+from tui.keys import hints, key_for
 from tui.messages import (
     IndexProgress,
     ModelStatus,
@@ -29,6 +29,7 @@ from tui.screens.base import NoemaScreen
 from tui.text import clip_path
 from tui.widgets import InfoPanel, RunsTable, mark
 from tui.widgets.backlog_runner import BacklogLine
+from tui.widgets.mastery_chart import PracticeList
 from tui.widgets.model_activity import TICK_S, activity_text, queue_text
 
 ACTIVE_FIRST = {
@@ -54,7 +55,7 @@ def note_counts(store: Any) -> dict[str, Any]:
         "unprocessed": store.query_one("SELECT COUNT(*) FROM sources WHERE processed_date IS NULL")[
             0
         ],
-        "due": due_for_practice(store, 3),
+        "due": due_with_history(store, 3),
         "problems": problem_count(store),
     }
 
@@ -69,6 +70,7 @@ class HomeScreen(NoemaScreen):
         Binding("i", "index", "Index vault", id="home.index"),
         Binding("r", "refresh", "Refresh", id="home.refresh"),
         Binding("a", "extract_all", "Extract all", id="home.extract_all"),
+        Binding("p", "progress", "Progress", id="home.progress", show=False),
     ]
     HELP_KEYS = [("enter", "open the selected run: its review, its live progress, or a session"),
                  ("↑ ↓", "choose a run")]  # fmt: skip
@@ -79,6 +81,7 @@ class HomeScreen(NoemaScreen):
             yield InfoPanel("Vault", id="vault-panel")
             yield InfoPanel("Model", id="model-panel")
             yield InfoPanel("Watcher", id="watcher-panel")
+        yield PracticeList(id="home-practice")
         yield Label("", id="screens-line")
         yield Label("Runs", id="runs-title")
         yield RunsTable(id="runs")
@@ -141,10 +144,10 @@ class HomeScreen(NoemaScreen):
             ]
             if counts.get("problems"):  # kept out of the workflows until fixed
                 rows.append(("To fix", f"{counts['problems']} notes (noema doctor)"))
-            if counts.get("due"):  # concepts the tutor says are due (weakest, stalest first)
-                due = ", ".join(f"{d.title} {d.mastery:.0%}" for d in counts["due"])
-                rows.append(("Practice", due))
         self.query_one("#vault-panel", InfoPanel).show_rows(rows)
+        if counts is not None:  # what the tutor says is due (weakest, stalest first)
+            hint = f"{key_for(self, 'home.progress')}: progress"
+            self.query_one(PracticeList).show(counts.get("due") or [], hint)
 
     def show_model(self, state: str, detail: str, message: ModelStatus | None = None) -> None:
         self._model_status = (state, detail, message)
@@ -348,6 +351,12 @@ class HomeScreen(NoemaScreen):
             self.notify(f"run {run.id[:8]} is not run by this window; stop it where it runs")
         else:
             self.notify(f"run {run.id[:8]} is {run.status} and cannot be cancelled")
+
+    def action_progress(self) -> None:
+        """Mastery over time: every concept and subtopic practiced, charted."""
+        from tui.screens.progress import ProgressScreen
+
+        self.app.push_screen(ProgressScreen())
 
     def action_refresh(self) -> None:
         self.refresh_all()

@@ -104,6 +104,11 @@ def history(store: Any, kind: Kind, ref: str) -> list[MasteryPoint]:
     return [MasteryPoint(row[0], float(row[1]), row[2]) for row in rows]
 
 
+def current_time() -> datetime:
+    """Now, in UTC (what "days since" counts from; tests pin it)."""
+    return datetime.now(UTC)
+
+
 def days_between(earlier: str, now: datetime) -> float:
     """Days from an ISO time to now (an unreadable time counts as long ago)."""
     try:
@@ -123,7 +128,7 @@ def practice_priority(mastery: float, days_since: float) -> float:
 
 def tracked(store: Any, *, now: datetime | None = None) -> list[Tracked]:
     """Every practiced concept and subtopic, most due first."""
-    now = now or datetime.now(UTC)
+    now = now or current_time()
     rows = store.query(
         "SELECT kind, ref, title, mastery, recorded_at, session_id FROM tutor_mastery_history"
         " ORDER BY recorded_at, id"
@@ -145,3 +150,22 @@ def tracked(store: Any, *, now: datetime | None = None) -> list[Tracked]:
 def due(store: Any, limit: int = 5, *, now: datetime | None = None) -> list[Tracked]:
     """The items most due for practice (see the module's docstring)."""
     return tracked(store, now=now)[:limit]
+
+
+def due_with_history(
+    store: Any, limit: int = 3, *, now: datetime | None = None
+) -> list[tuple[Tracked, list[float]]]:
+    """The items most due, each with its mastery values oldest first (for a trend line)."""
+    return [(item, [p.mastery for p in history(store, item.kind, item.ref)])
+            for item in due(store, limit, now=now)]  # fmt: skip
+
+
+def session_progress(
+    store: Any, topic_info: Mapping[str, Any], *, now: datetime | None = None
+) -> list[tuple[Tracked, list[float]]]:
+    """What a session's mastery counts for (its concepts, its subtopic) that was practiced,
+    each with its values across every session, oldest first."""
+    wanted = [(kind, ref) for kind, ref, _title in session_items(topic_info)]
+    found = {(t.kind, t.ref): t for t in tracked(store, now=now)}
+    return [(found[key], [p.mastery for p in history(store, *key)])
+            for key in wanted if key in found]  # fmt: skip

@@ -87,12 +87,16 @@ def test_the_migration_turns_earlier_rows_into_first_points(tmp_path: Path) -> N
         " created_at, updated_at) VALUES ('s0', 'Old', 'Math', 'Numbers', 'Fractions', 'active',"
         " 0.25, 3, '2026-01-01T00:00:00+00:00', '2026-01-01T01:00:00+00:00')"
     )
-    conn.execute("INSERT INTO tutor_mastery VALUES ('s0', 'c1', 'ZDP', 0.25, '2026-01-01T01:00:00')")
+    conn.execute(
+        "INSERT INTO tutor_mastery VALUES ('s0', 'c1', 'ZDP', 0.25, '2026-01-01T01:00:00')"
+    )
     conn.commit()
     conn.close()
     store = Store(path)
     try:
-        assert [(p.session_id, p.mastery) for p in history(store, "concept", "c1")] == [("s0", 0.25)]
+        assert [(p.session_id, p.mastery) for p in history(store, "concept", "c1")] == [
+            ("s0", 0.25)
+        ]
         assert history(store, "subtopic", "Math / Numbers / Fractions")[0].mastery == 0.25
     finally:
         store.close()

@@ -1,0 +1,53 @@
+"""Pictures of issue 19's views at 160x48 and 100x30: mastery over time (home's practice list,
+the progress screen's chart), the concept graph around a note, merge clusters as trees.
+Same conventions as test_screen_snapshots (its fixtures, `quiet` and `scrolls_settled`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.flows.tutor.scripted import TutorScript
+from tests.tui import test_progress_screen as progress
+from tests.tui import test_tutor_screen as tutor
+from tests.tui.conftest import wait_for
+from tests.tui.test_screen_snapshots import (  # noqa: F401  (autouse fixtures)
+    SIZES,
+    fixed_run_ids,
+    no_toasts,
+    quiet,
+    still_clock,
+)
+from tui.widgets.mastery_chart import TrendRow
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_home_with_practice_due(tmp_path: Path, snap_compare, monkeypatch, size):
+    progress.pin_now(monkeypatch)
+    app = tutor.make_app(tmp_path, TutorScript())
+    progress.seed_history(app)
+
+    async def run_before(pilot) -> None:
+        await wait_for(pilot, lambda: app.services is not None)
+        await wait_for(pilot, lambda: len(app.screen.query(TrendRow)) == 3)
+        await quiet(pilot, app)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_progress_chart(tmp_path: Path, snap_compare, monkeypatch, size):
+    progress.pin_now(monkeypatch)
+    app = tutor.make_app(tmp_path, TutorScript())
+    progress.seed_history(app)
+
+    async def run_before(pilot) -> None:
+        screen = await progress.open_progress(pilot, app)
+        await pilot.press("down", "down")
+        await wait_for(
+            pilot, lambda: "6 changes" in str(screen.query_one("#progress-detail").render())
+        )
+        await quiet(pilot, app)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
