@@ -184,6 +184,7 @@ class NormalizationScreen(NoemaScreen):
             tooltip="Undo the last apply: the vault as it was",
             id="normalization.undo",
         ),
+        Binding("g", "graph", "Concept graph", id="normalization.graph", show=False),
         Binding("escape", "back", "Back", id="normalization.back"),
     ]
     HELP_KEYS = [("↑ ↓", "choose a merge: both definitions and the reason show below")]
@@ -328,6 +329,14 @@ class NormalizationScreen(NoemaScreen):
         if row is not None and self.review_id:
             self.merges().reviews.set_item(self.review_id, row.key, status)
             self.load_review(self.review_id)
+
+    def action_graph(self) -> None:
+        """The highlighted merge's canonical concept among its relations."""
+        from tui.screens.concept_graph import ConceptGraphScreen
+
+        row = self._current()
+        if row is not None:
+            self.app.push_screen(ConceptGraphScreen(row.canonical_id))
 
     def action_accept(self) -> None:
         self._mark("accepted")
