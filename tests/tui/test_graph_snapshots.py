@@ -10,6 +10,8 @@ import pytest
 
 from tests.flows.tutor.scripted import TutorScript
 from tests.tui import test_concept_graph_screen as graph
+from tests.tui import test_merge_clusters as clusters
+from tests.tui import test_normalization_screen as normalization
 from tests.tui import test_progress_screen as progress
 from tests.tui import test_tutor_screen as tutor
 from tests.tui.conftest import wait_for
@@ -69,6 +71,19 @@ def test_concept_graph_after_following_a_relation(make_app, snap_compare, size):
         await pilot.press("enter")
         await wait_for(pilot, lambda: graph.centre(app) == "Repetición espaciada")
         await graph.cursor_to(pilot, app, "in", "Práctica de recuperación")
+        await quiet(pilot, app)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_merge_clusters_as_trees(tmp_path: Path, snap_compare, size):
+    app, _root = normalization.make_app(tmp_path)
+    clusters.seed_chain(app)
+
+    async def run_before(pilot) -> None:
+        await clusters.open_clusters(pilot, app)
+        await clusters.highlight(pilot, app, "Práctica intercalada")
         await quiet(pilot, app)
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
