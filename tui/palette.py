@@ -72,6 +72,8 @@ class ActionsProvider(Searchable):
              lambda: app.open_and(("rubric", "focus_note"))),
             ("Generate a lesson", "write a lesson from a concept (lessons screen)",
              lambda: app.open_and(("lesson", "focus_concept"))),
+            ("Mastery over time", "every concept and subtopic practiced, charted; what is due",
+             lambda: app.push_screen(progress_screen())),
         ]  # fmt: skip
         services = app.services
         if services is None:
@@ -95,6 +97,12 @@ class ActionsProvider(Searchable):
         sources = [(path, status) for path, _title, status, _run in source_rows(services.store)
                    if status != "processed"]  # fmt: skip
         return sources, list_sessions(services.store, MAX_PER_KIND)
+
+
+def progress_screen() -> Any:
+    from tui.screens.progress import ProgressScreen
+
+    return ProgressScreen()
 
 
 class ConceptsProvider(Provider):

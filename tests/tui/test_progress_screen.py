@@ -111,3 +111,15 @@ async def test_the_tutor_shows_the_session_across_sessions_and_f3_opens_its_char
         current = progress.current()
         assert current is not None and (current.kind, current.ref) == ("subtopic", SUBTOPIC)
         assert current.sessions == 2
+
+
+async def test_the_command_palette_opens_mastery_over_time(tmp_path: Path) -> None:
+    app = tutor.make_app(tmp_path, TutorScript())
+    seed_history(app)
+    async with app.run_test(size=tutor.SIZE) as pilot:
+        await wait_for(pilot, lambda: app.services is not None)
+        await pilot.press("ctrl+p", *"mastery over")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ProgressScreen))
+        await wait_for(pilot, lambda: len(app.screen.items) == 3)
