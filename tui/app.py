@@ -49,7 +49,7 @@ from tui.messages import (
     WatcherStatus,
 )
 from tui.model_watch import ModelWatch
-from tui.palette import ActionsProvider, ScreensProvider
+from tui.palette import ActionsProvider, ConceptsProvider, ScreensProvider
 
 ScreenFactory = Callable[..., Screen] | str
 
@@ -114,7 +114,7 @@ class NoemaApp(ModelWatch, App):
 
     CSS_PATH = "app.tcss"
     TITLE = "noema"
-    COMMANDS = App.COMMANDS | {ScreensProvider, ActionsProvider}
+    COMMANDS = App.COMMANDS | {ScreensProvider, ActionsProvider, ConceptsProvider}
     BINDINGS = [
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("h", "home", "Home", id="app.home"),

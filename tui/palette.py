@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from functools import partial
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -71,6 +72,8 @@ class ActionsProvider(Searchable):
              lambda: app.open_and(("rubric", "focus_note"))),
             ("Generate a lesson", "write a lesson from a concept (lessons screen)",
              lambda: app.open_and(("lesson", "focus_concept"))),
+            ("Mastery over time", "every concept and subtopic practiced, charted; what is due",
+             lambda: app.push_screen(progress_screen())),
         ]  # fmt: skip
         services = app.services
         if services is None:
@@ -94,3 +97,33 @@ class ActionsProvider(Searchable):
         sources = [(path, status) for path, _title, status, _run in source_rows(services.store)
                    if status != "processed"]  # fmt: skip
         return sources, list_sessions(services.store, MAX_PER_KIND)
+
+
+def progress_screen() -> Any:
+    from tui.screens.progress import ProgressScreen
+
+    return ProgressScreen()
+
+
+class ConceptsProvider(Provider):
+    """Concepts found by name (title or alias, accents aside): each opens its graph."""
+
+    async def search(self, query: str) -> Hits:
+        from core.concept_graph import find_concepts
+
+        services = self.app.services
+        if services is None or len(query.strip()) < 2:
+            return
+        found = await asyncio.to_thread(find_concepts, services.store, query, MAX_PER_KIND)
+        matcher = self.matcher(query)
+        for rank, node in enumerate(found):
+            title = f"Concept graph: {node.title}"
+            score = matcher.match(title) or 0.5 / (rank + 1)  # an alias or accents matched
+            also = f" (aka {', '.join(node.aliases)})" if node.aliases else ""
+            yield Hit(score, matcher.highlight(title), partial(self.open, node.id),
+                      help=(node.short_summary or node.path) + also)  # fmt: skip
+
+    def open(self, concept_id: str) -> None:
+        from tui.screens.concept_graph import ConceptGraphScreen
+
+        self.app.push_screen(ConceptGraphScreen(concept_id))

@@ -305,23 +305,30 @@ async def test_learner_profile_is_edited_and_saved(tmp_path: Path, monkeypatch) 
     assert saved.flows.tutor.learner.interests == ["chess", "cooking"]
 
 
-async def test_home_shows_concepts_due_for_practice(tmp_path: Path) -> None:
+async def test_home_shows_what_is_due_with_its_trend(tmp_path: Path) -> None:
     from core.flows.tutor.sessions import record_mastery
     from tests.flows.tutor.test_plan import make_plan
-    from tui.widgets import InfoPanel
+    from tui.screens.progress import ProgressScreen
+    from tui.widgets.mastery_chart import PracticeList, TrendRow
 
     app = make_app(tmp_path, TutorScript())
     concepts = [{"id": "c1", "title": "Práctica de recuperación"}, {"id": "c2", "title": "ZDP"}]
-    state = {"topic_info": {"concepts": concepts}, "study_plan": make_plan("completed", "pending")}
     from core.store import Store
 
     store = Store(app.settings.store_path)
-    record_mastery(store, "s1", state)
+    for statuses in (("pending", "pending"), ("completed", "pending")):
+        state = {"topic_info": {"concepts": concepts}, "study_plan": make_plan(*statuses)}
+        record_mastery(store, "s1", state)
     store.close()
     async with app.run_test(size=SIZE) as pilot:
-        panel = app.screen.query_one("#vault-panel", InfoPanel)
-        await wait_for(pilot, lambda: "Practice" in panel.text)
-        assert "Practice: Práctica de recuperación 50%, ZDP 50%" in panel.text
+        panel = app.screen.query_one(PracticeList)
+        await wait_for(pilot, lambda: len(panel.query(TrendRow)) == 2)
+        rows = list(panel.query(TrendRow))
+        assert [r.item.title for r in rows] == ["Práctica de recuperación", "ZDP"]
+        assert rows[0].values == [0.0, 0.5] and rows[0].item.mastery == 0.5
+        assert "p: progress" in str(panel.border_subtitle)
+        await pilot.press("p")
+        await wait_for(pilot, lambda: isinstance(app.screen, ProgressScreen))
 
 
 class ChatApp(App):

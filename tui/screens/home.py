@@ -13,10 +13,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Label
 
-from core.flows.tutor.sessions import due_for_practice
+from core.flows.tutor.progress import due_with_history
 from core.ingest import problem_count
 from core.wording import plural
-from tui.keys import hints
+from tui.keys import hints, key_for
 from tui.messages import (
     IndexProgress,
     ModelStatus,
@@ -31,6 +31,7 @@ from tui.text import clip_path
 from tui.widgets import InfoPanel, RunsTable, mark
 from tui.widgets.backlog_runner import BacklogLine
 from tui.widgets.index_bar import IndexBar
+from tui.widgets.mastery_chart import PracticeList
 from tui.widgets.model_activity import TICK_S, activity_text, queue_text
 
 ACTIVE_FIRST = {
@@ -56,7 +57,7 @@ def note_counts(store: Any) -> dict[str, Any]:
         "unprocessed": store.query_one("SELECT COUNT(*) FROM sources WHERE processed_date IS NULL")[
             0
         ],
-        "due": due_for_practice(store, 3),
+        "due": due_with_history(store, 3),
         "problems": problem_count(store),
     }
 
@@ -71,6 +72,8 @@ class HomeScreen(NoemaScreen):
         Binding("i", "index", "Index", id="home.index", tooltip="Index vault"),
         Binding("r", "refresh", "Refresh", id="home.refresh"),
         Binding("a", "extract_all", "Extract all", id="home.extract_all"),
+        Binding("p", "progress", "Progress", id="home.progress", show=False,
+                tooltip="Mastery over time"),
     ]
     HELP_KEYS = [("enter", "open the selected run: its review, its live progress, or a session"),
                  ("↑ ↓", "choose a run")]  # fmt: skip
@@ -82,6 +85,7 @@ class HomeScreen(NoemaScreen):
             yield InfoPanel("Model", id="model-panel")
             yield InfoPanel("Watcher", id="watcher-panel")
         yield IndexBar(id="index-bar")
+        yield PracticeList(id="home-practice")
         yield Label("", id="screens-line")
         yield Label("Runs", id="runs-title")
         yield RunsTable(id="runs")
@@ -144,10 +148,10 @@ class HomeScreen(NoemaScreen):
             ]
             if counts.get("problems"):  # kept out of the workflows until fixed
                 rows.append(("To fix", f"{counts['problems']} notes (noema doctor)"))
-            if counts.get("due"):  # concepts the tutor says are due (weakest, stalest first)
-                due = ", ".join(f"{d.title} {d.mastery:.0%}" for d in counts["due"])
-                rows.append(("Practice", due))
         self.query_one("#vault-panel", InfoPanel).show_rows(rows)
+        if counts is not None:  # what the tutor says is due (weakest, stalest first)
+            hint = f"{key_for(self, 'home.progress')}: progress"
+            self.query_one(PracticeList).show(counts.get("due") or [], hint)
 
     def show_model(self, state: str, detail: str, message: ModelStatus | None = None) -> None:
         self._model_status = (state, detail, message)
@@ -356,6 +360,12 @@ class HomeScreen(NoemaScreen):
             self.notify(f"run {run.id[:8]} is not run by this window; stop it where it runs")
         else:
             self.notify(f"run {run.id[:8]} is {run.status} and cannot be cancelled")
+
+    def action_progress(self) -> None:
+        """Mastery over time: every concept and subtopic practiced, charted."""
+        from tui.screens.progress import ProgressScreen
+
+        self.app.push_screen(ProgressScreen())
 
     def action_refresh(self) -> None:
         self.refresh_all()

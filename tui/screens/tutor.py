@@ -22,11 +22,13 @@ from textual.widgets import Footer, Header, Static, TextArea
 
 from core.events import Failed, NodeFinished, Progress, RunEvent
 from tui.frames import draw_now
+from tui.keys import key_for
 from tui.messages import ServicesReady
 from tui.screens.base import NoemaScreen
 from tui.screens.tutor_turns import TurnEnded, TurnRelay
 from tui.widgets.answer_box import AnswerBox
 from tui.widgets.banner import MechanicsBanner
+from tui.widgets.mastery_chart import PracticeList
 from tui.widgets.model_activity import ModelActivityLine
 from tui.widgets.tutor_chat import TutorChat
 from tui.widgets.tutor_modals import ExportModal, LearnerModal, LogsModal, SessionsModal
@@ -47,6 +49,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
     TutorScreen #answer { margin: 0 0 0 0; }
     TutorScreen #summary { height: auto; border: round $success; padding: 0 1; }
     TutorScreen .hidden { display: none; }
+    TutorScreen #tutor-side { width: 44; }
     """
     BINDINGS = [
         Binding("ctrl+t", "toggle_hints", "Hints", id="tutor.hints"),
@@ -55,6 +58,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
         Binding("ctrl+n", "new_session", "New", id="tutor.new"),
         Binding("f2", "learner", "Learner", id="tutor.learner"),
         Binding("ctrl+s", "export", "Export", id="tutor.export"),
+        Binding("f3", "progress", "Progress", id="tutor.progress", show=False),
         Binding("escape", "back", "Back", id="tutor.back"),  # while a turn runs: stop it
     ]
     HELP_KEYS = [("enter", "in the answer box: send the answer"),
@@ -81,7 +85,9 @@ class TutorScreen(TurnRelay, NoemaScreen):
                 yield Static("", id="summary", classes="hidden")
                 yield ModelActivityLine(lambda: self.session_id)
                 yield AnswerBox(PLACEHOLDER, id="answer", disabled=True)
-            yield PlanPanel(id="plan")
+            with Vertical(id="tutor-side"):
+                yield PlanPanel(id="plan")
+                yield PracticeList(id="tutor-practice")
         yield Footer()
 
     @property
@@ -112,6 +118,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
         lessons = await asyncio.to_thread(curriculum, services.vault, services.store)
         concepts = await asyncio.to_thread(list_concepts, services.store)
         self.query_one(LessonPicker).load(lessons, concepts)
+        self.load_practice()
 
     @on(LessonPicker.Chosen)
     def _chosen(self, message: LessonPicker.Chosen) -> None:
@@ -155,6 +162,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
         complete = bool(values.get("is_complete"))
         if answer.disabled != complete:
             answer.disabled = complete
+        self.load_practice()
         if complete:
             self.show_summary(values.get("summary") or {})
         elif not self.busy and not answer.has_focus:
@@ -277,6 +285,32 @@ class TutorScreen(TurnRelay, NoemaScreen):
         self.notify("reply stopped; answer when you are ready", title="Tutor")
         self.run_session(session_id, retry=False)
 
+    # -- mastery over time -----------------------------------------------------------------
+
+    @work(exclusive=True, group="tutor-practice", exit_on_error=False)
+    async def load_practice(self) -> None:
+        """Beside the plan: the session's concepts and subtopic across sessions, or (choosing
+        what to learn) what is due for practice."""
+        from core.flows.tutor.progress import due_with_history, session_progress
+
+        store, info = self.services.store, self.values.get("topic_info")
+        if self.session_id and info:
+            items = await asyncio.to_thread(session_progress, store, info)
+            title = "Across sessions"
+        else:
+            items, title = await asyncio.to_thread(due_with_history, store, 3), ""
+        hint = f"{key_for(self, 'tutor.progress')}: progress"
+        self.query_one(PracticeList).show(items, hint, title)
+
+    def action_progress(self) -> None:
+        """Mastery over time, on the session's subtopic (or concept) when there is one."""
+        from core.flows.tutor.progress import session_items
+        from tui.screens.progress import ProgressScreen
+
+        items = session_items(self.values.get("topic_info") or {}) if self.session_id else []
+        focus = (items[-1][0], items[-1][1]) if items else None
+        self.app.push_screen(ProgressScreen(focus))
+
     # -- actions ---------------------------------------------------------------------------
 
     def action_toggle_hints(self) -> None:
@@ -291,6 +325,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
         self.query_one(PlanPanel).show_plan(None, 0.0)
         self.query_one(AnswerBox).disabled = True
         self.query_one(LessonPicker).remove_class("hidden")
+        self.load_practice()
 
     def action_sessions(self) -> None:
         from core.flows.tutor.sessions import list_sessions
