@@ -16,10 +16,17 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from core.context import FlowContext
+from core.degenerate import grounded
 from core.diffs import unified_diff
 from core.evaluation import EvaluationNodeOptions, EvaluationResult, resolve_criteria_path
 from core.evaluation.node import progress
-from core.flows.rubric.prompts import MAX_SUMMARY, RevisedNote, max_body_chars, revision_messages
+from core.flows.rubric.prompts import (
+    MAX_SUMMARY,
+    RevisedNote,
+    max_body_chars,
+    revision_messages,
+    revision_problems,
+)
 from core.problems import explain
 from local_llm import LLMError
 from local_llm.schema import bounded_schema
@@ -159,7 +166,8 @@ async def rewrite(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]
     try:
         call = runtime.context.llm.structured(
             revision_messages(state.get("note_title", ""), body, result, feedback),
-            RevisedNote, role="default", json_schema=schema, timeout_s=timeout,
+            grounded(RevisedNote, lambda revised: revision_problems(revised, body)),
+            role="default", json_schema=schema, timeout_s=timeout,
         )  # fmt: skip
         revised = await asyncio.wait_for(call, timeout)
     except TimeoutError:
