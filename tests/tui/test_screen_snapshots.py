@@ -87,8 +87,9 @@ async def quiet(pilot, app: NoemaApp) -> None:
     """Toasts name random things and fade on their own: the picture is the screen itself,
     with cursors that do not blink."""
     await pilot.pause(0.2)
-    for _ in range(40):  # focus lands after the screen's first refresh (late under load)
-        if app.screen.focused is not None:
+    for _ in range(40):  # focus lands after the screen's first refresh (late under load),
+        focused = app.screen.focused  # and a text box draws its cursor once told it has it
+        if focused is not None and focused.has_focus:
             break
         await pilot.pause(0.05)
     app.clear_notifications()

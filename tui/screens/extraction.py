@@ -96,6 +96,7 @@ class ExtractionScreen(NoemaScreen):
 
     def on_mount(self) -> None:
         self.sub_title = "Concept extraction"
+        self.watch(self.query_one("#right"), "virtual_size", self.show_items_at_top, init=False)
         self.query_one("#outcome", Static).update(
             f"Pick a source and press {key_for(self, 'extraction.extract')} (or Enter)."
         )
@@ -266,8 +267,23 @@ class ExtractionScreen(NoemaScreen):
         self.query_one("#outcome", Static).update(
             review_headline(payload, lambda action: key(f"extraction.{action}"))
         )
-        table.focus()
+        # the items and the selected one's detail in view, the steps above them scrolled away
+        # where the window is short (focus alone scrolled the table into view, or not, by a
+        # race with the layout of what was just shown)
+        table.focus(scroll_visible=False)
+        self.call_after_refresh(self.show_items_at_top)
         self.refresh_bindings()
+
+    def show_items_at_top(self, _size: object = None) -> None:
+        """While a review is shown its items and the selected one's detail are in view, the
+        steps above them scrolled away where the window is short. Done again whenever the
+        pane's content changes height: the review's rows and detail take their place over
+        the layouts that follow its arrival (focus alone scrolled the table into view, or
+        not, by a race with them)."""
+        if self.payload is None:
+            return
+        right = self.query_one("#right", VerticalScroll)
+        right.scroll_to_widget(self.query_one(ReviewTable), top=True, animate=False)
 
     @on(DataTable.RowHighlighted, "#items")
     def show_detail(self) -> None:
