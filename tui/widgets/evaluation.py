@@ -22,6 +22,8 @@ from tui.widgets.chat_markdown import rich_markdown
 
 BAR_WIDTH = 20
 NAME_WIDTH = 28
+SCORE_WIDTH = BAR_WIDTH + len(" 0.00 / 0.00")
+"""The score column: a bar, then the score and its threshold."""
 
 
 def score_bar(c: dict[str, Any], width: int = BAR_WIDTH) -> Text:
@@ -72,7 +74,9 @@ class CriteriaTable(DataTable):
 
     def on_mount(self) -> None:
         self.add_column("criterion", width=NAME_WIDTH)
-        self.add_column("score")
+        # a fixed width: with an automatic one the header was sometimes drawn at the width
+        # it had before the rows came (a race in the table's caches, seen in snapshot tests)
+        self.add_column("score", width=SCORE_WIDTH)
         self.add_column("")
 
     def show(self, criteria: list[dict[str, Any]]) -> None:
