@@ -220,7 +220,7 @@ def user_message(exc: BaseException, next_step: str = "") -> str:
 
 def trace_detail(exc: BaseException) -> str:
     """The raw error with where it was raised (and its causes): for traces, never the user."""
-    parts = []
+    parts: list[str] = []
     current: BaseException | None = exc
     while current is not None and len(parts) < 4:
         frames = traceback.extract_tb(current.__traceback__)

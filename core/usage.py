@@ -143,7 +143,8 @@ def cost_map() -> dict[str, dict[str, Any]]:
         return {}
     path = Path(next(iter(spec.submodule_search_locations))) / COST_MAP
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        costs: dict[str, dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
+        return costs
     except (OSError, ValueError):
         return {}
 

@@ -50,7 +50,7 @@ def route_after_evaluation(status_field: str) -> Callable[[Mapping[str, Any]], R
 
 
 def add_evaluation(
-    graph: StateGraph,
+    graph: StateGraph[Any, Any, Any, Any],
     name: str,
     options: EvaluationNodeOptions,
     *,

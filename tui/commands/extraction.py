@@ -13,7 +13,10 @@ from __future__ import annotations
 import argparse
 import shlex
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from core.flows.extraction.state import ExtractionReview
 
 from tui.commands import (
     CommandError,
@@ -113,9 +116,11 @@ CLI_ACTIONS = {"approve": "--approve", "feedback": "--feedback TEXT", "drop": "-
 
 def print_report(payload: dict[str, Any], run_id: str) -> None:
     from core.flows.extraction.report import report_text
+    from core.flows.extraction.state import ExtractionReview
 
-    print(report_text(payload))
-    actions = [CLI_ACTIONS[a] for a in payload.get("actions", CLI_ACTIONS) if a in CLI_ACTIONS]
+    review = ExtractionReview.model_validate(payload)
+    print(report_text(review))
+    actions = [CLI_ACTIONS[a] for a in review.actions if a in CLI_ACTIONS]
     print(f"\nrun {run_id[:8]}: noema review {run_id[:8]} " + " | ".join(actions))
 
 
@@ -208,12 +213,10 @@ async def _print_pending(services: Any, run: Any) -> bool:
     return True
 
 
-def parse_drops(items: list[str], payload: dict[str, Any]) -> list[dict[str, str]]:
+def parse_drops(items: list[str], review: ExtractionReview) -> list[dict[str, str]]:
     """`concept:ID`, `relation:ID`, `quote:CONCEPT_ID:QUOTE_ID` (id prefixes allowed)."""
-    concepts = [c["id"] for c in payload.get("concepts", [])] + [
-        e["concept_id"] for e in payload.get("existing", [])
-    ]
-    relations = [r["id"] for r in payload.get("relations", [])]
+    concepts = [c.id for c in review.concepts] + [e.concept_id for e in review.existing]
+    relations = [r.id for r in review.relations]
 
     def one(prefix: str, ids: list[str], what: str) -> str:
         found = [i for i in ids if i.startswith(prefix)]
@@ -282,8 +285,11 @@ async def _answer(services: Any, run: Any, args: argparse.Namespace, waited: boo
             return 0
         hint = f"; continue it with: noema extract {run.target!r}" if run.status in ACTIVE else ""
         raise CommandError(f"run {run.id[:8]} is {run.status}, not awaiting review{hint}")
-    drops = parse_drops(args.drop, pending.payload)
-    refuse_unavailable(args, pending.payload)
+    from core.flows.extraction.state import ExtractionReview
+
+    review = ExtractionReview.model_validate(pending.payload)
+    drops = parse_drops(args.drop, review)
+    refuse_unavailable(args, review)
     if args.abort:
         value: dict[str, Any] = {"action": "abort"}
     elif args.approve:
@@ -327,9 +333,9 @@ def _waiting_for(run_id: str, holder: str) -> None:
     err(f"another noema process ({holder or 'unknown'}) is writing run {run_id[:8]}; waiting")
 
 
-def refuse_unavailable(args: argparse.Namespace, payload: dict[str, Any]) -> None:
+def refuse_unavailable(args: argparse.Namespace, review: ExtractionReview) -> None:
     """An answer the review does not offer now is refused before the run is touched."""
-    actions = payload.get("actions", list(CLI_ACTIONS))
+    actions = review.actions
     if args.approve and "approve" not in actions:
         raise CommandError("nothing to commit: the review has no concepts and no quote "
                            "attributions; give --feedback TEXT or --abort")  # fmt: skip

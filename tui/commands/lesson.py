@@ -111,8 +111,10 @@ class Decider:
         self.edit_sent = False
 
     async def __call__(self, payload: dict[str, Any]) -> Any:
-        cascade = payload.get("cascade") or {}
-        print(f"The judges escalated: {cascade.get('reason', 'no verdict')}")
+        from core.flows.lesson.state import LessonReview
+
+        review = LessonReview.model_validate(payload)
+        print(f"The judges escalated: {(review.cascade or {}).get('reason', 'no verdict')}")
         if self.args.accept:
             return {"action": "accept"}
         if getattr(self.args, "reject", False):
@@ -132,7 +134,7 @@ class Decider:
             if action == "later":
                 return None
             if action == "edit":
-                text = self.edit(payload.get("lesson", ""), self.ask)
+                text = self.edit(review.lesson, self.ask)
                 if text is not None and text.strip():
                     return {"action": "edit", "content": text}
                 err("no edit: the lesson is unchanged")

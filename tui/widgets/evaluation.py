@@ -5,7 +5,7 @@ Used by the rubric screen; any review screen that shows an `EvaluationResult` ca
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
@@ -17,6 +17,9 @@ from textual.widgets import Button, DataTable, Label, TextArea
 
 from tui.keys import key_for
 from tui.text import clip
+
+if TYPE_CHECKING:
+    from core.flows.rubric.state import RubricReview
 
 BAR_WIDTH = 20
 NAME_WIDTH = 28
@@ -100,9 +103,9 @@ def remarks_text(evaluation: dict[str, Any]) -> Text:
     return text
 
 
-def verdict_text(payload: dict[str, Any]) -> Text:
+def verdict_text(review: RubricReview) -> Text:
     """The headline: verdict, overall score against the threshold, rubric, round."""
-    ev = payload["evaluation"]
+    ev = review.evaluation.model_dump(mode="json")
     passed = ev["passed"]
     text = Text(
         "PASSED " if passed else "NOT PASSED ", style="bold green" if passed else "bold red"
@@ -110,7 +113,7 @@ def verdict_text(payload: dict[str, Any]) -> Text:
     text.append(f"overall {ev['overall_score']:.2f} (threshold {ev['passing_threshold']:.2f})")
     text.append(f"   rubric {ev['criteria_id']}@{ev['criteria_version']}", style="dim")
     text.append(
-        f"   round {payload.get('round', 1)} of {payload.get('max_rounds', 1)}", style="dim"
+        f"   round {review.round} of {review.max_rounds}", style="dim"
     )
     if ev.get("failed_critical"):
         text.append(

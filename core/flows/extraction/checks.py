@@ -5,6 +5,8 @@ with no relation). Blocking issues (severity high) keep the critique loop going.
 
 from __future__ import annotations
 
+from typing import Any
+
 from core.flows.extraction.proposal import Proposal, dedupe_relations
 from core.flows.extraction.text import is_other_language, normalize_title
 
@@ -15,7 +17,7 @@ def issue(criterion: str, what: str, where: str, severity: str) -> dict[str, str
 
 def code_checks(
     proposal: Proposal, quote_ids: list[str], known: set[str], language: str
-) -> tuple[Proposal, list[dict]]:
+) -> tuple[Proposal, list[dict[str, Any]]]:
     """What code decides about a proposal; ids that do not exist are removed."""
     issues, valid = [], set(quote_ids)
     concepts = []

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Mapping
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -20,6 +19,7 @@ from core.context import FlowContext
 from core.domain import Concept, Relation, with_inverses
 from core.flows.extraction.nodes import options, report
 from core.flows.extraction.proposal import Proposal
+from core.flows.extraction.state import ExtractionState
 from core.repair import (
     NoteCreate,
     NoteEdit,
@@ -39,8 +39,6 @@ from vault.index_rows import embedding_text, text_hash
 from vault.note import NoteUnreadable, parse_note
 from vault.resolve import name_key
 from vault.writer import VaultWriteError
-
-State = Mapping[str, Any]
 
 
 def _existing_rows(store: Any, ids: set[str]) -> dict[str, Any]:
@@ -78,11 +76,11 @@ def check_paths(writer: Any, plan: VaultPlan) -> None:
 
 
 def build_plan(
-    state: State, runtime: Runtime[FlowContext]
-) -> tuple[VaultPlan, list[Concept], list[Relation], dict]:
+    state: ExtractionState, runtime: Runtime[FlowContext]
+) -> tuple[VaultPlan, list[Concept], list[Relation], dict[str, dict[str, Any]]]:
     """The plan, the new concepts, every edge (inverses included) and the existing rows."""
     proposal = Proposal.model_validate(state["proposal"])
-    vault, language = runtime.context.vault, options(runtime).language
+    vault, language = runtime.context.require_vault(), options(runtime).language
     new_ids = proposal.new_ids()
     edges = with_inverses(
         [
@@ -182,12 +180,12 @@ def _quotes_of(item: NoteCreate, plan: VaultPlan) -> list[str]:
     return [q.quote_id for q in parsed.quotes if name_key(q.source) == wanted]
 
 
-async def commit_store(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def commit_store(state: ExtractionState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     """Step 3.1: everything into the store in one transaction (once per run)."""
     store, run_id = runtime.context.store, runtime.context.run_id or state.get("source", "")
     if commit_status(store, run_id) is None:
         plan, concepts, edges, _ = build_plan(state, runtime)
-        check_paths(runtime.context.vault.writer, plan)
+        check_paths(runtime.context.require_vault().writer, plan)
         crash_point("extraction.commit_store")
         with store.transaction() as conn:
             if commit_status(store, run_id) is None:  # checked again inside the transaction
@@ -205,7 +203,7 @@ async def commit_store(state: State, runtime: Runtime[FlowContext]) -> dict[str,
     }
 
 
-async def write_vault(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def write_vault(state: ExtractionState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     """Step 3.2: block ids, new notes, minimal edits (idempotent; repair finishes a failure)."""
     store, run_id = runtime.context.store, state["commit"]["run_id"]
     plan = load_plan(store, run_id)
@@ -217,8 +215,8 @@ async def write_vault(state: State, runtime: Runtime[FlowContext]) -> dict[str, 
             f"this commit was abandoned and writes nothing: {_error_of(store, run_id)}"
         )
     try:
-        plan = replan_taken_paths(store, runtime.context.vault.writer, plan)
-        written = write_notes(runtime.context.vault.writer, plan,
+        plan = replan_taken_paths(store, runtime.context.require_vault().writer, plan)
+        written = write_notes(runtime.context.require_vault().writer, plan,
                               lambda msg, done, total: report("3.2", msg, done=done, total=total))  # fmt: skip
     except Exception as exc:
         record_error(store, run_id, f"{type(exc).__name__}: {exc}")
@@ -229,9 +227,9 @@ async def write_vault(state: State, runtime: Runtime[FlowContext]) -> dict[str, 
     return {"written": written}
 
 
-async def mark_source(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def mark_source(state: ExtractionState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     """Step 3.3: processed_date on the source; the plan is done; the index refreshed."""
-    store, run_id, vault = runtime.context.store, state["commit"]["run_id"], runtime.context.vault
+    store, run_id, vault = runtime.context.store, state["commit"]["run_id"], runtime.context.require_vault()
     plan = load_plan(store, run_id)
     written = list(state.get("written", []))
     if plan is not None and commit_status(store, run_id) != "done":

@@ -22,7 +22,7 @@ from langgraph.graph import END, START, StateGraph
 from core.context import FlowContext
 from core.evaluation import add_evaluation
 from core.flows.extraction import commit, nodes, relate, review
-from core.flows.extraction.state import ExtractionInput, ExtractionState
+from core.flows.extraction.state import ExtractionDecision, ExtractionInput, ExtractionState
 from core.runtime import FlowSpec
 
 FLOW_NAME = "extraction"
@@ -49,7 +49,7 @@ NODES = {
 }
 
 
-def build_graph() -> StateGraph:
+def build_graph() -> StateGraph[ExtractionState, FlowContext, ExtractionState, ExtractionState]:
     """The uncompiled extraction graph (compile it with a checkpointer)."""
     graph = StateGraph(ExtractionState, context_schema=FlowContext)
     for name, node in NODES.items():
@@ -106,5 +106,6 @@ SPEC = FlowSpec(
     human_in_loop=True,
     title="Concept extraction",
     max_concurrency=lambda settings: settings.flows.extraction.concurrency,
+    decisions={"extraction_review": ExtractionDecision},
 )
 """The registered spec (core/flows/registry.py collects every flow's SPEC)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
+from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -115,7 +116,7 @@ def dedupe_relations(
     new or known, no self-relations, one edge per pair (its inverse is implied), and no
     contradiction (A PART_OF B and B PART_OF A: the first one stays)."""
     seen: set[tuple[str, str, str]] = set()
-    families: dict[tuple[frozenset, frozenset], tuple[str, str, str]] = {}
+    families: dict[tuple[frozenset[str], frozenset[str]], tuple[str, str, str]] = {}
     kept = []
     for relation in relations:
         ends = (relation.source_id, relation.target_id)
@@ -148,7 +149,7 @@ def merge_links(links: Iterable[ExistingLink]) -> list[ExistingLink]:
     return [link for link in merged.values() if link.quote_ids]
 
 
-def drop_items(proposal: Proposal, drops: Iterable[dict]) -> tuple[Proposal, list[str]]:
+def drop_items(proposal: Proposal, drops: Iterable[dict[str, Any]]) -> tuple[Proposal, list[str]]:
     """The proposal without the dropped concepts, relations and attributions.
 
     A drop is `{"kind": "concept", "id": uuid}`, `{"kind": "relation", "id": "r-..."}` or

@@ -13,14 +13,14 @@ broken lesson before any judge (caught).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 
 from core.context import FlowContext
 from core.flows.lesson import finish, judging, nodes, review_nodes
-from core.flows.lesson.state import LessonInput, LessonState
+from core.flows.lesson.state import LessonDecision, LessonInput, LessonState
 from core.runtime import FlowSpec
 
 FLOW_NAME = "lesson"
@@ -39,18 +39,18 @@ def route_start(state: Mapping[str, Any]) -> Literal["generate", "review"]:
     return "review" if state.get("mode") == "review" else "generate"
 
 
-def route_decision(state: Mapping[str, Any]) -> Literal["edit", "judge"]:
+def route_decision(state: LessonState) -> Literal["edit", "judge"]:
     return "edit" if (state.get("decision") or {}).get("action") == "edit" else "judge"
 
 
-def route_escalation(state: Mapping[str, Any]) -> str:
+def route_escalation(state: LessonState) -> str:
     action = finish.route_escalation(state)
     if action == "regenerate" and not state.get("plan"):
         return "escalate"  # a reviewed note has no plan to regenerate from
     return action
 
 
-def build_graph() -> StateGraph:
+def build_graph() -> StateGraph[LessonState, FlowContext, LessonState, LessonState]:
     """The uncompiled lesson graph (compile it with a checkpointer)."""
     graph = StateGraph(LessonState, context_schema=FlowContext)
     for name, node in (
@@ -75,7 +75,9 @@ def build_graph() -> StateGraph:
     graph.add_edge("assembler", "smoother")
     graph.add_edge("smoother", "heuristics")
     graph.add_edge("load_lesson", "heuristics")
-    to_judge = {"regenerate": "prepare_regen", "judge": "judge_primary", "caught": "caught"}
+    to_judge: dict[Hashable, str] = {
+        "regenerate": "prepare_regen", "judge": "judge_primary", "caught": "caught"
+    }  # fmt: skip
     graph.add_conditional_edges("heuristics", review_nodes.route_heuristics,
                                 to_judge | {"self_review": "self_review"})  # fmt: skip
     graph.add_conditional_edges("self_review", review_nodes.route_self_review,
@@ -113,5 +115,6 @@ SPEC = FlowSpec(
     recursion_limit=lambda settings: settings.flows.lesson.recursion_limit,
     human_in_loop=True,
     title="Lesson generation",
+    decisions={"lesson_review": LessonDecision},
 )
 """The registered spec (core/flows/registry.py collects every flow's SPEC)."""

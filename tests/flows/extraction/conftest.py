@@ -13,9 +13,9 @@ from langgraph.types import Command
 
 from core.context import FlowContext
 from core.flows.extraction.graph import build_graph
-from core.services import VaultHandle
 from core.settings import Settings
 from core.store import Store
+from core.vault_handle import VaultHandle
 from local_llm import LLMClient, ModelConfig
 from tests.flows.extraction.script import ConcurrencyBackend, FlowScript
 from vault.index import VaultIndex
