@@ -161,7 +161,7 @@ class Backlog:
     def requeue_stopped(self) -> list[str]:
         """Runs this pass left `running` (stopped mid-way) go back to `queued`, to continue
         from their last checkpoint; a live process's runs are left alone (core.leases)."""
-        return self.services.recover_interrupted()
+        return list(self.services.recover_interrupted())
 
     # -- one source ---------------------------------------------------------------------
 

@@ -155,10 +155,10 @@ def write_notes(
             written.append(item.path)
         _note(progress, f"wrote {item.path}", done, total)
     linker = writer.linker() if plan.edit else None
-    for done, item in enumerate(plan.edit, len(plan.create) + 1):
-        if edit_note(writer, plan, item, linker):
-            written.append(item.path)
-        _note(progress, f"updated {item.path}", done, total)
+    for done, change in enumerate(plan.edit, len(plan.create) + 1):
+        if edit_note(writer, plan, change, linker):
+            written.append(change.path)
+        _note(progress, f"updated {change.path}", done, total)
     return written
 
 

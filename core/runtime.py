@@ -253,13 +253,8 @@ class Runtime:
     async def _drive(
         self, run: RunRecord, graph_input: Any, *, new_input: bool = False
     ) -> AsyncIterator[RunEvent]:
-        spec = self._spec(run.flow)
-        graph = self.graph(run.flow)
-        config = self._config(run)
-        if new_input:
-            # LangGraph treats input whose metadata run_id equals the checkpoint's as a re-entry
-            # into the same run and ignores it; traces then fall back to the thread id (= run id)
-            config["metadata"].pop("run_id", None)
+        spec, graph = self._spec(run.flow), self.graph(run.flow)
+        config = self._run_config(run, new_input)
         # built in a thread: it may read the vault once to detect its note language
         context = await asyncio.to_thread(self._context_factory, run.id)
         self.runs.set_status(run.id, "running")
@@ -284,10 +279,7 @@ class Runtime:
                     else:
                         yield event
         except (asyncio.CancelledError, GeneratorExit):
-            if run.id in self._stopping:  # stopped on purpose (c on home, Ctrl-C): cancelled
-                self.mark_stopped(run.id)
-            else:  # the process quits or the caller let go: queued again, shown interrupted
-                self._interrupted(run.id)
+            self._let_go(run.id)
             raise
         except GraphRecursionError as exc:
             yield self._fail(run, f"recursion limit reached: {exc}", exc)
@@ -302,13 +294,31 @@ class Runtime:
             return
         if values is None:  # nothing ran (a run already at its end)
             values = (await graph.aget_state(config)).values
-        output = dict(values)
+        yield self._done(run, spec, dict(values))
+
+    def _run_config(self, run: RunRecord, new_input: bool) -> dict[str, Any]:
+        config = self._config(run)
+        if new_input:
+            # LangGraph treats input whose metadata run_id equals the checkpoint's as a re-entry
+            # into the same run and ignores it; traces then fall back to the thread id (= run id)
+            config["metadata"].pop("run_id", None)
+        return config
+
+    def _let_go(self, run_id: str) -> None:
+        """The task driving the run was cancelled or its caller stopped listening."""
+        if run_id in self._stopping:  # stopped on purpose (c on home, Ctrl-C): cancelled
+            self.mark_stopped(run_id)
+        else:  # the process quits or the caller let go: queued again, shown interrupted
+            self._interrupted(run_id)
+
+    def _done(self, run: RunRecord, spec: FlowSpec, output: dict[str, Any]) -> Done:
+        """The graph ended: the run is done, or failed when the flow says its end is one."""
         error = spec.failure(output)
         if error:
             self.runs.set_status(run.id, "failed", error=error)
         else:
             self.runs.set_status(run.id, "done")
-        yield Done(run.id, output)
+        return Done(run.id, output)
 
     def _interrupted(self, run_id: str) -> None:
         try:

@@ -41,7 +41,7 @@ class VaultEvent:
     """Content hash now; for a deleted note the last one seen."""
 
 
-Callback = Callable[[list[VaultEvent]], None]
+Callback = Callable[[list[VaultEvent]], object]
 
 
 class _Handler(FileSystemEventHandler):

@@ -238,7 +238,7 @@ async def read_answer(read: ReadLine, write: Write, values: dict[str, Any]) -> s
         if line is None or line.strip() in ("/quit", "/q"):
             return None
         if line.strip() == "/hint":
-            hints = next((m.get("hints") for m in reversed(values.get("conversation", []))
+            hints: list[str] = next((m.get("hints") for m in reversed(values.get("conversation", []))
                           if m.get("hints")), [])  # fmt: skip
             write("".join(f"  hint: {h}\n" for h in hints) or "  no hints for this question\n")
             continue

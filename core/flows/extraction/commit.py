@@ -32,10 +32,12 @@ from core.repair import (
     record_plan,
     write_notes,
 )
+from core.store import Store
 from core.store.runs import now_iso
 from core.taken_paths import replan_taken_paths
 from vault.crashpoints import crash_point
 from vault.index_rows import embedding_text, text_hash
+from vault.linkformat import Linker
 from vault.note import NoteUnreadable, parse_note
 from vault.resolve import name_key
 from vault.writer import VaultWriteError
@@ -80,27 +82,53 @@ def build_plan(
 ) -> tuple[VaultPlan, list[Concept], list[Relation], dict[str, dict[str, Any]]]:
     """The plan, the new concepts, every edge (inverses included) and the existing rows."""
     proposal = Proposal.model_validate(state["proposal"])
-    vault, language = runtime.context.require_vault(), options(runtime).language
-    new_ids = proposal.new_ids()
-    edges = with_inverses(
-        [
-            Relation(
-                source_id=r.source_id, type=r.type, target_id=r.target_id, explanation=r.explanation
-            )
-            for r in proposal.relations
-        ]
+    vault, source = runtime.context.require_vault(), state["source"]
+    edges, existing = _edges(proposal, runtime.context.store)
+    paths = _new_paths(vault.writer, vault.layout.concepts, proposal)
+    names = dict(paths) | {cid: row["path"] for cid, row in existing.items()}
+    concepts, create = _new_notes(
+        proposal, paths, names, vault.writer.linker(), edges, source, options(runtime).language
     )
+    edits = _existing_edits(proposal, existing, edges)
+    cited = [q for c in proposal.concepts for q in c.quote_ids] + [
+        q for e in edits.values() for q in e.quote_ids
+    ]
+    plan = VaultPlan(
+        run_id=runtime.context.run_id or source, source=source,
+        source_name=PurePosixPath(source).stem, block_ids=list(dict.fromkeys(cited)),
+        create=create, edit=[e for e in edits.values() if e.relations or e.quote_ids],
+        names=names,
+    )  # fmt: skip
+    return plan, concepts, edges, existing
+
+
+def _edges(
+    proposal: Proposal, store: Store
+) -> tuple[list[Relation], dict[str, dict[str, Any]]]:
+    """Every relation with its inverse, between concepts that exist (new, or rows in the
+    store), and the rows of the existing concepts the proposal refers to."""
+    new_ids = proposal.new_ids()
+    edges = with_inverses([
+        Relation(source_id=r.source_id, type=r.type, target_id=r.target_id,
+                 explanation=r.explanation)
+        for r in proposal.relations
+    ])  # fmt: skip
     referenced = {e.concept_id for e in proposal.existing} | {
         x for r in edges for x in (r.source_id, r.target_id)
     }
-    existing = _existing_rows(runtime.context.store, referenced - new_ids)
+    existing = _existing_rows(store, referenced - new_ids)
     edges = [
         r for r in edges if all(x in new_ids or x in existing for x in (r.source_id, r.target_id))
     ]
-    paths = _new_paths(vault.writer, vault.layout.concepts, proposal)
-    names = dict(paths) | {cid: row["path"] for cid, row in existing.items()}
-    source_name = PurePosixPath(state["source"]).stem
-    linker = vault.writer.linker()
+    return edges, existing
+
+
+def _new_notes(
+    proposal: Proposal, paths: dict[str, str], names: dict[str, str], linker: Linker,
+    edges: list[Relation], source: str, language: str,
+) -> tuple[list[Concept], list[NoteCreate]]:
+    """The new concepts and the notes that create them (with their relations and quotes)."""
+    source_name = PurePosixPath(source).stem
     concepts, create = [], []
     for c in proposal.concepts:
         # the note's file name, its heading and the links to it are one text (13.8)
@@ -108,27 +136,26 @@ def build_plan(
                           short_summary=c.short_summary, summary=c.summary, concept=c.concept,
                           analysis=c.analysis, language=language)  # fmt: skip
         concepts.append(concept)
-        links = NoteLinks(names, linker, paths[c.id])
-        quotes = [QuoteRef(source_name, q, path=state["source"]) for q in c.quote_ids]
-        text = render_concept_note(concept, edges, links, quotes)
+        quotes = [QuoteRef(source_name, q, path=source) for q in c.quote_ids]
+        text = render_concept_note(concept, edges, NoteLinks(names, linker, paths[c.id]), quotes)
         create.append(NoteCreate(path=paths[c.id], entity_id=c.id, text=text))
-    edits: dict[str, NoteEdit] = {}
-    for cid, row in existing.items():
-        edits[cid] = NoteEdit(
+    return concepts, create
+
+
+def _existing_edits(
+    proposal: Proposal, existing: dict[str, dict[str, Any]], edges: list[Relation]
+) -> dict[str, NoteEdit]:
+    """The edits of the existing concepts: their new relations and the quotes they get."""
+    edits = {
+        cid: NoteEdit(
             path=row["path"], entity_id=cid, relations=[r for r in edges if r.source_id == cid]
         )
+        for cid, row in existing.items()
+    }
     for link in proposal.existing:
         if link.concept_id in edits:
             edits[link.concept_id].quote_ids += link.quote_ids
-    cited = [q for c in proposal.concepts for q in c.quote_ids] + [
-        q for e in edits.values() for q in e.quote_ids
-    ]
-    plan = VaultPlan(
-        run_id=runtime.context.run_id or state.get("source", ""), source=state["source"],
-        source_name=source_name, block_ids=list(dict.fromkeys(cited)), create=create,
-        edit=[e for e in edits.values() if e.relations or e.quote_ids], names=names,
-    )  # fmt: skip
-    return plan, concepts, edges, existing
+    return edits
 
 
 def _store_rows(conn: Any, plan: VaultPlan, concepts: list[Concept], edges: list[Relation]) -> None:
@@ -191,14 +218,16 @@ async def commit_store(state: ExtractionState, runtime: Runtime[FlowContext]) ->
             if commit_status(store, run_id) is None:  # checked again inside the transaction
                 record_plan(conn, plan)
                 _store_rows(conn, plan, concepts, edges)
-    plan = load_plan(store, run_id)
-    report("3.1", f"store: {len(plan.create)} concept(s), {len(plan.edit)} existing updated",
-           concepts=len(plan.create), existing=len(plan.edit))  # fmt: skip
+    stored = load_plan(store, run_id)
+    if stored is None:
+        raise RuntimeError(f"run {run_id}: the store commit left no plan")
+    report("3.1", f"store: {len(stored.create)} concept(s), {len(stored.edit)} existing updated",
+           concepts=len(stored.create), existing=len(stored.edit))  # fmt: skip
     return {
         "commit": {
             "run_id": run_id,
-            "create": [c.path for c in plan.create],
-            "edit": [e.path for e in plan.edit],
+            "create": [c.path for c in stored.create],
+            "edit": [e.path for e in stored.edit],
         }
     }
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -179,7 +179,10 @@ def drop_items(proposal: Proposal, drops: Iterable[dict[str, Any]]) -> tuple[Pro
     return proposal.model_copy(update=update), done
 
 
-def _without_quote(item, concept_id, quote_id, field: str = "id"):
+L = TypeVar("L", NewConcept, ExistingLink)
+
+
+def _without_quote(item: L, concept_id: object, quote_id: object, field: str = "id") -> L:
     if getattr(item, field) != concept_id or quote_id not in item.quote_ids:
         return item
     return item.model_copy(update={"quote_ids": [q for q in item.quote_ids if q != quote_id]})

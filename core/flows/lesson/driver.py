@@ -36,7 +36,7 @@ def start_lesson(services: Any, data: dict[str, Any]) -> str:
     typo leaves no failed run behind)."""
     check_input(services, data)
     target = data.get("concept") or data.get("note_path") or ""
-    return services.runtime.start(FLOW_NAME, data, target=target).id
+    return str(services.runtime.start(FLOW_NAME, data, target=target).id)
 
 
 def check_input(services: Any, data: dict[str, Any]) -> None:
@@ -50,8 +50,8 @@ def check_input(services: Any, data: dict[str, Any]) -> None:
             raise ValueError(f"no lesson note {path!r} in the vault")
         return
     concept = str(data.get("concept") or "")
-    path = resolve_concept(services.store, concept) if concept.strip() else None
-    if path is None or not (vault.root / path).is_file():
+    found = resolve_concept(services.store, concept) if concept.strip() else None
+    if found is None or not (vault.root / found).is_file():
         raise ValueError(f"no concept note named {concept!r} (title, alias or vault path)")
 
 

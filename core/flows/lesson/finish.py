@@ -51,7 +51,7 @@ def route_escalation(
     state: LessonState,
 ) -> Literal["accept", "reject", "regenerate", "judge", "edit", "escalate"]:
     action = (state.get("decision") or {}).get("action", "")
-    return action if action in ACTIONS else "escalate"  # type: ignore[return-value]
+    return action if action in ACTIONS else "escalate"
 
 
 async def apply_decision(state: LessonState) -> dict[str, Any]:
@@ -98,7 +98,7 @@ def frontmatter_of(state: Mapping[str, Any], status: str, tokens: dict[str, int]
     return meta
 
 
-def runtime_id(state: LessonState) -> str:
+def runtime_id(state: Mapping[str, Any]) -> str:
     return str(state.get("run_id", ""))
 
 

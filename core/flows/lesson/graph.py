@@ -13,7 +13,7 @@ broken lesson before any judge (caught).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
@@ -39,6 +39,19 @@ def route_start(state: Mapping[str, Any]) -> Literal["generate", "review"]:
     return "review" if state.get("mode") == "review" else "generate"
 
 
+NODES: dict[str, Callable[..., Any]] = {
+    "load_sources": nodes.load_sources, "load_lesson": nodes.load_lesson,
+    "planner": nodes.planner, "expand_section": nodes.expand_section,
+    "assembler": nodes.assembler, "smoother": nodes.smoother,
+    "heuristics": review_nodes.heuristics, "self_review": review_nodes.self_review,
+    "prepare_regen": review_nodes.prepare_regen, "caught": review_nodes.caught,
+    "judge_primary": judging.judge_primary, "judge_secondary": judging.judge_secondary,
+    "judge_tiebreak": judging.judge_tiebreak, "verdict": judging.verdict,
+    "targeted_fix": judging.targeted_fix, "escalate": finish.escalate,
+    "apply_decision": finish.apply_decision, "write_lesson": finish.write_lesson,
+}  # fmt: skip
+
+
 def route_decision(state: LessonState) -> Literal["edit", "judge"]:
     return "edit" if (state.get("decision") or {}).get("action") == "edit" else "judge"
 
@@ -50,21 +63,21 @@ def route_escalation(state: LessonState) -> str:
     return action
 
 
-def build_graph() -> StateGraph[LessonState, FlowContext, LessonState, LessonState]:
+Graph = StateGraph[LessonState, FlowContext, LessonState, LessonState]
+
+
+def build_graph() -> Graph:
     """The uncompiled lesson graph (compile it with a checkpointer)."""
     graph = StateGraph(LessonState, context_schema=FlowContext)
-    for name, node in (
-        ("load_sources", nodes.load_sources), ("load_lesson", nodes.load_lesson),
-        ("planner", nodes.planner), ("expand_section", nodes.expand_section),
-        ("assembler", nodes.assembler), ("smoother", nodes.smoother),
-        ("heuristics", review_nodes.heuristics), ("self_review", review_nodes.self_review),
-        ("prepare_regen", review_nodes.prepare_regen), ("caught", review_nodes.caught),
-        ("judge_primary", judging.judge_primary), ("judge_secondary", judging.judge_secondary),
-        ("judge_tiebreak", judging.judge_tiebreak), ("verdict", judging.verdict),
-        ("targeted_fix", judging.targeted_fix), ("escalate", finish.escalate),
-        ("apply_decision", finish.apply_decision), ("write_lesson", finish.write_lesson),
-    ):  # fmt: skip
+    for name, node in NODES.items():
         graph.add_node(name, node)
+    _add_writing(graph)
+    _add_checks(graph)
+    return graph
+
+
+def _add_writing(graph: Graph) -> None:
+    """Plan, write the sections in parallel, assemble, smooth (or load a lesson to review)."""
     graph.add_conditional_edges(
         START, route_start, {"generate": "load_sources", "review": "load_lesson"}
     )
@@ -75,6 +88,10 @@ def build_graph() -> StateGraph[LessonState, FlowContext, LessonState, LessonSta
     graph.add_edge("assembler", "smoother")
     graph.add_edge("smoother", "heuristics")
     graph.add_edge("load_lesson", "heuristics")
+
+
+def _add_checks(graph: Graph) -> None:
+    """Heuristics, self-review, the judges' cascade, the escalation, the written note."""
     to_judge: dict[Hashable, str] = {
         "regenerate": "prepare_regen", "judge": "judge_primary", "caught": "caught"
     }  # fmt: skip
@@ -100,7 +117,6 @@ def build_graph() -> StateGraph[LessonState, FlowContext, LessonState, LessonSta
                                 {"edit": "heuristics", "judge": "judge_primary"})  # fmt: skip
     graph.add_edge("caught", "write_lesson")
     graph.add_edge("write_lesson", END)
-    return graph
 
 
 def make_input(data: dict[str, Any]) -> dict[str, Any]:

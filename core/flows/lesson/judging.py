@@ -8,7 +8,7 @@ of the sections the judges named (once), regenerate, or escalate to the user (in
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal
 
 from langgraph.runtime import Runtime
@@ -56,13 +56,15 @@ def judge_options(field: str, role: str | None) -> EvaluationNodeOptions:
     )  # fmt: skip
 
 
-def make_judge(field: str, role: str | None):
+def make_judge(
+    field: str, role: str | None
+) -> Callable[[LessonState, Runtime[FlowContext]], Awaitable[dict[str, Any]]]:
     """A framework judge node that also leaves a phase trace."""
     inner = create_evaluation_node(judge_options(field, role)).judge
 
     async def judge(state: LessonState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
         started = time.perf_counter()
-        update = await inner(state, runtime)
+        update: dict[str, Any] = await inner(state, runtime)
         result = update.get(field)
         status = f"{result['overall_score']:.2f}" if result else "error"
         trace(runtime, "judge", status, started, (field,), judge=field)

@@ -35,7 +35,7 @@ def describe_progress(data: dict[str, Any]) -> str:
     """A progress event as one line."""
     if data.get("message"):
         return str(data["message"])
-    stage = data.get("stage", "")
+    stage = str(data.get("stage", ""))
     return {
         "evaluating": f"evaluating against {data.get('criteria', '')}...",
         "asking_model": "asking the model...",

@@ -269,6 +269,8 @@ async def approve_note(state: RubricState, runtime: Runtime[FlowContext]) -> dic
         "review_summary": result.summary(),
     }
     try:
+        if writer is None:
+            raise ValueError("no vault is configured")
         new_hash = writer.set_frontmatter(
             state["note_path"], fields, expected_hash=state["note_hash"]
         )

@@ -78,10 +78,11 @@ def tutor(runtime: Runtime[FlowContext]) -> TutorSettings:
 
 def merged(state: SimplifiedState, update: Mapping[str, Any]) -> dict[str, Any]:
     """The state after an update, append-only lists appended (as the reducers will)."""
+    before: Mapping[str, Any] = state
     full: dict[str, Any] = {**state, **update}
     for key in ("conversation", "agent_logs", "misconceptions"):
         if key in update:
-            full[key] = [*state.get(key, []), *update[key]]
+            full[key] = [*before.get(key, []), *update[key]]
     return full
 
 

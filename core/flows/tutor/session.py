@@ -36,7 +36,8 @@ def start_session(runtime: Any, lesson: Lesson, settings: Settings) -> RunRecord
     """
     record = runtime.start(FLOW_NAME, lesson_input(lesson, settings), target=lesson.path)
     runtime.runs.set_status(record.id, "running")
-    return runtime.runs.get(record.id)
+    started: RunRecord = runtime.runs.get(record.id)
+    return started
 
 
 def curriculum(vault: Any, store: Any) -> list[Lesson]:

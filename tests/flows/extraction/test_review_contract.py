@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from core.events import Done, Interrupted
+from core.events import Done
 from core.flows.extraction.graph import SPEC
 from core.flows.extraction.state import ExtractionDecision, ExtractionReview
 from core.reviews import InvalidDecision
 from tests.flows.extraction.conftest import SOURCE
-from tests.flows.extraction.test_runtime import make_vault, open_app
+from tests.flows.extraction.test_runtime import make_vault, open_app, paused_run
 
 MALFORMED = [
     {"action": "maybe"},
@@ -48,12 +48,9 @@ def test_feedback_without_text_but_with_drops_is_a_drop() -> None:
 async def test_the_review_round_trips_through_the_sqlite_checkpoint(tmp_path: Path) -> None:
     root, data = make_vault(tmp_path)
     async with open_app(root, data) as app:
-        app.vault.index.sync_files()
-        run = app.runtime.start("extraction", {"source": SOURCE}, target=SOURCE)
-        events = await app.runtime.run_until_pause(run.id)
-        assert isinstance(events[-1], Interrupted)
+        run_id = await paused_run(app)
     async with open_app(root, data) as app:  # another process: only the checkpoint is left
-        pending = await app.runtime.pending_interrupt(run.id)
+        pending = await app.runtime.pending_interrupt(run_id)
         assert pending is not None
         payload = pending.payload
         assert json.loads(json.dumps(payload)) == payload  # plain JSON data, no models
@@ -64,15 +61,15 @@ async def test_the_review_round_trips_through_the_sqlite_checkpoint(tmp_path: Pa
 
         for answer in ({"action": "maybe"}, {"action": "feedback"}, "aprobar"):
             with pytest.raises(InvalidDecision):
-                await app.runtime.run_until_pause(run.id, answer, resume=True)
-        assert app.runtime.runs.get(run.id).status == "awaiting_review"
-        assert (await app.runtime.pending_interrupt(run.id)).payload == payload  # untouched
+                await app.runtime.run_until_pause(run_id, answer, resume=True)
+        assert app.runtime.runs.get(run_id).status == "awaiting_review"
+        assert (await app.runtime.pending_interrupt(run_id)).payload == payload  # untouched
         assert app.llm.backend().calls == []
 
         keep = review.concepts[0].id
         drops = [{"kind": "concept", "id": c.id} for c in review.concepts if c.id != keep]
         events = await app.runtime.run_until_pause(
-            run.id, {"action": "APPROVE", "drops": drops}, resume=True
+            run_id, {"action": "APPROVE", "drops": drops}, resume=True
         )
         assert isinstance(events[-1], Done) and events[-1].output["outcome"] == "committed"
         assert events[-1].output["decision"]["action"] == "approve"

@@ -44,6 +44,15 @@ def open_app(root: Path, data: Path, script: FlowScript | None = None):
     return open_services(settings, {"extraction": SPEC}, backend=ConcurrencyBackend(script))
 
 
+async def paused_run(app) -> str:
+    """A run of the source started and driven to its review; its id."""
+    app.vault.index.sync_files()
+    run = app.runtime.start("extraction", {"source": SOURCE}, target=SOURCE)
+    events = await app.runtime.run_until_pause(run.id)
+    assert isinstance(events[-1], Interrupted)
+    return run.id
+
+
 def consistent(app, root: Path) -> None:
     """Every concept note on disk is in the store with the same relations, both ways."""
     for path in (root / "08 - Ideas").glob("*.md"):
@@ -114,10 +123,7 @@ async def test_failed_vault_write_leaves_a_pending_plan_that_repair_finishes(
 ) -> None:
     root, data = make_vault(tmp_path)
     async with open_app(root, data) as app:
-        app.vault.index.sync_files()
-        run = app.runtime.start("extraction", {"source": SOURCE}, target=SOURCE)
-        events = await app.runtime.run_until_pause(run.id)
-        assert isinstance(events[-1], Interrupted)
+        run_id = await paused_run(app)
         real_create = app.vault.writer.create
         calls = []
 
@@ -128,11 +134,11 @@ async def test_failed_vault_write_leaves_a_pending_plan_that_repair_finishes(
             return real_create(rel, text)
 
         app.vault.writer.create = flaky
-        events = await app.runtime.run_until_pause(run.id, "approve", resume=True)
+        events = await app.runtime.run_until_pause(run_id, "approve", resume=True)
         assert isinstance(events[-1], Failed) and "noema repair" in events[-1].error
         app.vault.writer.create = real_create
         report = repair(app)
-        assert report.finished == [run.id]
+        assert report.finished == [run_id]
         # the note written before the failure was not written twice
         created = sorted(p.name for p in (root / "08 - Ideas").glob("*.md"))
         assert len(created) == 3 and calls[0].endswith(created[0])
