@@ -19,6 +19,9 @@ from core.store import Store, open_store
 from core.vault_handle import VaultHandle, open_vault
 from local_llm import Backend, LLMClient
 
+__all__ = ["Services", "VaultHandle", "open_services", "open_vault"]
+"""`VaultHandle` and `open_vault` live in core.vault_handle; they are still reached here."""
+
 
 @dataclass
 class Services:

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from core.flows.extraction.state import ExtractionReview
+    from core.services import Services
+    from core.settings import Settings
 
 from tui.commands import (
     CommandError,
@@ -124,7 +126,7 @@ def print_report(payload: dict[str, Any], run_id: str) -> None:
     print(f"\nrun {run_id[:8]}: noema review {run_id[:8]} " + " | ".join(actions))
 
 
-async def drive(services: Any, events: Any) -> int:
+async def drive(services: Services, events: Any) -> int:
     """Print progress, then the report (review) or the outcome (end)."""
     from core.events import Done, Failed, Interrupted, Progress
 
@@ -158,7 +160,7 @@ def run_extract(args: argparse.Namespace, backend: Any = None) -> int:
     return run_async(_extract(settings, args.note, backend, again=getattr(args, "again", False)))
 
 
-async def _extract(settings: Any, note: str, backend: Any, *, again: bool = False) -> int:
+async def _extract(settings: Settings, note: str, backend: Any, *, again: bool = False) -> int:
     from core.repair import repair
 
     async with open_flows(settings, backend=backend) as services:
@@ -172,7 +174,7 @@ ACTIVE = ("queued", "running", "awaiting_review", "failed", "cancelled")
 """A source's run in one of these is continued (a cancelled one from its last checkpoint)."""
 
 
-async def follow(services: Any, rel: str, *, again: bool = False) -> int:
+async def follow(services: Services, rel: str, *, again: bool = False) -> int:
     """Drive the source's active run, start one if there is none, or join the one another
     noema process is driving (wait for it, then show where it stopped). Never two runs.
     `again`: a processed source is extracted once more instead of skipped."""
@@ -202,7 +204,7 @@ async def follow(services: Any, rel: str, *, again: bool = False) -> int:
             await services.runtime.wait_until_free(run.id)
 
 
-async def _print_pending(services: Any, run: Any) -> bool:
+async def _print_pending(services: Services, run: Any) -> bool:
     """Print the report of a run that waits for its review; False when it does not."""
     if run.status not in ("awaiting_review", "queued", "failed"):
         return False
@@ -253,7 +255,7 @@ def run_review(args: argparse.Namespace, backend: Any = None) -> int:
     return run_async(_review(settings, args, backend))
 
 
-async def _review(settings: Any, args: argparse.Namespace, backend: Any) -> int:
+async def _review(settings: Settings, args: argparse.Namespace, backend: Any) -> int:
     from core.runtime import RunBusy
 
     # only feedback asks the model again; approving or aborting does not
@@ -272,7 +274,7 @@ async def _review(settings: Any, args: argparse.Namespace, backend: Any) -> int:
                 waited = True
 
 
-async def _answer(services: Any, run: Any, args: argparse.Namespace, waited: bool) -> int:
+async def _answer(services: Services, run: Any, args: argparse.Namespace, waited: bool) -> int:
     """Answer the run's review as the arguments say (RunBusy while another process drives it)."""
     pending = (
         await services.runtime.pending_interrupt(run.id)

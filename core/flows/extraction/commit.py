@@ -43,7 +43,7 @@ from vault.resolve import name_key
 from vault.writer import VaultWriteError
 
 
-def _existing_rows(store: Any, ids: set[str]) -> dict[str, Any]:
+def _existing_rows(store: Store, ids: set[str]) -> dict[str, Any]:
     if not ids:
         return {}
     marks = ",".join("?" * len(ids))
@@ -207,7 +207,7 @@ def _quotes_of(item: NoteCreate, plan: VaultPlan) -> list[str]:
     return [q.quote_id for q in parsed.quotes if name_key(q.source) == wanted]
 
 
-async def commit_store(state: ExtractionState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def commit_store(state: ExtractionState, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Step 3.1: everything into the store in one transaction (once per run)."""
     store, run_id = runtime.context.store, runtime.context.run_id or state.get("source", "")
     if commit_status(store, run_id) is None:
@@ -232,7 +232,7 @@ async def commit_store(state: ExtractionState, runtime: Runtime[FlowContext]) ->
     }
 
 
-async def write_vault(state: ExtractionState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def write_vault(state: ExtractionState, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Step 3.2: block ids, new notes, minimal edits (idempotent; repair finishes a failure)."""
     store, run_id = runtime.context.store, state["commit"]["run_id"]
     plan = load_plan(store, run_id)
@@ -256,7 +256,7 @@ async def write_vault(state: ExtractionState, runtime: Runtime[FlowContext]) -> 
     return {"written": written}
 
 
-async def mark_source(state: ExtractionState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def mark_source(state: ExtractionState, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Step 3.3: processed_date on the source; the plan is done; the index refreshed."""
     store, run_id, vault = runtime.context.store, state["commit"]["run_id"], runtime.context.require_vault()
     plan = load_plan(store, run_id)
@@ -280,12 +280,12 @@ async def mark_source(state: ExtractionState, runtime: Runtime[FlowContext]) -> 
             "messages": [f"Committed. Files written:\n{listing}" if written else "Committed; no file changed."]}  # fmt: skip
 
 
-def _error_of(store: Any, run_id: str) -> str:
+def _error_of(store: Store, run_id: str) -> str:
     row = store.query_one("SELECT error FROM extraction_commits WHERE run_id=?", (run_id,))
     return str(row[0]) if row and row[0] else "no reason recorded"
 
 
-def written_notes(store: Any, run_id: str) -> list[str]:
+def written_notes(store: Store, run_id: str) -> list[str]:
     """The files a finished commit wrote (for the screen after a restart)."""
     row = store.query_one("SELECT written_json FROM extraction_commits WHERE run_id=?", (run_id,))
     return [] if row is None else list(json.loads(row[0]))

@@ -178,7 +178,7 @@ def route_after_load(state: ExtractionState) -> list[Send] | str:
 # -- 1.1a -------------------------------------------------------------------------------------
 
 
-async def extract_batch(state: BatchTask, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def extract_batch(state: BatchTask, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Call 1.1a on one batch: candidate concepts with the ids of the quotes that formed them.
 
     Code rejects what a small model gets visibly wrong (`sanity.rejection`): a candidate that
@@ -206,7 +206,7 @@ async def extract_batch(state: BatchTask, runtime: Runtime[FlowContext]) -> dict
     return {"candidates": found, "extraction_notes": notes, "warnings": rejected}
 
 
-def merge_candidates(state: ExtractionState) -> dict[str, Any]:
+def merge_candidates(state: ExtractionState) -> ExtractionState:
     """Candidates of every batch, merged when their titles normalize alike (quotes united);
     each gets the UUID its concept will have (`key`)."""
     merged: dict[str, dict[str, Any]] = {}
@@ -293,7 +293,7 @@ async def duplicate_candidates(
     return sorted(unique.values(), key=hits.index)[: opts.top_k], skipped
 
 
-async def detect_duplicate(state: DuplicateTask, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def detect_duplicate(state: DuplicateTask, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Call 1.1b for one candidate: the same name decides; else name matches and search find
     existing concepts for the model to judge."""
     candidate, total = state["candidate"], state.get("total", 1)
@@ -378,7 +378,7 @@ def _retarget(relations: list[ProposedRelation], moved: Mapping[str, str]) -> li
     ]  # fmt: skip
 
 
-def aggregate(state: ExtractionState) -> dict[str, Any]:
+def aggregate(state: ExtractionState) -> ExtractionState:
     """The pending candidates into the proposal: novel ones are (or stay) new concepts,
     duplicates hand their quotes (and relations) to the existing concept."""
     proposal = Proposal.model_validate(state.get("proposal") or {})

@@ -54,7 +54,7 @@ def route_after_aggregate(state: ExtractionState, runtime: Runtime[FlowContext])
     return route_to_relate(state)
 
 
-async def relation_queries(state: RelationQueryTask, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def relation_queries(state: RelationQueryTask, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Call 1.1c: exactly `queries_per_relation` queries for each of the nine relation types,
     in as many calls as the completion budget needs."""
     concept, opts = state["concept"], options(runtime)
@@ -81,7 +81,7 @@ async def relation_queries(state: RelationQueryTask, runtime: Runtime[FlowContex
     return {"query_sets": [{"concept_id": concept["id"], "queries": queries}], "skipped": skipped}
 
 
-async def search_pool(state: ExtractionState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def search_pool(state: ExtractionState, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Step 1.1d (no model): run every query of this pass's concepts, pool the existing
     concepts found per concept."""
     size = options(runtime).pool_size
@@ -132,7 +132,7 @@ def route_to_relate(state: ExtractionState) -> list[Send] | str:
     return sends or "collect_relations"
 
 
-async def relate(state: RelateTask, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def relate(state: RelateTask, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Call 1.1e for one new concept: relations to the others, targets bounded to them."""
     concept = state["concept"]
     labels = {}
@@ -166,7 +166,7 @@ async def relate(state: RelateTask, runtime: Runtime[FlowContext]) -> dict[str, 
     return {"relation_sets": [{"concept_id": concept["id"], "relations": relations}]}
 
 
-def collect_relations(state: ExtractionState) -> dict[str, Any]:
+def collect_relations(state: ExtractionState) -> ExtractionState:
     """This pass's relations added to the proposal's, each once (an edge and its inverse
     count as one), new-concept ends only."""
     proposal = Proposal.model_validate(state["proposal"])

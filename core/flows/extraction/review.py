@@ -39,7 +39,7 @@ from local_llm.tokens import count_text
 MAX_EXISTING_LABELS = 40
 
 
-async def critique_checks(state: ExtractionState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def critique_checks(state: ExtractionState, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Step 1.2, code part."""
     proposal = Proposal.model_validate(state["proposal"])
     quote_ids = [q["id"] for q in state.get("quotes", [])]
@@ -143,7 +143,7 @@ def critique_options() -> EvaluationNodeOptions:
     )
 
 
-def critique_gate(state: ExtractionState) -> dict[str, Any]:
+def critique_gate(state: ExtractionState) -> ExtractionState:
     """Combine code's findings and the judge's verdict; log the round.
 
     The round passes only when every criterion of the checklist passes (spec 1.4: the loop
@@ -214,7 +214,7 @@ async def revise(
     return apply_revision(proposal, answer, labels, known, [q["id"] for q in quotes]), answer, None
 
 
-async def refine(state: ExtractionState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def refine(state: ExtractionState, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Call 1.3: address the critique's issues; concepts it adds go through 1.1b-1.1e."""
     last = (state.get("critique_log") or [{}])[-1]
     lines = [issues_text([*last.get("code_issues", []), *last.get("issues", [])])]
@@ -298,7 +298,7 @@ def route_after_review(
     return "review"
 
 
-async def incorporate(state: ExtractionState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def incorporate(state: ExtractionState, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Call 2.3: the model follows the reviewer's feedback; concepts it adds go through
     1.1b-1.1e, then back to the review."""
     feedback = (state.get("decision") or {}).get("feedback", "")
@@ -322,11 +322,11 @@ async def incorporate(state: ExtractionState, runtime: Runtime[FlowContext]) -> 
     }  # fmt: skip
 
 
-def aborted(state: ExtractionState) -> dict[str, Any]:
+def aborted(state: ExtractionState) -> ExtractionState:
     report("2.2", "aborted by the reviewer")
     return {"outcome": "aborted", "messages": ["Extraction aborted; nothing was written."]}
 
 
-def finish(state: ExtractionState) -> dict[str, Any]:
+def finish(state: ExtractionState) -> ExtractionState:
     """The end of a run that had nothing to do (already processed, no quotes)."""
     return {}

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from core.evaluation import EvaluationFields, EvaluationStatus
 from core.flows.extraction.proposal import ExistingLink, NewConcept
+from core.model_failures import SkippedWork
 from core.reviews import Decision, Review
 
 Outcome = Literal["skipped", "no_quotes", "committed", "aborted"]
@@ -212,8 +213,8 @@ class ExtractionReview(Review):
     warnings: list[str] = []
     critique_log: list[dict[str, Any]] = []
     notes: list[str] = []
-    skipped: list[dict[str, Any]] = []
-    """Work a fallback replaced (`core.model_failures.skipped_entry`)."""
+    skipped: list[SkippedWork] = []
+    """Work a fallback replaced."""
     quote_count: int = 0
 
 

@@ -32,13 +32,13 @@ from core.reviews import InvalidDecision
 ACTIONS = ("accept", "regenerate", "judge", "edit", "reject")
 
 
-async def escalate(state: LessonState) -> dict[str, Any]:
+async def escalate(state: LessonState) -> LessonState:
     """Ask the user: accept, regenerate, send to the judges again, edit, or reject."""
-    shown = LessonReview(
-        title=f"Lesson: {state.get('topic', '')}", lesson=state.get("lesson", ""),
-        cascade=state.get("cascade"), self_review=state.get("self_review"),
-        heuristics=state.get("heuristics"), actions=list(ACTIONS),
-    )  # fmt: skip
+    shown = LessonReview.model_validate({
+        "title": f"Lesson: {state.get('topic', '')}", "lesson": state.get("lesson", ""),
+        "cascade": state.get("cascade"), "self_review": state.get("self_review"),
+        "heuristics": state.get("heuristics"), "actions": list(ACTIONS),
+    })  # fmt: skip
     value = interrupt(shown.payload())
     try:
         decision = LessonDecision.parse(value)

@@ -105,7 +105,7 @@ def route_secondary(state: LessonState, runtime: Runtime[FlowContext]) -> Litera
     )
 
 
-async def verdict(state: LessonState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def verdict(state: LessonState, runtime: Runtime[FlowContext]) -> LessonState:
     """Combine the judges that ran and decide by the thresholds."""
     settings = lesson_settings(runtime)
     votes = [v for v in votes_of(state, runtime) if v is not None]
@@ -160,7 +160,7 @@ def sections_to_fix(body: str, wheres: list[str], limit: int = 2) -> list[int]:
     return named[:limit]
 
 
-async def targeted_fix(state: LessonState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def targeted_fix(state: LessonState, runtime: Runtime[FlowContext]) -> LessonState:
     """Rewrite the sections the judges named (generator role), then check and judge again."""
     started = time.perf_counter()
     wheres, problems = _problems(state)

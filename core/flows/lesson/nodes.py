@@ -77,7 +77,7 @@ def vault_of(runtime: Runtime[FlowContext]) -> VaultHandle:
     return vault
 
 
-async def load_sources(state: LessonState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def load_sources(state: LessonState, runtime: Runtime[FlowContext]) -> LessonState:
     """The topic's concept note, its related concepts and supporting quotes."""
     started = time.perf_counter()
     settings = lesson_settings(runtime)
@@ -100,7 +100,7 @@ async def load_sources(state: LessonState, runtime: Runtime[FlowContext]) -> dic
     }  # fmt: skip
 
 
-async def load_lesson(state: LessonState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def load_lesson(state: LessonState, runtime: Runtime[FlowContext]) -> LessonState:
     """Review mode: the existing lesson note, its language and objectives from frontmatter."""
     note = vault_of(runtime).writer.read(state["note_path"])
     meta = note.frontmatter
@@ -177,7 +177,7 @@ def fan_out(state: LessonState) -> list[Send]:
     ]
 
 
-async def expand_section(task: SectionTask, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def expand_section(task: SectionTask, runtime: Runtime[FlowContext]) -> LessonState:
     """Write one section (the task carries the plan and the section index)."""
     settings = lesson_settings(runtime)
     plan = Plan.model_validate(task["plan"])
@@ -189,7 +189,7 @@ async def expand_section(task: SectionTask, runtime: Runtime[FlowContext]) -> di
     return {"drafts": {str(index): document.strip_heading(draft.text)}}
 
 
-async def assembler(state: LessonState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def assembler(state: LessonState, runtime: Runtime[FlowContext]) -> LessonState:
     """Code joins the sections in plan order; records the expander's and its own phase."""
     started = time.perf_counter()
     plan = Plan.model_validate(state["plan"])
@@ -200,7 +200,7 @@ async def assembler(state: LessonState, runtime: Runtime[FlowContext]) -> dict[s
     return {"lesson": lesson}
 
 
-async def smoother(state: LessonState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def smoother(state: LessonState, runtime: Runtime[FlowContext]) -> LessonState:
     """Transitions between sections (the model writes them, code inserts them)."""
     started = time.perf_counter()
     sections = len(state["plan"]["sections"])

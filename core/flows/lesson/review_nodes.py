@@ -149,7 +149,7 @@ def route_self_review(
     return "judge"
 
 
-async def prepare_regen(state: LessonState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def prepare_regen(state: LessonState, runtime: Runtime[FlowContext]) -> LessonState:
     """Which sections to rewrite: those the checks named (partial), else all of them."""
     sections = [s["title"] for s in state["plan"]["sections"]]
     report = report_of(state) if state.get("heuristics") else None
@@ -170,7 +170,7 @@ async def prepare_regen(state: LessonState, runtime: Runtime[FlowContext]) -> di
     }  # fmt: skip
 
 
-async def caught(state: LessonState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def caught(state: LessonState, runtime: Runtime[FlowContext]) -> LessonState:
     """Review mode: the lesson failed before any judge; no judge tokens are spent."""
     trace(runtime, "judge", "skipped", time.perf_counter(), (), reason="caught before judging")
     return {"status": "needs_regeneration",

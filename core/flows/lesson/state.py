@@ -7,6 +7,8 @@ from typing import Annotated, Any, Literal, TypedDict
 from pydantic import BaseModel, Field, model_validator
 
 from core.evaluation import EvaluationFields
+from core.flows.lesson.heuristics.result import HeuristicReport
+from core.flows.lesson.review_types import CascadeVerdict, SelfReviewResult
 from core.reviews import Decision, Review
 
 Mode = Literal["generate", "review"]
@@ -135,10 +137,10 @@ class LessonReview(Review):
     type: Literal["lesson_review"] = "lesson_review"
     title: str = ""
     lesson: str = ""
-    cascade: dict[str, Any] | None = None
-    """The judges' verdict (`CascadeVerdict` as data), None before any judge."""
-    self_review: dict[str, Any] | None = None
-    heuristics: dict[str, Any] | None = None
+    cascade: CascadeVerdict | None = None
+    """The judges' verdict, None before any judge."""
+    self_review: SelfReviewResult | None = None
+    heuristics: HeuristicReport | None = None
     actions: list[str] = ["accept", "regenerate", "judge", "edit", "reject"]
 
 

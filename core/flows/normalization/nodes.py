@@ -170,7 +170,7 @@ async def _generate_one(
     return found
 
 
-async def generation(state: NormalizationState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def generation(state: NormalizationState, runtime: Runtime[FlowContext]) -> NormalizationState:
     """The generator proposes merges; known weak and already accepted keys are dropped."""
     iteration = state.get("iteration", 0) + 1
     known = set(state.get("all_merges", {})) | set(state.get("weak_merges", {}))
@@ -258,7 +258,7 @@ def _next_active(
     return active
 
 
-async def validation(state: NormalizationState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def validation(state: NormalizationState, runtime: Runtime[FlowContext]) -> NormalizationState:
     """The evaluator returns weak merges; accepted = batch minus every weak key ever seen."""
     batch = state.get("new_merge_batch", [])
     accepted, new_weak, skipped = await _judge(runtime, batch, state) if batch else ([], {}, [])
@@ -302,7 +302,7 @@ def route_convergence(state: NormalizationState) -> Literal["continue", "end"]:
     return "end" if state.get("converged") else "continue"
 
 
-async def finish(state: NormalizationState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def finish(state: NormalizationState, runtime: Runtime[FlowContext]) -> NormalizationState:
     """Store the review: every accepted merge as a pending item."""
     merges = list(state.get("all_merges", {}).values())
     review_id = ""

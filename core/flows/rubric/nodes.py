@@ -284,7 +284,7 @@ async def approve_note(state: RubricState, runtime: Runtime[FlowContext]) -> dic
     }
 
 
-async def round_limit(state: RubricState) -> dict[str, Any]:
+async def round_limit(state: RubricState) -> RubricState:
     """Stop: the note went through as many rounds as settings allow."""
     limit = state.get("max_rounds", 1)
     return {
@@ -295,12 +295,12 @@ async def round_limit(state: RubricState) -> dict[str, Any]:
     }
 
 
-async def revision_gate(state: RubricState) -> dict[str, Any]:
+async def revision_gate(state: RubricState) -> RubricState:
     """Where a `revise` decision arrives; `route_revise` checks the round limit."""
     return {}
 
 
-async def record_failure(state: RubricState) -> dict[str, Any]:
+async def record_failure(state: RubricState) -> RubricState:
     """The evaluation failed (its error is already in the state): mark the run's outcome."""
     return {"outcome": "failed"}
 

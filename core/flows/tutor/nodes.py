@@ -54,7 +54,7 @@ def session_id(state: SimplifiedState, runtime: Runtime[FlowContext]) -> str:
     return ""
 
 
-def recent(state: SimplifiedState, settings: Any) -> list[dict[str, Any]]:
+def recent(state: SimplifiedState, settings: TutorSettings) -> list[dict[str, Any]]:
     return list(state.get("conversation") or [])[-settings.recent_messages :]
 
 
@@ -254,7 +254,7 @@ def last_question(state: SimplifiedState) -> str:
 
 
 def evaluation_update(
-    state: SimplifiedState, step: Mapping[str, Any], answer: EvaluatorAnswer, settings: Any
+    state: SimplifiedState, step: Mapping[str, Any], answer: EvaluatorAnswer, settings: TutorSettings
 ) -> dict[str, Any]:
     """Plan statuses, notes, feedback message and routing flags from one evaluation."""
     plan = state.get("study_plan") or {}
