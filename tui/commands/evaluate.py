@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tui.commands import (
     CommandError,
@@ -24,10 +24,6 @@ from tui.commands import (
     settings_from,
 )
 from tui.commands.editing import edit_text, editor
-
-if TYPE_CHECKING:
-    from core.services import Services
-    from core.settings import Settings
 
 EXIT_ROUND_LIMIT = 3
 CHOICES = {"a": "approve", "r": "revise", "e": "edit", "l": "later", "y": "accept", "n": "reject"}
@@ -112,17 +108,17 @@ def vault_relative(note: str, root: Path) -> str:
 def run(args: argparse.Namespace, backend: Any = None, ask: Any = None) -> int:
     """The `evaluate` handler; `backend` and `ask` are for tests (scripted model, answers)."""
     settings = settings_from(args)
-    vault = require_vault(settings)
-    note = vault_relative(args.note, vault)
+    require_vault(settings)
+    note = vault_relative(args.note, settings.vault.path)
     check_input(settings, note, args.criteria)  # before any run exists: a typo leaves nothing
     return run_async(evaluate(settings, note, args, backend, ask or input))
 
 
-def check_input(settings: Settings, note: str, criteria: str | None) -> None:
+def check_input(settings: Any, note: str, criteria: str | None) -> None:
     """The note exists in the vault and the criteria name or file exists."""
     from core.evaluation import available_criteria
 
-    root = require_vault(settings)
+    root = settings.vault.path
     if not (root / note).is_file():
         raise CommandError(f"no note {note} in the vault {root}" + suggestion(root, note))
     if criteria is None:
@@ -143,7 +139,7 @@ def suggestion(root: Path, note: str) -> str:
 
 
 async def evaluate(
-    settings: Settings, note: str, args: argparse.Namespace, backend: Any, ask: Any
+    settings: Any, note: str, args: argparse.Namespace, backend: Any, ask: Any
 ) -> int:
     from core.flows.rubric.driver import review_note
 
@@ -165,7 +161,7 @@ async def evaluate(
 class Decider:
     """Answers the flow's interrupts at the terminal."""
 
-    def __init__(self, services: Services, note: str, args: argparse.Namespace, ask: Any):
+    def __init__(self, services: Any, note: str, args: argparse.Namespace, ask: Any):
         self.services, self.note, self.args, self.ask = services, note, args, ask
 
     async def __call__(self, payload: dict[str, Any]) -> Any:
@@ -212,11 +208,7 @@ class Decider:
         if not editor():
             err("set $EDITOR to edit the note here, or edit it in the TUI")
             return None
-        vault = self.services.vault
-        if vault is None:
-            err("no vault is configured")
-            return None
-        edited = edit_text(vault.writer.read(self.note).body)
+        edited = edit_text(self.services.vault.writer.read(self.note).body)
         if edited is None:
             err("no changes")
         return edited

@@ -17,7 +17,7 @@ import argparse
 import json
 import sys
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from core.flows.tutor.logs import AGENTS as AGENT_NAMES
 from tui.commands import (
@@ -29,9 +29,6 @@ from tui.commands import (
     run_async,
     settings_from,
 )
-
-if TYPE_CHECKING:
-    from core.services import Services
 
 USAGE = """noema tutor [-h] [--concept NAME | --resume SESSION]
        noema tutor sessions
@@ -156,14 +153,12 @@ async def pick(read: ReadLine, write: Write, title: str, options: list[str]) -> 
         write(f"choose 1-{len(options)}\n")
 
 
-async def choose_lesson(services: Services, read: ReadLine, write: Write, concept: str | None):
+async def choose_lesson(services: Any, read: ReadLine, write: Write, concept: str | None):
     """The lesson to tutor: a concept by name, or subject -> topic -> subtopic (or a concept)."""
     from core.curriculum import list_concepts, resolve_concepts, subjects, subtopics, topics
     from core.flows.tutor.session import concept_session_lesson, curriculum
 
     vault, store = services.vault, services.store
-    if vault is None:
-        raise CommandError("no vault configured: set vault.path in your settings or run `noema demo`")
     import asyncio
 
     await asyncio.to_thread(vault.index.sync_files)
@@ -208,7 +203,7 @@ def show_event(event: Any, write: Write) -> None:
         write(f"\n[the turn failed: {event.error}]\n")
 
 
-async def chat(services: Services, session_id: str, read: ReadLine, write: Write) -> dict[str, Any]:
+async def chat(services: Any, session_id: str, read: ReadLine, write: Write) -> dict[str, Any]:
     """Run turns until the session ends or the learner leaves; returns the last state."""
     from core.flows.tutor.session import needs_retry, session_values, turn
     from core.flows.tutor.summary import summary_text
@@ -243,7 +238,7 @@ async def read_answer(read: ReadLine, write: Write, values: dict[str, Any]) -> s
         if line is None or line.strip() in ("/quit", "/q"):
             return None
         if line.strip() == "/hint":
-            hints: list[str] = next((m.get("hints") for m in reversed(values.get("conversation", []))
+            hints = next((m.get("hints") for m in reversed(values.get("conversation", []))
                           if m.get("hints")), [])  # fmt: skip
             write("".join(f"  hint: {h}\n" for h in hints) or "  no hints for this question\n")
             continue

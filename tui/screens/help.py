@@ -9,7 +9,7 @@ matter to it (`enter` on a table row) in `HELP_KEYS`.
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -89,7 +89,7 @@ class HelpScreen(ModalScreen[None]):
 
     def renderable(self) -> Group:
         """Each section: its title, then key, what it does, binding id (dim)."""
-        parts: list[RenderableType] = []
+        parts: list[object] = []
         for title, rows in self.sections:
             parts.append(Text(f"\n{title}" if parts else title, style="bold reverse"))
             table = Table.grid(padding=(0, 2))
@@ -108,5 +108,5 @@ class HelpScreen(ModalScreen[None]):
             f"{close} closes · {palette} opens the command palette"
         )
 
-    async def action_dismiss(self, result: object = None) -> None:
+    def action_dismiss(self) -> None:
         self.dismiss(None)

@@ -14,18 +14,13 @@ events in one message for all the tokens that came meanwhile.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from textual import work
 from textual.message import Message
 
 from core.events import Done, Progress, RunEvent
 from tui.widgets.tutor_chat import TutorChat
-
-if TYPE_CHECKING:
-    from tui.screens.base import NoemaScreen as _Screen
-else:
-    _Screen = object
 
 
 class TutorEvents(Message):
@@ -48,16 +43,10 @@ class TurnEnded(Message):
         self.values = values
 
 
-class TurnRelay(_Screen):
+class TurnRelay:
     """The session worker of `TutorScreen` (a mixin: it posts to, and draws on, the screen).
 
     The screen provides `services`, `busy`, `show_event` and `on_turn_ended`."""
-
-    if TYPE_CHECKING:
-
-        @property
-        def services(self) -> Any: ...
-        def show_event(self, event: RunEvent) -> None: ...
 
     def init_relay(self) -> None:
         self._answers: asyncio.Queue[str] | None = None

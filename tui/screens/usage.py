@@ -4,7 +4,7 @@ the tokens used per day (textual-plotext)."""
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from textual import work
 from textual.app import ComposeResult
@@ -15,9 +15,6 @@ from textual_plotext import PlotextPlot
 from tui.commands.usage import money, seconds
 from tui.messages import ServicesReady
 from tui.screens.base import NoemaScreen
-
-if TYPE_CHECKING:
-    from core.usage import Grouping
 
 WINDOWS = (7, 30, 90)
 """The day windows `d` cycles through."""
@@ -42,7 +39,7 @@ class UsageScreen(NoemaScreen):
 
     def __init__(self, app: Any = None) -> None:
         super().__init__()
-        self.grouping: Grouping = "flow"
+        self.grouping = "flow"
         self.days = 30
         self.calls: list[Any] = []
 
@@ -115,7 +112,7 @@ class UsageScreen(NoemaScreen):
         days = [u.key[5:] for u in series]  # MM-DD
         prompt = [u.prompt_tokens / 1000 for u in series]
         completion = [u.completion_tokens / 1000 for u in series]
-        plt.stacked_bar(days, [prompt, completion], labels=["prompt", "completion"])  # type: ignore[call-arg]  # plotext's stub names it `label`
+        plt.stacked_bar(days, [prompt, completion], labels=["prompt", "completion"])
         plt.title("Thousands of tokens per day")
         chart.refresh()
 
