@@ -32,11 +32,13 @@ class LessonOutcome:
     savings: dict[str, Any] = field(default_factory=dict)
 
 
-def start_lesson(services: Services, data: dict[str, Any]) -> str:
+def start_lesson(services: Services | None, data: dict[str, Any]) -> str:
     """Record a new lesson run after checking its input; returns its id.
 
     A concept or note that does not exist is a `ValueError` before any run is recorded (a
-    typo leaves no failed run behind)."""
+    typo leaves no failed run behind); so are services not open yet (None)."""
+    if services is None:
+        raise ValueError("no vault is configured: set vault.path")
     check_input(services, data)
     target = data.get("concept") or data.get("note_path") or ""
     return str(services.runtime.start(FLOW_NAME, data, target=target).id)
