@@ -58,7 +58,9 @@ class Decision(BaseModel):
         try:
             return cls.model_validate(value)
         except ValidationError as exc:
-            raise InvalidDecision(f"invalid review answer {_shown(value)}: {_first_error(exc)}") from None
+            raise InvalidDecision(
+                f"invalid review answer {_shown(value)}: {_first_error(exc)}"
+            ) from None
 
 
 def _first_error(exc: ValidationError) -> str:

@@ -17,8 +17,12 @@ def run_mypy(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "mypy", "--no-error-summary", "--no-color-output"]
     return subprocess.run(
         [*command, "--config-file", str(REPO / "pyproject.toml"), *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
 
 
 def test_mypy_finds_no_error() -> None:

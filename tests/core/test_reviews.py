@@ -43,7 +43,9 @@ def test_the_message_names_the_field_and_the_choices() -> None:
 
 def test_a_bare_action_string_and_its_case_are_accepted() -> None:
     assert Pick.parse("  KEEP ").action == "keep"
-    assert Pick.parse({"action": "Toss", "note": "ñandú 🐦"}) == Pick(action="toss", note="ñandú 🐦")
+    assert Pick.parse({"action": "Toss", "note": "ñandú 🐦"}) == Pick(
+        action="toss", note="ñandú 🐦"
+    )
     decided = Pick(action="keep")
     assert Pick.parse(decided) is decided
 

@@ -108,11 +108,14 @@ def _edges(
     """Every relation with its inverse, between concepts that exist (new, or rows in the
     store), and the rows of the existing concepts the proposal refers to."""
     new_ids = proposal.new_ids()
-    edges = with_inverses([
-        Relation(source_id=r.source_id, type=r.type, target_id=r.target_id,
-                 explanation=r.explanation)
-        for r in proposal.relations
-    ])  # fmt: skip
+    edges = with_inverses(
+        [
+            Relation(
+                source_id=r.source_id, type=r.type, target_id=r.target_id, explanation=r.explanation
+            )
+            for r in proposal.relations
+        ]
+    )
     referenced = {e.concept_id for e in proposal.existing} | {
         x for r in edges for x in (r.source_id, r.target_id)
     }

@@ -93,8 +93,10 @@ def _add_writing(graph: Graph) -> None:
 def _add_checks(graph: Graph) -> None:
     """Heuristics, self-review, the judges' cascade, the escalation, the written note."""
     to_judge: dict[Hashable, str] = {
-        "regenerate": "prepare_regen", "judge": "judge_primary", "caught": "caught"
-    }  # fmt: skip
+        "regenerate": "prepare_regen",
+        "judge": "judge_primary",
+        "caught": "caught",
+    }
     graph.add_conditional_edges("heuristics", review_nodes.route_heuristics,
                                 to_judge | {"self_review": "self_review"})  # fmt: skip
     graph.add_conditional_edges("self_review", review_nodes.route_self_review,
