@@ -28,7 +28,7 @@ from local_llm.schema import bounded_schema
 from vault.writer import VaultWriter
 
 
-def failure(message: str, detail: str = "") -> dict[str, Any]:
+def failure(message: str, detail: str = "") -> RubricState:
     """End the run with status `error`, a plain message and the technical detail."""
     return {
         "rubric_status": "error",
@@ -59,7 +59,7 @@ def user_criteria_dir(runtime: Runtime[FlowContext]) -> list[Any]:
     return [settings.data_dir / "criteria"] if settings is not None else []
 
 
-async def load_note(state: RubricState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def load_note(state: RubricState, runtime: Runtime[FlowContext]) -> RubricState:
     """Read the note and resolve the criteria; the first evaluation round begins."""
     writer = writer_of(runtime)
     if writer is None:
@@ -130,9 +130,9 @@ def evaluation_options() -> EvaluationNodeOptions:
     )
 
 
-def back_to_review(message: str, detail: str = "") -> dict[str, Any]:
+def back_to_review(message: str, detail: str = "") -> RubricState:
     """A revision that could not be produced: the human chooses again."""
-    update: dict[str, Any] = {
+    update: RubricState = {
         "rubric_status": "awaiting_review",
         "proposed": "",
         "diff": "",
@@ -143,7 +143,7 @@ def back_to_review(message: str, detail: str = "") -> dict[str, Any]:
     return update
 
 
-async def rewrite(state: RubricState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def rewrite(state: RubricState, runtime: Runtime[FlowContext]) -> RubricState:
     """The model rewrites the body following the evaluation and the reviewer's feedback."""
     result = EvaluationResult.model_validate(state["evaluation"])
     body = state.get("content", "")
@@ -190,7 +190,7 @@ def parse_acceptance(value: object) -> bool | None:
         return None
 
 
-async def confirm_revision(state: RubricState) -> dict[str, Any]:
+async def confirm_revision(state: RubricState) -> RubricState:
     """Show the diff; the human accepts (write, evaluate again) or rejects (back to review)."""
     title = state.get("note_title", "")
     shown = RevisionReview(
@@ -230,7 +230,7 @@ def write_body(state: RubricState, runtime: Runtime[FlowContext], body: str) -> 
     return new_hash, ""
 
 
-async def write_revision(state: RubricState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def write_revision(state: RubricState, runtime: Runtime[FlowContext]) -> RubricState:
     """Write the accepted revision; the next round evaluates it."""
     new_hash, error = write_body(state, runtime, state.get("proposed", ""))
     if new_hash is None:
@@ -245,7 +245,7 @@ async def write_revision(state: RubricState, runtime: Runtime[FlowContext]) -> d
     }
 
 
-async def write_edit(state: RubricState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def write_edit(state: RubricState, runtime: Runtime[FlowContext]) -> RubricState:
     """Write the human's edit (already in `content`); the next round evaluates it."""
     new_hash, error = write_body(state, runtime, state.get("content", ""))
     if new_hash is None:
@@ -257,7 +257,7 @@ async def write_edit(state: RubricState, runtime: Runtime[FlowContext]) -> dict[
     }
 
 
-async def approve_note(state: RubricState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def approve_note(state: RubricState, runtime: Runtime[FlowContext]) -> RubricState:
     """Mark the note approved in its frontmatter, with a short evaluation summary."""
     writer = writer_of(runtime)
     result = EvaluationResult.model_validate(state["evaluation"])

@@ -56,8 +56,8 @@ class RubricState(EvaluationFields, total=False):
     """What the model says it changed."""
     diff: str
     """Unified diff between the current body and the proposal."""
-    revision_accepted: bool
-    """The human's answer about the latest proposal."""
+    revision_accepted: bool | None
+    """The human's answer about the latest proposal (None: not answered yet)."""
     outcome: Outcome
     """How the run ended."""
 
