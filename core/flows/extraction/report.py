@@ -118,9 +118,9 @@ def skipped_lines(payload: Mapping[str, Any]) -> list[str]:
     return [head, *(f"  ! {skipped_line(entry)}" for entry in skipped), ""]
 
 
-def report_text(review: ExtractionReview) -> str:
-    """The report as the terminal prints it."""
-    r = review
+def report_text(review: ExtractionReview | Mapping[str, Any]) -> str:
+    """The report as the terminal prints it (a payload is read as the review first)."""
+    r = review if isinstance(review, ExtractionReview) else ExtractionReview.model_validate(review)
     out = [f"Extraction of {r.source_title or r.source} "
            f"(feedback round {r.round}/{r.max_rounds})", ""]  # fmt: skip
     out += skipped_lines(r.payload())

@@ -13,10 +13,8 @@ import pytest
 from core.events import Failed, Interrupted
 from core.flows.extraction.graph import SPEC
 from core.flows.extraction.report import report_text
-from core.flows.extraction.state import ExtractionReview
-from core.services import open_services
+from core.services import VaultHandle, open_services
 from core.settings import Settings
-from core.vault_handle import VaultHandle
 from local_llm import TransientModelError
 from local_llm.errors import ContextBudgetError
 from tests.flows.extraction.conftest import EXISTING, SOURCE, SOURCE_TEXT
@@ -94,7 +92,7 @@ async def test_an_answer_invalid_after_re_asks_is_replaced_and_said_first(harnes
     assert [s["step"] for s in skipped] == ["1.1e", "1.1e"]
     assert all("gave no valid answer after 2 attempts" in s["why"] for s in skipped)
     assert all(s["fallback"] == "no relation proposed for it" for s in skipped)
-    text = report_text(ExtractionReview.model_validate(payload))
+    text = report_text(payload)
     head = text.split("New concepts")[0]
     assert "NOT DONE (2)" in head and "[1.1e] relations of 'Efecto del espaciado'" in head
 
@@ -147,5 +145,5 @@ async def test_a_query_the_embedding_model_refuses_is_searched_by_text_and_said(
     steps = sorted({s["step"] for s in payload["skipped"]})
     assert steps == ["1.1b", "1.1d"]
     assert all(s["fallback"] == "full-text search only" for s in payload["skipped"])
-    head = report_text(ExtractionReview.model_validate(payload)).split("New concepts")[0]
+    head = report_text(payload).split("New concepts")[0]
     assert "NOT DONE" in head and "embedding search for" in head

@@ -10,7 +10,6 @@ import frontmatter
 
 from core.evaluation import load_criteria
 from core.flows.extraction.report import report_text
-from core.flows.extraction.state import ExtractionReview
 from tests.flows.extraction.conftest import EXISTING_ID, SOURCE
 from tests.flows.extraction.script import (
     TYPES,
@@ -151,7 +150,7 @@ async def test_the_summary_is_written_by_the_model_and_its_notes_reach_the_revie
     assert spacing["summary"] == "El espaciado reparte el estudio para recordar más."
     assert spacing["summary"] != spacing["concept"]
     assert "La cita de recuperación no aporta una idea nueva." in payload["notes"]
-    assert "La cita de recuperación no aporta una idea nueva." in report_text(ExtractionReview.model_validate(payload))
+    assert "La cita de recuperación no aporta una idea nueva." in report_text(payload)
     done = await h.resume("approve")
     note = next(p for p in done["written"] if p.endswith("Efecto del espaciado.md"))
     assert frontmatter.loads(h.read(note))["summary"] == spacing["summary"]
