@@ -41,15 +41,14 @@ class ScreensProvider(Searchable):
     """Every registered screen, home and help."""
 
     async def entries(self) -> list[Entry]:
-        from tui.app import SCREENS
         from tui.keys import key_for
 
         app = self.app
-        entries: list[Entry] = [
-            (f"Open {title}", f"{title} screen (key {key_for(app.screen, f'app.screen.{name}')})",
-             lambda n=name: app.action_open_screen(n))
-            for name, (_key, title, _f) in SCREENS.items()
-        ]  # fmt: skip
+        entries: list[Entry] = []
+        for screen in app.registry:
+            key = key_for(app.screen, f"app.screen.{screen.name}")
+            entries.append((f"Open {screen.title}", f"{screen.title} screen (key {key})",
+                            lambda n=screen.name: app.action_open_screen(n)))  # fmt: skip
         entries.append(("Home", "Back to the home screen", app.action_home))
         entries.append(("Help", "The keys of this screen and the global ones", app.action_help))
         return entries
@@ -89,8 +88,8 @@ class ActionsProvider(Searchable):
     @staticmethod
     def _read(services: Any) -> tuple[list[tuple[str, str]], list[Any]]:
         from core.flows.tutor.sessions import list_sessions
-        from tui.widgets.extraction_sources import source_rows
+        from core.overview import source_statuses
 
-        sources = [(path, status) for path, _title, status, _run in source_rows(services.store)
+        sources = [(path, status) for path, _title, status, _run in source_statuses(services.store)
                    if status != "processed"]  # fmt: skip
         return sources, list_sessions(services.store, MAX_PER_KIND)

@@ -17,6 +17,7 @@ from core.store.runs import RunsRepo
 from local_llm.testing import ScriptedBackend
 from tui.app import NoemaApp
 from tui.demo import sample_vault
+from tui.registry import DEFAULT_REGISTRY, ScreenRegistry
 
 FIXED_RUNS = [
     (
@@ -83,19 +84,23 @@ AppFactory = Callable[..., NoemaApp]
 
 @pytest.fixture
 def make_app(settings: Settings) -> AppFactory:
-    """`make_app(backend=..., flows=..., watch=..., settings=...)` -> a NoemaApp on scripted services."""
+    """`make_app(backend=..., flows=..., watch=..., app_settings=..., registry=...)` -> a NoemaApp
+    on scripted services."""
 
     def build(
         backend: ScriptedBackend | None = None,
         flows: dict[str, FlowSpec] | None = None,
         watch: bool = False,
         app_settings: Settings | None = None,
+        registry: ScreenRegistry = DEFAULT_REGISTRY,
     ) -> NoemaApp:
         chosen = app_settings or settings
         backend = backend or ScriptedBackend([{"reply": "pong"}])
         services = open_services(chosen, flows or {}, backend=backend)
         index_vault(chosen, services.store)
-        return NoemaApp(chosen, services=services, vault_label="sample-vault", watch=watch)
+        return NoemaApp(
+            chosen, services=services, vault_label="sample-vault", watch=watch, registry=registry
+        )
 
     return build
 

@@ -10,7 +10,7 @@ from textual.widgets import Label
 
 from tests.core import counting_flow
 from tests.tui.conftest import FIXED_RUNS, make_settings, seed_runs, settle
-from tui import app as app_module
+from tui.registry import DEFAULT_REGISTRY
 from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
 from tui.widgets import RunsTable
@@ -41,7 +41,7 @@ async def test_home_shows_counts_model_status_and_runs(make_app, settings):
         assert order == [FIXED_RUNS[1][0][:8], FIXED_RUNS[0][0][:8], FIXED_RUNS[2][0][:8]]
 
 
-async def test_runs_table_keyboard_navigation_and_review_registry(make_app, settings, monkeypatch):
+async def test_runs_table_keyboard_navigation_and_review_registry(make_app, settings):
     seed_runs(settings)
     opened = []
 
@@ -53,8 +53,7 @@ async def test_runs_table_keyboard_navigation_and_review_registry(make_app, sett
         opened.append(run.id)
         return ReviewScreen()
 
-    monkeypatch.setitem(app_module.REVIEW_SCREENS, "lesson", factory)
-    app = make_app()
+    app = make_app(registry=DEFAULT_REGISTRY.with_entry("lesson", review=factory))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         table = app.screen.query_one(RunsTable)

@@ -21,6 +21,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Label, Static
 
 from core.events import Done, Failed, Interrupted
+from core.overview import SourceStatus, source_statuses
 from tui.keys import key_for
 from tui.messages import RunsChanged, RunUpdate, ServicesReady
 from tui.screens.base import NoemaScreen
@@ -34,7 +35,7 @@ from tui.widgets.extraction_review import (
     notes_text,
     review_headline,
 )
-from tui.widgets.extraction_sources import SourcesTable, source_rows
+from tui.widgets.extraction_sources import SourcesTable
 from tui.widgets.extraction_steps import ExtractionSteps
 from tui.widgets.model_activity import ModelActivityLine
 
@@ -88,10 +89,6 @@ class ExtractionScreen(NoemaScreen):
                 yield Static("", id="outcome")
         yield Footer()
 
-    @property
-    def services(self) -> Any:
-        return getattr(self.app, "services", None)
-
     def on_mount(self) -> None:
         self.sub_title = "Concept extraction"
         self.query_one("#outcome", Static).update(
@@ -112,10 +109,10 @@ class ExtractionScreen(NoemaScreen):
 
     @work(exclusive=True, group="extraction-sources", thread=True, exit_on_error=False)
     def load_sources(self) -> None:
-        rows = source_rows(self.services.store)
+        rows = source_statuses(self.services.store)
         self.app.call_from_thread(self.show_sources, rows)
 
-    def show_sources(self, rows: list[tuple[str, str, str, str | None]]) -> None:
+    def show_sources(self, rows: list[SourceStatus]) -> None:
         """The sources; opened with no run, the screen follows the one already going."""
         table = self.query_one(SourcesTable)
         table.show(rows)
@@ -382,10 +379,10 @@ class ExtractionScreen(NoemaScreen):
 
 
 def open_screen(app: Any) -> ExtractionScreen:
-    """The screen as opened from home (SCREENS factory)."""
+    """The screen as opened from home (the registry's `open` factory)."""
     return ExtractionScreen()
 
 
 def review_screen(app: Any, run: Any) -> ExtractionScreen:
-    """The review of an extraction run awaiting review (REVIEW_SCREENS factory)."""
+    """The review of an extraction run awaiting review (the registry's `review` factory)."""
     return ExtractionScreen(run=run)

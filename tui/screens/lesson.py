@@ -19,6 +19,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.suggester import SuggestFromList
 from textual.widgets import Button, DataTable, Footer, Header, Input, Static, TextArea
 
+from core.curriculum import list_concepts
 from core.events import Done, Failed, Interrupted
 from core.flows.lesson.document import section_index
 from core.flows.lesson.graph import STEPS
@@ -117,10 +118,6 @@ class LessonScreen(NoemaScreen):
                 stepper.apply(event)  # what the run did before this screen opened
             self.load_run(self.run_id)
 
-    @property
-    def services(self) -> Any:
-        return getattr(self.app, "services", None)
-
     def on_services_ready(self, _message: ServicesReady) -> None:
         self.load_lessons()
 
@@ -131,7 +128,7 @@ class LessonScreen(NoemaScreen):
         vault = self.services.vault
         rows = lesson_list(vault) if vault is not None else []
         store = self.services.store
-        concepts = [str(r[0]) for r in store.query("SELECT title FROM concepts ORDER BY title")]
+        concepts = [concept.title for concept in list_concepts(store)]
         self.app.call_from_thread(self.fill_lessons, rows, concepts)
 
     def fill_lessons(self, rows: list[tuple[str, str, str]], concepts: list[str] = ()) -> None:

@@ -125,10 +125,6 @@ class RubricScreen(NoemaScreen):
                 progress.apply(event)  # what the run did before this screen opened
             self.load_pending(self.run_id)
 
-    @property
-    def services(self) -> Any:
-        return getattr(self.app, "services", None)
-
     def on_services_ready(self, _message: ServicesReady) -> None:
         self.load_pickers()
 
@@ -383,11 +379,11 @@ class RubricScreen(NoemaScreen):
 
 
 def open_screen(app: Any) -> RubricScreen:
-    """The screen as opened from home (SCREENS factory)."""
+    """The screen as opened from home (the registry's `open` factory)."""
     return RubricScreen()
 
 
 def review_screen(app: Any, run: Any) -> RubricScreen:
-    """The review of a rubric run awaiting review (REVIEW_SCREENS factory)."""
+    """The review of a rubric run awaiting review (the registry's `review` factory)."""
     criteria = (run.input or {}).get("criteria")
     return RubricScreen(note=run.target, criteria=criteria, run=run)

@@ -76,10 +76,6 @@ class TutorScreen(TurnRelay, NoemaScreen):
             yield PlanPanel(id="plan")
         yield Footer()
 
-    @property
-    def services(self) -> Any:
-        return self.app.services
-
     def on_mount(self) -> None:
         self.sub_title = "Tutor"
         if self.services is not None:
