@@ -431,6 +431,11 @@ class NoemaApp(ModelWatch, App):
     def on_index_progress(self, message: IndexProgress) -> None:
         self._broadcast(lambda: IndexProgress(message.done, message.total, message.path))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`h Home` leaves the footer while home is on top (at 100 columns it pushed `q Quit`
+        out of it)."""
+        return not (action == "home" and len(self.screen_stack) <= 2)
+
     def action_home(self) -> None:
         """Back to the home screen (the bottom of the stack)."""
         while len(self.screen_stack) > 2:

@@ -133,3 +133,24 @@ async def test_every_result_screen_says_the_bundled_model_is_for_the_mechanics(
             assert "trying the mechanics" in str(banner.render())
             await pilot.press("h")
             await pilot.pause()
+
+
+@pytest.mark.parametrize("width", [100, 160])
+async def test_homes_footer_holds_every_key_and_quit_at_100_columns(make_app, width):
+    """At 100 columns `h Home` and `q Quit` were pushed out of home's footer: home drops the
+    key that goes home, and the long names live in help."""
+    from textual.widgets._footer import FooterKey
+
+    app = make_app()
+    async with app.run_test(size=(width, 30)) as pilot:
+        await settle(pilot, app)
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await pilot.pause(0.2)
+        footer = app.screen.query(FooterKey)
+        shown = {key.key for key in footer if key.region.width and key.region.right <= width}
+        assert {"o", "s", "c", "i", "r", "a", "question_mark", "q"} <= shown, shown
+        assert "h" not in shown
+        await pilot.press("m")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelScreen))
+        await pilot.pause(0.2)
+        assert "h" in {key.key for key in app.screen.query(FooterKey)}

@@ -61,16 +61,19 @@ def _scroll_positions(app: NoemaApp) -> list[tuple[float, float]]:
 
 
 async def scrolls_settled(pilot, app: NoemaApp) -> None:
-    """Wait until no widget scrolls any more (a scroll to the focused box can be scheduled
-    after the first refresh and land late under load: the scrollbar thumb moved between runs)."""
-    last = None
-    for _ in range(40):
+    """Wait until no widget scrolls and the picture itself stops changing (a scroll to the
+    focused box can be scheduled after the first refresh and land late under load: the
+    scrollbar thumb moved between runs). Two equal screenshots 0.25 s apart, three times in a
+    row, is what "settled" means here."""
+    last, same = None, 0
+    for _ in range(60):
         await pilot.wait_for_scheduled_animations()
-        positions = _scroll_positions(app)
-        if positions == last:
+        picture = (_scroll_positions(app), app.export_screenshot())
+        same = same + 1 if picture == last else 0
+        if same >= 3:
             return
-        last = positions
-        await pilot.pause(0.1)
+        last = picture
+        await pilot.pause(0.25)
 
 
 async def open_normalization(pilot, app: NoemaApp) -> None:
@@ -98,11 +101,17 @@ async def quiet(pilot, app: NoemaApp) -> None:
         await pilot.pause(TICK_S + 0.2)  # the activity lines have drawn the model idle
 
 
+async def still(pilot, app: NoemaApp) -> None:
+    """Workers done and the picture no longer changing."""
+    await settle(pilot, app)
+    await scrolls_settled(pilot, app)
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_home(make_app, settings, snap_compare, size):
     seed_runs(settings)
     app = make_app()
-    assert snap_compare(app, terminal_size=size, run_before=lambda pilot: settle(pilot, app))
+    assert snap_compare(app, terminal_size=size, run_before=lambda pilot: still(pilot, app))
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -113,7 +122,7 @@ def test_help(make_app, settings, snap_compare, size):
     async def run_before(pilot) -> None:
         await settle(pilot, app)
         await pilot.press("question_mark")
-        await pilot.pause()
+        await still(pilot, app)
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
@@ -125,7 +134,7 @@ def test_model(make_app, snap_compare, size):
     async def run_before(pilot) -> None:
         await settle(pilot, app)
         await pilot.press("m")
-        await settle(pilot, app)
+        await still(pilot, app)
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 

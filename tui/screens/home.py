@@ -53,10 +53,10 @@ class HomeScreen(NoemaScreen):
     """Where everything starts; other screens are one key away (see the footer or `?`)."""
 
     BINDINGS = [
-        Binding("o", "open_run", "Open run", id="home.open_run"),
-        Binding("s", "start_run", "Start run", id="home.start_run"),
-        Binding("c", "cancel_run", "Cancel run", id="home.cancel_run"),
-        Binding("i", "index", "Index vault", id="home.index"),
+        Binding("o", "open_run", "Open", id="home.open_run", tooltip="Open run"),
+        Binding("s", "start_run", "Start", id="home.start_run", tooltip="Start run"),
+        Binding("c", "cancel_run", "Cancel", id="home.cancel_run", tooltip="Cancel run"),
+        Binding("i", "index", "Index", id="home.index", tooltip="Index vault"),
         Binding("r", "refresh", "Refresh", id="home.refresh"),
         Binding("a", "extract_all", "Extract all", id="home.extract_all"),
     ]
