@@ -13,7 +13,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App
@@ -41,6 +41,10 @@ from tui.messages import (
 from tui.model_watch import ModelWatch
 from tui.palette import ActionsProvider, ScreensProvider
 from tui.registry import DEFAULT_REGISTRY, ScreenRegistry, resolve
+from tui.screens.base import NoemaScreen
+
+if TYPE_CHECKING:
+    from vault.watcher import VaultEvent
 
 PROGRESS_EVERY_S = 0.1
 """At most this often a progress message per indexing (thousands of files post few)."""
@@ -88,7 +92,9 @@ class NoemaApp(ModelWatch, App):
         self._injected = services
         self._backend = backend
         self.vault_label = vault_label
-        self.watch = watch
+        self.watch_vault = watch
+        """Whether to watch the vault for changes once the services are open (`App.watch` is
+        Textual's method for reactive attributes: not shadowed)."""
         self.watcher: Any = None
         self.ingest: Any = None
         self.recent_events: list[Any] = []
@@ -168,7 +174,7 @@ class NoemaApp(ModelWatch, App):
         if not self.is_headless:  # a process that runs the app (tests run many, headless)
             settle_heap()
         self._broadcast(ServicesReady)
-        if self.watch and self.services is not None and self.services.vault is not None:
+        if self.watch_vault and self.services is not None and self.services.vault is not None:
             self.start_watcher()
         self.check_model()
 
@@ -253,9 +259,11 @@ class NoemaApp(ModelWatch, App):
             self.post_message(WatcherStatus(False, f"{WATCHER_FAILED}: {exc}"))
             raise
         services.vault.writer = writer  # noema's own writes are not reported back as events
-        ingest.listeners.append(
-            lambda events, queued: self.post_message(VaultChanged(events, queued))
-        )
+
+        def changed(events: list[VaultEvent], queued: list[RunRecord]) -> None:
+            self.post_message(VaultChanged(events, queued))
+
+        ingest.listeners.append(changed)
         self.watcher, self.ingest = watcher, ingest
         mode = "polling" if watcher.polling else "native events"
         self.post_message(WatcherStatus(True, f"watching ({mode})"))
@@ -381,12 +389,13 @@ class NoemaApp(ModelWatch, App):
 
     # -- navigation ------------------------------------------------------------------------
 
-    def action_open_screen(self, name: str) -> Screen:
+    def action_open_screen(self, name: str) -> Screen[Any]:
         """Open a registered screen (`self.registry`); the one on top when it already is."""
-        if getattr(self.screen, "noema_name", None) == name:
+        if isinstance(self.screen, NoemaScreen) and self.screen.noema_name == name:
             return self.screen
         screen = resolve(self.registry[name].open)(self)
-        screen.noema_name = name
+        if isinstance(screen, NoemaScreen):
+            screen.noema_name = name
         self.push_screen(screen)
         return screen
 

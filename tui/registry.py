@@ -31,9 +31,11 @@ from textual.screen import Screen
 if TYPE_CHECKING:
     from core.store.runs import RunRecord
     from tui.app import NoemaApp
+    from tui.screens.base import NoemaScreen
 
-ScreenFactory = Callable[["NoemaApp"], Screen[Any]] | str
-"""`factory(app) -> Screen`, or "module:attribute" naming one."""
+ScreenFactory = Callable[["NoemaApp"], "NoemaScreen"] | str
+"""`factory(app) -> NoemaScreen` (it records the name it was opened by), or "module:attribute"
+naming one."""
 RunScreenFactory = Callable[["NoemaApp", "RunRecord"], Screen[Any]] | str
 """`factory(app, run) -> Screen`, or "module:attribute" naming one."""
 

@@ -114,7 +114,7 @@ async def test_a_source_dropped_into_the_vault_is_extracted_reviewed_and_committ
     (root / SOURCE).write_text((root / SOURCE).read_text(encoding="utf-8").replace(
         "category: book\n", "category: book\nprocessed_date: 2026-01-01\n"), encoding="utf-8")  # fmt: skip
     app._injected.vault.index.sync_files()
-    app.watch = True
+    app.watch_vault = True
     app.settings.vault.watch_debounce_ms = 50
     new = "03 - Sources/Nuevo.md"
     async with app.run_test(size=(140, 50)) as pilot:

@@ -23,10 +23,15 @@ from textual.worker import Worker
 from tui.messages import ServicesReady
 
 if TYPE_CHECKING:
-    from core.services import Services
+    from core.services import Services, VaultHandle
     from tui.app import NoemaApp
 
 ModalResult = TypeVar("ModalResult")
+
+
+class NotReady(RuntimeError):
+    """What a screen needs is not there yet (the services still opening, no vault configured):
+    one line for the user, where an AttributeError on None would have been a traceback."""
 
 
 class NoemaScreen(Screen[Any]):
@@ -38,6 +43,8 @@ class NoemaScreen(Screen[Any]):
     HELP_KEYS: ClassVar[list[tuple[str, str]]] = []
     """Keys of the screen's widgets that matter to it (`enter` on a table row), for the help
     (the screen's own bindings are listed from its BINDINGS)."""
+    noema_name: str | None = None
+    """The registry name it was opened by (tui.registry), if it was."""
 
     @on(ServicesReady)
     def _services_ready_banner(self) -> None:
@@ -51,6 +58,21 @@ class NoemaScreen(Screen[Any]):
     def services(self) -> Services | None:
         """The app's services; None until they are open (`ServicesReady`)."""
         return self.app.services
+
+    def require_services(self) -> Services:
+        """The app's services, for code that runs once they are open (after `ServicesReady`,
+        in workers and actions started from there)."""
+        services = self.app.services
+        if services is None:
+            raise NotReady("still opening the vault and the model; try again in a moment")
+        return services
+
+    def require_vault(self) -> VaultHandle:
+        """The vault, for code that reads or writes notes."""
+        vault = self.require_services().vault
+        if vault is None:
+            raise NotReady("no vault configured: set vault.path, or run `noema demo`")
+        return vault
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.app.report_worker(event)

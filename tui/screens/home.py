@@ -84,7 +84,7 @@ class HomeScreen(NoemaScreen):
         self.query_one("#runs-title", Label).update(f"Runs  (Enter or {keys})")
         self.show_vault(None)
         self.show_model("busy", "opening…")
-        self.show_watcher("off", "waiting for the vault" if self.app.watch else "off")
+        self.show_watcher("off", "waiting for the vault" if self.app.watch_vault else "off")
         self.set_interval(TICK_S, self.tick_activity)
 
     @property
@@ -156,7 +156,8 @@ class HomeScreen(NoemaScreen):
             rows[1] = ("Status", mark(state, gate.problem.detail))
             rows.append(("Fix", self.fix_line(gate)))
             waiting = self.query_one(RunsTable).count("queued")
-            when = f"next check in {message.next_check_s:g} s" if message.next_check_s else ""
+            check_s = message.next_check_s if message is not None else None
+            when = f"next check in {check_s:g} s" if check_s else ""
             runs = (
                 f"{waiting} queued run{'s wait' if waiting != 1 else ' waits'}" if waiting else ""
             )

@@ -219,7 +219,8 @@ class NormalizationScreen(NoemaScreen):
     def merges(self) -> Any:
         from core.merges.service import Merges
 
-        return Merges(self.services.store, self.services.vault)
+        services = self.require_services()
+        return Merges(services.store, services.vault)
 
     # -- loading the review ------------------------------------------------------------------
 

@@ -133,7 +133,7 @@ class RubricScreen(NoemaScreen):
         """Note suggestions and criteria names (disk reads, off the UI thread)."""
         from core.evaluation import available_criteria
 
-        services = self.services
+        services = self.require_services()
         names = available_criteria([services.settings.data_dir / "criteria"])
         vault = services.vault
         notes = note_paths(vault.root, vault.layout) if vault is not None else []
@@ -149,7 +149,7 @@ class RubricScreen(NoemaScreen):
     @work(exclusive=True, group="rubric-load", exit_on_error=False)
     async def load_pending(self, run_id: str) -> None:
         """Show the review a run is waiting at (opened from the runs table)."""
-        runtime = self.services.runtime
+        runtime = self.require_services().runtime
         pending = await runtime.pending_interrupt(run_id)
         snapshot = await runtime.state(run_id)
         values = snapshot.values
@@ -314,7 +314,7 @@ class RubricScreen(NoemaScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         kind = (self.payload or {}).get("type") if self.ready else None
         if action in ("approve", "revise", "edit"):
-            return kind == "evaluation_review" and action in self.payload.get("actions", [])
+            return kind == "evaluation_review" and action in (self.payload or {}).get("actions", [])
         if action == "view_revision":
             return kind == "revision_review"
         return True
@@ -361,7 +361,7 @@ class RubricScreen(NoemaScreen):
 
     def action_edit(self) -> None:
         try:
-            body = self.services.vault.writer.read(self.note).body
+            body = self.require_vault().writer.read(self.note).body
         except Exception as exc:
             self.notify(f"Cannot read {self.note}: {exc}", severity="error")
             return

@@ -144,8 +144,8 @@ class TextModal(NoemaModal[str | None]):
         super().__init__()
         self.title_text, self.text, self.draft = title, text, draft
         kept = self.drafts.get(draft) if draft else None
-        self.restored = kept is not None and kept != text
-        self.initial = kept if self.restored else text
+        self.initial = kept if kept is not None else text
+        self.restored = self.initial != text
 
     @property
     def drafts(self) -> Drafts:
