@@ -13,7 +13,7 @@ from core.evaluation import load_criteria
 from core.flows.lesson.graph import SPEC
 from core.services import open_services
 from core.settings import Settings
-from local_llm.testing import ScriptedBackend
+from local_llm.testing import ScriptedBackend, ScriptedCall
 from tests.flows.lesson.corpus import PARAGRAPHS
 
 SAMPLE_VAULT = Path(__file__).resolve().parents[3] / "tui" / "sample_vault"
@@ -22,11 +22,31 @@ IDS = load_criteria("lesson").criteria.ids
 GOOD = PARAGRAPHS["es"]
 
 
+NODE_KINDS = {
+    "planner": "plan",
+    "expand_section": "section",
+    "smoother": "smooth",
+    "self_review": "review",
+    "targeted_fix": "fix",
+}
+"""What each lesson node asks the model for; judge nodes (`judge_*`) are "judge"."""
+
+
+def kind_of(node: str) -> str:
+    """The kind of answer a node asks for (the node is what the client reports for the call)."""
+    if node in NODE_KINDS:
+        return NODE_KINDS[node]
+    if node.startswith("judge"):
+        return "judge"
+    raise AssertionError(f"the lesson script has no answer for node {node!r}")
+
+
 class LessonScript:
-    """Answers each lesson prompt by what it asks for; judges answer by their model name."""
+    """Answers each lesson call by the node that makes it; judges answer by their model name.
+
+    Used as `ScriptedBackend(answer=script)`."""
 
     def __init__(self) -> None:
-        self.backend: ScriptedBackend | None = None
         self.sections: list[str] = [f"{GOOD[0]}\n\n{GOOD[1]}", f"{GOOD[2]}\n\n{GOOD[3]}"]
         self.bad_first: dict[int, str] = {}
         """Section index -> text the first expansion of that section returns."""
@@ -38,11 +58,11 @@ class LessonScript:
     def count(self, kind: str) -> int:
         return self.asked.get(kind, 0)
 
-    def __call__(self, messages: list[dict[str, Any]], schema: Any) -> Any:
-        system = messages[0]["content"]
-        user = messages[-1]["content"]
-        model = self.backend.calls[-1].config.model if self.backend else ""
-        kind = self._kind(system)
+    def __call__(self, call: ScriptedCall) -> Any:
+        schema: Any = call.json_schema
+        user = call.messages[-1]["content"]
+        model = call.config.model if call.config is not None else ""
+        kind = kind_of(call.node)
         self.asked[kind] = self.asked.get(kind, 0) + 1
         if kind == "plan":
             count = schema["properties"]["sections"]["maxItems"]
@@ -65,14 +85,6 @@ class LessonScript:
             return {"text": f"{GOOD[4]}\n\n{GOOD[5]}"}
         return self._judge(model)
 
-    def _kind(self, system: str) -> str:
-        for key, kind in (("You plan", "plan"), ("You write one section", "section"),
-                          ("You smooth", "smooth"), ("You review a lesson", "review"),
-                          ("You correct one lesson section", "fix")):  # fmt: skip
-            if key in system:
-                return kind
-        return "judge"
-
     def _judge(self, model: str) -> dict[str, Any]:
         scores = self.scores.get(model) or self.scores["*"]
         score = scores.pop(0) if len(scores) > 1 else scores[0]
@@ -88,8 +100,7 @@ class LessonHarness:
         self.root = tmp_path / "vault"
         shutil.copytree(SAMPLE_VAULT, self.root)
         self.script = LessonScript()
-        self.backend = ScriptedBackend(self.script)
-        self.script.backend = self.backend
+        self.backend = ScriptedBackend(answer=self.script)
         roles = {"judge": {"model": "judge-a"}, "judge_secondary": {"model": "judge-b"},
                  "judge_tiebreak": {"model": "judge-c"}}  # fmt: skip
         lesson = {"section_count": 2, "tiebreak_role": "judge_tiebreak", **lesson}

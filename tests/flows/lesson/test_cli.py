@@ -23,8 +23,7 @@ def setup(tmp_path, monkeypatch):
     )
     script = LessonScript()
     script.scores = {"*": [0.9]}
-    backend = ScriptedBackend(script, models=("scripted",))
-    script.backend = backend
+    backend = ScriptedBackend(answer=script, models=("scripted",))
     return root, settings, script, backend
 
 

@@ -15,9 +15,10 @@ from core.concept_notes import render_concept_note
 from core.context import FlowContext
 from core.domain import Concept
 from core.flows.normalization.graph import build_graph
+from core.models import langgraph_call_context
 from core.settings import Settings
 from core.store import Store
-from local_llm.testing import scripted_client
+from local_llm.testing import CallResponder, ScriptedCall, scripted_client
 from vault.index import VaultIndex
 from vault.layout import VaultLayout
 from vault.writer import VaultWriter
@@ -51,8 +52,21 @@ def avoid_block(messages: list[dict[str, Any]]) -> str:
     return messages[-1]["content"].split("# AVOID")[1]
 
 
-def is_generator(messages: list[dict[str, Any]]) -> bool:
-    return "normalize the concept names" in messages[0]["content"]
+def is_generator(call: ScriptedCall) -> bool:
+    """Whether the call is the generator's (the `generation` node; else `validation`)."""
+    assert call.node in ("generation", "validation"), f"no script for node {call.node!r}"
+    return call.node == "generation"
+
+
+def by_node(generator: Any, evaluator: Any) -> CallResponder:
+    """Answers the generation node with `generator`, validation with `evaluator` (each a
+    `(messages, schema) -> answer` callable, or the answer itself)."""
+
+    def answer(call: ScriptedCall) -> Any:
+        handler = generator if is_generator(call) else evaluator
+        return handler(call.messages, call.json_schema) if callable(handler) else handler
+
+    return answer
 
 
 def propose(*pairs: tuple[str, str]) -> Callable[[list[dict], Any], Any]:
@@ -98,11 +112,9 @@ class Harness:
             data={"directory": tmp_path / "data"}, flows={"normalization": settings}
         )
 
-        def respond(messages: list[dict], schema: Any) -> Any:
-            handler = generator if is_generator(messages) else evaluator
-            return handler(messages, schema) if callable(handler) else handler
-
-        self.llm = scripted_client(respond)
+        self.llm = scripted_client(
+            answer=by_node(generator, evaluator), call_context=langgraph_call_context
+        )
         self.backend = self.llm.backend()
         vault = SimpleNamespace(
             root=self.root, layout=layout, writer=VaultWriter(self.root), index=index
@@ -124,7 +136,7 @@ class Harness:
 
     def calls(self, kind: str = "generator") -> list[Any]:
         calls = self.backend.calls_of("complete")
-        return [c for c in calls if is_generator(c.messages) == (kind == "generator")]
+        return [c for c in calls if is_generator(c) == (kind == "generator")]
 
     def review_keys(self, review_id: str) -> list[tuple[str, str]]:
         rows = self.store.query(
