@@ -10,8 +10,8 @@ import pytest
 
 from local_llm import TransientModelError
 from local_llm.testing import ScriptedBackend
-from tests.flows.normalization.conftest import by_node, is_generator, propose, weak_when
-from tests.merges.conftest import SAMPLE, snapshot
+from tests.flows.normalization.script import by_node, is_generator, propose, weak_when
+from tests.merges.merge_vault import SAMPLE, snapshot
 from tui.cli import main
 from tui.commands import CommandError
 from tui.commands.normalization import run_apply, run_normalize

@@ -10,7 +10,7 @@ import frontmatter
 from core.flows.extraction.graph import SPEC
 from core.services import open_services
 from core.settings import Settings
-from tests.flows.extraction.conftest import SOURCE
+from tests.flows.extraction.notes import SOURCE
 from tests.flows.extraction.script import (
     ConcurrencyBackend,
     FlowScript,
@@ -19,7 +19,7 @@ from tests.flows.extraction.script import (
     relations,
 )
 from tests.flows.extraction.test_runtime import make_vault
-from tests.tui.conftest import wait_for
+from tests.tui.helpers import wait_for
 from tui.app import NoemaApp
 from tui.screens.extraction import ExtractionScreen
 from tui.widgets import RunsTable

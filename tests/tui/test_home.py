@@ -9,7 +9,7 @@ from textual.screen import Screen
 from textual.widgets import Label
 
 from tests.core import counting_flow
-from tests.tui.conftest import FIXED_RUNS, make_settings, seed_runs, settle
+from tests.tui.helpers import FIXED_RUNS, make_settings, seed_runs, settle
 from tui.registry import DEFAULT_REGISTRY
 from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen

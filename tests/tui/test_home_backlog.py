@@ -16,7 +16,7 @@ from core.services import open_services
 from core.settings import Settings
 from tests.flows.extraction.backlog import backlog_vault
 from tests.flows.extraction.script import ConcurrencyBackend, FlowScript, concept, enum_of
-from tests.tui.conftest import settle, wait_for
+from tests.tui.helpers import settle, wait_for
 from tui.app import NoemaApp
 from tui.registry import DEFAULT_REGISTRY, ScreenRegistry
 from tui.screens.home import HomeScreen

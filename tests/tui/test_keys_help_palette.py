@@ -13,7 +13,7 @@ from core.flows.extraction.graph import SPEC as EXTRACTION
 from core.flows.normalization.graph import SPEC as NORMALIZATION
 from core.services import open_services
 from local_llm.testing import ScriptedBackend
-from tests.tui.conftest import make_settings, settle, wait_for
+from tests.tui.helpers import make_settings, settle, wait_for
 from tests.tui.test_extraction_screen import make_app as make_extraction_app
 from tests.tui.test_extraction_screen import open_review
 from tui.app import NoemaApp

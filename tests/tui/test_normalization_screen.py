@@ -17,9 +17,9 @@ from core.services import open_services
 from core.settings import Settings
 from local_llm import TransientModelError
 from local_llm.testing import ScriptedBackend
-from tests.flows.normalization.conftest import by_node, is_generator, propose, weak_when
-from tests.merges.conftest import SAMPLE, snapshot
-from tests.tui.conftest import wait_for
+from tests.flows.normalization.script import by_node, is_generator, propose, weak_when
+from tests.merges.merge_vault import SAMPLE, snapshot
+from tests.tui.helpers import wait_for
 from tui.app import NoemaApp
 from tui.screens.normalization import DiffModal, NormalizationScreen, RenameModal
 from tui.widgets.normalization_live import NormalizationLive

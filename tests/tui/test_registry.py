@@ -8,7 +8,7 @@ from textual.screen import Screen
 from textual.widgets import Label
 
 from core.store.runs import RunRecord
-from tests.tui.conftest import seed_runs, settle
+from tests.tui.helpers import seed_runs, settle
 from tui.registry import DEFAULT_REGISTRY, ScreenEntry, ScreenRegistry, resolve
 from tui.screens.home import HomeScreen
 from tui.screens.tutor import session_screen

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.tui.conftest import settle
+from tests.tui.helpers import settle
 from tui.screens.base import NotReady
 from tui.screens.home import HomeScreen
 

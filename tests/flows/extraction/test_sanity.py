@@ -6,7 +6,7 @@ written by hand after what Gemma 3 270M returned."""
 from __future__ import annotations
 
 from core.flows.extraction.prompts import candidates_messages
-from tests.flows.extraction.conftest import SOURCE
+from tests.flows.extraction.notes import SOURCE
 from tests.flows.extraction.script import FlowScript, concept, enum_of
 
 THINKING = """---

@@ -6,7 +6,7 @@ import json
 import shutil
 
 from local_llm.testing import ScriptedBackend
-from tests.flows.lesson.conftest import SAMPLE_VAULT, LessonScript
+from tests.flows.lesson.script import SAMPLE_VAULT, LessonScript
 from tui.cli import build_parser
 from tui.commands import lesson as command
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.events import Done, Interrupted
 from core.flows.lesson.traces import savings_report
-from tests.flows.lesson.conftest import GOOD
+from tests.flows.lesson.script import GOOD
 
 
 async def test_generate_accepts_with_one_confident_judge(harness_factory):

@@ -9,7 +9,7 @@ from core.flows.registry import open_app
 from core.merges.reviews import ReviewsRepo
 from core.settings import Settings
 from local_llm.testing import ScriptedBackend
-from tests.flows.normalization.conftest import (
+from tests.flows.normalization.script import (
     CONCEPTS,
     by_node,
     propose,
