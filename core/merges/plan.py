@@ -22,6 +22,7 @@ from core.merges.edits import (
 )
 from core.merges.reviews import Review, ReviewsRepo
 from core.store import Store
+from core.wording import plural
 from vault.layout import VaultLayout
 from vault.links import rewrite_links
 from vault.note import NoteUnreadable, content_hash, read_note
@@ -66,8 +67,8 @@ class MergePlan:
 
     def summary(self) -> str:
         return (
-            f"{len(self.clusters)} clusters, {len(self.writes)} notes rewritten,"
-            f" {len(self.moves)} moves"
+            f"{plural(len(self.clusters), 'cluster')}, {plural(len(self.writes), 'note')} "
+            f"rewritten, {plural(len(self.moves), 'move')}"
         )
 
 

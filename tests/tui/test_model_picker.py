@@ -212,3 +212,25 @@ async def test_starting_ollama_later_starts_the_waiting_run(vault, tmp_path) -> 
             await wait_for(pilot, lambda: runtime.runs.get(run.id).status == "done")
             assert [c["json"]["model"] for c in server.requests("/api/chat")] == ["qwen2.5:7b"]
     assert counts(counter) == {"read": 1, "ask": 1, "write": 1}
+
+
+async def test_with_the_model_down_the_panel_fits_at_100_columns(vault, tmp_path) -> None:
+    """At 100x30 the Fix and Waiting rows plus Now and Queue overflowed the panel: the last
+    rows and the border were cut. With the model down and no call, Waiting says it all."""
+    from local_llm.local_server import free_port
+
+    class Down:
+        url = f"http://127.0.0.1:{free_port()}"
+
+    app = app_on(Down, vault, tmp_path, flows={"asking": SPEC})
+    app._injected.runtime.start("asking", {"counter_file": str(tmp_path / "c.json")})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.model_ok is False)
+        await settle(pilot, app)
+        await wait_for(pilot, lambda: "Waiting" in panel(app))
+        text = panel(app)
+        assert "Fix: start Ollama" in text and "Now:" not in text and "Queue:" not in text
+        box = app.screen.query_one("#model-panel")
+        inside = box.content_region
+        needed = box.get_content_height(inside.size, app.size, inside.width)
+        assert needed <= inside.height, (needed, inside.height, text)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import frontmatter
 
@@ -276,3 +277,25 @@ async def test_invalid_answers_end_the_run_partial_with_what_is_missing(tmp_path
         text = str(status.render())
         assert "model call(s) gave invalid answers" in text and "[validation]" in text
         assert "Done: no merges to propose" not in text
+
+
+def test_rejecting_a_merge_keeps_the_canonical_it_showed() -> None:
+    """The walkthrough's merge listed as `metacognicion = Metacognición` (the less linked
+    first): pending it showed Metacognición as canonical, rejected it flipped to metacognicion."""
+    from dataclasses import replace
+
+    from core.merges.catalog import ConceptInfo
+    from core.merges.clusters import build_clusters
+    from core.merges.reviews import ReviewItem
+    from tui.widgets.normalization_proposals import build_rows
+
+    less_linked = ConceptInfo("a", "metacognicion")
+    more_linked = ConceptInfo("b", "Metacognición", links=3)
+    concepts = {"a": less_linked, "b": more_linked}
+    item = ReviewItem("k", "a", "b", "metacognicion", "Metacognición", "accents", "code", "pending")
+    shown = []
+    for status in ("pending", "rejected", "accepted"):
+        items = [replace(item, status=status)]
+        row = build_rows(SimpleNamespace(items=items), build_clusters(items, concepts), concepts)[0]
+        shown.append((row.canonical, row.variants))
+    assert shown == [("Metacognición", "metacognicion")] * 3

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from rich.cells import cell_len
 
+from core.wording import plural
 from tests.tui.helpers import wait_for
 from tests.tui.test_extraction_screen import make_app as make_extraction_app
 from tui.text import clip, clip_path
@@ -83,3 +84,7 @@ async def test_the_proposals_table_cuts_the_reason_and_the_detail_shows_it_whole
         cells = [str(c) for c in pilot.app.query_one("#proposals").get_row_at(0)]
         assert cells[-1].endswith("…") and cell_len(cells[-1]) < len(reason)
         assert reason.strip() in str(view.query_one("#def-variant").render()).replace("\n", " ")
+
+
+def test_plural_says_one_source_and_many_sources():
+    assert [plural(n, "source") for n in (0, 1, 2)] == ["0 sources", "1 source", "2 sources"]

@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Footer, Header, Label
 from core.flows.tutor.sessions import DueConcept, due_for_practice
 from core.overview import NoteCounts, note_counts
 from core.store import Store
+from core.wording import plural
 from tui.keys import hints
 from tui.messages import (
     IndexProgress,
@@ -125,7 +126,7 @@ class HomeScreen(NoemaScreen):
             rows += [
                 ("Notes", f"{counts.notes}  ({kinds or 'none'})"),
                 ("Concepts", str(counts.concepts)),
-                ("Unprocessed", f"{counts.unprocessed} sources"),
+                ("Unprocessed", plural(counts.unprocessed, "source")),
             ]
             if counts.problems:  # kept out of the workflows until fixed
                 rows.append(("To fix", f"{counts.problems} notes (noema doctor)"))
@@ -163,11 +164,14 @@ class HomeScreen(NoemaScreen):
             )
             rows.append(("Waiting", " · ".join(part for part in (runs, when) if part)))
         calls = services.activity.calls() if services is not None else []
-        queued = self.query_one(RunsTable).count("queued")
-        rows += [
-            ("Now", activity_text(calls, None, time.monotonic())),
-            ("Queue", queue_text(calls, queued)),
-        ]
+        if calls or not (gate is not None and gate.problem is not None):
+            # with the model down and no call under way, the Waiting row says it all (at 100
+            # columns the two rows pushed the panel past its height)
+            queued = self.query_one(RunsTable).count("queued")
+            rows += [
+                ("Now", activity_text(calls, None, time.monotonic())),
+                ("Queue", queue_text(calls, queued)),
+            ]
         self._activity_live = bool(calls)
         self.query_one("#model-panel", InfoPanel).show_rows(rows)
 

@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Static
 
+from core.merges.clusters import default_canonical
 from tui.text import clip
 
 STATUS_STYLE = {"pending": "yellow", "accepted": "green", "rejected": "red"}
@@ -62,7 +63,7 @@ ARCHIVED = "(merged: its note was archived)"
 def build_rows(review: Any, clusters: list[Any], concepts: dict[str, Any]) -> list[ProposalRow]:
     """One row per merge, in the review's own order, whatever is decided (a decision never
     moves a row: the cursor stays on the merge it changed). A merge in a cluster shows the
-    cluster's canonical; a rejected one, its first concept."""
+    cluster's canonical; a rejected one, the canonical the pair alone would have."""
     cluster_of = {item.key: cluster for cluster in clusters for item in cluster.items}
 
     def title(cid: str) -> str:
@@ -81,8 +82,10 @@ def build_rows(review: Any, clusters: list[Any], concepts: dict[str, Any]) -> li
         if cluster is not None:
             canonical_id, canonical = cluster.canonical_id, cluster.title(concepts)
             members = tuple(cluster.members)
-        else:
-            canonical_id, canonical, members = item.a_id, title(item.a_id), (item.a_id, item.b_id)
+        else:  # rejected: the pair's own canonical, so rejecting never flips the row
+            members = (item.a_id, item.b_id)
+            canonical_id = default_canonical(members, concepts)
+            canonical = title(canonical_id)
         others = [cid for cid in (item.a_id, item.b_id) if cid != canonical_id]
         rows.append(ProposalRow(item.key, item.status, canonical_id, canonical,
                                 " = ".join(title(c) for c in others), item.origin, item.reason,

@@ -38,7 +38,7 @@ from core.flows.extraction.proposal import (
     dedupe_relations,
     merge_links,
 )
-from core.flows.extraction.sanity import rejection
+from core.flows.extraction.sanity import rejection, says_something
 from core.flows.extraction.text import clip_words, normalize_title
 from core.model_failures import raise_unless_fallback, skipped_entry
 from core.sources import read_source
@@ -195,14 +195,14 @@ async def extract_batch(state: State, runtime: Runtime[FlowContext]) -> dict[str
     found, rejected = [], []
     for c in answer.concepts:
         cited = [q for q in dict.fromkeys(c.quote_ids) if q in texts]
-        problem = rejection(c, [texts[q] for q in cited], language)
+        problem = rejection(c, [texts[q] for q in cited], language, state["source_title"])
         if problem:
             rejected.append(f"candidate {c.title!r} rejected: {problem}")
         elif c.title.strip() and cited:
             found.append({**c.model_dump(), "quote_ids": cited, "batch": state["batch"]})
     report("1.1a", f"batch {state['batch']}/{state['total']}: {len(found)} candidate(s)",
            done=state["batch"], total=state["total"], candidates=len(found))  # fmt: skip
-    notes = [answer.notes.strip()] if answer.notes.strip() else []
+    notes = [answer.notes.strip()] if says_something(answer.notes) else []
     return {"candidates": found, "extraction_notes": notes, "warnings": rejected}
 
 

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from core.domain import RELATION_MAP, RelationType, new_concept_id
 from core.flows.extraction.prompts import MAX_TITLE
+from core.flows.extraction.sanity import says_something
 from core.flows.extraction.text import whole_words
 
 
@@ -85,7 +86,13 @@ class Proposal(BaseModel):
     existing: list[ExistingLink] = Field(default_factory=list)
     relations: list[ProposedRelation] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
-    """What the model said about the extraction, refinement or feedback."""
+    """What the model said about the extraction, refinement or feedback (each once; a note
+    that says nothing, `1` or `nada`, is left out)."""
+
+    @field_validator("notes")
+    @classmethod
+    def _notes_worth_reading(cls, notes: list[str]) -> list[str]:
+        return list(dict.fromkeys(n.strip() for n in notes if says_something(n)))
 
     def new_ids(self) -> set[str]:
         return {c.id for c in self.concepts}

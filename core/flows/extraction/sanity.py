@@ -65,8 +65,24 @@ def unsupported(candidate: Any, quotes: Sequence[str], language: str) -> bool:
     return bool(own) and not own & _stems(text)
 
 
-def rejection(candidate: Any, quotes: Sequence[str], language: str) -> str:
+def says_something(note: str) -> bool:
+    """Two words or more beside numbers: `1`, `nada`, `-` say nothing worth a reviewer's look."""
+    return len([w for w in fold(note).split() if not w.isdigit()]) >= 2
+
+
+def names_the_source(title: str, source_title: str) -> bool:
+    """The title is the source's own title, or its start (the grammar cut it at maxLength):
+    it names the book, not an idea in it."""
+    own, source = fold(title).strip(" .,:;"), fold(source_title)
+    return len(own) >= 4 and source.startswith(own) and len(own) >= 0.5 * len(source)
+
+
+def rejection(
+    candidate: Any, quotes: Sequence[str], language: str, source_title: str = ""
+) -> str:
     """Why code rejects this candidate ('' when it does not)."""
+    if source_title and names_the_source(candidate.title, source_title):
+        return "its title is the source's title, not an idea in it"
     values = {f: getattr(candidate, f, "") for f in FIELDS if f != "quote_ids"}
     if field_names_as_values(values, FIELDS):
         return "its fields hold the schema's field names instead of content"

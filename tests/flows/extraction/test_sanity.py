@@ -6,6 +6,7 @@ written by hand after what Gemma 3 270M returned."""
 from __future__ import annotations
 
 from core.flows.extraction.prompts import candidates_messages
+from core.flows.extraction.proposal import Proposal
 from tests.flows.extraction.notes import SOURCE
 from tests.flows.extraction.script import FlowScript, concept, enum_of
 
@@ -44,6 +45,11 @@ BAD = {
         ["k1"],
         text="El sistema 1 es rápido. El sistema 1 es rápido. El sistema 1 es rápido.",
     ),  # fmt: skip
+    "the book's title, cut by the grammar": concept(
+        "Pensar rápido, pensar despac",
+        ["k1"],
+        text="El sistema 1 opera de manera rápida y el sistema 2 de manera esforzada.",
+    ),
 }
 GOOD = concept(
     "Sistema 1",
@@ -66,6 +72,23 @@ async def test_visibly_degenerate_candidates_are_rejected_and_reported(harness) 
     assert len(rejected) == len(BAD)
     for title in ("El ejercicio aeróbico regular", "Dieta mediterránea", "title"):
         assert any(repr(title) in w for w in rejected), title
+    assert any("'Pensar rápido, pensar despac'" in w and "source's title" in w for w in rejected)
+
+
+async def test_notes_that_say_nothing_do_not_reach_the_review(harness) -> None:
+    """Gemma's notes in the walkthrough: "nada", a real remark, then "1" three times."""
+
+    def answer(messages, schema):
+        return {"concepts": [GOOD], "notes": "1"}
+
+    h = harness(FlowScript(candidates=answer), sources={SOURCE: THINKING})
+    payload = (await h.start())["__interrupt__"][0].value
+    assert payload["notes"] == []
+
+
+def test_a_proposal_keeps_each_note_worth_reading_once() -> None:
+    notes = ["nada", "1", "Dos citas hablan de lo mismo.", " Dos citas hablan de lo mismo.", "-"]
+    assert Proposal(notes=notes).notes == ["Dos citas hablan de lo mismo."]
 
 
 def test_the_prompt_shows_no_example_a_model_could_take_for_the_source() -> None:

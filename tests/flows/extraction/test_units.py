@@ -84,7 +84,7 @@ def test_apply_revision() -> None:
     p = proposal()
     labels = Labels.build(p, ["X"])
     revision = Revision(
-        changes="ajustes",
+        changes="ajustes de títulos",
         drop_concepts=["n2"],
         add_concepts=[
             {
@@ -102,7 +102,7 @@ def test_apply_revision() -> None:
     out = apply_revision(p, revision, labels, {"X": {"title": "Viejo"}}, ["q1", "q2", "q3"])
     assert [c.title for c in out.concepts] == ["Uno", "Tres"]
     assert out.existing[0].quote_ids == ["q2"]
-    assert out.relations == [] and out.notes == ["ajustes"]
+    assert out.relations == [] and out.notes == ["ajustes de títulos"]
 
 
 def test_report_marks_multi_concept_quotes_and_prints() -> None:
