@@ -32,7 +32,7 @@ async def test_home_shows_counts_model_status_and_runs(make_app, settings):
         assert "sample-vault" in vault
         assert "source 4" in vault and "concept 14" in vault
         assert "Concepts: 14" in vault
-        assert "1 sources" in vault  # Pensar rápido, pensar despacio is unprocessed
+        assert "Unprocessed: 1 source" in vault and "1 sources" not in vault  # Pensar rápido…
         model = plain(app.screen.query_one("#model-panel"))
         assert "Status: ● a scripted model" in model
         table = app.screen.query_one(RunsTable)
