@@ -61,7 +61,8 @@ async def test_help_lists_the_screen_s_keys_then_the_global_ones_with_enter(make
         assert [row[2] for row in own if row[2]][:3] == [
             "home.open_run", "home.start_run", "home.cancel_run",
         ]  # fmt: skip
-        assert {"app.help", "app.home", "app.quit", "app.screen.tutor"} <= {r[2] for r in globals_}
+        assert {"app.help", "app.quit", "app.screen.tutor"} <= {r[2] for r in globals_}
+        assert "app.home" not in {r[2] for r in globals_}  # home is where this is
         descriptions = " ".join(row[1] for row in help_screen.rows).lower()
         assert "cursor" not in descriptions and "scroll" not in descriptions  # widget internals
 
@@ -154,3 +155,23 @@ async def test_homes_footer_holds_every_key_and_quit_at_100_columns(make_app, wi
         await wait_for(pilot, lambda: isinstance(app.screen, ModelScreen))
         await pilot.pause(0.2)
         assert "h" in {key.key for key in app.screen.query(FooterKey)}
+
+
+@pytest.mark.parametrize(("screen_key", "field"), [("l", "#concept"), ("e", "#note")])
+async def test_g_puts_the_cursor_in_the_field_and_letters_type_there(make_app, screen_key, field):
+    """In the walkthrough `tab` from the lessons list did not reach the concept field and
+    "Metacog" typed on: its `e` opened the rubric screen. `g` (in the footer) goes to the field."""
+    from textual.widgets import Input
+    from textual.widgets._footer import FooterKey
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press(screen_key)
+        await wait_for(pilot, lambda: not isinstance(app.screen, HomeScreen))
+        screen = app.screen
+        await pilot.pause(0.2)
+        assert "g" in {key.key for key in screen.query(FooterKey)}
+        await pilot.press("g", *"Metacog")
+        assert app.screen is screen
+        assert screen.query_one(field, Input).value == "Metacog"

@@ -205,7 +205,7 @@ async def test_evaluate_while_another_run_is_in_progress_queues_and_then_runs(
         await pilot.press("e")
         screen = app.screen
         screen.query_one("#note").value = NOTE_PATH
-        await pilot.press("enter")  # submits the note
+        await pilot.press("g", "enter")  # to the note field, then submit it
         await wait_for(pilot, lambda: screen.run_id is not None)
         assert app.services.runtime.runs.get(screen.run_id).status == "queued"
         assert "Queued" in str(screen.query_one("#verdict").render())

@@ -67,8 +67,9 @@ class LessonScreen(NoemaScreen):
     LessonScreen #judge { margin: 1 0 0 0; }
     """
     BINDINGS = [
+        Binding("g", "focus_concept", "New", id="lesson.new", tooltip="New lesson: to the concept field"),
         Binding("a", "accept", "Accept", id="lesson.accept"),
-        Binding("r", "regenerate", "Regenerate", id="lesson.regenerate"),
+        Binding("r", "regenerate", "Regen", id="lesson.regenerate", tooltip="Regenerate"),
         Binding("j", "judge", "Judge", id="lesson.judge"),
         Binding("E", "edit", "Edit", id="lesson.edit"),
         Binding("X", "reject", "Reject", id="lesson.reject"),

@@ -70,6 +70,7 @@ class RubricScreen(NoemaScreen):
     RubricScreen RunProgress { padding: 0 1; }
     """
     BINDINGS = [
+        Binding("g", "focus_note", "New", id="rubric.new", tooltip="Evaluate a note: to the note field"),
         Binding("a", "approve", "Approve", id="rubric.approve"),
         Binding("r", "revise", "Revise", id="rubric.revise"),
         Binding("E", "edit", "Edit", id="rubric.edit"),
@@ -117,6 +118,7 @@ class RubricScreen(NoemaScreen):
 
     def on_mount(self) -> None:
         self.sub_title = "Rubric evaluation"
+        self.query_one("#criteria-table").focus()  # keys act (h, q, ?); g goes to the note
         if self.services is not None:
             self.load_pickers()
         if self.run_id is not None:
