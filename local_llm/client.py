@@ -25,6 +25,7 @@ from local_llm.activity import ActivitySink, CallWatch
 from local_llm.answers import InvalidAnswer, parse_answer, reask_messages
 from local_llm.backends import Backend, backend_for
 from local_llm.backends.base import Completion, PullProgress
+from local_llm.calls import CallIdentity, making
 from local_llm.config import ModelConfig
 from local_llm.errors import (
     ContextBudgetError,
@@ -465,11 +466,14 @@ class LLMClient:
         runs before the timeout starts: it is start-up work, not the model's answer time."""
         config = call.config
 
+        identity = CallIdentity(call.flow, call.node, call.role, call.kind, call.run_id)
+
         async def bounded() -> T:
             await self._prepare(call)
             try:
                 async with asyncio.timeout(config.timeout_s):
-                    return await request()
+                    with making(identity):
+                        return await request()
             except TimeoutError as exc:
                 raise ModelTimeoutError(
                     f"{config.model} gave no answer within {config.timeout_s:g} s "

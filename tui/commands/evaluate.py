@@ -108,8 +108,7 @@ def vault_relative(note: str, root: Path) -> str:
 def run(args: argparse.Namespace, backend: Any = None, ask: Any = None) -> int:
     """The `evaluate` handler; `backend` and `ask` are for tests (scripted model, answers)."""
     settings = settings_from(args)
-    require_vault(settings)
-    note = vault_relative(args.note, settings.vault.path)
+    note = vault_relative(args.note, require_vault(settings))
     check_input(settings, note, args.criteria)  # before any run exists: a typo leaves nothing
     return run_async(evaluate(settings, note, args, backend, ask or input))
 

@@ -130,10 +130,6 @@ class RubricScreen(NoemaScreen):
                 progress.apply(event)  # what the run did before this screen opened
             self.load_pending(self.run_id)
 
-    @property
-    def services(self) -> Any:
-        return getattr(self.app, "services", None)
-
     def on_services_ready(self, _message: ServicesReady) -> None:
         self.load_pickers()
 
@@ -142,7 +138,7 @@ class RubricScreen(NoemaScreen):
         """Note suggestions and criteria names (disk reads, off the UI thread)."""
         from core.evaluation import available_criteria
 
-        services = self.services
+        services = self.require_services()
         names = available_criteria([services.settings.data_dir / "criteria"])
         vault = services.vault
         notes = note_paths(vault.root, vault.layout) if vault is not None else []
@@ -158,7 +154,7 @@ class RubricScreen(NoemaScreen):
     @work(exclusive=True, group="rubric-load", exit_on_error=False)
     async def load_pending(self, run_id: str) -> None:
         """Show the review a run is waiting at (opened from the runs table)."""
-        runtime = self.services.runtime
+        runtime = self.require_services().runtime
         pending = await runtime.pending_interrupt(run_id)
         snapshot = await runtime.state(run_id)
         values = snapshot.values
@@ -328,7 +324,7 @@ class RubricScreen(NoemaScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         kind = (self.payload or {}).get("type") if self.ready else None
         if action in ("approve", "revise", "edit"):
-            return kind == "evaluation_review" and action in self.payload.get("actions", [])
+            return kind == "evaluation_review" and action in (self.payload or {}).get("actions", [])
         if action == "view_revision":
             return kind == "revision_review"
         return True
@@ -375,7 +371,7 @@ class RubricScreen(NoemaScreen):
 
     def action_edit(self) -> None:
         try:
-            body = self.services.vault.writer.read(self.note).body
+            body = self.require_vault().writer.read(self.note).body
         except Exception as exc:
             self.notify(f"Cannot read {self.note}: {exc}", severity="error")
             return
@@ -393,11 +389,11 @@ class RubricScreen(NoemaScreen):
 
 
 def open_screen(app: Any) -> RubricScreen:
-    """The screen as opened from home (SCREENS factory)."""
+    """The screen as opened from home (the registry's `open` factory)."""
     return RubricScreen()
 
 
 def review_screen(app: Any, run: Any) -> RubricScreen:
-    """The review of a rubric run awaiting review (REVIEW_SCREENS factory)."""
+    """The review of a rubric run awaiting review (the registry's `review` factory)."""
     criteria = (run.input or {}).get("criteria")
     return RubricScreen(note=run.target, criteria=criteria, run=run)

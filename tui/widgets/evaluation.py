@@ -12,10 +12,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Label, TextArea
 
+from tui.drafts import Drafts
 from tui.keys import key_for
+from tui.screens.base import NoemaModal
 from tui.text import clip
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ def verdict_text(review: RubricReview) -> Text:
     return text
 
 
-class TextModal(ModalScreen[str | None]):
+class TextModal(NoemaModal[str | None]):
     """Edit a text (the note body, or feedback for a revision): ctrl+s sends it, escape closes.
 
     With a `draft` key, what was typed survives escape, leaving the screen and quitting
@@ -145,17 +146,14 @@ class TextModal(ModalScreen[str | None]):
     def __init__(self, title: str, text: str = "", draft: str | None = None) -> None:
         super().__init__()
         self.title_text, self.text, self.draft = title, text, draft
-        kept = self.drafts.get(draft) if self.drafts is not None and draft else None
-        self.restored = kept is not None and kept != text
-        self.initial = kept if self.restored else text
+        kept = self.drafts.get(draft) if draft else None
+        self.initial = kept if kept is not None else text
+        self.restored = self.initial != text
 
     @property
-    def drafts(self) -> Any:
-        """The app's drafts (None outside a noema app)."""
-        try:
-            return getattr(self.app, "drafts", None)
-        except Exception:  # noqa: BLE001 - no active app
-            return None
+    def drafts(self) -> Drafts:
+        """The app's drafts (what was typed and not sent yet)."""
+        return self.app.drafts
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -186,7 +184,7 @@ class TextModal(ModalScreen[str | None]):
         area.focus()
 
     def keep_draft(self) -> None:
-        if self.drafts is None or not self.draft:
+        if not self.draft:
             return
         text = self.query_one(TextArea).text
         if text == self.text:
@@ -195,7 +193,7 @@ class TextModal(ModalScreen[str | None]):
             self.drafts.keep(self.draft, text)
 
     def action_save(self) -> None:
-        if self.drafts is not None and self.draft:
+        if self.draft:
             self.drafts.discard(self.draft)
         self.dismiss(self.query_one(TextArea).text)
 
@@ -205,7 +203,7 @@ class TextModal(ModalScreen[str | None]):
 
     def action_discard(self) -> None:
         """Throw the draft away on purpose: the box shows the original text again."""
-        if self.drafts is not None and self.draft:
+        if self.draft:
             self.drafts.discard(self.draft)
         self.query_one(TextArea).load_text(self.text)
         self.query_one("#modal-note", Label).update("Draft discarded.")

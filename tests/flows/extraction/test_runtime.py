@@ -14,7 +14,7 @@ from core.flows.extraction.graph import SPEC
 from core.repair import repair
 from core.services import open_services
 from core.settings import Settings
-from tests.flows.extraction.conftest import EXISTING, SOURCE, SOURCE_TEXT
+from tests.flows.extraction.notes import EXISTING, SOURCE, SOURCE_TEXT
 from tests.flows.extraction.script import ConcurrencyBackend, FlowScript, concept, enum_of
 
 DRIVER = Path(__file__).with_name("driver.py")

@@ -30,7 +30,7 @@ from core.store import Store
 from core.vault_handle import open_vault
 from local_llm import LLMClient
 from local_llm.errors import StructuredOutputError
-from tests.flows.lesson.conftest import CONCEPT, SAMPLE_VAULT
+from tests.flows.lesson.script import CONCEPT, SAMPLE_VAULT
 
 
 def compact_lesson_rubric(folder: Path) -> None:
