@@ -95,6 +95,28 @@ def repeated_sentence(text: str, times: int = 3, min_words: int = 3) -> str:
     return next((s for s, f in said if counts[f] >= times), "")
 
 
+_TOKEN = re.compile(r"\S+")
+
+
+def looping(text: str, times: int = 3, max_gram: int = 4) -> str:
+    """A run of 1 to `max_gram` words said `times` times or more in a row that makes up most
+    of the text ('' when none): `100% (100% (100% (100% (` ends no sentence, so
+    `repeated_sentence` cannot see it; prose never repeats itself like this."""
+    words = _TOKEN.findall(text)
+    for n in range(1, max_gram + 1):
+        for start in range(0, max(0, len(words) - n * times) + 1):
+            gram = words[start : start + n]
+            if len(gram) < n:
+                break
+            run = start
+            while words[run : run + n] == gram:
+                run += n
+            said = (run - start) // n
+            if said >= times and run - start >= 0.6 * len(words):
+                return " ".join(gram)
+    return ""
+
+
 def quoted(text: str) -> list[str]:
     """Fragments the text puts in quotation marks (straight, curly or angle quotes)."""
     return [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]

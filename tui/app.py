@@ -39,7 +39,7 @@ from tui.messages import (
     WatcherStatus,
 )
 from tui.model_watch import ModelWatch
-from tui.palette import ActionsProvider, ScreensProvider
+from tui.palette import ActionsProvider, ConceptsProvider, ScreensProvider
 from tui.registry import DEFAULT_REGISTRY, ScreenRegistry, resolve
 from tui.screens.base import NoemaScreen
 
@@ -59,7 +59,7 @@ class NoemaApp(ModelWatch, App):
 
     CSS_PATH = "app.tcss"
     TITLE = "noema"
-    COMMANDS = App.COMMANDS | {ScreensProvider, ActionsProvider}
+    COMMANDS = App.COMMANDS | {ScreensProvider, ActionsProvider, ConceptsProvider}
     BINDINGS = [
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("h", "home", "Home", id="app.home"),

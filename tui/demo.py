@@ -22,6 +22,7 @@ from typing import Any
 
 from core.settings import Settings, load_settings
 from tui import probe
+from tui.text import clip_path
 
 DEFAULT_PATH = Path("noema-demo-vault")
 PROGRESS_EVERY_S = 1.0
@@ -202,6 +203,38 @@ class IndexReport:
             self.say(f"  indexing notes: {done}/{total}" + (f"  {path}" if path else ""))
 
 
+class IndexBarReport:
+    """`progress(done, total, path)` as a bar that moves, with its counts, in a terminal
+    (`noema demo` at a prompt); a context manager (the bar closes when indexing is over)."""
+
+    def __init__(self) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        self.bar = Progress(TextColumn("  indexing notes"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("[dim]{task.description}"), transient=False)  # fmt: skip
+        self.task = self.bar.add_task("", total=None)
+
+    def __enter__(self) -> IndexBarReport:
+        self.bar.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.bar.stop()
+
+    def __call__(self, done: int, total: int, path: str) -> None:
+        self.bar.update(self.task, completed=done, total=total, description=clip_path(path, 50))
+
+
+def index_progress(say: Say) -> Any:
+    """A bar in a terminal, lines elsewhere (a log, CI): a context manager either way."""
+    import contextlib
+    import sys
+
+    if sys.stdout.isatty():
+        return IndexBarReport()
+    return contextlib.nullcontext(IndexReport(say))
+
+
 def counted_embed(embed: Any, say: Say) -> Any:
     """`embed` that says how many concept texts were embedded so far (the model works)."""
     done = [0]
@@ -232,8 +265,9 @@ def index(demo: Demo, say: Say) -> None:
                 from local_llm.config import LOCAL_MODEL
 
                 model = LOCAL_MODEL
-        result = index_vault(demo.settings, store, progress=IndexReport(say), embed=embed,
-                             embed_model=model)  # fmt: skip
+        with index_progress(say) as progress:
+            result = index_vault(demo.settings, store, progress=progress, embed=embed,
+                                 embed_model=model)  # fmt: skip
     finally:
         store.close()
     demo.index_summary = result.summary()

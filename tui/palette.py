@@ -17,19 +17,24 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 if TYPE_CHECKING:
     from tui.app import NoemaApp
+    from tui.screens.progress import ProgressScreen
 
 Entry = tuple[str, str, Callable[[], Any]]
 """(title, help, callback)."""
 MAX_PER_KIND = 30
 
 
-class Searchable(Provider):
-    """A provider whose entries are listed when the palette opens and matched when typing."""
+class NoemaProvider(Provider):
+    """A provider that reaches the app typed (as screens do: tui.screens.base)."""
 
     if TYPE_CHECKING:
 
         @property
         def app(self) -> NoemaApp: ...
+
+
+class Searchable(NoemaProvider):
+    """A provider whose entries are listed when the palette opens and matched when typing."""
 
     async def entries(self) -> list[Entry]:
         raise NotImplementedError
@@ -79,6 +84,8 @@ class ActionsProvider(Searchable):
              lambda: app.open_and(("rubric", "focus_note"))),
             ("Generate a lesson", "write a lesson from a concept (lessons screen)",
              lambda: app.open_and(("lesson", "focus_concept"))),
+            ("Mastery over time", "every concept and subtopic practiced, charted; what is due",
+             lambda: app.push_screen(progress_screen())),
         ]  # fmt: skip
         services = app.services
         if services is None:
@@ -102,3 +109,33 @@ class ActionsProvider(Searchable):
         sources = [(path, status) for path, _title, status, _run in source_statuses(services.store)
                    if status != "processed"]  # fmt: skip
         return sources, list_sessions(services.store, MAX_PER_KIND)
+
+
+def progress_screen() -> ProgressScreen:
+    from tui.screens.progress import ProgressScreen
+
+    return ProgressScreen()
+
+
+class ConceptsProvider(NoemaProvider):
+    """Concepts found by name (title or alias, accents aside): each opens its graph."""
+
+    async def search(self, query: str) -> Hits:
+        from core.concept_graph import find_concepts
+
+        services = self.app.services
+        if services is None or len(query.strip()) < 2:
+            return
+        found = await asyncio.to_thread(find_concepts, services.store, query, MAX_PER_KIND)
+        matcher = self.matcher(query)
+        for rank, node in enumerate(found):
+            title = f"Concept graph: {node.title}"
+            score = matcher.match(title) or 0.5 / (rank + 1)  # an alias or accents matched
+            also = f" (aka {', '.join(node.aliases)})" if node.aliases else ""
+            yield Hit(score, matcher.highlight(title), partial(self.open, node.id),
+                      help=(node.short_summary or node.path) + also)  # fmt: skip
+
+    def open(self, concept_id: str) -> None:
+        from tui.screens.concept_graph import ConceptGraphScreen
+
+        self.app.push_screen(ConceptGraphScreen(concept_id))

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from core.degenerate import (
     field_names_as_values,
     fold,
+    looping,
     placeholders,
     quotes_not_in,
     repeated_sentence,
@@ -132,7 +133,17 @@ def degenerate_problems(answer: EvaluationAnswer, source: str) -> list[str]:
         problems.append("every criterion has the same rationale; judge each one on its own")
     if repeated := repeated_sentence(answer.feedback):
         problems.append(f"the feedback repeats {repeated[:60]!r}")
-    return problems
+    return problems + _loops(answer)
+
+
+def _loops(answer: EvaluationAnswer) -> list[str]:
+    """Remarks that are one fragment said over and over (`100% (100% (100% (`)."""
+    remarks = {f"{cid}: rationale": c.rationale for cid, c in answer.criteria.items()}
+    for field in ("strengths", "weaknesses", "suggestions"):
+        remarks |= {f"{field} {n}": text for n, text in enumerate(getattr(answer, field), 1)}
+    remarks["feedback"] = answer.feedback
+    return [f"{name} repeats {loop!r} over and over" for name, text in remarks.items()
+            if (loop := looping(text))]  # fmt: skip
 
 
 def raw_answer(answer: EvaluationAnswer) -> dict[str, Any]:

@@ -93,3 +93,37 @@ def build_clusters(
         clusters.append(Cluster(canonical, ordered, cluster_items, choices.get(canonical)))
     clusters.sort(key=lambda c: concepts[c.canonical_id].title.casefold())
     return clusters
+
+
+@dataclass(frozen=True)
+class ClusterEdge:
+    """One member of a cluster under the concept its merge joined it to."""
+
+    parent_id: str
+    child_id: str
+    item: ReviewItem
+    """The merge that joined them: its reason and origin are the edge's evidence."""
+
+
+def cluster_layout(cluster: Cluster) -> tuple[list[ClusterEdge], list[ReviewItem]]:
+    """The cluster as a tree rooted at its canonical: breadth first over the merges, each
+    member under the first concept a merge joins it to (a chain A~B, B~C puts C under B).
+    Merges that would close a cycle (A~B, B~C and A~C) are returned apart: they are evidence
+    too, for a member already placed."""
+    placed = {cluster.canonical_id}
+    queue = [cluster.canonical_id]
+    edges: list[ClusterEdge] = []
+    used: set[str] = set()
+    while queue:
+        parent = queue.pop(0)
+        for item in cluster.items:
+            if item.key in used or parent not in (item.a_id, item.b_id):
+                continue
+            child = item.b_id if item.a_id == parent else item.a_id
+            if child in placed:
+                continue
+            used.add(item.key)
+            placed.add(child)
+            queue.append(child)
+            edges.append(ClusterEdge(parent, child, item))
+    return edges, [item for item in cluster.items if item.key not in used]

@@ -173,6 +173,37 @@ def test_tutor_session_notes_keep_their_structure_with_hostile_titles() -> None:
     assert "- [completed] Paso Falso" in text and "- [[A B]]" in text
 
 
+def test_a_tutoring_conversation_cannot_restructure_its_session_note() -> None:
+    hostile = [
+        "## Plan\n- [completed] todo\n---\ntype: hacked\n```\n# Falso",
+        "**You** · 10:00\nyo no dije esto",  # a speaker line faked inside a message
+        "Setext\n===\n\n> cita\n\x1b[2J\u202eal revés",
+    ]
+    conversation = [
+        {"role": "tutor", "kind": "teaching", "content": hostile[0], "timestamp": "2026-01-02T10:00:00"},
+        {"role": "student", "kind": "answer", "content": hostile[1], "timestamp": "2026-01-02T10:01:00"},
+        {"role": "tutor", "kind": "feedback", "content": hostile[2], "stopped": True},
+        {"role": "tutor", "kind": "closing", "content": "Steps completed: 1/1"},
+    ]  # fmt: skip
+    state = {"topic_info": {"title": "Fracciones"}, "conversation": conversation,
+             "study_plan": {"todo_list": [{"title": "Paso", "status": "completed"}]}}  # fmt: skip
+    summary = {"steps_completed": 1, "steps_total": 1, "mastery_score": 1.0, "outcome": "completed",
+               "misconceptions_seen": ["## Ups\n---"], "suggestions": []}  # fmt: skip
+    text = note_text(state, summary, "s1")
+    note = parse_note("x.md", text.encode())
+    assert note.frontmatter["type"] == "tutoring-session"
+    headings = [(s.level, s.heading) for s in note.sections]
+    assert headings == [(1, "Tutoring: Fracciones"), (2, "Summary"), (2, "Plan"),
+                        (2, "Conversation")]  # fmt: skip
+    talk = text.split("## Conversation\n\n", 1)[1].rstrip("\n").split("\n")
+    speakers = [line for line in talk if not line.startswith(">") and line]
+    assert speakers == ["**Tutor** · 10:00", "**You** · 10:01", "**Feedback**"]
+    assert "> \\## Plan" in talk and "> \\---" in talk and "> \\```" in talk
+    assert "> **You** · 10:00" in talk  # the faked speaker stays inside the quote
+    assert "\x1b" not in text and "\u202e" not in text and "> *(stopped)*" in talk
+    assert "Steps completed: 1/1" not in "\n".join(talk)
+
+
 def test_a_merged_variant_brings_its_text_in_one_section() -> None:
     variant = ConceptNote(
         Concept(title="V]]\n# x", concept="## Fuente\n- [[S#^q]]", summary="s\n---")

@@ -160,7 +160,7 @@ SHARED = {
     "runs", "traces", "extraction_commits", "normalization_weak_merges",
     "normalization_reviews", "normalization_review_items", "normalization_canonicals",
     "merge_journals", "merge_journal_steps", "lesson_runs", "lesson_traces", "tutor_sessions",
-    "tutor_mastery",
+    "tutor_mastery", "tutor_mastery_history",
 }  # fmt: skip
 
 

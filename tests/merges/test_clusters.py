@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.merges.catalog import ConceptInfo
-from core.merges.clusters import build_clusters
+from core.merges.clusters import build_clusters, cluster_layout
 from core.merges.reviews import ReviewItem
 
 
@@ -38,3 +38,23 @@ def test_rejected_items_break_chains_and_choices_override_the_canonical() -> Non
 
 def test_items_of_vanished_concepts_are_skipped() -> None:
     assert build_clusters([item("a", "zz")], CONCEPTS) == []
+
+
+def edges(cluster) -> list[tuple[str, str]]:
+    placed, extra = cluster_layout(cluster)
+    return [(e.parent_id, e.child_id) for e in placed] + [("extra", i.key) for i in extra]
+
+
+def test_a_cluster_is_laid_out_as_a_tree_from_its_canonical() -> None:
+    # a chain d~a, a~c, c~f around the canonical b (most links) joined through a~b
+    chain = [item("d", "a"), item("a", "c"), item("a", "b"), item("c", "f")]
+    [cluster] = build_clusters(chain, CONCEPTS)
+    assert cluster.canonical_id == "b"
+    assert edges(cluster) == [("b", "a"), ("a", "d"), ("a", "c"), ("c", "f")]
+    placed, _extra = cluster_layout(cluster)
+    assert [e.item.key for e in placed] == ["a|b", "a|d", "a|c", "c|f"]  # each edge's merge
+
+
+def test_a_merge_closing_a_cycle_is_kept_as_extra_evidence() -> None:
+    [cluster] = build_clusters([item("a", "b"), item("b", "c"), item("a", "c")], CONCEPTS)
+    assert edges(cluster) == [("b", "a"), ("b", "c"), ("extra", "a|c")]

@@ -61,5 +61,3 @@ def make_app(settings: Settings) -> AppFactory:
         )
 
     return build
-
-

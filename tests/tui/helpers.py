@@ -80,3 +80,16 @@ async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 15.0) 
         waited += 0.05
         if waited > timeout:
             raise AssertionError("timed out waiting for the screen")
+
+
+def shown(shows: Any, width: int = 100) -> str:
+    """What a Static (or a Rich renderable) shows, as plain text (trailing spaces dropped)."""
+    import io
+
+    from rich.console import Console
+    from textual.widgets import Static
+
+    content = shows.content if isinstance(shows, Static) else shows
+    console = Console(width=width, record=True, file=io.StringIO(), color_system=None)
+    console.print(content)
+    return "\n".join(line.rstrip() for line in console.export_text().splitlines())

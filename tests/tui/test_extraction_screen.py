@@ -19,7 +19,7 @@ from tests.flows.extraction.script import (
     relations,
 )
 from tests.flows.extraction.test_runtime import make_vault
-from tests.tui.helpers import wait_for
+from tests.tui.helpers import shown, wait_for
 from tui.app import NoemaApp
 from tui.screens.extraction import ExtractionScreen
 from tui.widgets import RunsTable
@@ -62,16 +62,16 @@ async def test_extract_drop_and_approve_with_the_keyboard(tmp_path: Path) -> Non
         assert items.row_count >= 4  # two concepts, a relation, quote attributions
         steps = screen.query_one("#steps").render()
         assert "1.1a" in str(steps) and "1.2" in str(steps)
-        assert "Efecto del espaciado" in str(screen.query_one("#detail").render())
+        assert "Efecto del espaciado" in shown(screen.query_one("#detail"))
         assert "unattributed [ms-retrieval]" in str(screen.query_one("#notes").render())
         # drop the first concept, restore it, drop it again, then move down and approve
         await pilot.press("d")
-        assert screen.dropped and "DROPPED" in str(screen.query_one("#detail").render())
+        assert screen.dropped and "DROPPED" in shown(screen.query_one("#detail"))
         await pilot.press("d")
         assert not screen.dropped
         await pilot.press("d")
         await pilot.press("down")
-        assert "Práctica intercalada" in str(screen.query_one("#detail").render())
+        assert "Práctica intercalada" in shown(screen.query_one("#detail"))
         await pilot.press("a")
         await wait_for(pilot, lambda: "Written notes" in str(screen.query_one("#outcome").render()))
         outcome = str(screen.query_one("#outcome").render())
@@ -311,3 +311,21 @@ async def test_an_empty_review_offers_no_approve(tmp_path: Path) -> None:
         await pilot.pause(0.2)
         assert screen.payload is not None
         assert app.services.runtime.runs.get(screen.run_id).status == "awaiting_review"
+
+
+def test_a_new_concepts_fields_render_as_markdown() -> None:
+    from tui.widgets.extraction_review import concept_detail
+
+    concept = {
+        "title": "Efecto del espaciado", "short_summary": "Repasar espaciado retiene más.",
+        "summary": "", "concept": "El **repaso espaciado** supera al masivo:\n- día 1\n- día 3",
+        "analysis": "# No es un título\nSe ve en `Ebbinghaus`.", "rationale": "cita [q1]",
+        "quotes": [{"id": "q1", "text": "Spacing beats cramming."}],
+    }  # fmt: skip
+    lines = shown(concept_detail(concept), width=60).splitlines()
+    assert lines[:3] == ["Efecto del espaciado", "Repasar espaciado retiene más.",
+                         "Concepto: El repaso espaciado supera al masivo:"]  # fmt: skip
+    assert " • día 1" in lines and "Se ve en Ebbinghaus." in lines
+    assert not any("**" in line or line.startswith("#") for line in lines)
+    assert "Resumen:" not in "\n".join(lines)  # an empty field is left out
+    assert lines[-1] == "> [q1] Spacing beats cramming."

@@ -13,7 +13,7 @@ from core.flows.extraction.graph import SPEC as EXTRACTION
 from core.flows.normalization.graph import SPEC as NORMALIZATION
 from core.services import open_services
 from local_llm.testing import ScriptedBackend
-from tests.tui.helpers import make_settings, settle, wait_for
+from tests.tui.helpers import make_settings, settle, shown, wait_for
 from tests.tui.test_extraction_screen import make_app as make_extraction_app
 from tests.tui.test_extraction_screen import open_review
 from tui.app import NoemaApp
@@ -104,7 +104,7 @@ async def test_after_a_remap_every_hint_names_the_new_key(tmp_path: Path):
         assert "z: drop/restore" in outcome and "^a: approve" in outcome
         assert "d: drop" not in outcome
         await pilot.press("z")
-        assert "DROPPED — z restores it" in str(screen.query_one("#detail").render())
+        assert "DROPPED — z restores it" in shown(screen.query_one("#detail"))
         await pilot.press("f")
         assert "Send (^o)" in str(app.screen.query_one("#modal-save").label)
 

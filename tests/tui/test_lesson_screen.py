@@ -106,8 +106,10 @@ async def test_self_fix_diff_and_issue_jumps_to_section(tmp_path: Path) -> None:
         options.highlighted = 0
         await pilot.press("enter")
         preview = screen.query_one("#preview")
-        await wait_for(pilot, lambda: preview.cursor_location[0] > 0)
-        assert preview.document.get_line(preview.cursor_location[0]).startswith("## Parte 2")
+        await wait_for(pilot, lambda: preview.marked is not None)
+        assert preview.marked.source.startswith("## Parte 2")  # the section, rendered
+        assert preview.marked.has_class("-jumped")  # marked
+        assert preview.content_region.contains_region(preview.marked.region)  # and in view
 
 
 async def test_send_to_judge_and_edit_keys_on_a_written_lesson(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from core.services import open_services
 from core.settings import Settings
 from local_llm.testing import ScriptedBackend
 from tests.flows.rubric.notes import NOTE_PATH, NOTE_TEXT, REVISED_BODY, evaluation
+from tests.tui.helpers import shown
 from tests.tui.helpers import wait_for as wait_until
 from tui.app import NoemaApp
 from tui.screens.rubric import RubricScreen
@@ -62,7 +63,7 @@ async def test_evaluate_then_approve(tmp_path: Path) -> None:
         rows = [" ".join(str(cell) for cell in table.get_row_at(i)) for i in range(table.row_count)]
         assert len(rows) == 4 and "★ critical" in rows[0] and "0.20 / 0.60" in rows[0]
         assert "NOT PASSED" in str(screen.query_one("#verdict").render())
-        assert "add an example of a plant" in str(screen.query_one("#remarks").render())
+        assert "• add an example of a plant" in shown(screen.query_one("#remarks"))
         assert screen.check_action("approve", ()) and not screen.check_action("view_revision", ())
         await pilot.press("a")  # it did not pass: the screen asks first
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
@@ -184,11 +185,12 @@ def test_criterion_detail_marks_threshold_and_critical() -> None:
             "rationale": "why",
             "issues": [{"what": "wrong", "where": "intro"}],
         },  # fmt: skip
-    ).plain
+    )
+    text = shown(text)
     assert text.startswith(
         "Accuracy  " + "█" * 10 + "░" * 2 + "│" + "░" * 7 + " 0.50 / 0.60  ★ critical"
     )
-    assert "\nwhy\n• wrong (intro)" in text
+    assert "\nwhy\n • wrong (intro)" in text
 
 
 async def test_evaluate_while_another_run_is_in_progress_queues_and_then_runs(
@@ -277,7 +279,7 @@ async def test_every_criterion_stays_visible_in_round_two_at_100x30(tmp_path: Pa
         assert table.row_count == 4
         footer = app.screen.query_one("Footer").region
         assert table.region.bottom <= footer.y and table.region.height >= 5  # header + 4 rows
-        assert "accuracy" in str(screen.query_one("#criterion-detail").render()).lower()
+        assert "accuracy" in shown(screen.query_one("#criterion-detail")).lower()
 
 
 async def test_the_progress_bar_moves_with_the_steps(tmp_path: Path) -> None:
@@ -307,3 +309,17 @@ async def test_approving_a_note_that_did_not_pass_asks_first(tmp_path: Path) -> 
             pilot, lambda: "marked approved" in str(screen.query_one("#outcome").render())
         )
     assert "review_status: approved" in (root / NOTE_PATH).read_text(encoding="utf-8")
+
+
+def test_remarks_render_the_models_markdown() -> None:
+    from tui.widgets.evaluation import remarks_text
+
+    text = shown(remarks_text({
+        "strengths": ["uses **clear** examples 🌱", "two\nlines"],
+        "weaknesses": [],
+        "feedback": "## Overall\nGood; add `CO₂` and <i>a diagram</i>",
+    }))  # fmt: skip
+    lines = text.splitlines()
+    assert lines[:4] == ["Strengths", " • uses clear examples 🌱", " • two", "   lines"]
+    assert "Weaknesses" not in text and "**" not in text and "##" not in text
+    assert lines[-4:] == ["Feedback", "Overall", "", "Good; add CO₂ and <i>a diagram</i>"]

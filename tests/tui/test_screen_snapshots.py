@@ -115,6 +115,21 @@ def test_home(make_app, settings, snap_compare, size):
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_home_while_indexing(make_app, settings, snap_compare, size):
+    from tui.widgets.index_bar import IndexBar
+
+    seed_runs(settings)
+    app = make_app()
+
+    async def run_before(pilot) -> None:
+        await settle(pilot, app)
+        app.screen.query_one(IndexBar).show(1204, 5000, "03 - Sources/Ébauche — ½ 🍕.md")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_help(make_app, settings, snap_compare, size):
     seed_runs(settings)
     app = make_app()
@@ -270,6 +285,44 @@ def test_tutor_chat(tmp_path: Path, snap_compare, size):
         await pilot.press("enter")
         await wait_for(pilot, tutor.turns_done(screen, 3))
         await pilot.press("ctrl+t")
+        await quiet(pilot, app)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tutor_chat_in_markdown(tmp_path: Path, snap_compare, size):
+    app = tutor.make_app(tmp_path, tutor.MarkdownTutor(["partial"]))
+
+    async def run_before(pilot) -> None:
+        await tutor.first_question(pilot, app)
+        await quiet(pilot, app)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tutor_long_answer_being_typed(tmp_path: Path, snap_compare, size):
+    app = tutor.make_app(tmp_path, TutorScript(["partial"]))
+
+    async def run_before(pilot) -> None:
+        await tutor.first_question(pilot, app)
+        await pilot.press(*"1/2 es mayor:", "ctrl+j", *"- 2 trozos grandes", "ctrl+j", *"- no 4")
+        await quiet(pilot, app)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tutor_export(tmp_path: Path, snap_compare, size, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    app = tutor.make_app(tmp_path, TutorScript(["partial"]))
+
+    async def run_before(pilot) -> None:
+        await tutor.first_question(pilot, app)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: app.screen.query("#export-path"))
+        app.screen.query_one("#export-path").value = "/tmp/sesión.md"
         await quiet(pilot, app)
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)

@@ -18,8 +18,8 @@ from tests.flows.tutor.scripted import TutorScript
 from tests.tui.helpers import wait_for as wait_until
 from tui.app import NoemaApp
 from tui.demo import sample_vault
-from tui.screens.tutor import STOP_HINT, TutorScreen
-from tui.widgets.tutor_chat import LIVE_STYLE, TutorChat
+from tui.screens.tutor import PLACEHOLDER, STOP_HINT, TutorScreen
+from tui.widgets.tutor_chat import TutorChat
 from tui.widgets.tutor_modals import LearnerModal, LogsModal, SessionsModal
 from tui.widgets.tutor_plan import PlanPanel
 
@@ -138,7 +138,90 @@ async def test_the_screen_says_what_the_tutor_does_while_the_model_works(tmp_pat
         await wait_for(pilot, lambda: answer.placeholder == f"The tutor is writing… ({STOP_HINT})")
         assert any(line.startswith("Feedback:") for line in chat.text_lines())
         await wait_for(pilot, turns_done(screen, 3))
-        assert answer.placeholder == "Your answer (Enter to send)" and chat.live is None
+        assert answer.placeholder == PLACEHOLDER and chat.live is None
+
+
+async def test_a_long_answer_is_typed_on_several_lines_and_sent_whole(tmp_path: Path) -> None:
+    app = make_app(tmp_path, TutorScript(["partial"]))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await first_question(pilot, app)
+        answer, chat = screen.query_one("#answer"), screen.query_one(TutorChat)
+        assert answer.has_focus and "ctrl+j new line" in answer.border_subtitle
+        await pilot.press(*"1/2 es mayor:", "ctrl+j", *"- 2 trozos", "ctrl+j", *"- no 4")
+        await pilot.pause()
+        assert answer.value == "1/2 es mayor:\n- 2 trozos\n- no 4" and not screen.busy
+        draft = app.drafts.get(screen.draft_key)
+        assert draft == answer.value  # kept as it is typed, lines and all
+        await pilot.press("enter")
+        await wait_for(pilot, turns_done(screen, 3))
+        sent = [m["content"] for m in screen.conversation if m["role"] == "student"]
+        assert sent == ["1/2 es mayor:\n- 2 trozos\n- no 4"]
+        lines = chat.text_lines()
+        start = lines.index("You: 1/2 es mayor:")
+        assert lines[start : start + 3] == ["You: 1/2 es mayor:", "- 2 trozos", "- no 4"]
+        assert answer.value == "" and app.drafts.get(screen.draft_key) is None
+
+
+async def test_a_draft_of_several_lines_comes_back_whole(tmp_path: Path) -> None:
+    app = make_app(tmp_path, TutorScript(["partial"]))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await first_question(pilot, app)
+        session = screen.session_id
+        await pilot.press(*"la mitad", "ctrl+j", *"creo")
+        await pilot.press("escape")  # back home: the session and its draft wait
+        await pilot.pause()
+        app.open_session(session)
+        await wait_for(
+            pilot, lambda: app.screen is not screen and bool(app.screen.query("#answer"))
+        )
+        box = app.screen.query_one("#answer")
+        await wait_for(pilot, lambda: box.value == "la mitad\ncreo")
+        await pilot.press("ctrl+j", *"seguro")  # it goes on where it stopped
+        assert box.value == "la mitad\ncreo\nseguro"
+
+
+async def test_a_concept_note_found_by_typing_starts_a_session(tmp_path: Path) -> None:
+    from tui.widgets.concept_search import ConceptSearch
+
+    app = make_app(tmp_path, TutorScript())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_tutor(pilot, app)
+        search = screen.query_one(ConceptSearch)
+        await wait_for(pilot, lambda: len(search.concepts) > 5)
+        search.query_one("#concept-query").focus()
+        await pilot.press(*"practica recup")  # no accents, half a word
+        await wait_for(pilot, lambda: search.matched == "practica recup")
+        assert search.matches[0].title == "Práctica de recuperación"
+        await pilot.press("enter")
+        await wait_for(pilot, turns_done(screen, 1))
+        assert screen.query_one("#picker").has_class("hidden")
+        assert "Práctica de recuperación" in screen.values["topic_info"]["title"]
+
+
+async def test_ctrl_s_exports_the_conversation_to_a_file_the_learner_names(tmp_path: Path) -> None:
+    from tui.widgets.tutor_modals import ExportModal
+
+    app = make_app(tmp_path, TutorScript(["partial"]))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await first_question(pilot, app)
+        await pilot.press(*"la mitad", "enter")
+        await wait_for(pilot, turns_done(screen, 3))
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ExportModal))
+        box = app.screen.query_one("#export-path")
+        assert box.value.endswith(".md") and "Práctica de recuperación" in box.value
+        taken = tmp_path / "taken.md"
+        taken.write_text("mine", encoding="utf-8")
+        box.value = str(taken)
+        await pilot.press("enter")  # exists: said, the dialog stays
+        await pilot.pause()
+        assert isinstance(app.screen, ExportModal) and taken.read_text(encoding="utf-8") == "mine"
+        assert "exists" in str(app.screen.query_one("#export-error").render())
+        box.value = str(tmp_path / "sesión")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is screen)
+        text = (tmp_path / "sesión.md").read_text(encoding="utf-8")
+        assert "> la mitad" in text and "**You**" in text and "> Question 2" in text
 
 
 async def test_tokens_wait_behind_the_events_before_them(tmp_path: Path) -> None:
@@ -222,23 +305,30 @@ async def test_learner_profile_is_edited_and_saved(tmp_path: Path, monkeypatch) 
     assert saved.flows.tutor.learner.interests == ["chess", "cooking"]
 
 
-async def test_home_shows_concepts_due_for_practice(tmp_path: Path) -> None:
+async def test_home_shows_what_is_due_with_its_trend(tmp_path: Path) -> None:
     from core.flows.tutor.sessions import record_mastery
     from tests.flows.tutor.test_plan import make_plan
-    from tui.widgets import InfoPanel
+    from tui.screens.progress import ProgressScreen
+    from tui.widgets.mastery_chart import PracticeList, TrendRow
 
     app = make_app(tmp_path, TutorScript())
     concepts = [{"id": "c1", "title": "Práctica de recuperación"}, {"id": "c2", "title": "ZDP"}]
-    state = {"topic_info": {"concepts": concepts}, "study_plan": make_plan("completed", "pending")}
     from core.store import Store
 
     store = Store(app.settings.store_path)
-    record_mastery(store, "s1", state)
+    for statuses in (("pending", "pending"), ("completed", "pending")):
+        state = {"topic_info": {"concepts": concepts}, "study_plan": make_plan(*statuses)}
+        record_mastery(store, "s1", state)
     store.close()
     async with app.run_test(size=SIZE) as pilot:
-        panel = app.screen.query_one("#vault-panel", InfoPanel)
-        await wait_for(pilot, lambda: "Practice" in panel.text)
-        assert "Practice: Práctica de recuperación 50%, ZDP 50%" in panel.text
+        panel = app.screen.query_one(PracticeList)
+        await wait_for(pilot, lambda: len(panel.query(TrendRow)) == 2)
+        rows = list(panel.query(TrendRow))
+        assert [r.item.title for r in rows] == ["Práctica de recuperación", "ZDP"]
+        assert rows[0].values == [0.0, 0.5] and rows[0].item.mastery == 0.5
+        assert "p: progress" in str(panel.border_subtitle)
+        await pilot.press("p")
+        await wait_for(pilot, lambda: isinstance(app.screen, ProgressScreen))
 
 
 class ChatApp(App):
@@ -252,9 +342,12 @@ STUDENT = {"role": "student", "content": "1/4"}
 FEEDBACK = {"role": "tutor", "kind": "feedback", "content": "Close: count the slices."}
 
 
-def is_muted(text) -> bool:
-    """Whether the text carries the live block's style (what streams, still muted)."""
-    return any(LIVE_STYLE in str(span.style) for span in text.spans)
+def is_muted(chat: TutorChat) -> bool:
+    """Whether the live block's words carry its muted style (what streams, still muted); the
+    "Tutor: " label keeps its own."""
+    words = [s for line in chat.live_lines for s in line if s.text.strip()]
+    label, *rest = words
+    return bool(rest) and all(s.style.dim for s in rest) and not label.style.dim
 
 
 async def test_reply_streams_into_its_block_and_becomes_the_message() -> None:
@@ -264,7 +357,7 @@ async def test_reply_streams_into_its_block_and_becomes_the_message() -> None:
         chat.expect_reply([STUDENT])  # the answer and the reply block, shown together
         await pilot.pause()
         assert chat.text_lines() == ["You: 1/4", "", "Tutor: …", ""]
-        assert is_muted(chat.live) and chat.message_count == 1
+        assert is_muted(chat) and chat.message_count == 1
         # the evaluator's feedback arrives while the reply block waits: it goes above it
         chat.show_messages([STUDENT, FEEDBACK])
         await pilot.pause()
@@ -273,7 +366,7 @@ async def test_reply_streams_into_its_block_and_becomes_the_message() -> None:
             chat.stream(token)
         await pilot.pause()
         assert chat.text_lines()[-2] == "Tutor: Question 2: what is bigger?"
-        assert is_muted(chat.live)
+        assert is_muted(chat)
         assert chat.drawn_version >= chat.first_token_version > 0  # the tokens were drawn
         reply = {"role": "tutor", "kind": "teaching", "content": "Question 2: what is bigger?"}
         lines = chat.virtual_size.height
@@ -338,6 +431,25 @@ async def test_messages_are_wrapped_again_when_the_width_changes() -> None:
         assert all(len(line) <= chat.scrollable_content_region.width for line in chat.text_lines())
 
 
+async def test_the_view_stays_at_the_end_when_the_chat_gets_shorter_or_narrower() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(80, 30)) as pilot:
+        chat = app.query_one(TutorChat)
+        chat.show_messages([{"role": "tutor", "content": f"mensaje {n} " * 6} for n in range(60)])
+        await pilot.pause()
+        assert chat.scroll_y == chat.max_scroll_y > 0
+        chat.styles.height = 12  # the answer box below grew: the chat is shorter
+        await pilot.pause()
+        assert chat.scroll_y == chat.max_scroll_y
+        await pilot.resize_terminal(50, 30)  # narrower: more lines
+        await pilot.pause()
+        assert chat.scroll_y == chat.max_scroll_y
+        chat.scroll_to(y=5, animate=False, immediate=True)  # the learner reads further up
+        chat.styles.height = 8
+        await pilot.pause()
+        assert chat.scroll_y == 5  # not pulled down
+
+
 async def test_text_in_the_chat_can_be_selected_and_copied() -> None:
     app = ChatApp()
     async with app.run_test(size=(60, 20)) as pilot:
@@ -354,6 +466,41 @@ async def test_text_in_the_chat_can_be_selected_and_copied() -> None:
         highlight = app.screen.get_component_rich_style("screen--selection")
         selected = "".join(s.text for s in line if s.style and highlight.bgcolor == s.style.bgcolor)
         assert selected == "Feedback: Close"
+
+
+async def test_a_reply_is_rendered_as_markdown_while_it_streams() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        chat = app.query_one(TutorChat)
+        chat.expect_reply([STUDENT])
+        for token in ["**Idea", " clave**: usa `x`", "\n\n- uno\n- d"]:
+            chat.stream(token)
+            await pilot.pause(0.05)
+        assert chat.text_lines()[2:] == ["Tutor: Idea clave: usa x", "", " • uno", " • d", ""]
+        assert is_muted(chat)
+        chat.stream("os\n")
+        await pilot.pause(0.05)
+        assert chat.text_lines()[-2] == " • dos"
+        reply = {"role": "tutor", "content": "**Idea clave**: usa `x`\n\n- uno\n- dos"}
+        lines = chat.text_lines()
+        chat.show_messages([STUDENT, reply])
+        await pilot.pause()
+        assert chat.text_lines() == lines and chat.live is None  # the same lines, settled
+
+
+class MarkdownTutor(TutorScript):
+    """A tutor that asks in Markdown: a heading, emphasis, a table, a list and code."""
+
+    QUESTION = (
+        "## Comparar fracciones\n\nPiensa en una **pizza** 🍕 cortada en `2` y en `4`:\n\n"
+        "| fracción | porciones |\n|---|---:|\n| 1/2 | 2 |\n| 1/4 | 4 |\n\n"
+        "- ¿Cuál porción es *más grande*?\n- ¿Por qué?\n\n"
+        "```python\nprint(1/2 > 1/4)  # True\n```\nHint: count the slices\n"
+    )
+
+    def __call__(self, messages, schema):
+        answer = super().__call__(messages, schema)
+        return self.QUESTION if isinstance(answer, str) else answer
 
 
 class HangingStream(ScriptedBackend):

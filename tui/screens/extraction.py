@@ -13,6 +13,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+from rich.console import Group
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -60,6 +61,7 @@ class ExtractionScreen(NoemaScreen):
         Binding("f", "feedback", "Feedback", id="extraction.feedback"),
         Binding("a", "approve", "Approve", id="extraction.approve"),
         Binding("X", "abort", "Abort", id="extraction.abort"),
+        Binding("g", "graph", "Concept graph", id="extraction.graph", show=False),
         Binding("escape", "back", "Back", id="extraction.back"),
     ]
     HELP_KEYS = [("enter", "on a source: start its extraction, or open the review it waits at"),
@@ -273,12 +275,10 @@ class ExtractionScreen(NoemaScreen):
             self.query_one("#detail", Static).update("")
             return
         restore = key_for(self, "extraction.drop")
-        dropped = (
-            Text(f"DROPPED — {restore} restores it\n", style="bold red")
-            if key in self.dropped
-            else Text()
-        )
-        self.query_one("#detail", Static).update(dropped + detail_text(self.payload, key))
+        detail = detail_text(self.payload, key)
+        if key in self.dropped:
+            detail = Group(Text(f"DROPPED — {restore} restores it", style="bold red"), detail)
+        self.query_one("#detail", Static).update(detail)
 
     def show_outcome(self, output: dict[str, Any]) -> None:
         self.payload = None
@@ -305,7 +305,7 @@ class ExtractionScreen(NoemaScreen):
     # -- review actions --------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("toggle_drop", "abort"):
+        if action in ("toggle_drop", "abort", "graph"):
             return self.payload is not None
         if action in ("feedback", "approve"):  # no rounds left / nothing to commit: disabled
             return self.payload is not None and action in self.payload.get("actions", [action])
@@ -319,6 +319,15 @@ class ExtractionScreen(NoemaScreen):
         self.dropped.symmetric_difference_update({key})
         table.show(self.payload, self.dropped)
         self.show_detail()
+
+    def action_graph(self) -> None:
+        """The highlighted item's concept among its relations (the proposed ones included)."""
+        from tui.screens.concept_graph import from_extraction
+
+        key = self.query_one(ReviewTable).current_key()
+        screen = from_extraction(self.payload or {}, key) if key else None
+        if screen is not None:
+            self.app.push_screen(screen)
 
     def drops(self) -> list[dict[str, str]]:
         items = [d for key in sorted(self.dropped) for d in drops_for(key, self.payload or {})]

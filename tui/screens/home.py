@@ -13,11 +13,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Label
 
-from core.flows.tutor.sessions import DueConcept, due_for_practice
+from core.flows.tutor.progress import Tracked, due_with_history
 from core.overview import NoteCounts, note_counts
 from core.store import Store
 from core.wording import plural
-from tui.keys import hints
+from tui.keys import hints, key_for
 from tui.messages import (
     IndexProgress,
     ModelStatus,
@@ -31,6 +31,8 @@ from tui.screens.base import NoemaScreen
 from tui.text import clip_path
 from tui.widgets import InfoPanel, RunsTable, mark
 from tui.widgets.backlog_runner import BacklogLine
+from tui.widgets.index_bar import IndexBar
+from tui.widgets.mastery_chart import PracticeList
 from tui.widgets.model_activity import TICK_S, activity_text, queue_text
 
 ACTIVE_FIRST = {
@@ -45,9 +47,13 @@ RECENT_EVENTS = 8
 DUE_SHOWN = 3
 
 
-def vault_overview(store: Store) -> tuple[NoteCounts, list[DueConcept]]:
-    """The index's counts, and the concepts the tutor says are due (weakest, stalest first)."""
-    return note_counts(store), due_for_practice(store, DUE_SHOWN)
+DueWithTrend = list[tuple[Tracked, list[float]]]
+"""Concepts and subtopics due for practice, each with its mastery values oldest first."""
+
+
+def vault_overview(store: Store) -> tuple[NoteCounts, DueWithTrend]:
+    """The index's counts, and what the tutor says is due (weakest, stalest first)."""
+    return note_counts(store), due_with_history(store, DUE_SHOWN)
 
 
 class HomeScreen(NoemaScreen):
@@ -60,6 +66,8 @@ class HomeScreen(NoemaScreen):
         Binding("i", "index", "Index", id="home.index", tooltip="Index vault"),
         Binding("r", "refresh", "Refresh", id="home.refresh"),
         Binding("a", "extract_all", "Extract all", id="home.extract_all"),
+        Binding("p", "progress", "Progress", id="home.progress", show=False,
+                tooltip="Mastery over time"),
     ]
     HELP_KEYS = [("enter", "open the selected run: its review, its live progress, or a session"),
                  ("↑ ↓", "choose a run")]  # fmt: skip
@@ -70,6 +78,8 @@ class HomeScreen(NoemaScreen):
             yield InfoPanel("Vault", id="vault-panel")
             yield InfoPanel("Model", id="model-panel")
             yield InfoPanel("Watcher", id="watcher-panel")
+        yield IndexBar(id="index-bar")
+        yield PracticeList(id="home-practice")
         yield Label("", id="screens-line")
         yield Label("Runs", id="runs-title")
         yield RunsTable(id="runs")
@@ -115,7 +125,7 @@ class HomeScreen(NoemaScreen):
         line.append(" ? ", style="reverse").append(" all keys")
         self.query_one("#screens-line", Label).update(line)
 
-    def show_vault(self, counts: NoteCounts | None, due: list[DueConcept] | None = None) -> None:
+    def show_vault(self, counts: NoteCounts | None, due: DueWithTrend | None = None) -> None:
         rows: list[tuple[str, Any]] = [("Vault", self.vault_label)]
         if self.app.settings.vault.path is None:
             rows.append(("", "run `noema demo` or set vault.path"))
@@ -130,9 +140,10 @@ class HomeScreen(NoemaScreen):
             ]
             if counts.problems:  # kept out of the workflows until fixed
                 rows.append(("To fix", f"{counts.problems} notes (noema doctor)"))
-            if due:  # concepts the tutor says are due (weakest, stalest first)
-                rows.append(("Practice", ", ".join(f"{d.title} {d.mastery:.0%}" for d in due)))
         self.query_one("#vault-panel", InfoPanel).show_rows(rows)
+        if counts is not None:  # what the tutor says is due (weakest, stalest first)
+            hint = f"{key_for(self, 'home.progress')}: progress"
+            self.query_one(PracticeList).show(due or [], hint)
 
     def show_model(self, state: str, detail: str, message: ModelStatus | None = None) -> None:
         self._model_status = (state, detail, message)
@@ -272,7 +283,9 @@ class HomeScreen(NoemaScreen):
         self.app.index_vault()
 
     def on_index_progress(self, message: IndexProgress) -> None:
-        """The vault panel shows how far indexing is; the counts come back when it is over."""
+        """A bar moves while indexing runs, and the vault panel names the file; the counts come
+        back when it is over."""
+        self.query_one(IndexBar).show(message.done, message.total, message.path)
         if message.done < 0:
             self.load_counts()
             return
@@ -340,6 +353,12 @@ class HomeScreen(NoemaScreen):
             self.notify(f"run {run.id[:8]} is not run by this window; stop it where it runs")
         else:
             self.notify(f"run {run.id[:8]} is {run.status} and cannot be cancelled")
+
+    def action_progress(self) -> None:
+        """Mastery over time: every concept and subtopic practiced, charted."""
+        from tui.screens.progress import ProgressScreen
+
+        self.app.push_screen(ProgressScreen())
 
     def action_refresh(self) -> None:
         self.refresh_all()

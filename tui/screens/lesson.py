@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.suggester import SuggestFromList
-from textual.widgets import Button, DataTable, Footer, Header, Input, Static, TextArea
+from textual.widgets import Button, DataTable, Footer, Header, Input, Static
 
 from core.curriculum import list_concepts
 from core.events import Done, Failed, Interrupted
@@ -31,6 +31,7 @@ from tui.widgets.banner import MechanicsBanner
 from tui.widgets.evaluation import TextModal
 from tui.widgets.lesson_review import SelfReviewPanel, judge_text
 from tui.widgets.lesson_stepper import LessonStepper
+from tui.widgets.markdown_preview import MarkdownPreview
 from tui.widgets.model_activity import ModelActivityLine
 
 STATUS_MARK = {"accepted": "✓", "needs_review": "?", "needs_regeneration": "✗", "rejected": "−"}
@@ -102,7 +103,7 @@ class LessonScreen(NoemaScreen):
         yield ModelActivityLine(lambda: self.run_id)
         with Horizontal(id="main"):
             yield DataTable(id="lessons", cursor_type="row")
-            yield TextArea("", read_only=True, id="preview", language="markdown")
+            yield MarkdownPreview(id="preview")
             with VerticalScroll(id="side"):
                 yield SelfReviewPanel(id="self-review")
                 yield Static(judge_text(None, []), id="judge")
@@ -165,7 +166,7 @@ class LessonScreen(NoemaScreen):
         """A lesson note in the preview, with its run's panels when the run is known."""
         note = self.require_vault().writer.read(path)
         self.path = path
-        self.query_one("#preview", TextArea).load_text(note.body)
+        await self.query_one(MarkdownPreview).show(note.body)
         run_id = str(note.frontmatter.get("noema_run") or "")
         values: dict[str, Any] = {}
         if run_id:
@@ -233,7 +234,7 @@ class LessonScreen(NoemaScreen):
         self.payload = pending.payload if pending is not None else None
         values = dict((await runtime.state(run_id)).values)
         self.path = values.get("lesson_path", "") or self.path
-        self.query_one("#preview", TextArea).load_text(values.get("lesson", ""))
+        await self.query_one(MarkdownPreview).show(values.get("lesson", ""))
         self.show_state(values)
         if pending is not None:
             self.query_one(LessonStepper).at(len(STEPS) - 1, "waiting")
@@ -260,11 +261,10 @@ class LessonScreen(NoemaScreen):
         return ONE_MODEL_NOTE if settings is not None and one_judge_model(settings) else ""
 
     def on_self_review_panel_issue_selected(self, message: SelfReviewPanel.IssueSelected) -> None:
-        preview = self.query_one("#preview", TextArea)
+        preview = self.query_one(MarkdownPreview)
         line = section_index(preview.text, message.location)
         if line >= 0:
-            preview.move_cursor((line, 0), center=True)
-            preview.scroll_to(y=max(0, line - 2), animate=False)
+            preview.goto_line(line)
 
     # -- keys ----------------------------------------------------------------------------------
 
@@ -332,7 +332,7 @@ class LessonScreen(NoemaScreen):
             self.notify("pick a lesson in the list first (enter shows it)", severity="warning")
 
     def action_edit(self) -> None:
-        text = self.query_one("#preview", TextArea).text
+        text = self.query_one(MarkdownPreview).text
         modal = TextModal("Edit the lesson", text, draft=f"lesson.edit:{self.path or self.run_id}")
         self.app.push_screen(modal, self.edited)
 

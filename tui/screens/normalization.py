@@ -124,7 +124,9 @@ class NormalizationScreen(NoemaScreen):
     """Find, review and apply concept merges."""
 
     DEFAULT_CSS = """
-    NormalizationScreen #review-title { padding: 0 1; text-style: bold; }
+    NormalizationScreen #review-head { height: auto; }
+    NormalizationScreen #review-title { padding: 0 1; text-style: bold; width: 1fr; }
+    NormalizationScreen #view-hint { padding: 0 1; color: $text-muted; }
     NormalizationScreen #status-line { padding: 0 1; height: auto; }
     """
     BINDINGS = [
@@ -184,6 +186,8 @@ class NormalizationScreen(NoemaScreen):
             tooltip="Undo the last apply: the vault as it was",
             id="normalization.undo",
         ),
+        Binding("g", "graph", "Concept graph", id="normalization.graph", show=False),
+        Binding("v", "toggle_view", "Clusters/table", id="normalization.view", show=False),
         Binding("escape", "back", "Back", id="normalization.back"),
     ]
     HELP_KEYS = [("↑ ↓", "choose a merge: both definitions and the reason show below")]
@@ -201,7 +205,9 @@ class NormalizationScreen(NoemaScreen):
         yield MechanicsBanner()
         yield NormalizationLive(id="live")
         yield ModelActivityLine(lambda: self.run_id)
-        yield Label("No review yet.", id="review-title")
+        with Horizontal(id="review-head"):
+            yield Label("No review yet.", id="review-title")
+            yield Label("", id="view-hint")
         yield ProposalsView(id="proposals-view")
         yield Static("", id="status-line")
         yield Footer()
@@ -238,9 +244,13 @@ class NormalizationScreen(NoemaScreen):
         review = merges.review(review_id)
         concepts = with_merged_concepts(review, merges.concepts())
         choices = merges.reviews.canonical_choices(review.id)
-        rows = build_rows(review, build_clusters(review.items, concepts, choices), concepts)
+        clusters = build_clusters(review.items, concepts, choices)
+        rows = build_rows(review, clusters, concepts)
         unfinished = [u for u in merges.unfinished() if u[0] == review.id]
         self.app.call_from_thread(self.show_review, review, rows, unfinished)
+        self.app.call_from_thread(
+            self.query_one(ProposalsView).show_clusters, clusters, review, concepts
+        )
 
     def show_review(self, review: Any, rows: list[Any], unfinished: list[Any]) -> None:
         self.review_id, self.review_status = review.id, review.status
@@ -251,6 +261,7 @@ class NormalizationScreen(NoemaScreen):
             f"{counts['rejected']} rejected)"
         )
         self.query_one(ProposalsView).show(rows)
+        self.show_view_hint()
         if unfinished:
             finish, undo = key_for(self, "normalization.apply"), key_for(self, "normalization.undo")
             self.set_status(f"An apply was interrupted ({unfinished[0][2] or 'crash'}): "
@@ -325,6 +336,26 @@ class NormalizationScreen(NoemaScreen):
         if row is not None and self.review_id:
             self.merges().reviews.set_item(self.review_id, row.key, status)
             self.load_review(self.review_id)
+
+    def action_toggle_view(self) -> None:
+        """The merges as a table, or grouped into clusters drawn as trees."""
+        self.query_one(ProposalsView).toggle_view()
+        self.show_view_hint()
+
+    def show_view_hint(self) -> None:
+        clusters = self.query_one(ProposalsView).showing_clusters
+        other = "table" if clusters else "clusters"
+        keys = hints(self, ("normalization.view", other), ("normalization.graph", "graph"),
+                     sep=" · ")  # fmt: skip
+        self.query_one("#view-hint", Label).update(keys)
+
+    def action_graph(self) -> None:
+        """The highlighted merge's canonical concept among its relations."""
+        from tui.screens.concept_graph import ConceptGraphScreen
+
+        row = self._current()
+        if row is not None:
+            self.app.push_screen(ConceptGraphScreen(row.canonical_id))
 
     def action_accept(self) -> None:
         self._mark("accepted")

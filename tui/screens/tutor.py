@@ -11,27 +11,32 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from pathlib import Path
 from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Header, Input, Static
+from textual.widgets import Footer, Header, Static, TextArea
 
 from core.events import Failed, NodeFinished, Progress, RunEvent
 from tui.frames import draw_now
+from tui.keys import key_for
 from tui.messages import ServicesReady
 from tui.screens.base import NoemaScreen
 from tui.screens.tutor_turns import TurnEnded, TurnRelay
+from tui.widgets.answer_box import AnswerBox
 from tui.widgets.banner import MechanicsBanner
+from tui.widgets.mastery_chart import PracticeList
 from tui.widgets.model_activity import ModelActivityLine
 from tui.widgets.tutor_chat import TutorChat
-from tui.widgets.tutor_modals import LearnerModal, LogsModal, SessionsModal
+from tui.widgets.tutor_modals import ExportModal, LearnerModal, LogsModal, SessionsModal
 from tui.widgets.tutor_picker import LessonPicker
 from tui.widgets.tutor_plan import PlanPanel
+from vault.titles import note_title
 
-PLACEHOLDER = "Your answer (Enter to send)"
+PLACEHOLDER = "Your answer"
 STOP_HINT = "esc stops the reply"
 
 
@@ -44,6 +49,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
     TutorScreen #answer { margin: 0 0 0 0; }
     TutorScreen #summary { height: auto; border: round $success; padding: 0 1; }
     TutorScreen .hidden { display: none; }
+    TutorScreen #tutor-side { width: 44; }
     """
     BINDINGS = [
         Binding("ctrl+t", "toggle_hints", "Hints", id="tutor.hints"),
@@ -51,8 +57,14 @@ class TutorScreen(TurnRelay, NoemaScreen):
         Binding("ctrl+l", "logs", "Logs", id="tutor.logs"),
         Binding("ctrl+n", "new_session", "New", id="tutor.new"),
         Binding("f2", "learner", "Learner", id="tutor.learner"),
+        Binding("ctrl+s", "export", "Export", id="tutor.export"),
+        Binding("f3", "progress", "Progress", id="tutor.progress", show=False),
         Binding("escape", "back", "Back", id="tutor.back"),  # while a turn runs: stop it
     ]
+    HELP_KEYS = [("enter", "in the answer box: send the answer"),
+                 ("ctrl+j", "in the answer box: a new line (shift+enter or alt+enter too, where "
+                  "the terminal tells them from enter)"),
+                 ("esc", "while the tutor writes: stop the reply (what came stays)")]  # fmt: skip
 
     def __init__(self, session_id: str | None = None) -> None:
         super().__init__()
@@ -72,8 +84,10 @@ class TutorScreen(TurnRelay, NoemaScreen):
                 yield TutorChat(id="chat")
                 yield Static("", id="summary", classes="hidden")
                 yield ModelActivityLine(lambda: self.session_id)
-                yield Input(placeholder=PLACEHOLDER, id="answer", disabled=True)
-            yield PlanPanel(id="plan")
+                yield AnswerBox(PLACEHOLDER, id="answer", disabled=True)
+            with Vertical(id="tutor-side"):
+                yield PlanPanel(id="plan")
+                yield PracticeList(id="tutor-practice")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -100,6 +114,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
         lessons = await asyncio.to_thread(curriculum, services.vault, services.store)
         concepts = await asyncio.to_thread(list_concepts, services.store)
         self.query_one(LessonPicker).load(lessons, concepts)
+        self.load_practice()
 
     @on(LessonPicker.Chosen)
     def _chosen(self, message: LessonPicker.Chosen) -> None:
@@ -126,7 +141,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
         runtime = self.require_services().runtime
         values = await session_values(runtime, session_id)
         self.conversation = list(values.get("conversation") or [])
-        self.query_one("#answer", Input).value = self.app.drafts.get(self.draft_key) or ""
+        self.query_one(AnswerBox).value = self.app.drafts.get(self.draft_key) or ""
         self.show_state(values)
         self.run_session(session_id, retry=needs_retry(runtime, session_id))
 
@@ -140,10 +155,11 @@ class TutorScreen(TurnRelay, NoemaScreen):
         teaching = (m for m in reversed(self.conversation) if m.get("kind") == "teaching")
         hints: list[str] | None = next((m.get("hints") for m in teaching), [])
         panel.show_hints(hints or [])
-        answer = self.query_one("#answer", Input)
+        answer = self.query_one(AnswerBox)
         complete = bool(values.get("is_complete"))
         if answer.disabled != complete:
             answer.disabled = complete
+        self.load_practice()
         if complete:
             self.show_summary(values.get("summary") or {})
         elif not self.busy and not answer.has_focus:
@@ -157,8 +173,8 @@ class TutorScreen(TurnRelay, NoemaScreen):
         widget.update("Session summary\n" + summary_text(summary) + note)
         widget.remove_class("hidden")
 
-    @on(Input.Submitted, "#answer")
-    def _answer(self, event: Input.Submitted) -> None:
+    @on(AnswerBox.Submitted, "#answer")
+    def _answer(self, event: AnswerBox.Submitted) -> None:
         from core.flows.tutor.session import student_message
 
         text = event.value.strip()
@@ -178,10 +194,11 @@ class TutorScreen(TurnRelay, NoemaScreen):
         """Where the answer being typed is kept until it is sent (`tui.drafts`)."""
         return f"tutor.answer:{self.session_id}"
 
-    @on(Input.Changed, "#answer")
-    def _keep_draft(self, event: Input.Changed) -> None:
-        if self.session_id and event.value != self._submitted:
-            self.app.drafts.keep(self.draft_key, event.value)
+    @on(TextArea.Changed, "#answer")
+    def _keep_draft(self, event: TextArea.Changed) -> None:
+        text = event.text_area.text
+        if self.session_id and text != self._submitted:
+            self.app.drafts.keep(self.draft_key, text)
 
     def work_in_progress(self) -> list[tuple[str | None, str]]:
         """A turn the model is working on (what quitting would interrupt)."""
@@ -193,7 +210,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
 
     def _clear_submitted(self) -> None:
         """Empty the answer box of the answer just sent (not of anything typed since)."""
-        answer = self.query_one("#answer", Input)
+        answer = self.query_one(AnswerBox)
         if self._submitted is not None and answer.value == self._submitted:
             answer.value = ""
         self._submitted = None
@@ -201,7 +218,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
     def show_working(self, doing: str) -> None:
         """An agent waits on the model: what it does, and (once a turn) the learner's answer
         with a line where the reply will stream."""
-        self.query_one("#answer", Input).placeholder = f"The tutor is {doing}… ({STOP_HINT})"
+        self.query_one(AnswerBox).placeholder = f"The tutor is {doing}… ({STOP_HINT})"
         chat = self.query_one(TutorChat)
         if not chat.awaiting_reply:
             self._clear_submitted()
@@ -228,7 +245,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
         with self.app.batch_update():
             self.busy = False
             self._clear_submitted()
-            self.query_one("#answer", Input).placeholder = PLACEHOLDER
+            self.query_one(AnswerBox).placeholder = PLACEHOLDER
             self.conversation = list(message.values.get("conversation") or [])
             self.show_state(message.values)
             self.query_one(TutorChat).end_stream()  # a reply line no message came into
@@ -269,6 +286,32 @@ class TutorScreen(TurnRelay, NoemaScreen):
         self.notify("reply stopped; answer when you are ready", title="Tutor")
         self.run_session(session_id, retry=False)
 
+    # -- mastery over time -----------------------------------------------------------------
+
+    @work(exclusive=True, group="tutor-practice", exit_on_error=False)
+    async def load_practice(self) -> None:
+        """Beside the plan: the session's concepts and subtopic across sessions, or (choosing
+        what to learn) what is due for practice."""
+        from core.flows.tutor.progress import due_with_history, session_progress
+
+        store, info = self.require_services().store, self.values.get("topic_info")
+        if self.session_id and info:
+            items = await asyncio.to_thread(session_progress, store, info)
+            title = "Across sessions"
+        else:
+            items, title = await asyncio.to_thread(due_with_history, store, 3), ""
+        hint = f"{key_for(self, 'tutor.progress')}: progress"
+        self.query_one(PracticeList).show(items, hint, title)
+
+    def action_progress(self) -> None:
+        """Mastery over time, on the session's subtopic (or concept) when there is one."""
+        from core.flows.tutor.progress import session_items
+        from tui.screens.progress import ProgressScreen
+
+        items = session_items(self.values.get("topic_info") or {}) if self.session_id else []
+        focus = (items[-1][0], items[-1][1]) if items else None
+        self.app.push_screen(ProgressScreen(focus))
+
     # -- actions ---------------------------------------------------------------------------
 
     def action_toggle_hints(self) -> None:
@@ -281,8 +324,9 @@ class TutorScreen(TurnRelay, NoemaScreen):
         self.query_one(TutorChat).clear_all()
         self.query_one("#summary", Static).add_class("hidden")
         self.query_one(PlanPanel).show_plan(None, 0.0)
-        self.query_one("#answer", Input).disabled = True
+        self.query_one(AnswerBox).disabled = True
         self.query_one(LessonPicker).remove_class("hidden")
+        self.load_practice()
 
     def action_sessions(self) -> None:
         from core.flows.tutor.sessions import list_sessions
@@ -303,6 +347,30 @@ class TutorScreen(TurnRelay, NoemaScreen):
             return
         store = self.services.store if self.services is not None else None
         self.app.push_screen(LogsModal(self.app.settings.data_dir, self.session_id, store))
+
+    def action_export(self) -> None:
+        """The conversation so far (with its summary and plan) to a Markdown file."""
+        from core.flows.tutor.export import ExportError, export_session
+
+        if not self.session_id or not self.values:
+            self.notify("no session open", severity="warning")
+            return
+        values = {**self.values, "conversation": list(self.conversation)}
+        session_id, vault = self.session_id, getattr(self.services, "vault", None)
+        topic = (values.get("topic_info") or {}).get("title") or "session"
+        suggested = str(Path.cwd() / f"{note_title(topic)} {session_id[:8]}.md")
+
+        def write(path: str) -> str:
+            try:
+                return str(export_session(values, session_id, Path(path), vault))
+            except (ExportError, OSError) as exc:
+                raise ValueError(str(exc)) from exc
+
+        def done(written: str | None) -> None:
+            if written:
+                self.notify(f"conversation exported to {written}", title="Tutor")
+
+        self.app.push_screen(ExportModal(suggested, write), done)
 
     def action_learner(self) -> None:
         profile = self.app.settings.flows.tutor.learner.model_dump()

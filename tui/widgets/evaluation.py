@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rich.console import Group
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -18,6 +19,7 @@ from tui.drafts import Drafts
 from tui.keys import key_for
 from tui.screens.base import NoemaModal
 from tui.text import clip
+from tui.widgets.chat_markdown import rich_markdown
 
 if TYPE_CHECKING:
     from core.flows.rubric.state import RubricReview
@@ -41,17 +43,27 @@ def score_bar(c: dict[str, Any], width: int = BAR_WIDTH) -> Text:
     return text
 
 
-def criterion_detail(c: dict[str, Any]) -> Text:
-    """One criterion in full: name, bar, critical mark, rationale and issues."""
-    text = Text().append(c["name"], style="bold").append("  ").append_text(score_bar(c))
+def criterion_detail(c: dict[str, Any]) -> Group:
+    """One criterion in full: name, bar, critical mark, then the judge's rationale and
+    issues (the model's text, rendered as Markdown)."""
+    head = Text().append(c["name"], style="bold").append("  ").append_text(score_bar(c))
     if c.get("is_critical"):
-        text.append("  ★ critical", style="bold magenta")
+        head.append("  ★ critical", style="bold magenta")
+    parts: list[Any] = [head]
     if c.get("rationale"):
-        text.append(f"\n{c['rationale']}", style="italic")
-    for issue in c.get("issues", []):
-        where = f" ({issue['where']})" if issue.get("where") else ""
-        text.append(f"\n• {issue['what']}{where}")
-    return text
+        parts.append(rich_markdown(c["rationale"]))
+    issues = [
+        f"{issue['what']} ({issue['where']})" if issue.get("where") else issue["what"]
+        for issue in c.get("issues", [])
+    ]
+    if issues:
+        parts.append(rich_markdown(bullets(issues)))
+    return Group(*parts)
+
+
+def bullets(items: list[str]) -> str:
+    """`items` as a Markdown list (an item's own line breaks stay inside its item)."""
+    return "\n".join("- " + str(item).strip().replace("\n", "\n  ") for item in items)
 
 
 class CriteriaTable(DataTable):
@@ -86,9 +98,10 @@ class CriteriaTable(DataTable):
         return self.criteria[self.cursor_row]
 
 
-def remarks_text(evaluation: dict[str, Any]) -> Text:
-    """Strengths, weaknesses, suggestions and the overall feedback."""
-    text = Text()
+def remarks_text(evaluation: dict[str, Any]) -> Group:
+    """Strengths, weaknesses, suggestions and the overall feedback (the model's text,
+    rendered as Markdown)."""
+    parts: list[Any] = []
     for title, key, style in (
         ("Strengths", "strengths", "green"),
         ("Weaknesses", "weaknesses", "red"),
@@ -96,12 +109,10 @@ def remarks_text(evaluation: dict[str, Any]) -> Text:
     ):
         items = evaluation.get(key) or []
         if items:
-            text.append(f"{title}\n", style=f"bold {style}")
-            for item in items:
-                text.append(f"  • {item}\n")
+            parts += [Text(title, style=f"bold {style}"), rich_markdown(bullets(items))]
     if evaluation.get("feedback"):
-        text.append("Feedback\n", style="bold").append(f"  {evaluation['feedback']}\n")
-    return text
+        parts += [Text("Feedback", style="bold"), rich_markdown(evaluation["feedback"])]
+    return Group(*parts)
 
 
 def verdict_text(review: RubricReview) -> Text:

@@ -10,10 +10,12 @@ from collections.abc import Callable
 from typing import Any
 
 from rich.cells import cell_len
+from rich.console import Group
 from rich.text import Text
 from textual.widgets import DataTable
 
 from core.model_failures import skipped_line
+from tui.widgets.chat_markdown import rich_markdown
 
 Payload = dict[str, Any]
 
@@ -55,23 +57,24 @@ def drops_for(key: str, payload: Payload) -> list[dict[str, str]]:
     ]
 
 
-def detail_text(payload: Payload, key: str) -> Text:
+def concept_detail(c: dict[str, Any]) -> Group:
+    """A new concept in full; what the model wrote for its note is rendered as Markdown."""
+    parts: list[Any] = [Text(c["title"], style="bold"), Text(c["short_summary"], style="italic")]
+    for label, field in (("Resumen: ", "summary"), ("Concepto: ", "concept"),
+                         ("Análisis: ", "analysis"), ("Why: ", "rationale")):  # fmt: skip
+        if c.get(field):
+            parts.append(rich_markdown(c[field], label))
+    quotes = Text("\n").join(Text(f"> [{q['id']}] {q['text']}", style="green") for q in c["quotes"])
+    return Group(*parts, quotes)
+
+
+def detail_text(payload: Payload, key: str) -> Text | Group:
     """Everything about one item."""
     kind, _, rest = key.partition("|")
     text = Text()
     if kind == "concept":
-        c = next(c for c in payload["concepts"] if c["id"] == rest)
-        text.append(c["title"] + "\n", style="bold").append(
-            c["short_summary"] + "\n", style="italic"
-        )
-        if c.get("summary"):
-            text.append("Resumen: ", style="bold").append(c["summary"] + "\n")
-        text.append("Concepto: ", style="bold").append(c["concept"] + "\n")
-        text.append("Análisis: ", style="bold").append(c["analysis"] + "\n")
-        text.append("Why: ", style="bold").append(c.get("rationale", "") + "\n")
-        for q in c["quotes"]:
-            text.append(f"> [{q['id']}] {q['text']}\n", style="green")
-    elif kind == "duplicate":
+        return concept_detail(next(c for c in payload["concepts"] if c["id"] == rest))
+    if kind == "duplicate":
         d = next(d for d in payload["duplicates"] if d["concept_id"] == rest)
         text.append(f"{d['candidate']} is {d['title']}\n", style="bold")
         text.append(

@@ -96,7 +96,9 @@ class SelfReviewPanel(Vertical):
 
 
 def judge_text(
-    cascade: dict[str, Any] | None, results: list[dict[str, Any]], note: str = "",
+    cascade: dict[str, Any] | None,
+    results: list[dict[str, Any]],
+    note: str = "",
     width: int = 52,
 ) -> Text:
     """The verdict, the judges that ran, and the scores per criterion, fitted to `width`;

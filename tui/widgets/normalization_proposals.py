@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Static
 
 from core.merges.clusters import default_canonical
 from tui.text import clip
+from tui.widgets.merge_clusters import ClusterTree
 
 STATUS_STYLE = {"pending": "yellow", "accepted": "green", "rejected": "red"}
 FIXED_COLUMNS = 4 + 8 + 10 + 2 * 6
@@ -95,11 +96,15 @@ def build_rows(review: Any, clusters: list[Any], concepts: dict[str, Any]) -> li
 
 
 class ProposalsView(Vertical):
-    """The table and the two definitions of the highlighted row."""
+    """The table (or the clusters as trees: `toggle_view`) and the two definitions of the
+    highlighted merge."""
 
     DEFAULT_CSS = """
     ProposalsView { height: 1fr; }
     ProposalsView DataTable { height: 1fr; }
+    ProposalsView ClusterTree { display: none; }
+    ProposalsView.clusters DataTable { display: none; }
+    ProposalsView.clusters ClusterTree { display: block; }
     ProposalsView #definitions { height: 9; }
     ProposalsView .definition { width: 1fr; border: round $secondary; padding: 0 1; }
     """
@@ -112,6 +117,7 @@ class ProposalsView(Vertical):
         table: DataTable = DataTable(id="proposals", cursor_type="row", zebra_stripes=True)
         table.add_columns("#", "status", "canonical", "← variants", "by", "reason")
         yield table
+        yield ClusterTree(id="clusters")
         with Horizontal(id="definitions"):
             yield Static("", id="def-canonical", classes="definition")
             yield Static("", id="def-variant", classes="definition")
@@ -141,7 +147,40 @@ class ProposalsView(Vertical):
         if self.rows:
             self.show(self.rows)
 
+    def show_clusters(self, clusters: list[Any], review: Any, concepts: dict[str, Any]) -> None:
+        """The same merges as trees: each cluster under its canonical, the rejected apart."""
+
+        def title(cid: str) -> str:
+            c = concepts.get(cid)
+            return c.title if c is not None else "(unknown concept)"
+
+        rejected = [item for item in review.items if item.status == "rejected"]
+        self.query_one(ClusterTree).show(clusters, rejected, title, lambda c: c.title(concepts))
+
+    @property
+    def showing_clusters(self) -> bool:
+        return self.has_class("clusters")
+
+    def toggle_view(self) -> None:
+        """Table <-> clusters; the highlighted merge stays highlighted."""
+        current = self.current()
+        key = current.key if current is not None else None
+        self.toggle_class("clusters")
+        tree, table = self.query_one(ClusterTree), self.query_one(DataTable)
+        if self.showing_clusters:
+            tree.move_to(key)
+            tree.focus()
+        else:
+            keys = [row.key for row in self.rows]
+            if key in keys:
+                table.move_cursor(row=keys.index(key), animate=False)
+            table.focus()
+        self.show_definitions()
+
     def current(self) -> ProposalRow | None:
+        if self.showing_clusters:
+            key = self.query_one(ClusterTree).current_key()
+            return next((row for row in self.rows if row.key == key), None)
         table = self.query_one(DataTable)
         if not self.rows or table.cursor_row < 0 or table.cursor_row >= len(self.rows):
             return None
@@ -157,4 +196,7 @@ class ProposalsView(Vertical):
         self.query_one("#def-variant", Static).update(right)
 
     def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
+        self.show_definitions()
+
+    def on_tree_node_highlighted(self, _event: ClusterTree.NodeHighlighted) -> None:
         self.show_definitions()

@@ -2,10 +2,11 @@
 
 A session must not get slower as it grows, and drawing is what a turn costs on screen, so the
 chat is one scrolling widget drawn line by line (Textual's line API), not a widget per message:
-a message is wrapped into lines once (again only when the width changes), a new message adds
-its lines, and a frame copies the visible ones. While the tutor thinks, a "Tutor: …" block
-waits at the bottom; streamed tokens are drawn into it at most once per frame, and when the
-message arrives the block gives way to it in place (same text, same lines, no longer muted).
+a message is rendered into lines once per width (its Markdown through Rich, chat_markdown.py),
+a new message adds its lines, and a frame copies the visible ones. While the tutor thinks, a
+"Tutor: …" block waits at the bottom; streamed tokens are rendered into it at most once per
+frame (only the block of the text that changed is rendered again), and when the message
+arrives the block gives way to it in place (same text, same lines, no longer muted).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
 
+from tui.widgets.chat_markdown import BlockKey, render_markdown, render_text, shown_text
+
 STYLES = {
     "teaching": ("Tutor", "bold cyan"),
     "feedback": ("Feedback", "bold green"),
@@ -32,27 +35,54 @@ STYLES = {
 
 FRAME_S = 1 / 60
 """Textual's frame period (60 frames per second by default)."""
+RENDER_SHARE = 3
+"""A flush waits at least this many times its own render's cost after the last one: a long
+reply's rendering never takes more than a share of the loop from the stream."""
 
-LIVE_PREFIX = Text("Tutor: ", "bold cyan")
-LIVE_STYLE = "dim"
+LIVE_LABEL = Text("Tutor: ", "bold cyan")
+LIVE_STYLE = Style(dim=True)
 """The streamed text's look until it becomes the message."""
+STOPPED = Text("[stopped]", "dim italic")
+WIDTHS_KEPT = 2
+"""Widths a message keeps its lines for (a resize back and forth renders nothing again)."""
 
 
-def live_text(streamed: str) -> Text:
-    return LIVE_PREFIX + Text(streamed, LIVE_STYLE)
-
-
-def message_text(message: Mapping[str, Any]) -> Text:
-    """One message: who speaks, then what they say (the learner's in italics)."""
+def message_label(message: Mapping[str, Any]) -> Text:
+    """Who speaks, in their colour."""
     if message.get("role") == "student":
         who, style = STYLES["answer"]
-        return Text.assemble((f"{who}: ", style), str(message.get("content", "")), style="italic")
-    kind = message.get("kind") or "teaching"
-    who, style = STYLES.get(kind, STYLES["teaching"])
-    text = Text.assemble((f"{who}: ", style), str(message.get("content", "")))
-    if message.get("stopped"):  # the learner stopped it as it streamed
-        text.append(" [stopped]", "dim italic")
-    return text
+    else:
+        who, style = STYLES.get(message.get("kind") or "teaching", STYLES["teaching"])
+    return Text(f"{who}: ", style)
+
+
+class ChatMessage:
+    """One message and its lines, kept per width: the tutor's Markdown rendered, the learner's
+    words as they typed them (in italics: their own text, not Markdown)."""
+
+    def __init__(self, message: Mapping[str, Any]) -> None:
+        self.content = str(message.get("content", ""))
+        self.student = message.get("role") == "student"
+        self.stopped = bool(message.get("stopped"))  # the learner stopped it as it streamed
+        self.label = message_label(message)
+        self._lines: dict[int, list[Strip]] = {}
+
+    def lines(self, console: Any, width: int) -> list[Strip]:
+        """The message's lines at `width`, then the blank line that ends a message."""
+        if width not in self._lines:
+            if len(self._lines) >= WIDTHS_KEPT:
+                self._lines.pop(next(iter(self._lines)))
+            self._lines[width] = [*self._render(console, width), Strip.blank(width)]
+        return self._lines[width]
+
+    def _render(self, console: Any, width: int) -> list[Strip]:
+        if self.student:
+            text = Text.assemble(self.label, shown_text(self.content), style="italic")
+            return render_text(console, text, width)
+        lines, _ = render_markdown(console, self.content, width, self.label)
+        if self.stopped:
+            lines += render_text(console, STOPPED, width)
+        return lines
 
 
 class TutorChat(ScrollView, can_focus=True):
@@ -77,14 +107,20 @@ class TutorChat(ScrollView, can_focus=True):
         """Where on screen the last change shows (what `draw_now` must repaint)."""
         self.first_token_version: int | None = None
         """The change that first showed the current reply's tokens."""
-        self._texts: list[Text] = []
+        self._messages: list[ChatMessage] = []
         self._lines: list[Strip] = []
         """The finished messages' lines at `_width`, each message followed by a blank line."""
-        self._live: Text | None = None
+        self._live: str | None = None
+        """The live block's Markdown (None when no reply is awaited)."""
         self._live_lines: list[Strip] = []
+        self._live_blocks: dict[BlockKey, list[Strip]] = {}
+        """The live block's rendered blocks, for its next render (`render_markdown`)."""
         self._width = 0
         self._flush_pending = False
         self._last_flush = 0.0
+        self._render_cost = 0.0
+        self._last_end = 0.0
+        """The end of the scroll range when the lines or the size last changed."""
         self._line_style = Style()
 
     # -- what the chat holds -------------------------------------------------------------
@@ -95,13 +131,18 @@ class TutorChat(ScrollView, can_focus=True):
         return self._live is not None
 
     @property
-    def live(self) -> Text | None:
-        """The live block's text (None when no reply is awaited)."""
+    def live(self) -> str | None:
+        """The live block's Markdown (None when no reply is awaited)."""
         return self._live
 
     @property
+    def live_lines(self) -> list[Strip]:
+        """The live block's lines as drawn (muted until the reply becomes the message)."""
+        return list(self._live_lines)
+
+    @property
     def message_count(self) -> int:
-        return len(self._texts)
+        return len(self._messages)
 
     def text_lines(self) -> list[str]:
         """The chat as plain text, line by line (finished messages, then the live block)."""
@@ -131,8 +172,7 @@ class TutorChat(ScrollView, can_focus=True):
         if conversation:
             self._append(conversation[self.rendered :])
             self.rendered = len(conversation)
-        self._live = live_text("…")
-        self._live_lines = self._wrap(self._live)
+        self._set_live("…")
         self.first_token_version = None
         self._lines_changed()
 
@@ -145,7 +185,8 @@ class TutorChat(ScrollView, can_focus=True):
         if self._flush_pending:
             return
         self._flush_pending = True
-        wait = self._last_flush + FRAME_S - time.perf_counter()
+        pause = max(FRAME_S, RENDER_SHARE * self._render_cost)
+        wait = self._last_flush + pause - time.perf_counter()
         if wait <= 0:
             self.call_later(self._flush)
         else:
@@ -161,7 +202,7 @@ class TutorChat(ScrollView, can_focus=True):
 
     def clear_all(self) -> None:
         self.rendered = 0
-        self._texts.clear()
+        self._messages.clear()
         self._lines.clear()
         self._forget_live()
         self._lines_changed()
@@ -173,33 +214,42 @@ class TutorChat(ScrollView, can_focus=True):
         self._flush_pending = False
         if not self.streamed:
             return
-        self._last_flush = time.perf_counter()
+        start = time.perf_counter()
         if self._live is None:
             self.expect_reply()
-        self._live = live_text(self.streamed.rstrip())  # as the message will read
-        self._live_lines = self._wrap(self._live)
+        self._set_live(self.streamed.rstrip())  # as the message will read
+        self._last_flush = time.perf_counter()
+        self._render_cost = self._last_flush - start
         self._lines_changed(len(self._lines))
         if self.first_token_version is None:
             self.first_token_version = self.version
 
     def _append(self, messages: Sequence[Mapping[str, Any]]) -> None:
         for message in messages:
-            text = message_text(message)
-            self._texts.append(text)
-            self._lines.extend(self._wrap(text))
+            entry = ChatMessage(message)
+            self._messages.append(entry)
+            if self._width > 0:  # else `on_resize` renders everything once the width is known
+                self._lines.extend(entry.lines(self.app.console, self._width))
 
     def _forget_live(self) -> None:
         self.streamed = ""
-        self._live, self._live_lines = None, []
+        self._live, self._live_lines, self._live_blocks = None, [], {}
 
-    def _wrap(self, text: Text) -> list[Strip]:
-        """`text`'s lines at the chat's width, and the blank line that ends a message."""
+    def _set_live(self, markup: str) -> None:
+        """Show `markup` in the live block (blocks unchanged since the last time are reused)."""
+        self._live = markup
+        self._render_live()
+
+    def _render_live(self) -> None:
         width = self._width
-        if width <= 0:
-            return []  # not laid out yet: `on_resize` wraps everything once the width is known
+        if self._live is None or width <= 0:
+            self._live_lines = []
+            return
         console = self.app.console
-        lines = console.render_lines(text, console.options.update_width(width), pad=False)
-        return [*Strip.from_lines(lines), Strip.blank(width)]
+        lines, self._live_blocks = render_markdown(
+            console, self._live, width, LIVE_LABEL, LIVE_STYLE, self._live_blocks
+        )
+        self._live_lines = [*lines, Strip.blank(width)]
 
     def _lines_changed(self, first: int = 0) -> None:
         """Redraw from line `first` on (all lines from there may have changed).
@@ -215,6 +265,7 @@ class TutorChat(ScrollView, can_focus=True):
                 # forced: the scrollbar that allows it appears only with the next layout
                 self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
             self.changed_region = self.region
+            self._last_end = self.max_scroll_y
             self.refresh()
             return
         view = self.scrollable_content_region
@@ -226,12 +277,19 @@ class TutorChat(ScrollView, can_focus=True):
         self.refresh(Region(0, top, view.width, view.height - top))
 
     def on_resize(self) -> None:
+        """Lines rendered again for a new width; a view that showed the end still does (the
+        window, or the answer box growing below, changed the chat's height)."""
+        following = self.scroll_y >= self._last_end - 1
         width = self.scrollable_content_region.width
         if width != self._width:
             self._width = width
-            self._lines = [strip for text in self._texts for strip in self._wrap(text)]
-            self._live_lines = self._wrap(self._live) if self._live is not None else []
+            console = self.app.console
+            self._lines = [line for entry in self._messages for line in entry.lines(console, width)]
+            self._render_live()
             self._lines_changed()
+        if following:
+            self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
+        self._last_end = self.max_scroll_y
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._line_style = self.rich_style  # once per frame: it walks the ancestors' styles

@@ -124,3 +124,39 @@ class LearnerModal(ModalScreen[dict[str, Any] | None]):
         }
         values["interests"] = [i.strip() for i in values["interests"].split(",") if i.strip()]
         self.dismiss(values)
+
+
+class ExportModal(ModalScreen[str | None]):
+    """Where to export the session (a Markdown file); enter writes it, esc closes. A path that
+    cannot be written says why and stays open for another."""
+
+    DEFAULT_CSS = MODAL_CSS.format(name="ExportModal") + (
+        "ExportModal > Vertical { height: auto; } ExportModal #export-error { color: $error; }"
+    )
+    BINDINGS = [Binding("escape", "dismiss(None)", "Close", id="tutor.export.close")]
+
+    def __init__(self, suggested: str, write: Any) -> None:
+        super().__init__()
+        self.suggested = suggested
+        self.write = write
+        """`write(path) -> str`: the path written; raises ValueError with the reason."""
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("Export the conversation to a Markdown file (enter: write · esc: close)",
+                        classes="section")  # fmt: skip
+            yield Input(self.suggested, id="export-path")
+            yield Label("", id="export-error")
+
+    @on(Input.Submitted, "#export-path")
+    def _submitted(self, event: Input.Submitted) -> None:
+        path = event.value.strip()
+        if not path:
+            self.query_one("#export-error", Label).update("name a file")
+            return
+        try:
+            written = self.write(path)
+        except ValueError as exc:
+            self.query_one("#export-error", Label).update(str(exc))
+            return
+        self.dismiss(written)

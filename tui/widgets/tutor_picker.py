@@ -1,4 +1,5 @@
-"""Pick what to learn: subject -> topic -> subtopic from the curriculum, or any concept note."""
+"""Pick what to learn: subject -> topic -> subtopic from the curriculum, or any concept note
+(found by typing: `ConceptSearch`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from textual.message import Message
 from textual.widgets import Button, Label, Select
 
 from core.curriculum import ConceptRef, Lesson, subjects, subtopics, topics
+from tui.widgets.concept_search import ConceptSearch
 
 
 class LessonPicker(Vertical):
@@ -21,6 +23,8 @@ class LessonPicker(Vertical):
     LessonPicker Horizontal { height: auto; }
     LessonPicker Select { width: 1fr; }
     LessonPicker Button { margin: 0 1; }
+    LessonPicker ConceptSearch { width: 1fr; }
+    LessonPicker Label.section { margin: 1 1 0 0; }
     """
 
     class Chosen(Message):
@@ -44,14 +48,13 @@ class LessonPicker(Vertical):
             yield Button("Start", id="start", variant="primary")
         with Horizontal():
             yield Label("or a concept note:", classes="section")
-            yield Select([], prompt="Concept", id="concept")
-            yield Button("Start concept", id="start-concept")
+            yield ConceptSearch(id="concept")
 
     def load(self, lessons: list[Lesson], concepts: list[ConceptRef]) -> None:
         """Fill the pickers (subject first; topics follow the chosen subject)."""
         self.lessons = lessons
         self.query_one("#subject", Select).set_options([(s, s) for s in subjects(lessons)])
-        self.query_one("#concept", Select).set_options([(c.title, c.id) for c in concepts])
+        self.query_one(ConceptSearch).load(concepts)
 
     @on(Select.Changed, "#subject")
     def _subject(self, event: Select.Changed) -> None:
@@ -77,10 +80,7 @@ class LessonPicker(Vertical):
         else:
             self.app.notify("choose a subject, a topic and a subtopic first", severity="warning")
 
-    @on(Button.Pressed, "#start-concept")
-    def _start_concept(self) -> None:
-        chosen = self.query_one("#concept", Select).value
-        if isinstance(chosen, str):
-            self.post_message(self.Chosen(concept_id=chosen))
-        else:
-            self.app.notify("choose a concept first", severity="warning")
+    @on(ConceptSearch.Chosen)
+    def _start_concept(self, message: ConceptSearch.Chosen) -> None:
+        message.stop()
+        self.post_message(self.Chosen(concept_id=message.concept.id))

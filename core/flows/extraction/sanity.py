@@ -71,10 +71,12 @@ def says_something(note: str) -> bool:
 
 
 def names_the_source(title: str, source_title: str) -> bool:
-    """The title is the source's own title, or its start (the grammar cut it at maxLength):
-    it names the book, not an idea in it."""
-    own, source = fold(title).strip(" .,:;"), fold(source_title)
-    return len(own) >= 4 and source.startswith(own) and len(own) >= 0.5 * len(source)
+    """The title is the start of the source's title cut inside a word (the grammar stopped
+    the model at maxLength while it copied the book's name: 'Pensar rápido, pensar despac').
+    A concept named like the whole book ('Deep Work' from *Deep Work*) is legitimate."""
+    own, source = fold(title).strip(), fold(source_title)
+    cut_mid_word = source.startswith(own) and len(source) > len(own) and source[len(own)].isalnum()
+    return len(own) >= 4 and cut_mid_word and len(own) >= 0.5 * len(source)
 
 
 def rejection(
@@ -82,7 +84,7 @@ def rejection(
 ) -> str:
     """Why code rejects this candidate ('' when it does not)."""
     if source_title and names_the_source(candidate.title, source_title):
-        return "its title is the source's title, not an idea in it"
+        return "its title is the source's title cut off, not an idea in it"
     values = {f: getattr(candidate, f, "") for f in FIELDS if f != "quote_ids"}
     if field_names_as_values(values, FIELDS):
         return "its fields hold the schema's field names instead of content"

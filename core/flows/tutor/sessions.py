@@ -3,7 +3,8 @@
 A session row is a summary for listing (title, status, mastery); the session itself is its
 thread in the checkpointer. Mastery per concept keeps one row per (session, concept): a
 concept's mastery is that of the session that practiced it last, and `due_for_practice`
-ranks concepts so the weakest and longest-unpracticed come first.
+ranks concepts so the weakest and longest-unpracticed come first (`core.flows.tutor.progress`
+keeps every change of mastery, for charts, and ranks subtopics too).
 """
 
 from __future__ import annotations
@@ -15,13 +16,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from core.flows.tutor.plan import mastery as plan_mastery
 from core.flows.tutor.plan import now_iso, progress
+from core.flows.tutor.progress import days_between, practice_priority, record_history
 
 if TYPE_CHECKING:
     from core.store import Store
 
 SessionStatus = Literal["active", "completed", "needs_another_approach"]
-FORGETTING_DAYS = 14.0
-"""After this many days without practice a concept counts as fully due, whatever its mastery."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ class DueConcept:
     last_practiced: str
     days_since: float
     priority: float
-    """Higher is more urgent: 0.6 x (1 - mastery) + 0.4 x staleness (days / 14, capped at 1)."""
+    """Higher is more urgent (`core.flows.tutor.progress.practice_priority`)."""
 
 
 def record_session(store: Store, session_id: str, state: Mapping[str, Any]) -> None:
@@ -95,7 +95,8 @@ def record_session(store: Store, session_id: str, state: Mapping[str, Any]) -> N
 
 
 def record_mastery(store: Store, session_id: str, state: Mapping[str, Any]) -> None:
-    """The session's current mastery for each concept note it teaches."""
+    """The session's current mastery for each concept note it teaches, and a point of
+    history for each concept and subtopic whose mastery changed."""
     concepts = (state.get("topic_info") or {}).get("concepts") or []
     value = plan_mastery(state.get("study_plan"))
     stamp = now_iso()
@@ -105,6 +106,7 @@ def record_mastery(store: Store, session_id: str, state: Mapping[str, Any]) -> N
         " mastery=excluded.mastery, practiced_at=excluded.practiced_at, title=excluded.title",
         [(session_id, c["id"], c["title"], value, stamp) for c in concepts],
     )
+    record_history(store, session_id, state)
 
 
 def _row(row: Any) -> SessionRow:
@@ -145,16 +147,6 @@ def concept_mastery(store: Store) -> dict[str, tuple[float, str]]:
     return {cid: (value, when) for cid, (_, value, when) in _latest(store).items()}
 
 
-def _days_between(earlier: str, now: datetime) -> float:
-    try:
-        then = datetime.fromisoformat(earlier)
-    except ValueError:
-        return FORGETTING_DAYS
-    if then.tzinfo is None:
-        then = then.replace(tzinfo=UTC)
-    return max(0.0, (now - then).total_seconds() / 86400)
-
-
 def due_for_practice(
     store: Store, limit: int = 5, *, now: datetime | None = None
 ) -> list[DueConcept]:
@@ -162,9 +154,8 @@ def due_for_practice(
     now = now or datetime.now(UTC)
     due = []
     for concept_id, (title, value, practiced) in _latest(store).items():
-        days = _days_between(practiced, now)
-        staleness = min(1.0, days / FORGETTING_DAYS)
-        priority = round(0.6 * (1 - float(value)) + 0.4 * staleness, 4)
+        days = days_between(practiced, now)
+        priority = practice_priority(float(value), days)
         due.append(DueConcept(concept_id, title, float(value), practiced, days, priority))
     due.sort(key=lambda d: (-d.priority, d.last_practiced, d.title.lower()))
     return due[:limit]

@@ -1,4 +1,5 @@
-"""The end of a session: its summary (computed by code) and the note saved in the vault."""
+"""The end of a session: its summary (computed by code) and the note saved in the vault (with
+the whole conversation)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 import yaml
 
 from core.flows.tutor.plan import mastery, now_iso, progress, steps
+from vault.blocktext import guard
 from vault.linkformat import Linker
 from vault.titles import note_title
 
@@ -26,7 +28,7 @@ def build_summary(state: Mapping[str, Any], outcome: str) -> dict[str, Any]:
         suggestions += [f"Excellent work on {title}!", "Ready for more advanced topics."]
     elif outcome == "completed":
         suggestions.append(f"You finished {title}; a short practice session will consolidate it.")
-    else:
+    elif outcome != "in_progress":  # (an export of a session that goes on: no verdict yet)
         suggestions.append(
             f"{title} needs another approach: try a different explanation, an example from "
             "your interests, or a prerequisite first."
@@ -66,8 +68,8 @@ def note_text(
     session_id: str,
     linker: Linker | None = None,
 ) -> str:
-    """The session summary note (frontmatter + plan + summary); links to the concepts are
-    written in the vault's style (`linker`)."""
+    """The session note (frontmatter, summary, plan, concepts, the whole conversation);
+    links to the concepts are written in the vault's style (`linker`)."""
     linker = linker or Linker()
     info = state.get("topic_info") or {}
     meta = {
@@ -86,9 +88,36 @@ def note_text(
     concepts = [f"- {linker.link(note_title(str(c['title'])))}" for c in info.get("concepts") or []]
     parts = [
         f"---\n{fm}---\n# Tutoring: {note_title(str(info.get('title', '')))}\n",
-        "## Summary\n" + summary_text(summary) + "\n",
+        "## Summary\n" + guard(summary_text(summary)) + "\n",
         "## Plan\n" + "\n".join(plan_lines) + "\n",
     ]
     if concepts:
         parts.append("## Concepts\n" + "\n".join(concepts) + "\n")
+    conversation = conversation_text(state.get("conversation") or [])
+    if conversation:
+        parts.append("## Conversation\n\n" + conversation + "\n")
     return "\n".join(parts)
+
+
+SPEAKERS = {"feedback": "Feedback", "closing": "Summary"}
+
+
+def conversation_text(conversation: list[Mapping[str, Any]]) -> str:
+    """The conversation as Markdown: each message under its speaker and time, as a quote
+    (every line of it starts with `>`, and lines Markdown would read as structure are escaped:
+    `guard`), so nothing a model or the learner wrote can restructure the note. The closing
+    message is left out: it is the Summary section."""
+    parts = []
+    for message in conversation:
+        if message.get("kind") == "closing":
+            continue
+        who = "You" if message.get("role") == "student" else "Tutor"
+        who = SPEAKERS.get(str(message.get("kind")), who)
+        stamp = str(message.get("timestamp") or "")[11:16]
+        head = f"**{who}**" + (f" · {stamp}" if stamp else "")
+        body = guard(str(message.get("content", ""))) or "…"
+        if message.get("stopped"):
+            body += "\n\n*(stopped)*"
+        quoted = "\n".join(f"> {line}" if line else ">" for line in body.split("\n"))
+        parts.append(f"{head}\n{quoted}")
+    return "\n\n".join(parts)

@@ -13,7 +13,7 @@ from core.events import Done
 from core.flows.extraction.graph import SPEC
 from core.flows.extraction.state import ExtractionDecision, ExtractionReview
 from core.reviews import InvalidDecision
-from tests.flows.extraction.conftest import SOURCE
+from tests.flows.extraction.notes import SOURCE
 from tests.flows.extraction.test_runtime import make_vault, open_app, paused_run
 
 MALFORMED = [

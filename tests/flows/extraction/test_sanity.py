@@ -96,3 +96,15 @@ def test_the_prompt_shows_no_example_a_model_could_take_for_the_source() -> None
     prompt = messages[0]["content"]
     assert "ejercicio" not in prompt.lower() and "cardiovascular" not in prompt.lower()
     assert "<something>" in prompt  # shapes with slots, said to be no content
+
+
+def test_only_a_title_cut_inside_a_word_names_the_source() -> None:
+    """A concept named like the whole book ('Deep Work' from *Deep Work*) is legitimate: the
+    extraction e2e tests lost their only concepts when any prefix of the title was refused."""
+    from core.flows.extraction.sanity import names_the_source
+
+    book = "Pensar rápido, pensar despacio"
+    assert names_the_source("Pensar rápido, pensar despac", book)
+    assert not names_the_source(book, book)
+    assert not names_the_source("Deep Work", "Deep Work")
+    assert not names_the_source("Pensar rápido", book)  # a whole word, and half the title

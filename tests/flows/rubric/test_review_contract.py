@@ -10,7 +10,7 @@ import pytest
 from core.flows.rubric.graph import flow_spec
 from core.flows.rubric.state import RevisionReview, RubricReview, review_of
 from core.reviews import InvalidDecision
-from tests.flows.rubric.conftest import NOTE_PATH, REVISED_BODY, evaluation
+from tests.flows.rubric.notes import NOTE_PATH, REVISED_BODY, evaluation
 
 
 @pytest.mark.parametrize(

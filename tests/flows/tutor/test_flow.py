@@ -65,6 +65,13 @@ async def test_session_completes_with_summary_note(tutor) -> None:
         note = frontmatter.loads((t.vault / summary["note_path"]).read_text(encoding="utf-8"))
         assert summary["note_path"].startswith("11 - Tutoring/Fractions")
         assert note["session_id"] == t.session_id and note["outcome"] == "completed"
+        # the whole conversation is in the note, in order, the summary in its own section
+        talk = note.content.split("## Conversation\n", 1)[1]
+        said = [line for line in talk.splitlines() if line.startswith("> ")]
+        answers = [line for line in said if line.startswith("> answer") or "1/2 is" in line]
+        assert answers == ["> 1/2 is bigger", "> answer 2", "> answer 3", "> answer 4"]
+        assert talk.count("**You**") == 4 and talk.count("**Tutor**") >= 4
+        assert "Steps completed" not in talk  # the closing message is the Summary section
         row = list_sessions(t.services.store)[0]
         assert (row.status, row.mastery, row.turns) == ("completed", 1.0, 4)
         assert row.summary_path == summary["note_path"]

@@ -1,0 +1,122 @@
+"""Mastery over time as pictures: a line chart of one concept or subtopic across sessions
+(textual-plotext), and a one-line trend (Textual's Sparkline) for lists of them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Label, Sparkline
+from textual_plotext import PlotextPlot
+
+from core.flows.tutor.progress import MasteryPoint, Tracked
+
+
+def session_starts(points: Sequence[MasteryPoint]) -> list[int]:
+    """The 1-based positions where a new session's points begin."""
+    starts, last = [], None
+    for n, point in enumerate(points, start=1):
+        if point.session_id != last:
+            starts.append(n)
+            last = point.session_id
+    return starts
+
+
+def when(stamp: str) -> str:
+    """`MM-DD` of an ISO time (the chart's ticks)."""
+    return stamp[5:10] if len(stamp) >= 10 else stamp
+
+
+class MasteryChart(PlotextPlot):
+    """One item's mastery (%) at each recorded change; ticks mark where each session began."""
+
+    DEFAULT_CSS = "MasteryChart { height: 1fr; min-height: 8; }"
+
+    shown: tuple[str, list[MasteryPoint]] = ("", [])
+    """The title and points drawn last."""
+
+    def show(self, title: str, points: Sequence[MasteryPoint]) -> None:
+        self.shown = (title, list(points))
+        plt = self.plt
+        plt.clear_data()
+        plt.clear_figure()
+        plt.ylim(0, 100)
+        plt.yticks([0, 25, 50, 75, 100])
+        if not points:
+            plt.title(f"{title}: not practiced yet")
+            self.refresh()
+            return
+        xs = list(range(1, len(points) + 1))
+        plt.plot(xs, [round(p.mastery * 100) for p in points], marker="braille")
+        plt.scatter(xs, [round(p.mastery * 100) for p in points], marker="●")
+        starts = session_starts(points)
+        plt.xticks([float(n) for n in starts], [when(points[n - 1].recorded_at) for n in starts])
+        plt.xlim(0.5, len(points) + 0.5)
+        plt.title(f"{title} · mastery %")
+        self.refresh()
+
+
+def mastery_colour(value: float) -> str:
+    return "green" if value >= 0.8 else "yellow" if value >= 0.4 else "red"
+
+
+def ago(days: float) -> str:
+    """`today`, `3d ago`."""
+    return "today" if days < 1 else f"{days:.0f}d ago"
+
+
+class TrendRow(Horizontal):
+    """An item in one line: its title, mastery now, when last practiced, and the line of its
+    history (a sparkline over its recorded changes, oldest first)."""
+
+    DEFAULT_CSS = """
+    TrendRow { height: 1; }
+    TrendRow > .trend-title { width: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
+    TrendRow > .trend-value { width: 5; text-align: right; }
+    TrendRow > .trend-ago { width: 8; text-align: right; color: $text-muted; }
+    TrendRow > Sparkline, TrendRow > .no-trend { width: 12; height: 1; margin: 0 0 0 1; }
+    TrendRow > .no-trend { color: $text-muted; }
+    """
+
+    def __init__(self, item: Tracked, values: Sequence[float], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.item = item
+        self.values = [float(v) for v in values] or [0.0]
+
+    def compose(self) -> ComposeResult:
+        kind = "◆ " if self.item.kind == "subtopic" else "● "
+        yield Label(Text.assemble((kind, "dim"), self.item.title), classes="trend-title")
+        value = self.item.mastery
+        yield Label(Text(f"{value:.0%}", style=mastery_colour(value)), classes="trend-value")
+        yield Label(ago(self.item.days_since), classes="trend-ago")
+        if len(self.values) > 1:
+            yield Sparkline(self.values)
+        else:  # one value has no trend (a sparkline would draw it as a full bar)
+            yield Label("· 1 point", classes="no-trend")
+
+
+class PracticeList(Vertical):
+    """What is due for practice, most due first, each with its trend; hidden while nothing
+    was practiced."""
+
+    DEFAULT_CSS = """
+    PracticeList { height: auto; border: round $secondary; padding: 0 1; }
+    PracticeList.empty { display: none; }
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(classes="empty", **kwargs)
+        self.border_title = "Due for practice"
+
+    def show(
+        self, items: Sequence[tuple[Tracked, Sequence[float]]], hint: str = "", title: str = ""
+    ) -> None:
+        """Replace the rows; `hint` (the key of the progress screen) goes in the border."""
+        self.remove_children()
+        self.set_class(not items, "empty")
+        self.border_title = title or "Due for practice"
+        self.border_subtitle = hint
+        self.mount_all(TrendRow(item, values) for item, values in items)
