@@ -8,7 +8,7 @@ from pathlib import Path
 from core.store import Store
 from tests.flows.tutor.scripted import TutorScript
 from tests.tui import test_tutor_screen as tutor
-from tests.tui.conftest import wait_for
+from tests.tui.helpers import wait_for
 from tui.app import NoemaApp
 from tui.screens.progress import ProgressScreen
 from tui.widgets.mastery_chart import MasteryChart, PracticeList, TrendRow
@@ -123,3 +123,36 @@ async def test_the_command_palette_opens_mastery_over_time(tmp_path: Path) -> No
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, ProgressScreen))
         await wait_for(pilot, lambda: len(app.screen.items) == 3)
+
+
+async def test_the_practice_list_updates_its_rows_in_place() -> None:
+    """The tutor shows the list again after every turn: the same number of rows is redrawn
+    in place (remounting them cost more than the rest of the turn's drawing), a different
+    number is mounted anew."""
+    from textual.app import App
+
+    from core.flows.tutor.progress import Tracked
+
+    def item(title: str, mastery: float) -> Tracked:
+        return Tracked("concept", f"c-{title}", title, mastery, "2026-02-27T08:00:00+00:00",
+                       1, 0.2, 1.0)  # fmt: skip
+
+    class ListApp(App[None]):
+        def compose(self):
+            yield PracticeList()
+
+    async with ListApp().run_test(size=(60, 10)) as pilot:
+        practice = pilot.app.query_one(PracticeList)
+        practice.show([(item("Ойлер ∑", 0.25), [0.1, 0.25])])
+        await wait_for(pilot, lambda: len(practice.query(TrendRow)) == 1)
+        before = practice.query_one(TrendRow)
+        practice.show([(item("Ойлер ∑", 0.75), [0.1, 0.25, 0.75])])
+        await pilot.pause()
+        assert list(practice.query(TrendRow)) == [before]
+        assert before.query_one(".trend-value").render().plain == "75%"
+        assert before.values == [0.1, 0.25, 0.75]
+        practice.show([(item("a", 0.5), [0.5]), (item("b 🍕", 0.0), [0.0])])
+        await wait_for(pilot, lambda: len(practice.query(TrendRow)) == 2)
+        rows = list(practice.query(TrendRow))
+        assert before not in rows and [r.item.title for r in rows] == ["a", "b 🍕"]
+        assert rows[0].query_one(".no-trend").display  # one point: no sparkline

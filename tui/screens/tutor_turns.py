@@ -14,12 +14,13 @@ events in one message for all the tokens that came meanwhile.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.message import Message
 
 from core.events import Done, Progress, RunEvent
+from tui.screens.base import NoemaScreen
 from tui.widgets.tutor_chat import TutorChat
 
 
@@ -43,10 +44,13 @@ class TurnEnded(Message):
         self.values = values
 
 
-class TurnRelay:
-    """The session worker of `TutorScreen` (a mixin: it posts to, and draws on, the screen).
+class TurnRelay(NoemaScreen):
+    """The session worker of `TutorScreen` (a part of it: it posts to, and draws on, the
+    screen, which provides what is declared below)."""
 
-    The screen provides `services`, `busy`, `show_event` and `on_turn_ended`."""
+    if TYPE_CHECKING:
+
+        def show_event(self, event: RunEvent) -> None: ...
 
     def init_relay(self) -> None:
         self._answers: asyncio.Queue[str] | None = None
@@ -100,7 +104,7 @@ class TurnRelay:
         held: list[RunEvent] = []
         values: dict[str, Any] | None = None
         try:
-            async for event in turn(self.services.runtime, session_id, text):
+            async for event in turn(self.require_services().runtime, session_id, text):
                 if isinstance(event, Done):
                     values = event.output  # the state after the turn: no second read
                 if isinstance(event, Progress) and "token" in event.data:
@@ -113,7 +117,7 @@ class TurnRelay:
         finally:
             self._post_held(held)
             if values is None:
-                values = await session_values(self.services.runtime, session_id)
+                values = await session_values(self.require_services().runtime, session_id)
             self.post_message(TurnEnded(values))
 
     def _post_held(self, held: list[RunEvent]) -> None:

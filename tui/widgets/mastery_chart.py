@@ -53,7 +53,7 @@ class MasteryChart(PlotextPlot):
         plt.plot(xs, [round(p.mastery * 100) for p in points], marker="braille")
         plt.scatter(xs, [round(p.mastery * 100) for p in points], marker="●")
         starts = session_starts(points)
-        plt.xticks(starts, [when(points[n - 1].recorded_at) for n in starts])
+        plt.xticks([float(n) for n in starts], [when(points[n - 1].recorded_at) for n in starts])
         plt.xlim(0.5, len(points) + 0.5)
         plt.title(f"{title} · mastery %")
         self.refresh()
@@ -87,15 +87,39 @@ class TrendRow(Horizontal):
         self.values = [float(v) for v in values] or [0.0]
 
     def compose(self) -> ComposeResult:
-        kind = "◆ " if self.item.kind == "subtopic" else "● "
-        yield Label(Text.assemble((kind, "dim"), self.item.title), classes="trend-title")
-        value = self.item.mastery
-        yield Label(Text(f"{value:.0%}", style=mastery_colour(value)), classes="trend-value")
-        yield Label(ago(self.item.days_since), classes="trend-ago")
-        if len(self.values) > 1:
-            yield Sparkline(self.values)
-        else:  # one value has no trend (a sparkline would draw it as a full bar)
-            yield Label("· 1 point", classes="no-trend")
+        yield Label(classes="trend-title")
+        yield Label(classes="trend-value")
+        yield Label(classes="trend-ago")
+        yield Sparkline(self.values)
+        yield Label("· 1 point", classes="no-trend")
+
+    _drawn: tuple[object, ...] | None = None
+    """What the row shows now (None until it is mounted: then `set` only keeps the item)."""
+
+    def on_mount(self) -> None:
+        self._drawn = ()
+        self.set(self.item, self.values)
+
+    def set(self, item: Tracked, values: Sequence[float]) -> None:
+        """Show `item` in this row, in place: no widget is mounted or removed (the tutor
+        shows the list again after every turn)."""
+        self.item, self.values = item, [float(v) for v in values] or [0.0]
+        if self._drawn is None:  # on_mount shows it
+            return
+        picture = (item.kind, item.title, round(item.mastery, 2), ago(item.days_since), self.values)
+        if picture == self._drawn:
+            return  # an update re-lays the screen out, for nothing
+        self._drawn = picture
+        kind = "◆ " if item.kind == "subtopic" else "● "
+        self.query_one(".trend-title", Label).update(Text.assemble((kind, "dim"), item.title))
+        value = Text(f"{item.mastery:.0%}", style=mastery_colour(item.mastery))
+        self.query_one(".trend-value", Label).update(value)
+        self.query_one(".trend-ago", Label).update(ago(item.days_since))
+        # one value has no trend (a sparkline would draw it as a full bar)
+        sparkline = self.query_one(Sparkline)
+        sparkline.display = len(self.values) > 1
+        sparkline.data = self.values
+        self.query_one(".no-trend", Label).display = len(self.values) <= 1
 
 
 class PracticeList(Vertical):
@@ -110,13 +134,22 @@ class PracticeList(Vertical):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(classes="empty", **kwargs)
         self.border_title = "Due for practice"
+        self._rows: list[TrendRow] = []
+        """The rows shown (or being mounted), in order."""
 
     def show(
         self, items: Sequence[tuple[Tracked, Sequence[float]]], hint: str = "", title: str = ""
     ) -> None:
-        """Replace the rows; `hint` (the key of the progress screen) goes in the border."""
-        self.remove_children()
+        """Show `items`; `hint` (the key of the progress screen) goes in the border. Rows are
+        updated in place when their number is unchanged: remounting them after every tutor
+        turn cost more than the rest of the turn's drawing."""
         self.set_class(not items, "empty")
         self.border_title = title or "Due for practice"
         self.border_subtitle = hint
-        self.mount_all(TrendRow(item, values) for item, values in items)
+        if len(self._rows) == len(items):
+            for row, (item, values) in zip(self._rows, items, strict=True):
+                row.set(item, values)
+            return
+        self.remove_children()
+        self._rows = [TrendRow(item, values) for item, values in items]
+        self.mount_all(self._rows)

@@ -27,7 +27,7 @@ from core.runtime import FlowSpec
 FLOW_NAME = "tutor"
 
 
-def build_graph() -> StateGraph:
+def build_graph() -> StateGraph[SimplifiedState, FlowContext, SimplifiedState, SimplifiedState]:
     """The uncompiled tutor graph (compile it with a checkpointer)."""
     graph = StateGraph(SimplifiedState, context_schema=FlowContext)
     graph.add_node("planner", nodes.planner)
