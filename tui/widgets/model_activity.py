@@ -16,6 +16,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from local_llm import CallActivity
+from tui.frames import in_view
 
 SPINNER = "◐◓◑◒"
 TICK_S = 0.5
@@ -92,12 +93,12 @@ class ModelActivityLine(Static):
         return activity.calls() if activity is not None else []
 
     def tick(self) -> None:
-        if not self.screen.is_current:
+        if not in_view(self.screen):
             return
         text = activity_text(self.live_calls(), self.follow(), time.monotonic())
         if text.plain != getattr(self, "_shown", None):
             self._shown = text.plain
-            self.update(text)
+            self.update(text, layout=False)  # one line, whatever it says: no layout
 
 
 def queue_text(calls: Sequence[CallActivity], queued_runs: int) -> Text:

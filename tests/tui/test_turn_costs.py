@@ -1,0 +1,128 @@
+"""What a tutor turn costs on screen: the screen is laid out again only when a widget's size
+changes, and screens nobody sees do not redraw (bench/tutor.py measures the time)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import App
+from textual.screen import Screen
+
+from local_llm import CallActivity
+from tests.flows.tutor.scripted import TutorScript
+from tests.tui.test_tutor_screen import make_app, wait_for
+from tui.screens.home import HomeScreen
+from tui.screens.tutor import TutorScreen
+from tui.widgets.model_activity import ModelActivityLine
+from tui.widgets.tutor_chat import TutorChat
+
+
+def count_layouts(screen: Screen) -> list[int]:
+    """A list that counts the layouts of `screen` from now on (its one item)."""
+    count = [0]
+    layout = screen._refresh_layout
+
+    def counted(*args, **kwargs):
+        count[0] += 1
+        return layout(*args, **kwargs)
+
+    screen._refresh_layout = counted
+    return count
+
+
+class ChatApp(App):
+    def compose(self):
+        yield TutorChat()
+
+
+CONVERSATION = [
+    {"role": "tutor" if n % 2 else "student", "content": f"mensaje {n}: ¿qué es 1/2? 🍕"}
+    for n in range(30)
+]
+
+
+def shown_lines(chat: TutorChat) -> list[str]:
+    return [chat.render_line(y).text.rstrip() for y in range(chat.scrollable_content_region.height)]
+
+
+async def test_the_chat_grows_without_laying_the_screen_out() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        chat = app.query_one(TutorChat)
+        chat.show_messages(CONVERSATION)
+        await pilot.pause()
+        layouts = count_layouts(app.screen)
+        answer = {"role": "student", "content": "la mitad"}
+        chat.expect_reply([*CONVERSATION, answer])
+        await pilot.pause()
+        feedback = {"role": "tutor", "kind": "feedback", "content": "Casi: cuenta las porciones."}
+        chat.show_messages([*CONVERSATION, answer, feedback])
+        for token in ["Pregunta 2: ", "¿qué es más grande, ", "1/2 o 1/4? " * 6]:
+            chat.stream(token)
+        await pilot.pause(0.05)  # later tokens are drawn on the next frame
+        assert layouts == [0]
+        # the view follows the end, and the scrollbar shows the whole range
+        assert chat.scroll_y == chat.max_scroll_y > 0
+        assert chat.vertical_scrollbar.window_virtual_size == chat.virtual_size.height
+        assert chat.vertical_scrollbar.position == chat.scroll_y
+        shown = shown_lines(chat)
+        assert shown[-1] == "" and "1/2 o 1/4?" in shown[-2]
+        assert any(line.startswith("Feedback: Casi") for line in shown)
+
+
+async def test_a_chat_that_starts_to_overflow_shows_its_scrollbar_and_its_end() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        chat = app.query_one(TutorChat)
+        chat.show_messages(CONVERSATION[:2])
+        await pilot.pause()
+        assert not chat.show_vertical_scrollbar
+        chat.show_messages(CONVERSATION)
+        await pilot.pause()
+        assert chat.show_vertical_scrollbar and chat.vertical_scrollbar.region.height > 0
+        assert chat.scroll_y == chat.max_scroll_y > 0
+        assert shown_lines(chat)[-2] == "Tutor: mensaje 29: ¿qué es 1/2? 🍕"
+        chat.clear_all()  # shorter again: the scrollbar goes
+        await pilot.pause()
+        assert not chat.show_vertical_scrollbar and chat.scroll_y == 0
+
+
+class ActivityApp(App):
+    def compose(self):
+        yield ModelActivityLine()
+
+
+async def test_the_model_line_ticks_without_laying_the_screen_out() -> None:
+    app = ActivityApp()
+    async with app.run_test(size=(80, 5)) as pilot:
+        line = app.query_one(ModelActivityLine)
+        await pilot.pause()
+        layouts = count_layouts(app.screen)
+        call = CallActivity(1, "tokens", "default", "openai/gemma3-270m", "stream",
+                            flow="tutor", node="executor", run_id="s1", started=0.0)  # fmt: skip
+        line.live_calls = lambda: [call]
+        line.tick()
+        await pilot.pause()
+        assert "tutor · executor" in str(line.render())
+        assert layouts == [0]
+
+
+async def test_home_under_the_tutor_leaves_its_model_panel_alone(tmp_path: Path) -> None:
+    app = make_app(tmp_path, TutorScript())
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_for(pilot, lambda: app.services is not None)
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        drawn: list[bool] = []
+        home.render_model = lambda: drawn.append(True)
+        await pilot.press("t")
+        assert isinstance(app.screen, TutorScreen)
+        drawn.clear()
+        home._activity_live = True  # a call ended since the panel was drawn
+        home.tick_activity()  # the tutor covers home: nothing to draw
+        assert drawn == []
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is home)
+        drawn.clear()
+        home.tick_activity()
+        assert drawn == [True]
