@@ -3,6 +3,7 @@ changes, and screens nobody sees do not redraw (bench/tutor.py measures the time
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from textual.app import App
@@ -10,9 +11,9 @@ from textual.screen import Screen
 
 from local_llm import CallActivity
 from tests.flows.tutor.scripted import TutorScript
-from tests.tui.test_tutor_screen import make_app, wait_for
+from tests.tui.test_tutor_screen import first_question, make_app, wait_for
 from tui.screens.home import HomeScreen
-from tui.screens.tutor import TutorScreen
+from tui.screens.tutor import PLACEHOLDER, TutorScreen
 from tui.widgets.model_activity import ModelActivityLine
 from tui.widgets.tutor_chat import TutorChat
 
@@ -126,3 +127,70 @@ async def test_home_under_the_tutor_leaves_its_model_panel_alone(tmp_path: Path)
         drawn.clear()
         home.tick_activity()
         assert drawn == [True]
+
+
+def gated_turns(monkeypatch, hold_before: str) -> asyncio.Event:
+    """Turns whose events stop before the first `hold_before` event (`NodeFinished` of the
+    executor, or the end of the runtime's stream after `Done`) until the returned gate opens."""
+    import core.flows.tutor.session as session
+
+    gate, turn = asyncio.Event(), session.turn
+
+    async def gated(*args, **kwargs):
+        async for event in turn(*args, **kwargs):
+            if (
+                hold_before == "reply"
+                and getattr(event, "node", "") == "executor"
+                and (type(event).__name__ == "NodeFinished")
+            ):
+                yield event
+                await gate.wait()  # the runtime's last checkpoint, say, takes a while
+                continue
+            yield event
+        if hold_before == "end":
+            await gate.wait()  # the runtime lets go of the session (its lease), say, slowly
+
+    monkeypatch.setattr(session, "turn", gated)
+    return gate
+
+
+async def answer_and_wait(pilot, screen: TutorScreen, condition) -> None:
+    screen.query_one("#answer").value = "la mitad"
+    await pilot.press("enter")
+    await wait_for(pilot, condition)
+
+
+async def test_the_reply_is_drawn_as_its_message_before_the_turn_is_written(
+    tmp_path: Path, monkeypatch
+) -> None:
+    app = make_app(tmp_path, TutorScript(["partial"] * 3))
+    async with app.run_test(size=(130, 40)) as pilot:
+        screen = await first_question(pilot, app)
+        chat = screen.query_one(TutorChat)
+        gate = gated_turns(monkeypatch, "reply")
+        messages = chat.message_count
+        # the executor finished: its message shows (drawn) while the runtime still works
+        await answer_and_wait(pilot, screen, lambda: chat.message_count == messages + 3)
+        assert chat.live is None and screen.busy
+        assert chat.drawn_version == chat.version
+        assert chat.text_lines()[-2].startswith("Tutor: Question 2")
+        gate.set()
+        await wait_for(pilot, lambda: not screen.busy)
+
+
+async def test_the_turn_ends_on_screen_when_the_runtime_reports_its_state(
+    tmp_path: Path, monkeypatch
+) -> None:
+    app = make_app(tmp_path, TutorScript(["partial"] * 3))
+    async with app.run_test(size=(130, 40)) as pilot:
+        screen = await first_question(pilot, app)
+        gate = gated_turns(monkeypatch, "end")
+        answer = screen.query_one("#answer")
+        await answer_and_wait(pilot, screen, lambda: not screen.busy)
+        assert answer.placeholder == PLACEHOLDER and len(screen.conversation) == 4
+        # the next answer waits for the session's worker, and is not lost
+        answer.value = "un cuarto"
+        await pilot.press("enter")
+        gate.set()
+        await wait_for(pilot, lambda: len(screen.conversation) >= 7 and not screen.busy)
+        assert screen.conversation[4]["content"] == "un cuarto"
