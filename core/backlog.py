@@ -18,12 +18,17 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from core.events import Done, Failed, Interrupted, RunEvent
 from core.runtime import RunBusy
 from core.store.runs import RunRecord
 from local_llm.deployments import capacity
+
+if TYPE_CHECKING:
+    from core.services import Services
+    from core.settings import Settings
+    from local_llm import LLMClient
 
 FLOW = "extraction"
 Status = Literal["review", "failed", "done", "elsewhere", "waiting"]
@@ -93,7 +98,7 @@ class Backlog:
 
     def __init__(
         self,
-        services: Any,
+        services: Services,
         *,
         runs: int | None = None,
         on_progress: Callable[[BacklogCounts], None] | None = None,
@@ -161,7 +166,7 @@ class Backlog:
     def requeue_stopped(self) -> list[str]:
         """Runs this pass left `running` (stopped mid-way) go back to `queued`, to continue
         from their last checkpoint; a live process's runs are left alone (core.leases)."""
-        return self.services.recover_interrupted()
+        return list(self.services.recover_interrupted())
 
     # -- one source ---------------------------------------------------------------------
 
@@ -260,14 +265,14 @@ class Backlog:
             self.on_progress(self.counts)
 
 
-def bulk_runs(settings: Any, llm: Any) -> int:
+def bulk_runs(settings: Settings, llm: LLMClient) -> int:
     """How many sources at once: `flows.extraction.bulk_runs`, else twice the default
     role's pool capacity (2 without a pool)."""
     configured = settings.flows.extraction.bulk_runs
     return configured or 2 * (capacity(llm.config("default").deployments) or 1)
 
 
-async def default_model_ready(services: Any) -> tuple[bool, str]:
+async def default_model_ready(services: Services) -> tuple[bool, str]:
     """Whether the default role's server (or one of its pool's) answers with its model."""
     from core.model_health import model_check, server_check
 

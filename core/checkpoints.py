@@ -39,7 +39,7 @@ starting at once would both create its tables)."""
 
 
 @asynccontextmanager
-async def open_postgres_checkpointer(conninfo: str) -> AsyncIterator[BaseCheckpointSaver]:
+async def open_postgres_checkpointer(conninfo: str) -> AsyncIterator[BaseCheckpointSaver[str]]:
     """An AsyncPostgresSaver on the shared store's database (a small pool: a connection
     lost to a restart of the server is replaced, not fatal to the process)."""
     from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
@@ -53,7 +53,7 @@ async def open_postgres_checkpointer(conninfo: str) -> AsyncIterator[BaseCheckpo
     )  # fmt: skip
     await pool.open(wait=True, timeout=30)
     try:
-        saver = AsyncPostgresSaver(pool)
+        saver = AsyncPostgresSaver(pool)  # type: ignore[arg-type]  # dict_row is set in kwargs
         async with await AsyncConnection.connect(conninfo, autocommit=True) as lock_conn:
             await lock_conn.execute("SELECT pg_advisory_lock(%s)", (CHECKPOINT_SETUP_LOCK,))
             try:

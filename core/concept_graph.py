@@ -14,9 +14,10 @@ import json
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from core.domain import RelationType
+from core.store import Store
 
 Direction = Literal["out", "in"]
 TYPE_ORDER = [t.value for t in RelationType]
@@ -74,7 +75,7 @@ class Neighbourhood:
         return [e for group in (self.outgoing, self.incoming) for es in group.values() for e in es]
 
 
-def _nodes(store: Any, ids: Iterable[str]) -> dict[str, ConceptNode]:
+def _nodes(store: Store, ids: Iterable[str]) -> dict[str, ConceptNode]:
     wanted = list(dict.fromkeys(ids))
     found: dict[str, ConceptNode] = {}
     for start in range(0, len(wanted), 500):  # SQLite's variable limit
@@ -115,7 +116,7 @@ def _group(edges: Iterable[Edge]) -> dict[str, list[Edge]]:
 
 
 def neighbourhood(
-    store: Any,
+    store: Store,
     concept_id: str,
     proposed: Iterable[ProposedRelation] = (),
     titles: Mapping[str, str] | None = None,
@@ -157,7 +158,7 @@ def folded(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
-def find_concepts(store: Any, query: str, limit: int = MAX_FOUND) -> list[ConceptNode]:
+def find_concepts(store: Store, query: str, limit: int = MAX_FOUND) -> list[ConceptNode]:
     """Concepts whose title or an alias contains what was typed (case and accents aside),
     best first: the title starts with it, then the title contains it, then an alias does."""
     text = folded(" ".join(query.split()))

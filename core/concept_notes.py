@@ -222,12 +222,14 @@ def add_relations(
     return text
 
 
-def _add_to_connection_line(text, section, rel_type, link, heading) -> str:
+def _add_to_connection_line(
+    text: str, section: Section | None, rel_type: RelationType, link: str, heading: str
+) -> str:
     if section is not None:
         pattern = re.compile(rf"^[-*][ \t]+{rel_type.value}:[^\r\n]*", re.MULTILINE)
         match = pattern.search(text, section.content_start, section.end)
         if match is not None:
-            line = match.group(0)
+            line: str = match.group(0)
             if link in line:
                 return text
             sep = " " if line.rstrip().endswith(":") else ", "

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from core.settings import Settings
 from core.store import Store
+from core.vault_handle import VaultHandle
+from local_llm import LLMClient
 
 
 @dataclass
@@ -15,14 +16,20 @@ class FlowContext:
 
     settings: Settings
     """The effective settings."""
-    llm: Any
-    """The `local_llm.LLMClient` for every model call."""
+    llm: LLMClient
+    """The model client for every model call."""
     store: Store
     """The SQLite store."""
-    vault: Any = None
+    vault: VaultHandle | None = None
     """The vault handle (root, layout, writer), or None for flows that do not touch the vault."""
     run_id: str = ""
     """The run (thread) id."""
+
+    def require_vault(self) -> VaultHandle:
+        """The vault, for the steps that read or write notes: a clear error without one."""
+        if self.vault is None:
+            raise ValueError("no vault is configured: set vault.path")
+        return self.vault
 
     def __post_init__(self) -> None:
         # a note language left to the vault is resolved once, here (core.note_language)

@@ -14,10 +14,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.concept_notes import parse_concept_note
 from vault.note import NoteUnreadable, read_note
+
+if TYPE_CHECKING:
+    from core.store import Store
 
 OBJECTIVE_HEADINGS = ("Objetivos", "Objectives", "Learning objectives")
 CONCEPT_HEADINGS = ("Conceptos", "Concepts")
@@ -132,7 +135,7 @@ def subtopics(lessons: list[Lesson], subject: str, topic: str) -> list[Lesson]:
 # -- the index ----------------------------------------------------------------------------
 
 
-def resolve_concepts(store: Any, titles: list[str]) -> list[ConceptRef]:
+def resolve_concepts(store: Store, titles: list[str]) -> list[ConceptRef]:
     """Concept notes named by title or alias (case-insensitive), in the order given."""
     rows = store.query("SELECT entity_id, title, aliases_json FROM concepts")
     by_name: dict[str, ConceptRef] = {}
@@ -144,13 +147,13 @@ def resolve_concepts(store: Any, titles: list[str]) -> list[ConceptRef]:
     return list(dict.fromkeys(found))
 
 
-def list_concepts(store: Any) -> list[ConceptRef]:
+def list_concepts(store: Store) -> list[ConceptRef]:
     """Every indexed concept note, by title."""
     rows = store.query("SELECT entity_id, title FROM concepts ORDER BY title COLLATE NOCASE")
     return [ConceptRef(row[0], row[1]) for row in rows]
 
 
-def related_concepts(store: Any, concept_id: str) -> list[tuple[str, str, str]]:
+def related_concepts(store: Store, concept_id: str) -> list[tuple[str, str, str]]:
     """(relation type, title, short summary) of the concepts linked to one, both directions."""
     rows = store.query(
         "SELECT r.type, c.title, c.short_summary FROM concept_relations r"
@@ -162,7 +165,7 @@ def related_concepts(store: Any, concept_id: str) -> list[tuple[str, str, str]]:
     return [(row[0], row[1], row[2]) for row in rows][:MAX_RELATED]
 
 
-def concept_quotes(store: Any, concept_id: str) -> list[tuple[str, str]]:
+def concept_quotes(store: Store, concept_id: str) -> list[tuple[str, str]]:
     """(source title, quote text) of the quotes a concept note cites."""
     rows = store.query(
         "SELECT n.title, q.text FROM quote_concepts qc"
@@ -174,7 +177,7 @@ def concept_quotes(store: Any, concept_id: str) -> list[tuple[str, str]]:
     return [(row[0], row[1]) for row in rows][:MAX_QUOTES]
 
 
-def concept_lesson(store: Any, root: Path, concept_id: str) -> Lesson:
+def concept_lesson(store: Store, root: Path, concept_id: str) -> Lesson:
     """A Lesson built from a concept note, its related concepts and its quotes."""
     row = store.query_one("SELECT path FROM concepts WHERE entity_id = ?", (concept_id,))
     if row is None:
@@ -208,7 +211,7 @@ def concept_lesson(store: Any, root: Path, concept_id: str) -> Lesson:
     )
 
 
-def with_concepts(store: Any, lesson: Lesson) -> Lesson:
+def with_concepts(store: Store, lesson: Lesson) -> Lesson:
     """The lesson with its linked concept titles resolved against the index."""
     if lesson.concept_titles and not lesson.concepts:
         lesson.concepts = resolve_concepts(store, lesson.concept_titles)

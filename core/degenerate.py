@@ -139,4 +139,4 @@ def grounded(model: type[M], check: Callable[[M], list[str]]) -> type[M]:
         return self
 
     namespace = {"_grounded": model_validator(mode="after")(validate), "__module__": __name__}
-    return type(model.__name__, (model,), namespace)  # type: ignore[return-value]
+    return type(model.__name__, (model,), namespace)

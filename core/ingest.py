@@ -16,9 +16,10 @@ from core.settings import Settings
 from core.store import Store
 from core.store.runs import RunRecord, RunsRepo
 from vault.embedding import Embedder
-from vault.index import Progress, SyncResult, VaultIndex
+from vault.index import Progress, VaultIndex
 from vault.layout import VaultLayout
 from vault.obsidian import ObsidianConfig, read_obsidian_config
+from vault.sync_result import SyncResult
 from vault.watcher import VaultEvent, VaultWatcher
 from vault.writer import VaultWriter
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
+
 from core.problems import explain
 from local_llm.errors import ContextBudgetError, ContextWindowError, StructuredOutputError
 
@@ -35,6 +37,15 @@ def why(exc: BaseException) -> str:
     """The failure in words a reader of the review understands (what failed, the limit hit:
     `core.problems.explain`)."""
     return explain(exc).summary
+
+
+class SkippedWork(BaseModel):
+    """A `skipped_entry` as a model (how reviews show it)."""
+
+    step: str = ""
+    what: str = ""
+    why: str = ""
+    fallback: str = ""
 
 
 def skipped_entry(step: str, what: str, exc: BaseException, fallback: str) -> dict[str, Any]:

@@ -12,11 +12,14 @@ from __future__ import annotations
 import contextlib
 import traceback
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from local_llm.config import LOCAL_MODEL
 from local_llm.errors import LLMError
 from local_llm.local_server import LocalServerError
+
+if TYPE_CHECKING:
+    from core.store import Store
 
 DOCTOR = "`noema doctor` checks the model"
 
@@ -220,7 +223,7 @@ def user_message(exc: BaseException, next_step: str = "") -> str:
 
 def trace_detail(exc: BaseException) -> str:
     """The raw error with where it was raised (and its causes): for traces, never the user."""
-    parts = []
+    parts: list[str] = []
     current: BaseException | None = exc
     while current is not None and len(parts) < 4:
         frames = traceback.extract_tb(current.__traceback__)
@@ -230,7 +233,7 @@ def trace_detail(exc: BaseException) -> str:
     return " <- ".join(parts)[:4000]
 
 
-def record_failure(store: Any, run_id: str, flow: str, exc: BaseException) -> None:
+def record_failure(store: Store, run_id: str, flow: str, exc: BaseException) -> None:
     """A `failure` row in the run's traces holding the raw error and where it was raised."""
     from core.store.runs import now_iso
 

@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -30,6 +30,10 @@ from vault.frontmatter_edit import set_fields
 from vault.linkformat import Linker
 from vault.sources import block_id_inserts, parse_quotes
 from vault.writer import PathEscapeError, VaultWriteError, VaultWriter
+
+if TYPE_CHECKING:
+    from core.services import Services
+    from core.vault_handle import VaultHandle
 
 Progress = Callable[[str, int, int], None]
 """progress(message, done, total) while a plan is applied."""
@@ -155,10 +159,10 @@ def write_notes(
             written.append(item.path)
         _note(progress, f"wrote {item.path}", done, total)
     linker = writer.linker() if plan.edit else None
-    for done, item in enumerate(plan.edit, len(plan.create) + 1):
-        if edit_note(writer, plan, item, linker):
-            written.append(item.path)
-        _note(progress, f"updated {item.path}", done, total)
+    for done, change in enumerate(plan.edit, len(plan.create) + 1):
+        if edit_note(writer, plan, change, linker):
+            written.append(change.path)
+        _note(progress, f"updated {change.path}", done, total)
     return written
 
 
@@ -278,7 +282,7 @@ class RepairReport:
 
 
 def repair(
-    services: Any, wait: float = 30.0, on_wait: Callable[[str, str], None] | None = None
+    services: Services, wait: float = 30.0, on_wait: Callable[[str, str], None] | None = None
 ) -> RepairReport:
     """Finish every pending extraction commit (at start-up and by `noema repair`).
 
@@ -302,21 +306,23 @@ def repair(
             result.busy.append(plan.run_id)
             continue
         with lease:
-            _repair_one(services, plan.run_id, result)
+            _repair_one(services, services.vault, plan.run_id, result)
     result.unfinished_merges = unfinished_merges(services.store, leases)
     return result
 
 
-def _repair_one(services: Any, run_id: str, result: RepairReport) -> None:
+def _repair_one(
+    services: Services, vault: VaultHandle, run_id: str, result: RepairReport
+) -> None:
     """Apply one pending plan (the caller holds the run's lease)."""
     plan = load_plan(services.store, run_id)  # read again: another process may have done it
     if plan is None or commit_status(services.store, run_id) == "done":
         result.done_elsewhere.append(run_id)
         return
     try:
-        written = apply_plan(services.store, services.vault.writer, plan, services.vault.reindex)
+        written = apply_plan(services.store, vault.writer, plan, vault.reindex)
     except PathEscapeError as exc:  # never writable: retrying would loop forever
-        _abandon(services, plan, str(exc), result)
+        _abandon(services, vault, plan, str(exc), result)
         return
     except Exception as exc:  # noqa: BLE001 - one broken plan must not stop the others
         error = f"{type(exc).__name__}: {exc}"
@@ -333,8 +339,10 @@ def _repair_one(services: Any, run_id: str, result: RepairReport) -> None:
         pass
 
 
-def _abandon(services: Any, plan: VaultPlan, reason: str, result: RepairReport) -> None:
-    abandon_plan(services.store, plan, reason, services.vault.reindex)
+def _abandon(
+    services: Services, vault: VaultHandle, plan: VaultPlan, reason: str, result: RepairReport
+) -> None:
+    abandon_plan(services.store, plan, reason, vault.reindex)
     result.abandoned.append(f"{plan.run_id}: {reason}")
     RunsRepo(services.store).set_status(plan.run_id, "failed", error=f"commit abandoned: {reason}")
 
@@ -343,7 +351,7 @@ COMMIT_NODES = {"commit_store", "write_vault", "mark_source"}
 """The extraction's steps after an approval; they need no model."""
 
 
-async def finish_approved(services: Any) -> list[str]:
+async def finish_approved(services: Services) -> list[str]:
     """Extraction runs a crash stopped after their approval but before their commit (the
     checkpoint's next step is the commit) are driven to the end: the answer the user gave
     is not lost and no model is needed. Returns their ids."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from core.context import FlowContext
 from core.events import Done, Failed, Interrupted, NodeFinished, NodeStarted, Progress, RunEvent
 from core.leases import Lease, Leases, run_lease
 from core.problems import record_failure, user_message
+from core.reviews import Decision
 from core.settings import Settings
 from core.store import Store
 from core.store.runs import RunRecord, RunsRepo, RunStatus
@@ -44,7 +45,7 @@ class FlowSpec:
 
     name: str
     """Flow name as stored on runs (`extraction`, `normalization`, ...)."""
-    build_graph: Callable[[], StateGraph]
+    build_graph: Callable[[], StateGraph[Any, FlowContext, Any, Any]]
     """Returns the uncompiled graph (with `context_schema=FlowContext`)."""
     make_input: Callable[[dict[str, Any]], dict[str, Any]] = dict
     """Validates a run's input and returns the graph's initial state."""
@@ -59,6 +60,16 @@ class FlowSpec:
     failure: Callable[[dict[str, Any]], str | None] = lambda _state: None
     """The error of a run whose graph ended normally but whose final state is a failure (the
     flow handled the error itself); the run is then recorded `failed`, not `done`."""
+    decisions: Mapping[str, type[Decision]] = field(default_factory=dict)
+    """The answer model of each of the flow's reviews, by the review's `type`: `resume`
+    validates an answer with it before the run continues (`core.reviews`)."""
+
+    def decision(self, payload: object, value: object) -> object:
+        """`value` validated as the answer to the review `payload` (plain data), or
+        `InvalidDecision`; a review without a registered model takes the value as it is."""
+        kind = payload.get("type") if isinstance(payload, Mapping) else None
+        model = self.decisions.get(kind) if isinstance(kind, str) else None
+        return value if model is None else model.parse(value).model_dump(mode="json")
 
 
 ContextFactory = Callable[[str], FlowContext]
@@ -90,7 +101,7 @@ class Runtime:
         flows: Mapping[str, FlowSpec],
         context_factory: ContextFactory,
         *,
-        checkpointer: BaseCheckpointSaver | None = None,
+        checkpointer: BaseCheckpointSaver[str] | None = None,
         checkpoint_path: Path | None = None,
     ) -> None:
         self.settings = settings
@@ -203,6 +214,9 @@ class Runtime:
             run = self.runs.get(run_id)  # read under the lease: another process may have answered
             if run.status != "awaiting_review" and not await self._waits_after_crash(run):
                 raise NotAwaitingReview(f"run {run_id} is {run.status}, not awaiting review")
+            pending = await self.pending_interrupt(run_id)
+            if pending is not None:  # a malformed answer: InvalidDecision, the run keeps waiting
+                value = self._spec(run.flow).decision(pending.payload, value)
             crash_point("runtime.resume")
             async for event in self._drive(run, Command(resume=value)):
                 yield event
@@ -239,13 +253,8 @@ class Runtime:
     async def _drive(
         self, run: RunRecord, graph_input: Any, *, new_input: bool = False
     ) -> AsyncIterator[RunEvent]:
-        spec = self._spec(run.flow)
-        graph = self.graph(run.flow)
-        config = self._config(run)
-        if new_input:
-            # LangGraph treats input whose metadata run_id equals the checkpoint's as a re-entry
-            # into the same run and ignores it; traces then fall back to the thread id (= run id)
-            config["metadata"].pop("run_id", None)
+        spec, graph = self._spec(run.flow), self.graph(run.flow)
+        config = self._run_config(run, new_input)
         # built in a thread: it may read the vault once to detect its note language
         context = await asyncio.to_thread(self._context_factory, run.id)
         self.runs.set_status(run.id, "running")
@@ -270,10 +279,7 @@ class Runtime:
                     else:
                         yield event
         except (asyncio.CancelledError, GeneratorExit):
-            if run.id in self._stopping:  # stopped on purpose (c on home, Ctrl-C): cancelled
-                self.mark_stopped(run.id)
-            else:  # the process quits or the caller let go: queued again, shown interrupted
-                self._interrupted(run.id)
+            self._let_go(run.id)
             raise
         except GraphRecursionError as exc:
             yield self._fail(run, f"recursion limit reached: {exc}", exc)
@@ -288,13 +294,31 @@ class Runtime:
             return
         if values is None:  # nothing ran (a run already at its end)
             values = (await graph.aget_state(config)).values
-        output = dict(values)
+        yield self._done(run, spec, dict(values))
+
+    def _run_config(self, run: RunRecord, new_input: bool) -> dict[str, Any]:
+        config = self._config(run)
+        if new_input:
+            # LangGraph treats input whose metadata run_id equals the checkpoint's as a re-entry
+            # into the same run and ignores it; traces then fall back to the thread id (= run id)
+            config["metadata"].pop("run_id", None)
+        return config
+
+    def _let_go(self, run_id: str) -> None:
+        """The task driving the run was cancelled or its caller stopped listening."""
+        if run_id in self._stopping:  # stopped on purpose (c on home, Ctrl-C): cancelled
+            self.mark_stopped(run_id)
+        else:  # the process quits or the caller let go: queued again, shown interrupted
+            self._interrupted(run_id)
+
+    def _done(self, run: RunRecord, spec: FlowSpec, output: dict[str, Any]) -> Done:
+        """The graph ended: the run is done, or failed when the flow says its end is one."""
         error = spec.failure(output)
         if error:
             self.runs.set_status(run.id, "failed", error=error)
         else:
             self.runs.set_status(run.id, "done")
-        yield Done(run.id, output)
+        return Done(run.id, output)
 
     def _interrupted(self, run_id: str) -> None:
         try:

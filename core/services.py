@@ -8,55 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from core.activity import ModelActivity
 from core.context import FlowContext
-from core.ingest import layout_from_settings
 from core.models import build_client
 from core.note_language import note_language
 from core.runtime import FlowSpec, Runtime
 from core.settings import Settings
 from core.store import Store, open_store
+from core.vault_handle import VaultHandle, open_vault
 from local_llm import Backend, LLMClient
-from vault.index import VaultIndex
-from vault.layout import VaultLayout
-from vault.writer import VaultWriter
 
-
-@dataclass
-class VaultHandle:
-    """One vault: where it is, how it is laid out, its one writer and its index."""
-
-    root: Path
-    """The vault's root folder."""
-    layout: VaultLayout
-    """Folder names and exclusions."""
-    writer: VaultWriter
-    """The only way noema changes a file in the vault."""
-    index: VaultIndex
-    """The vault's index in the store."""
-    embed_model: str = ""
-    """Model name the concept embeddings were made with ('' when none)."""
-
-    def reindex(self, *paths: str) -> None:
-        """Bring the index up to date for files noema just wrote."""
-        self.index.index_paths(list(paths))
-
-
-def open_vault(settings: Settings, store: Store, llm: LLMClient | None) -> VaultHandle | None:
-    """The configured vault, or None when no vault path is set."""
-    if settings.vault.path is None:
-        return None
-    root = settings.vault.path.resolve()
-    layout = layout_from_settings(settings)
-    embed = None
-    embed_model = ""
-    if llm is not None and settings.models.embeddings_enabled:
-        embed = llm.embed
-        embed_model = settings.role("embedding").model or settings.models.model
-    index = VaultIndex(store, root, layout, embed=embed, embed_model=embed_model)
-    return VaultHandle(root, layout, VaultWriter(root, layout), index, embed_model)
+__all__ = ["Services", "VaultHandle", "open_services", "open_vault"]
+"""`VaultHandle` and `open_vault` live in core.vault_handle; they are still reached here."""
 
 
 @dataclass

@@ -62,7 +62,7 @@ class AdvisoryLeases(Leases):
         return conn
 
     def _scope(self) -> str:
-        return self.shared.conninfo
+        return str(self.shared.conninfo)
 
     def try_take(self, name: str) -> Lease | None:
         key = lease_key(name)

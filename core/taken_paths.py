@@ -12,7 +12,7 @@ crashed run already wrote) and the concept's row in the index. The user's note i
 from __future__ import annotations
 
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from core.store.runs import now_iso
 from vault.links import note_name, rewrite_links
@@ -21,9 +21,10 @@ from vault.writer import VaultWriter
 
 if TYPE_CHECKING:  # core.repair imports this module
     from core.repair import NoteCreate, VaultPlan
+    from core.store import Store
 
 
-def replan_taken_paths(store: Any, writer: VaultWriter, plan: VaultPlan) -> VaultPlan:
+def replan_taken_paths(store: Store, writer: VaultWriter, plan: VaultPlan) -> VaultPlan:
     """The plan with a free path for every new note whose path another note took."""
     moved = _new_paths(writer, plan)
     if not moved:
@@ -82,7 +83,7 @@ def _relinked(text: str, moved: dict[str, str], rel: str) -> str:
     return text
 
 
-def _store(store: Any, old: VaultPlan, new: VaultPlan, moved: dict[str, str]) -> None:
+def _store(store: Store, old: VaultPlan, new: VaultPlan, moved: dict[str, str]) -> None:
     """The new plan and the concepts' new paths, in one transaction, before any write."""
     ids = {item.path: item.entity_id for item in old.create}
     with store.transaction() as conn:

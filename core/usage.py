@@ -18,7 +18,10 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from core.store import Store
 
 Grouping = Literal["flow", "role", "model", "day"]
 GROUPINGS: tuple[Grouping, ...] = ("flow", "role", "model", "day")
@@ -78,7 +81,7 @@ class Usage:
         return ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
 
 
-def load_calls(store: Any, days: int | None = 30, now: datetime | None = None) -> list[Call]:
+def load_calls(store: Store, days: int | None = 30, now: datetime | None = None) -> list[Call]:
     """The model requests of the last `days` days (all of them for None), oldest first."""
     since = ""
     if days is not None:
@@ -143,7 +146,8 @@ def cost_map() -> dict[str, dict[str, Any]]:
         return {}
     path = Path(next(iter(spec.submodule_search_locations))) / COST_MAP
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        costs: dict[str, dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
+        return costs
     except (OSError, ValueError):
         return {}
 

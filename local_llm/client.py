@@ -25,6 +25,7 @@ from local_llm.activity import ActivitySink, CallWatch
 from local_llm.answers import InvalidAnswer, parse_answer, reask_messages
 from local_llm.backends import Backend, backend_for
 from local_llm.backends.base import Completion, PullProgress
+from local_llm.calls import CallIdentity, making
 from local_llm.config import ModelConfig
 from local_llm.errors import (
     ContextBudgetError,
@@ -307,7 +308,7 @@ class LLMClient:
         await self._ready(call)
         async with (
             self._admitted(call),
-            contextlib.aclosing(self._stream(call, prompt, counted)) as pieces,
+            contextlib.aclosing(self._stream(call, prompt, counted)) as pieces,  # type: ignore[type-var]
         ):
             async for text in pieces:
                 yield text
@@ -315,14 +316,16 @@ class LLMClient:
     async def _stream(
         self, call: _Call, prompt: list[dict[str, Any]], counted: int
     ) -> AsyncIterator[str]:
-        started, pieces, outcome, detail = time.perf_counter(), [], "error", ""
+        started, pieces, detail = time.perf_counter(), [], ""
+        outcome: Outcome = "error"
         iterator: AsyncIterator[str | Completion] | None = None
         usage: Completion | None = None
         cutter = TurnMarkerCutter()
         watch, streamed_bytes = call.watch(counted), 0
         deployment = ""
         try:
-            iterator, piece = await self._request(call, partial(self._open, call, prompt))
+            opened, piece = await self._request(call, partial(self._open, call, prompt))
+            iterator = opened
             while piece is not None:
                 if isinstance(piece, Completion):  # the backend's report (usage, who answered)
                     usage, deployment = piece, piece.deployment or deployment
@@ -333,7 +336,7 @@ class LLMClient:
                     yield text
                 if cutter.marker is not None:
                     break
-                piece = await self._next_piece(call, iterator, pieces)
+                piece = await self._next_piece(call, opened, pieces)
             if held := cutter.finish():
                 pieces.append(held)
                 yield held
@@ -353,7 +356,7 @@ class LLMClient:
             call.trace(
                 outcome, started=started, detail=detail, usage=usage, deployment=deployment,
                 **counts,
-            )  # type: ignore[arg-type]
+            )
 
     async def embed(
         self,
@@ -463,11 +466,14 @@ class LLMClient:
         runs before the timeout starts: it is start-up work, not the model's answer time."""
         config = call.config
 
+        identity = CallIdentity(call.flow, call.node, call.role, call.kind, call.run_id)
+
         async def bounded() -> T:
             await self._prepare(call)
             try:
                 async with asyncio.timeout(config.timeout_s):
-                    return await request()
+                    with making(identity):
+                        return await request()
             except TimeoutError as exc:
                 raise ModelTimeoutError(
                     f"{config.model} gave no answer within {config.timeout_s:g} s "
@@ -495,7 +501,8 @@ class LLMClient:
         admit = getattr(self.backend(call.role), "admit", None)
         if admit is None:
             return contextlib.nullcontext()
-        return admit(call.config, call.kind, session=call.run_id)
+        admitted: AbstractAsyncContextManager[Any] = admit(call.config, call.kind, session=call.run_id)
+        return admitted
 
     async def _ready(self, call: _Call) -> None:
         """Start-up work before a call's clock starts (its latency in the trace is the

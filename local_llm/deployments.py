@@ -16,7 +16,8 @@ from urllib.parse import urlsplit
 Routing = Literal["least-busy", "latency-based", "simple-shuffle"]
 ROUTINGS: tuple[str, ...] = ("least-busy", "latency-based", "simple-shuffle")
 Affinity = Literal["run", "none"]
-LITELLM_ROUTING = {
+LiteLLMRouting = Literal["least-busy", "latency-based-routing", "simple-shuffle"]
+LITELLM_ROUTING: dict[str, LiteLLMRouting] = {
     "least-busy": "least-busy",
     "latency-based": "latency-based-routing",
     "simple-shuffle": "simple-shuffle",

@@ -61,7 +61,8 @@ FORMAT_LENGTHS = {"date": 12, "time": 20, "date-time": 34, "uuid": 38}
 def grammar_schema(schema: JsonSchema) -> JsonSchema:
     """The schema as sent to a grammar-constrained model (bounded numbers as fixed choices);
     `schema` itself when there is nothing to change."""
-    return _rewrite(schema)
+    rewritten: JsonSchema = _rewrite(schema)
+    return rewritten
 
 
 def _rewrite(node: Any) -> Any:
@@ -216,7 +217,7 @@ def _tokens(node: Any, ws: int) -> int | None:
     kind = node.get("type")
     if isinstance(kind, list):
         return _largest([{**node, "type": k} for k in kind], ws)
-    measure = _MEASURES.get(kind)
+    measure = _MEASURES.get(kind) if isinstance(kind, str) else None
     return measure(node, ws) if measure is not None else None
 
 
@@ -250,9 +251,10 @@ def _array(node: JsonSchema, ws: int) -> int | None:
         return None
     else:
         count = int(most) - len(fixed)
-        extra = _tokens(items, ws) if count > 0 else 0
-        if extra is None:
+        counted = _tokens(items, ws) if count > 0 else 0
+        if counted is None:
             return None
+        extra = counted
     prefixed = [_tokens(n, ws) for n in fixed]
     if any(size is None for size in prefixed):
         return None

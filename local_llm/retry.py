@@ -145,14 +145,15 @@ def classify(exc: BaseException) -> BaseException:
 
 def backoff_delay(attempt: int, base_s: float, rng: random.Random | None = None) -> float:
     """Exponential backoff with jitter: base * 2**attempt, scaled by a factor in [0.5, 1.0]."""
-    factor = (rng or random).uniform(0.5, 1.0)
-    return base_s * (2**attempt) * factor
+    factor = rng.uniform(0.5, 1.0) if rng is not None else random.uniform(0.5, 1.0)
+    return float(base_s * (2**attempt) * factor)
 
 
-def _delay(typed: TransientModelError, attempt: int, backoff_s: float) -> float | None:
+def _delay(typed: BaseException, attempt: int, backoff_s: float) -> float | None:
     """How long to wait before the next attempt; None when a 429 asks for too long."""
     if isinstance(typed, RateLimitError) and typed.retry_after_s is not None:
-        return typed.retry_after_s if typed.retry_after_s <= MAX_RETRY_AFTER_S else None
+        wait = float(typed.retry_after_s)
+        return wait if wait <= MAX_RETRY_AFTER_S else None
     return backoff_delay(attempt, backoff_s)
 
 

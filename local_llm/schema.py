@@ -108,7 +108,10 @@ def clean_schema(
             continue
         if key == "format" and value not in SUPPORTED_FORMATS:
             continue
-        sub = lambda s: clean_schema(s, defs, all_required=all_required, _stack=stack)  # noqa: E731
+
+        def sub(s: Mapping[str, Any]) -> JsonSchema:
+            return clean_schema(s, defs, all_required=all_required, _stack=stack)
+
         if key == "properties":
             out[key] = {name: sub(schema) for name, schema in value.items()}
         elif key in ("items", "additionalProperties") and isinstance(value, Mapping):

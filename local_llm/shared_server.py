@@ -34,7 +34,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +117,7 @@ class SharedServer:
         """The URL of a healthy server, starting one when none runs; blocks meanwhile."""
         with self._lock:
             if self._info is not None and self._alive(int(self._info["pid"])):
-                return self._info["url"]
+                return str(self._info["url"])
             check_loopback()
             self.registry.mkdir(parents=True, exist_ok=True)
             if self._lease is None:
@@ -126,7 +126,7 @@ class SharedServer:
                 running = self._running()
                 self.joined = running is not None
                 self._info = running or self._spawn()
-            return self._info["url"]
+            return str(self._info["url"])
 
     def release(self) -> None:
         """Give up this process's lease (the supervisor stops the server when none is left)."""
@@ -155,7 +155,7 @@ class SharedServer:
         return fd
 
     @contextlib.contextmanager
-    def _start_lock(self):
+    def _start_lock(self) -> Iterator[None]:
         with open(self.registry / f"{self.key}.lock", "a+") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             yield
@@ -163,7 +163,7 @@ class SharedServer:
     def _running(self) -> dict[str, Any] | None:
         """The registered server, when its supervisor lives and it answers."""
         try:
-            info = json.loads((self.registry / f"{self.key}.json").read_text())
+            info: dict[str, Any] = json.loads((self.registry / f"{self.key}.json").read_text())
         except (OSError, ValueError):
             return None
         probe = LocalServer(self.mode, port=int(info["port"]))

@@ -8,8 +8,13 @@ A response is a str (sent as is), a dict / list (sent as JSON), a pydantic model
 a `Completion` (to script usage or `finish_reason="length"`; streamed with
 `finish_reason=None` it ends without the server's finish, as a connection cut mid-answer does),
 or an exception (instance or class) to raise. `prepare_s` makes the first request of each kind
-wait that long in `prepare()` first, like a backend importing its library or starting a server. Instead of a list, pass a callable `(messages, json_schema) -> response` to
-answer from the prompt. Embeddings are deterministic feature-hashed bags of words, so equal
+wait that long in `prepare()` first, like a backend importing its library or starting a server.
+
+Instead of a list, `answer=` takes a callable `(call: ScriptedCall) -> response`: the call says
+which one it is (`call.node`, `call.flow`, `call.role`, `call.schema_name`, as the client
+reports them: local_llm.calls), so a script answers the planner as the planner, never by
+guessing from the prompt's wording. (A callable `(messages, json_schema) -> response` passed
+as `responses` still works.) Embeddings are deterministic feature-hashed bags of words, so equal
 texts get equal vectors and texts sharing words are close in cosine similarity.
 """
 
@@ -27,13 +32,14 @@ from typing import Any
 from pydantic import BaseModel
 
 from local_llm.backends.base import Completion, JsonSchema, Message, PullProgress
+from local_llm.calls import current_call
 from local_llm.client import LLMClient
 from local_llm.config import ModelConfig
 from local_llm.errors import StreamCutError
 from local_llm.tokens import count_messages, count_text
 from local_llm.trace import CallTrace
 
-Response = str | dict | list | BaseModel | Completion | BaseException | type[BaseException]
+Response = str | dict[str, Any] | list[Any] | BaseModel | Completion | BaseException | type[BaseException]
 Responder = Callable[[list[dict[str, Any]], JsonSchema | None], Response]
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -50,12 +56,29 @@ class ScriptedCall:
     texts: list[str] = field(default_factory=list)
     completion: Completion | None = None
     """What `complete` answered (with its token accounting)."""
+    schema_name: str = ""
+    """The answer's schema name (`complete` only): the pydantic model's name, by default."""
+    flow: str = ""
+    node: str = ""
+    """The graph node that asked (empty outside a flow)."""
+    role: str = ""
+
+    def __post_init__(self) -> None:
+        identity = current_call()  # what the client says this call is
+        if identity is not None:
+            self.flow = self.flow or identity.flow
+            self.node = self.node or identity.node
+            self.role = self.role or identity.role
 
     @property
     def last_user(self) -> str:
         """Content of the last user message (handy in assertions)."""
         users = [m for m in self.messages if m.get("role") == "user"]
         return str(users[-1].get("content", "")) if users else ""
+
+
+CallResponder = Callable[[ScriptedCall], Response]
+"""Answers a call knowing which one it is (its node, flow, role, schema name)."""
 
 
 class ScriptedBackend:
@@ -73,7 +96,11 @@ class ScriptedBackend:
         embedding_dim: int = 64,
         models: Sequence[str] = ("scripted",),
         prepare_s: float = 0.0,
+        answer: CallResponder | None = None,
     ):
+        self.answer = answer
+        """Answers calls knowing which they are (see the module docstring); a test may swap
+        it mid-run."""
         self._responder = responses if callable(responses) else None
         self._queue: list[Response] = [] if callable(responses) else list(responses)
         self.latency_s = latency_s
@@ -126,10 +153,10 @@ class ScriptedBackend:
         schema_name: str = "answer",
     ) -> Completion:
         msgs = [dict(m) for m in messages]
-        call = ScriptedCall("complete", msgs, json_schema, config)
+        call = ScriptedCall("complete", msgs, json_schema, config, schema_name=schema_name)
         self.calls.append(call)
         await self._wait()
-        response = self._next(msgs, json_schema)
+        response = self._next(call)
         if not isinstance(response, Completion):
             text = to_text(response)
             response = Completion(text, count_messages(msgs), count_text(text), "stop")
@@ -142,9 +169,10 @@ class ScriptedBackend:
         """The text in pieces, then its usage as a server reports it (a `Completion` with
         empty text, the scripted `finish_reason`: `length` scripts an answer cut short)."""
         msgs = [dict(m) for m in messages]
-        self.calls.append(ScriptedCall("stream", msgs, None, config))
+        call = ScriptedCall("stream", msgs, None, config)
+        self.calls.append(call)
         await self._wait()
-        response = self._next(msgs, None)
+        response = self._next(call)
         text = response.text if isinstance(response, Completion) else to_text(response)
         for start in range(0, len(text), max(1, self.stream_chunk)):
             yield text[start : start + self.stream_chunk]
@@ -178,9 +206,12 @@ class ScriptedBackend:
     async def _wait(self) -> None:
         await asyncio.sleep(self.latency_s)
 
-    def _next(self, messages: list[dict[str, Any]], json_schema: JsonSchema | None) -> Response:
-        if self._responder is not None:
-            response = self._responder(messages, json_schema)
+    def _next(self, call: ScriptedCall) -> Response:
+        messages = call.messages
+        if self.answer is not None:
+            response = self.answer(call)
+        elif self._responder is not None:
+            response = self._responder(messages, call.json_schema)
         elif self._queue:
             response = self._queue.pop(0)
         else:
@@ -223,10 +254,12 @@ def scripted_client(
     trace_sink: Callable[[CallTrace], None] | None = None,
     roles: Sequence[str] = ("default", "judge", "judge_secondary", "embedding"),
     config: ModelConfig | None = None,
+    call_context: Callable[[], Mapping[str, str]] | None = None,
     **backend_options: Any,
 ) -> LLMClient:
-    """An LLMClient whose every role answers from one ScriptedBackend (`client.backend()`)."""
+    """An LLMClient whose every role answers from one ScriptedBackend (`client.backend()`);
+    `call_context` says which flow and node call (core's `langgraph_call_context`)."""
     base = config or ModelConfig(model="scripted", retries=2, transient_retries=2, backoff_s=0.0)
     configs: Mapping[str, ModelConfig] = {role: base for role in roles}
     backend = ScriptedBackend(responses, **backend_options)
-    return LLMClient(configs, trace_sink=trace_sink, backend=backend)
+    return LLMClient(configs, trace_sink=trace_sink, backend=backend, call_context=call_context)

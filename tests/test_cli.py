@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from local_llm.local_server import free_port
-from tests.tui.conftest import FIXED_RUNS, make_settings, seed_runs
+from tests.tui.helpers import FIXED_RUNS, make_settings, seed_runs
 from tui.cli import COMMAND_MODULES, main
 from tui.demo import sample_vault
 

@@ -55,7 +55,7 @@ def test_runs_shows_a_run_interrupted_by_quitting_as_interrupted(tmp_path):
     from core.store import Store
     from core.store.runs import RunsRepo
     from tests.test_cli import write_settings
-    from tests.tui.conftest import FIXED_RUNS, make_settings, seed_runs
+    from tests.tui.helpers import FIXED_RUNS, make_settings, seed_runs
 
     settings_file = write_settings(tmp_path / "s.toml", vault, tmp_path / "data")
     settings = make_settings(vault, tmp_path / "data")

@@ -1,16 +1,7 @@
-"""The Textual app: global bindings, the screen registry, services opened in a worker.
+"""The Textual app: global bindings, services opened in a worker, runs driven in workers.
 
-Workflow teams plug in here with one line each:
-
-- `SCREENS["extraction"] = ("x", "Extraction", "tui.screens.extraction:ExtractionScreen")`
-  adds a screen reachable from every screen with a key (binding id `app.screen.extraction`),
-  listed on the home screen, the help screen and the command palette (not in footers). The
-  factory is a callable `factory(app) -> Screen` or a "module:attribute" string naming one
-  (imported on first use).
-- `REVIEW_SCREENS["extraction"] = "tui.screens.extraction:review_screen"` opens a run's
-  review when Enter is pressed on it in the runs table: `factory(app, run) -> Screen`.
-- `RUN_SCREENS["extraction"] = ...` (same signature) opens a running run's screen,
-  following it live; `app.run_log(run_id)` holds its events so far to replay.
+The screens it opens by name, and the screens that open a run, come from a screen registry
+(`tui.registry`: one entry per screen, `DEFAULT_REGISTRY` unless one is passed in).
 
 Everything slow (model, disk, graph) runs in workers that post messages; one
 `on_worker_state_changed` handler turns any worker failure into a notification.
@@ -19,11 +10,10 @@ Everything slow (model, disk, graph) runs in workers that post messages; one
 from __future__ import annotations
 
 import asyncio
-import importlib
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App
@@ -50,48 +40,11 @@ from tui.messages import (
 )
 from tui.model_watch import ModelWatch
 from tui.palette import ActionsProvider, ConceptsProvider, ScreensProvider
+from tui.registry import DEFAULT_REGISTRY, ScreenRegistry, resolve
+from tui.screens.base import NoemaScreen
 
-ScreenFactory = Callable[..., Screen] | str
-
-SCREENS: dict[str, tuple[str, str, ScreenFactory]] = {
-    "model": ("m", "Model", "tui.screens.model:ModelScreen"),
-    "rubric": ("e", "Rubric", "tui.screens.rubric:open_screen"),
-    "tutor": ("t", "Tutor", "tui.screens.tutor:open_screen"),
-    "normalization": ("n", "Normalize", "tui.screens.normalization:open_screen"),
-    "extraction": ("x", "Extraction", "tui.screens.extraction:open_screen"),
-    "lesson": ("l", "Lessons", "tui.screens.lesson:open_screen"),
-    "usage": ("dollar_sign", "Usage", "tui.screens.usage:open_screen"),
-}
-"""name -> (key, title, factory(app) -> Screen). Workflow screens add one line each."""
-
-REVIEW_SCREENS: dict[str, ScreenFactory] = {
-    "rubric": "tui.screens.rubric:review_screen",
-    "normalization": "tui.screens.normalization:review_screen",
-    "extraction": "tui.screens.extraction:review_screen",
-    "lesson": "tui.screens.lesson:review_screen",
-}
-"""flow name -> factory(app, run) -> Screen that reviews a run awaiting review."""
-
-RUN_SCREENS: dict[str, ScreenFactory] = {
-    "rubric": "tui.screens.rubric:review_screen",
-    "normalization": "tui.screens.normalization:run_screen",
-    "extraction": "tui.screens.extraction:review_screen",
-    "lesson": "tui.screens.lesson:review_screen",
-}
-"""flow name -> factory(app, run) -> Screen that follows a running run live
-(Enter on it in the runs table); it can replay what the run did so far from `app.run_log`."""
-
-RESULT_SCREENS: dict[str, ScreenFactory] = {
-    "lesson": "tui.screens.lesson:review_screen",
-}
-"""flow name -> factory(app, run) -> Screen that shows what a finished run made (Enter on a
-done run): the lesson, with its review and scores, to accept, edit or judge again."""
-
-SESSION_SCREENS: dict[str, ScreenFactory] = {
-    "tutor": "tui.screens.tutor:session_screen",
-}
-"""flow name -> factory(app, run) -> Screen, for flows whose runs are sessions to come back to:
-Enter on one in the runs table opens it whatever its status (a tutoring chat resumes)."""
+if TYPE_CHECKING:
+    from vault.watcher import VaultEvent
 
 PROGRESS_EVERY_S = 0.1
 """At most this often a progress message per indexing (thousands of files post few)."""
@@ -99,14 +52,6 @@ RUN_LOG_RUNS = 20
 RUN_LOG_EVENTS = 2000
 
 WATCHER_FAILED = "watcher failed"
-
-
-def resolve(factory: ScreenFactory) -> Callable[..., Screen]:
-    """A factory, importing it first when given as "module:attribute"."""
-    if isinstance(factory, str):
-        module, _, attr = factory.partition(":")
-        return getattr(importlib.import_module(module), attr)
-    return factory
 
 
 class NoemaApp(ModelWatch, App):
@@ -131,6 +76,7 @@ class NoemaApp(ModelWatch, App):
         watch: bool = True,
         settings_path: Path | str | None = None,
         first_run: bool = False,
+        registry: ScreenRegistry = DEFAULT_REGISTRY,
     ) -> None:
         super().__init__()
         from core.settings import user_settings_path
@@ -140,11 +86,15 @@ class NoemaApp(ModelWatch, App):
         """The user's settings file, where choices made in the app are saved (tui.choices)."""
         self.first_run = first_run
         """Offer to choose the vault (or the demo) when none is configured (`noema` does)."""
+        self.registry = registry
+        """The screens opened by name and the screens that open a run (tui.registry)."""
         self.services: Services | None = None
         self._injected = services
         self._backend = backend
         self.vault_label = vault_label
-        self.watch = watch
+        self.watch_vault = watch
+        """Whether to watch the vault for changes once the services are open (`App.watch` is
+        Textual's method for reactive attributes: not shadowed)."""
         self.watcher: Any = None
         self.ingest: Any = None
         self.recent_events: list[Any] = []
@@ -162,12 +112,12 @@ class NoemaApp(ModelWatch, App):
         self.drafts = Drafts(settings.data_dir / DRAFTS_FILE)
         """What the user typed and did not send yet (feedback, edits, tutor answers)."""
         self.theme = settings.tui.theme
-        for name, (key, title, _factory) in SCREENS.items():
-            self._bindings.key_to_bindings.setdefault(key, []).append(
-                # kept out of the footers (they would overflow it); home lists them in a line
-                # of its own, and help and the command palette list them everywhere
-                Binding(key, f"open_screen('{name}')", title, id=f"app.screen.{name}", show=False)
-            )
+        for entry in registry:
+            # kept out of the footers (they would overflow it); home lists them in a line of
+            # its own, and help and the command palette list them everywhere
+            action, binding_id = f"open_screen('{entry.name}')", f"app.screen.{entry.name}"
+            binding = Binding(entry.key, action, entry.title, id=binding_id, show=False)
+            self._bindings.key_to_bindings.setdefault(entry.key, []).append(binding)
         self.set_keymap(settings.tui.keymap)
 
     def watch_theme(self, theme: str) -> None:
@@ -224,7 +174,7 @@ class NoemaApp(ModelWatch, App):
         if not self.is_headless:  # a process that runs the app (tests run many, headless)
             settle_heap()
         self._broadcast(ServicesReady)
-        if self.watch and self.services is not None and self.services.vault is not None:
+        if self.watch_vault and self.services is not None and self.services.vault is not None:
             self.start_watcher()
         self.check_model()
 
@@ -309,9 +259,11 @@ class NoemaApp(ModelWatch, App):
             self.post_message(WatcherStatus(False, f"{WATCHER_FAILED}: {exc}"))
             raise
         services.vault.writer = writer  # noema's own writes are not reported back as events
-        ingest.listeners.append(
-            lambda events, queued: self.post_message(VaultChanged(events, queued))
-        )
+
+        def changed(events: list[VaultEvent], queued: list[RunRecord]) -> None:
+            self.post_message(VaultChanged(events, queued))
+
+        ingest.listeners.append(changed)
         self.watcher, self.ingest = watcher, ingest
         mode = "polling" if watcher.polling else "native events"
         self.post_message(WatcherStatus(True, f"watching ({mode})"))
@@ -346,7 +298,7 @@ class NoemaApp(ModelWatch, App):
             r
             for r in reversed(self.services.runtime.list_runs(status="queued"))
             if r.flow in flows
-            and r.flow not in SESSION_SCREENS
+            and not self.registry.is_session(r.flow)
             and r.id not in self.driving
             and r.id not in self.held
         ]
@@ -426,36 +378,24 @@ class NoemaApp(ModelWatch, App):
     def open_run(self, run: RunRecord) -> None:
         """Open a session, the review screen of a run's flow (or the screen following a running
         run), or say why there is none."""
-        session = SESSION_SCREENS.get(run.flow)
-        if session is not None and run.status != "cancelled":
-            self.push_screen(resolve(session)(self, run))
-            return
-        factory = REVIEW_SCREENS.get(run.flow)
-        if run.status == "awaiting_review" and factory is not None:
+        factory = self.registry.run_factory(run)
+        if factory is not None:
             self.push_screen(resolve(factory)(self, run))
             return
-        follower = RUN_SCREENS.get(run.flow)
-        if run.status == "running" and follower is not None:
-            self.push_screen(resolve(follower)(self, run))
-            return
-        result = RESULT_SCREENS.get(run.flow)
-        if run.status == "done" and result is not None:
-            self.push_screen(resolve(result)(self, run))
-            return
         detail = f": {run.error}" if run.error else ""
-        if factory is None:
+        if not self.registry.has_review(run.flow):
             detail += f" (no review screen for {run.flow} runs yet)"
         self.notify(f"{run.flow} run {run.id[:8]} is {run.status}{detail}", title="Run")
 
     # -- navigation ------------------------------------------------------------------------
 
-    def action_open_screen(self, name: str) -> Screen:
-        """Open a registered screen (`SCREENS`); the one on top when it already is."""
-        if getattr(self.screen, "noema_name", None) == name:
+    def action_open_screen(self, name: str) -> Screen[Any]:
+        """Open a registered screen (`self.registry`); the one on top when it already is."""
+        if isinstance(self.screen, NoemaScreen) and self.screen.noema_name == name:
             return self.screen
-        _key, _title, factory = SCREENS[name]
-        screen = resolve(factory)(self)
-        screen.noema_name = name
+        screen = resolve(self.registry[name].open)(self)
+        if isinstance(screen, NoemaScreen):
+            screen.noema_name = name
         self.push_screen(screen)
         return screen
 

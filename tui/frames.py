@@ -39,7 +39,7 @@ def draw_now(screen: Any, *regions: Region) -> bool:
     Nothing is drawn inside `App.batch_update` (Textual holds frames there) or when the screen
     is not the one shown."""
     update = getattr(screen, "_on_timer_update", None)
-    if update is None or not screen.is_current or getattr(screen.app, "_batch_count", 0):
+    if update is None or not screen.is_current or screen.app._batch_count:
         return False
     regions = tuple(region for region in regions if region)
     if regions:

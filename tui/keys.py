@@ -29,7 +29,7 @@ def declared_key(node: DOMNode, binding_id: str) -> str | None:
 def key_for(node: DOMNode, binding_id: str) -> str:
     """How the key bound to `binding_id` is displayed (after the keymap), e.g. `d`, `^s`."""
     app = node.app
-    keys = (getattr(app, "_keymap", None) or {}).get(binding_id) or declared_key(node, binding_id)
+    keys = app._keymap.get(binding_id) or declared_key(node, binding_id)
     if not keys:
         return "?"
     first = keys.split(",")[0].strip()

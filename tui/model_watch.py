@@ -11,17 +11,32 @@ themselves once a check finds the model: starting Ollama or pulling the model is
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from textual import work
+from textual.app import App
+from textual.message import Message
 from textual.timer import Timer
 
 from core.model_gate import Backoff, Gate, model_gate
 from tui.messages import ModelStatus
 
+if TYPE_CHECKING:
+    from core.services import Services
+    from core.settings import Settings
 
-class ModelWatch:
-    """A mixin for NoemaApp (it provides `services`, `settings`, `_broadcast`,
-    `start_next_queued`)."""
+
+class ModelWatch(App[Any]):
+    """A part of NoemaApp, which provides what is declared below."""
+
+    if TYPE_CHECKING:
+        settings: Settings
+        services: Services | None
+
+        def _broadcast(self, make: Callable[[], Message]) -> None: ...
+
+        def start_next_queued(self) -> None: ...
 
     def init_model_watch(self) -> None:
         tui = self.settings.tui

@@ -11,16 +11,29 @@ import asyncio
 from collections.abc import Callable
 from functools import partial
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+if TYPE_CHECKING:
+    from tui.app import NoemaApp
+    from tui.screens.progress import ProgressScreen
 
 Entry = tuple[str, str, Callable[[], Any]]
 """(title, help, callback)."""
 MAX_PER_KIND = 30
 
 
-class Searchable(Provider):
+class NoemaProvider(Provider):
+    """A provider that reaches the app typed (as screens do: tui.screens.base)."""
+
+    if TYPE_CHECKING:
+
+        @property
+        def app(self) -> NoemaApp: ...
+
+
+class Searchable(NoemaProvider):
     """A provider whose entries are listed when the palette opens and matched when typing."""
 
     async def entries(self) -> list[Entry]:
@@ -42,15 +55,14 @@ class ScreensProvider(Searchable):
     """Every registered screen, home and help."""
 
     async def entries(self) -> list[Entry]:
-        from tui.app import SCREENS
         from tui.keys import key_for
 
         app = self.app
-        entries: list[Entry] = [
-            (f"Open {title}", f"{title} screen (key {key_for(app.screen, f'app.screen.{name}')})",
-             lambda n=name: app.action_open_screen(n))
-            for name, (_key, title, _f) in SCREENS.items()
-        ]  # fmt: skip
+        entries: list[Entry] = []
+        for screen in app.registry:
+            key = key_for(app.screen, f"app.screen.{screen.name}")
+            entries.append((f"Open {screen.title}", f"{screen.title} screen (key {key})",
+                            partial(app.action_open_screen, screen.name)))  # fmt: skip
         entries.append(("Home", "Back to the home screen", app.action_home))
         entries.append(("Help", "The keys of this screen and the global ones", app.action_help))
         return entries
@@ -82,30 +94,30 @@ class ActionsProvider(Searchable):
         for path, status in sources[:MAX_PER_KIND]:
             name = PurePosixPath(path).stem
             entries.append((f"Extract {name}", f"{status} source: {path}",
-                            lambda p=path: app.open_and(("extraction", "extract_path", p))))  # fmt: skip
+                            partial(app.open_and, ("extraction", "extract_path", path))))  # fmt: skip
         for session in sessions[:MAX_PER_KIND]:
             entries.append((f"Resume session {session.title}",
                             f"tutoring, mastery {session.mastery:.0%}, {session.status}",
-                            lambda s=session.id: app.open_session(s)))  # fmt: skip
+                            partial(app.open_session, session.id)))  # fmt: skip
         return entries
 
     @staticmethod
     def _read(services: Any) -> tuple[list[tuple[str, str]], list[Any]]:
         from core.flows.tutor.sessions import list_sessions
-        from tui.widgets.extraction_sources import source_rows
+        from core.overview import source_statuses
 
-        sources = [(path, status) for path, _title, status, _run in source_rows(services.store)
+        sources = [(path, status) for path, _title, status, _run in source_statuses(services.store)
                    if status != "processed"]  # fmt: skip
         return sources, list_sessions(services.store, MAX_PER_KIND)
 
 
-def progress_screen() -> Any:
+def progress_screen() -> ProgressScreen:
     from tui.screens.progress import ProgressScreen
 
     return ProgressScreen()
 
 
-class ConceptsProvider(Provider):
+class ConceptsProvider(NoemaProvider):
     """Concepts found by name (title or alias, accents aside): each opens its graph."""
 
     async def search(self, query: str) -> Hits:

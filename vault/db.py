@@ -30,8 +30,8 @@ class Db:
 
     def query(self, sql: str, params: Any = ()) -> list[Any]:
         if self._is_conn:
-            return self.handle.execute(sql, params).fetchall()
-        return self.handle.query(sql, params)
+            return list(self.handle.execute(sql, params).fetchall())
+        return list(self.handle.query(sql, params))
 
     def query_one(self, sql: str, params: Any = ()) -> Any:
         if self._is_conn:

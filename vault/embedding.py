@@ -14,7 +14,7 @@ from vault.index_rows import embedding_text
 try:  # numpy makes vector search fast; pure Python keeps it working without it
     import numpy as np
 except ImportError:  # pragma: no cover - numpy is a dependency, the fallback is for safety
-    np = None
+    np = None  # type: ignore[assignment]
 
 Embedder = Callable[[list[str]], Awaitable[list[list[float]]]]
 """async embed(texts) -> one vector per text (local_llm.LLMClient.embed)."""

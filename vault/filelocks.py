@@ -19,7 +19,7 @@ if os.name == "nt":  # pragma: no cover - exercised on Windows only
         """Lock the open file `fd` exclusively; False when another open file holds it."""
         try:
             os.lseek(fd, 0, os.SEEK_SET)
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined,unused-ignore]
         except OSError:
             return False
         return True

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -81,8 +81,9 @@ class VaultIndex:
         Call `sync_async` instead from inside a running event loop.
         """
         result = self.sync_files(progress)
-        if self.embed is not None:
-            self._run_embed(result, lambda: embed_pending(self.db, self.embed, self.embed_model))
+        embed = self.embed
+        if embed is not None:
+            self._run_embed(result, lambda: embed_pending(self.db, embed, self.embed_model))
         return result
 
     async def sync_async(self, progress: Progress | None = None) -> SyncResult:
@@ -152,7 +153,7 @@ class VaultIndex:
 
     # -- internals -----------------------------------------------------------------------
 
-    def _run_embed(self, result: SyncResult, make: Callable[[], Awaitable[int]]) -> None:
+    def _run_embed(self, result: SyncResult, make: Callable[[], Coroutine[Any, Any, int]]) -> None:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -189,7 +190,7 @@ class VaultIndex:
             if progress is not None:
                 progress(done, total, rel)
             rows = self._read(rel, mtime, size, stamp, old, warnings, result)
-            if rows == "same":
+            if isinstance(rows, str):  # "same": only the mtime changed
                 touched.append((mtime, size, rel))
             elif rows is None:
                 if old is not None:
@@ -205,7 +206,16 @@ class VaultIndex:
             self._resolver = None  # rebuilt from the store on next use
             raise
 
-    def _commit(self, fresh, known, deleted, touched, warnings, scan, result) -> None:
+    def _commit(
+        self,
+        fresh: list[NoteRows],
+        known: dict[str, tuple[str, int, int]],
+        deleted: list[str],
+        touched: list[tuple[int, int, str]],
+        warnings: list[tuple[str, str, str]],
+        scan: VaultScan | None,
+        result: SyncResult,
+    ) -> None:
         """Everything a sync changes in the store, in one transaction."""
         resolver = self.resolver()
         with self.db.transaction():
@@ -226,7 +236,15 @@ class VaultIndex:
                 warnings,
             )
 
-    def _files(self, scan, deleted, fresh, known, warnings, resolver) -> set[str]:
+    def _files(
+        self,
+        scan: VaultScan | None,
+        deleted: list[str],
+        fresh: list[NoteRows],
+        known: dict[str, tuple[str, int, int]],
+        warnings: list[tuple[str, str, str]],
+        resolver: LinkResolver,
+    ) -> set[str]:
         """Bring the vault's other files and the resolver up to date; the paths that appeared
         or went (whose names' links must be resolved again)."""
         moved = {p for p in deleted if p not in {r.note[0] for r in fresh}}
@@ -246,7 +264,16 @@ class VaultIndex:
                 resolver.add(rows.note[0])
         return moved
 
-    def _read(self, rel, mtime, size, stamp, old, warnings, result) -> NoteRows | str | None:
+    def _read(
+        self,
+        rel: str,
+        mtime: int,
+        size: int,
+        stamp: str,
+        old: tuple[str, int, int] | None,
+        warnings: list[tuple[str, str, str]],
+        result: SyncResult,
+    ) -> NoteRows | str | None:
         """The rows of a changed note; "same" if only its mtime changed; None if skipped."""
         if size > self.layout.max_note_bytes:
             message = (
@@ -311,7 +338,7 @@ class VaultIndex:
         concepts = [rows for rows in fresh if rows.concept is not None]
         if not concepts:
             return
-        ids = [rows.concept[0] for rows in concepts]
+        ids = [rows.concept[0] for rows in concepts if rows.concept is not None]
         if len(ids) < 500:  # the watcher's case: look up only these ids
             sql = f"SELECT entity_id, path FROM concepts WHERE entity_id IN ({','.join('?' * len(ids))})"
             found = self.db.query(sql, ids)
@@ -319,6 +346,8 @@ class VaultIndex:
             found = self.db.query("SELECT entity_id, path FROM concepts")
         taken = {row[0]: row[1] for row in found}
         for rows in concepts:
+            if rows.concept is None:
+                continue
             entity_id, path = rows.concept[0], rows.concept[1]
             if taken.get(entity_id, path) != path:
                 message = f"{path}: entity_id {entity_id} is also used by {taken[entity_id]}"
@@ -348,7 +377,7 @@ class VaultIndex:
         db.executemany(
             "INSERT INTO concepts_fts (rowid, title, aliases, short_summary, summary)"
             " SELECT id, ?, ?, ?, ? FROM concepts WHERE entity_id=?",
-            [(*r.fts, r.concept[0]) for r in concepts],
+            [(*r.fts, r.concept[0]) for r in concepts if r.fts is not None and r.concept is not None],
         )
         db.executemany(
             "INSERT OR IGNORE INTO concept_relations VALUES (?, ?, ?)",

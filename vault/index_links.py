@@ -8,6 +8,7 @@ they share are resolved again; a changed note's own links are resolved before th
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from vault.db import Db
 from vault.resolve import LinkResolver, name_key
@@ -36,7 +37,7 @@ def resolver_from_db(db: Db) -> LinkResolver:
     return LinkResolver(paths)
 
 
-def resolve_rows(rows: list[tuple], resolver: LinkResolver) -> list[tuple]:
+def resolve_rows(rows: list[tuple[Any, ...]], resolver: LinkResolver) -> list[tuple[Any, ...]]:
     """Links rows (vault.index_rows) with their resolved_path filled in."""
     return [
         (*row[:RESOLVED], resolver.resolve(row[TARGET], row[0]), *row[RESOLVED + 1 :])

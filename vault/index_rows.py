@@ -23,14 +23,14 @@ SPANISH_HEADINGS = ("concepto", "análisis", "conexiones")
 class NoteRows:
     """Everything the index keeps about one note."""
 
-    note: tuple
-    links: list[tuple] = field(default_factory=list)
-    concept: tuple | None = None
-    fts: tuple | None = None
-    relations: list[tuple] = field(default_factory=list)
-    source: tuple | None = None
-    quotes: list[tuple] = field(default_factory=list)
-    quote_concepts: list[tuple] = field(default_factory=list)
+    note: tuple[Any, ...]
+    links: list[tuple[Any, ...]] = field(default_factory=list)
+    concept: tuple[Any, ...] | None = None
+    fts: tuple[Any, ...] | None = None
+    relations: list[tuple[Any, ...]] = field(default_factory=list)
+    source: tuple[Any, ...] | None = None
+    quotes: list[tuple[Any, ...]] = field(default_factory=list)
+    quote_concepts: list[tuple[Any, ...]] = field(default_factory=list)
 
 
 def _json_default(value: Any) -> str:
@@ -75,7 +75,7 @@ def concept_id(note: Note) -> str:
     return str(uuid.uuid5(uuid.NAMESPACE_URL, "noema:" + note.path))
 
 
-def relations_of(entity_id: str, frontmatter: dict[str, Any]) -> list[tuple]:
+def relations_of(entity_id: str, frontmatter: dict[str, Any]) -> list[tuple[Any, ...]]:
     raw = frontmatter.get("concept_relations")
     if not isinstance(raw, dict):
         return []

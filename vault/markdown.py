@@ -7,6 +7,7 @@ edits can splice the original and leave every other byte alone.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from frontmatter.default_handlers import YAMLHandler
@@ -110,7 +111,7 @@ def _indent(line: str) -> int:
     return col
 
 
-def indented_regions(text: str, fenced: list[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+def indented_regions(text: str, fenced: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
     """Character ranges of indented code blocks (CommonMark: lines indented 4 columns after a
     blank line, a heading or the start, not inside a list item or a fenced block)."""
     regions: list[tuple[int, int]] = []

@@ -69,7 +69,7 @@ def _walk(base: Path, folder: Path, prefix: str, layout: VaultLayout, scan: Vaul
 
 
 def _symlink(
-    base: Path, entry: os.DirEntry, rel: str, layout: VaultLayout, scan: VaultScan
+    base: Path, entry: os.DirEntry[str], rel: str, layout: VaultLayout, scan: VaultScan
 ) -> None:
     try:
         target = Path(entry.path).resolve(strict=True)

@@ -17,6 +17,7 @@ from typing import Literal
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver
 from watchdog.observers.polling import PollingObserver
 
 from vault.layout import VaultLayout
@@ -40,7 +41,7 @@ class VaultEvent:
     """Content hash now; for a deleted note the last one seen."""
 
 
-Callback = Callable[[list[VaultEvent]], None]
+Callback = Callable[[list[VaultEvent]], object]
 
 
 class _Handler(FileSystemEventHandler):
@@ -89,7 +90,7 @@ class VaultWatcher:
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = threading.Event()
-        self._observer = None
+        self._observer: BaseObserver | None = None
         self._thread: threading.Thread | None = None
 
     # -- lifecycle -----------------------------------------------------------------------

@@ -34,7 +34,7 @@ from core.evaluation.options import (
     EvaluationStatus,
 )
 from core.evaluation.result import CriterionResult, EvaluationResult, Issue
-from core.evaluation.review import ReviewDecision
+from core.evaluation.review import EvaluationReview, ReviewDecision
 from core.evaluation.scoring import ScoringError, Verdict, score_criteria, weighted_mean
 
 __all__ = [
@@ -48,6 +48,7 @@ __all__ = [
     "EvaluationNodeOptions",
     "EvaluationNodes",
     "EvaluationResult",
+    "EvaluationReview",
     "EvaluationStatus",
     "Issue",
     "LoadedCriteria",

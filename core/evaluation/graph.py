@@ -15,7 +15,7 @@ routes: passed -> `on_continue`, failed -> `on_revise`. The routes are those of
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Literal
 
 from langgraph.graph import END, StateGraph
@@ -50,7 +50,7 @@ def route_after_evaluation(status_field: str) -> Callable[[Mapping[str, Any]], R
 
 
 def add_evaluation(
-    graph: StateGraph,
+    graph: StateGraph[Any, Any, Any, Any],
     name: str,
     options: EvaluationNodeOptions,
     *,
@@ -64,7 +64,7 @@ def add_evaluation(
     judge_name, review_name = f"{name}_judge", f"{name}_review"
     route = route_after_evaluation(options.status_field)
     revise = on_revise or on_continue
-    outcomes = {
+    outcomes: dict[Hashable, str] = {
         "continue": on_continue,
         "revise": revise,
         "edited": on_edit or on_continue,

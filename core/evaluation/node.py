@@ -34,7 +34,7 @@ from core.evaluation.answer import (
     raw_answer,
 )
 from core.evaluation.loader import CriteriaError, EvaluationCriteria, LoadedCriteria, load_criteria
-from core.evaluation.options import EvaluationNodeOptions
+from core.evaluation.options import EvaluationNode, EvaluationNodeOptions
 from core.evaluation.prompts import build_messages, content_text, human_readable
 from core.evaluation.result import CriterionResult, EvaluationResult, Issue
 from core.evaluation.review import make_review_node, review_metadata
@@ -126,7 +126,7 @@ def run_options(
         ) from exc
 
 
-def make_prepare_node(base: EvaluationNodeOptions):
+def make_prepare_node(base: EvaluationNodeOptions) -> EvaluationNode:
     """Steps 1-3: validate input and criteria, set status `evaluating`."""
 
     async def prepare(state: Mapping[str, Any], runtime: Runtime) -> dict[str, Any]:
@@ -307,7 +307,7 @@ async def evaluate_content(
     return result
 
 
-def make_judge_node(base: EvaluationNodeOptions):
+def make_judge_node(base: EvaluationNodeOptions) -> EvaluationNode:
     """Steps 4-8: prompt, model, scoring, validation, state update."""
 
     async def judge(state: Mapping[str, Any], runtime: Runtime) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypedDict
@@ -16,6 +16,8 @@ EvaluationStatus = Literal[
 ]
 """Values of an evaluation's status field (spec 5.1) plus `stale` for dependents of an edit."""
 
+EvaluationNode = Callable[[Mapping[str, Any], Any], Awaitable[dict[str, Any]]]
+"""A node of the framework: (state, LangGraph runtime) -> the state update."""
 ContentExtractor = Callable[[Mapping[str, Any]], Any]
 """Reads the content to evaluate from the state; None or empty means nothing to evaluate."""
 ResultValidator = Callable[[EvaluationResult, Mapping[str, Any]], "list[str] | None"]

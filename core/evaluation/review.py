@@ -18,14 +18,28 @@ from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
-from pydantic import BaseModel, ValidationError, model_validator
+from pydantic import ConfigDict, model_validator
 
-from core.evaluation.options import EvaluationNodeOptions
+from core.evaluation.options import EvaluationNode, EvaluationNodeOptions
 from core.evaluation.prompts import human_readable
 from core.evaluation.result import EvaluationResult
+from core.reviews import Decision, InvalidDecision, Review
 
 
-class ReviewDecision(BaseModel):
+class EvaluationReview(Review):
+    """What the review interrupt shows (spec 4.2); a flow's `payload_extras` ride along as
+    extra fields (the rubric's `RubricReview` names them)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: Literal["evaluation_review"] = "evaluation_review"
+    content_type: str = ""
+    evaluation: EvaluationResult
+    title: str = ""
+    description: str = ""
+
+
+class ReviewDecision(Decision):
     """What the human decided about an evaluation."""
 
     action: Literal["approve", "revise", "edit"]
@@ -45,7 +59,8 @@ class ReviewDecision(BaseModel):
 def review_metadata(
     options: EvaluationNodeOptions, result: EvaluationResult, state: Mapping[str, Any]
 ) -> dict[str, Any]:
-    """The interrupt metadata of spec 4.2 (plus any extras the flow adds)."""
+    """The interrupt metadata of spec 4.2 (plus any extras the flow adds), as plain data
+    (`EvaluationReview.model_validate` reads it back)."""
     label = human_readable(options.content_type)
     metadata: dict[str, Any] = {
         "type": "evaluation_review",
@@ -57,16 +72,15 @@ def review_metadata(
     }
     if options.payload_extras is not None:
         metadata.update(options.payload_extras(state))
-    return metadata
+    return EvaluationReview.model_validate(metadata).payload()
 
 
 def parse_decision(value: Any, options: EvaluationNodeOptions) -> ReviewDecision:
-    """The resume value as a decision; a bare action string is accepted too."""
-    if isinstance(value, str):
-        value = {"action": value}
-    decision = value if isinstance(value, ReviewDecision) else ReviewDecision.model_validate(value)
+    """The resume value as a decision (`InvalidDecision` when it does not fit); a bare
+    action string is accepted too."""
+    decision = ReviewDecision.parse(value)
     if decision.action not in options.actions:
-        raise ValueError(
+        raise InvalidDecision(
             f"action {decision.action!r} is not offered here; choose one of {options.actions}"
         )
     return decision
@@ -100,7 +114,7 @@ def decision_update(
     return update
 
 
-def make_review_node(base: EvaluationNodeOptions):
+def make_review_node(base: EvaluationNodeOptions) -> EvaluationNode:
     """The review node: interrupt with the metadata, then apply the decision."""
 
     async def review(state: Mapping[str, Any], runtime: Runtime) -> dict[str, Any]:
@@ -116,11 +130,11 @@ def make_review_node(base: EvaluationNodeOptions):
         try:
             decision = parse_decision(value, options)
             return decision_update(options, decision, state)
-        except (ValidationError, ValueError, TypeError) as exc:
-            reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+        except (ValueError, TypeError) as exc:  # InvalidDecision, or an edit that cannot apply
+            reason = str(exc)
             return {
                 options.status_field: "awaiting_review",
-                "errors": [f"{options.content_type} review: invalid decision {value!r}: {reason}"],
+                "errors": [f"{options.content_type} review: {reason}"],
                 "messages": [
                     f"That review answer was not understood ({reason}); please choose again."
                 ],

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from core.store import Store
 
 
 @dataclass
@@ -30,7 +33,7 @@ class ConceptInfo:
         return asdict(self)
 
 
-def backlink_counts(store: Any) -> dict[str, int]:
+def backlink_counts(store: Store) -> dict[str, int]:
     """Note path -> how many links of other notes resolve to it (as Obsidian resolves them:
     two notes whose names differ only in case have their own backlinks)."""
     rows = store.query(
@@ -40,7 +43,7 @@ def backlink_counts(store: Any) -> dict[str, int]:
     return {r[0]: int(r[1]) for r in rows}
 
 
-def load_concepts(store: Any) -> list[ConceptInfo]:
+def load_concepts(store: Store) -> list[ConceptInfo]:
     """Every concept of the index with its backlink count (self-links excluded), by title."""
     counts = backlink_counts(store)
     rows = store.query(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from core.merges.catalog import ConceptInfo
 from core.merges.reviews import ReviewItem
@@ -54,7 +55,7 @@ class _UnionFind:
 def default_canonical(members: Iterable[str], concepts: Mapping[str, ConceptInfo]) -> str:
     """The member with the most links (then more aliases, longer summary, title)."""
 
-    def rank(cid: str) -> tuple:
+    def rank(cid: str) -> tuple[Any, ...]:
         c = concepts.get(cid)
         if c is None:
             return (1, 0, 0, 0, cid)

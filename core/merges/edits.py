@@ -9,7 +9,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from core.concept_links import NoteLinks, set_relations
 from core.concept_notes import (
@@ -22,7 +23,7 @@ from core.domain import Relation, RelationType
 from vault.blocktext import guard
 from vault.frontmatter_edit import set_fields
 from vault.index_rows import relations_of
-from vault.links import parse_links
+from vault.links import Link, parse_links
 from vault.markdown import newline_of
 from vault.note import Note, parse_note
 from vault.resolve import name_key
@@ -70,7 +71,7 @@ def retarget_frontmatter(text: str, id_map: Mapping[str, str], links: NoteLinks)
     return set_relations(text, retarget(own or "?", relations, id_map), links, note.frontmatter)
 
 
-def _as_list(value: object) -> list:
+def _as_list(value: object) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
@@ -84,7 +85,7 @@ def _relation_lines(text: str, start: int = 0, end: int | None = None) -> list[t
     return [(m.start(), m.end()) for m in _RELATION_LINE.finditer(text, start, end or len(text))]
 
 
-def _rewrite_line(line: str, keep) -> str:
+def _rewrite_line(line: str, keep: Callable[[Link], bool]) -> str:
     """A `- TYPE: links` line keeping only the links `keep(link)` accepts (in order)."""
     head, _, rest = line.partition(":")
     links = parse_links(rest, 0)
@@ -94,7 +95,7 @@ def _rewrite_line(line: str, keep) -> str:
     return head + ":" + (" " + ", ".join(kept) if kept else "")
 
 
-def _edit_lines(text: str, lines: list[tuple[int, int]], keep) -> str:
+def _edit_lines(text: str, lines: list[tuple[int, int]], keep: Callable[[Link], bool]) -> str:
     for start, end in reversed(lines):
         text = text[:start] + _rewrite_line(text[start:end], keep) + text[end:]
     return text
@@ -117,7 +118,7 @@ def dedupe_relation_links(text: str) -> str:
     def keep_first(lines_text: str) -> str:
         seen: set[str] = set()
 
-        def keep(link) -> bool:
+        def keep(link: Link) -> bool:
             key = name_key(link.name)
             fresh = key not in seen
             seen.add(key)

@@ -78,7 +78,7 @@ class Journal:
             " done FROM merge_journal_steps WHERE journal_id=? ORDER BY seq",
             (journal_id,),
         )
-        return [Step(*r[:8], bool(r[8])) for r in rows]
+        return [Step(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], bool(r[8])) for r in rows]
 
     # -- apply -------------------------------------------------------------------------------
 
@@ -110,7 +110,7 @@ class Journal:
                 (plan.review_id, stamp, stamp),
             )
             journal_id = int(cursor.lastrowid)
-            rows = [
+            rows: list[tuple[Any, ...]] = [
                 (journal_id, i, "write", w.path, None, w.before_hash, w.before_text.encode("utf-8"),
                  content_hash(w.after_text.encode("utf-8")), w.after_text)
                 for i, w in enumerate(plan.writes)
@@ -152,8 +152,8 @@ class Journal:
             self._set(journal_id, "interrupted", error)
             self.reviews.set_status(review_id, "interrupted")
             self._reindex(touched + [s.path for s in self.steps(journal_id)])
-            step = next((s.seq for s in self.steps(journal_id) if not s.done), -1)
-            raise ApplyInterrupted(journal_id, step, error) from exc
+            at = next((s.seq for s in self.steps(journal_id) if not s.done), -1)
+            raise ApplyInterrupted(journal_id, at, error) from exc
         note = f"skipped (changed meanwhile, kept as they are): {', '.join(skipped)}"
         self._set(journal_id, "applied", note if skipped else None)
         self.reviews.set_status(review_id, "applied")
@@ -278,7 +278,7 @@ class Journal:
         row = self.store.query_one("SELECT review_id FROM merge_journals WHERE id=?", (journal_id,))
         if row is None:
             raise KeyError(f"no journal {journal_id}")
-        return row[0]
+        return str(row[0])
 
     def _mark(self, journal_id: int, seq: int, done: bool) -> None:
         self.store.execute(

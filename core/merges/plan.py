@@ -24,6 +24,7 @@ from core.merges.reviews import Review, ReviewsRepo
 from core.store import Store
 from core.wording import plural
 from vault.layout import VaultLayout
+from vault.linkformat import Linker
 from vault.links import rewrite_links
 from vault.note import NoteUnreadable, content_hash, read_note
 from vault.resolve import LinkResolver, name_key
@@ -141,7 +142,10 @@ class _Places:
     after: LinkResolver
 
 
-def _places(writer, layout, clusters, concepts: dict[str, ConceptInfo]) -> _Places:
+def _places(
+    writer: VaultWriter, layout: VaultLayout, clusters: list[Cluster],
+    concepts: dict[str, ConceptInfo],
+) -> _Places:
     scan = scan_vault(writer.root, layout)
     variants = {concepts[v].path for c in clusters for v in c.variants}
     freed = variants | {concepts[c.canonical_id].path for c in clusters if c.new_title}
@@ -193,7 +197,9 @@ def plan_review(
     return plan
 
 
-def _moves(writer, texts: _Texts, writes, places: _Places) -> list[FileMove]:
+def _moves(
+    writer: VaultWriter, texts: _Texts, writes: list[FileWrite], places: _Places
+) -> list[FileMove]:
     """Variants into the archive first (freeing their names), then canonical renames."""
     after = {w.path: w for w in writes}
     moves = []
@@ -213,7 +219,10 @@ def _note(texts: _Texts, path: str) -> ConceptNote:
     return parse_concept_note(reparse(texts.get(path), path))
 
 
-def _merge_cluster(texts, cluster, concepts, id_map, links: NoteLinks) -> None:
+def _merge_cluster(
+    texts: _Texts, cluster: Cluster, concepts: dict[str, ConceptInfo], id_map: dict[str, str],
+    links: NoteLinks,
+) -> None:
     canonical = concepts[cluster.canonical_id]
     variants = [_note(texts, concepts[v].path) for v in cluster.variants]
     parsed = _note(texts, canonical.path)
@@ -226,7 +235,10 @@ def _merge_cluster(texts, cluster, concepts, id_map, links: NoteLinks) -> None:
     texts.set(canonical.path, text)
 
 
-def _retarget_relations(store: Store, texts: _Texts, id_map, variant_paths, places, linker) -> None:
+def _retarget_relations(
+    store: Store, texts: _Texts, id_map: dict[str, str], variant_paths: set[str],
+    places: _Places, linker: Linker,
+) -> None:
     """Notes whose frontmatter relations point at a variant now point at its canonical."""
     if not id_map:
         return
@@ -242,7 +254,10 @@ def _retarget_relations(store: Store, texts: _Texts, id_map, variant_paths, plac
             texts.set(row[0], retarget_frontmatter(texts.get(row[0]), id_map, links))
 
 
-def _rewrite_backlinks(store, writer, layout, texts: _Texts, redirects, places: _Places) -> None:
+def _rewrite_backlinks(
+    store: Store, writer: VaultWriter, layout: VaultLayout, texts: _Texts,
+    redirects: dict[str, str], places: _Places,
+) -> None:
     """Every link that resolves to a variant (or a renamed canonical), anywhere outside the
     archive: the notes that hold one are found by the index's resolved paths."""
     archive = layout.archive.strip("/") + "/"

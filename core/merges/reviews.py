@@ -166,7 +166,7 @@ class ReviewsRepo:
             " WHERE review_id=? AND status='pending'",
             (review_id,),
         )
-        return cursor.rowcount
+        return int(cursor.rowcount)
 
     # -- canonical choices -------------------------------------------------------------------
 

@@ -69,12 +69,13 @@ class Merges:
             waited = False
         else:
             name = merge_lease(review_id)
-            lease = self.leases.try_take(name)
-            waited = lease is None
-            if lease is None and wait != 0:
-                lease = self.leases.wait(name, timeout=wait, on_wait=on_wait)
-            if lease is None:
+            taken = self.leases.try_take(name)
+            waited = taken is None
+            if taken is None and wait != 0:
+                taken = self.leases.wait(name, timeout=wait, on_wait=on_wait)
+            if taken is None:
                 raise LeaseHeld(name, self.leases.holder(name))
+            lease = taken
             self._held[review_id] = (lease, 1)
         try:
             yield waited

@@ -182,5 +182,8 @@ def migrate_to_postgres(settings: Any, conninfo: str, where: str) -> Copied:
 
 def _count(target: Store, table: str) -> int:
     conn = target.shared._connect()  # type: ignore[union-attr]
-    exists = conn.execute("SELECT to_regclass(%s)", (table,)).fetchone()[0]
-    return int(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]) if exists else 0
+    found = conn.execute("SELECT to_regclass(%s)", (table,)).fetchone()
+    if found is None or found[0] is None:
+        return 0
+    counted = conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()
+    return int(counted[0]) if counted is not None else 0

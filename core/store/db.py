@@ -151,7 +151,7 @@ class Store:
     def query(self, sql: str, params: Any = ()) -> list[Any]:
         """All rows of a query."""
         with self._lock:
-            return self.execute(sql, params).fetchall()
+            return list(self.execute(sql, params).fetchall())
 
     def query_one(self, sql: str, params: Any = ()) -> Any:
         """The first row of a query, or None."""

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 import socket
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.store.db import Store, StoreError
+
+if TYPE_CHECKING:
+    from core.settings import Settings
 
 
 def conninfo(store_settings: Any, url: str | None = None) -> str:
@@ -72,7 +75,7 @@ def open_shared(info: str, where: str) -> Any:
         raise StoreError(f"cannot reach the PostgreSQL store at {where}: {reason}") from exc
 
 
-def open_store(settings: Any) -> Store:
+def open_store(settings: Settings) -> Store:
     """The store `settings` describe: SQLite in the data directory, and with
     `[store] backend = "postgres"` the shared tables in that database."""
     store_settings = settings.store

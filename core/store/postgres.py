@@ -33,7 +33,7 @@ WRITE_LOCK = 0x6E6F656D61_01  # "noema" 01: every write transaction of the share
 MIGRATION_LOCK = 0x6E6F656D61_02  # schema migrations and checkpointer set-up
 
 
-class Row(tuple):
+class Row(tuple[Any, ...]):
     """A result row as sqlite3.Row offers it: by position, by (case-insensitive) name."""
 
     _index: dict[str, int]
@@ -43,7 +43,7 @@ class Row(tuple):
         row._index = index
         return row
 
-    def __getitem__(self, key: Any) -> Any:  # type: ignore[override]
+    def __getitem__(self, key: Any) -> Any:
         if isinstance(key, str):
             try:
                 key = self._index[key.lower()]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import json
 import uuid
 from dataclasses import dataclass
@@ -116,7 +117,8 @@ class RunsRepo:
 
     def list(self, status: RunStatus | None = None, flow: str | None = None) -> list[RunRecord]:
         """Runs, newest first, optionally filtered."""
-        clauses, params = [], []
+        clauses: builtins.list[str] = []
+        params: builtins.list[Any] = []
         if status is not None:
             clauses.append("status=?")
             params.append(status)
@@ -127,7 +129,7 @@ class RunsRepo:
         rows = self.store.query(f"SELECT * FROM runs {where} ORDER BY updated_at DESC", params)
         return [_record(row) for row in rows]
 
-    def recover_interrupted(self, leases: Any) -> list[str]:
+    def recover_interrupted(self, leases: Any) -> builtins.list[str]:
         """Runs left 'running' by a process that died go back to 'queued'; their ids.
 
         A run whose lease (core.leases) another live process holds is being driven and is

@@ -9,6 +9,10 @@ advisory lock: one migrates, the other finds the work done.
 
 from __future__ import annotations
 
+from typing import Any
+
+import psycopg
+
 from core.store.dialect import ddl_to_postgres
 from core.store.postgres import MIGRATION_LOCK, PostgresStore, install_prelude
 from core.store.sqltext import significant, split_script, tokenize
@@ -136,7 +140,10 @@ def migrate_shared(pg: PostgresStore, known: list[tuple[int, str, str]], layout:
     return max(current, latest)
 
 
-def _apply(conn, version: int, name: str, sql: str, layout: Layout, indexes) -> None:
+def _apply(
+    conn: psycopg.Connection[Any], version: int, name: str, sql: str, layout: Layout,
+    indexes: dict[str, str],
+) -> None:
     with conn.transaction():
         for statement in split_script(sql):
             if statement_side(statement, layout, indexes) != "shared":
@@ -152,7 +159,7 @@ def _apply(conn, version: int, name: str, sql: str, layout: Layout, indexes) -> 
         conn.execute("UPDATE noema_schema SET version = %s", (version,))
 
 
-def reset_identities(conn, layout: Layout) -> None:
+def reset_identities(conn: psycopg.Connection[Any], layout: Layout) -> None:
     """Identity sequences continue after the largest id (rows copied with their ids)."""
     rows = conn.execute(
         "SELECT table_name, column_name FROM information_schema.columns"

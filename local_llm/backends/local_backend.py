@@ -95,7 +95,7 @@ class LocalBackend:
                 "llama.cpp's server, about 12 minutes on 2 cores)"
             )
         try:
-            return self.server(mode, config).acquire()
+            return str(self.server(mode, config).acquire())
         except LocalServerError as exc:
             raise LocalModelError(str(exc)) from None
 

@@ -29,7 +29,7 @@ from local_llm.retry import classify
 from local_llm.slots import HOLDER, Holder, Slots
 
 
-class Vectors(list):
+class Vectors(list[list[float]]):
     """Embeddings, and the deployment that made them (for the call's trace)."""
 
     def __init__(self, rows: list[list[float]], deployment: str) -> None:
@@ -180,10 +180,10 @@ class PoolBackend:
 
     def _typed(
         self, exc: Exception, config: ModelConfig, embedding: bool, holder: Any
-    ) -> Exception:
+    ) -> BaseException:
         if self.module.no_deployment_available(exc):
             names = self.module.cooling(self._gate, exc) or [d.label for d in config.deployments]
-            error: Exception = PoolUnavailableError(
+            error: BaseException = PoolUnavailableError(
                 f"no server of the pool can take the request: {', '.join(names)} "
                 f"failed and cool down for up to {config.pool.cooldown_s:g} s "
                 "(models.pool.cooldown_s)",

@@ -60,11 +60,11 @@ class SlotGate(CustomLogger):
     async def async_filter_deployments(
         self,
         model: str,
-        healthy_deployments: list,
+        healthy_deployments: list[Any],
         messages: Any,
-        request_kwargs: dict | None = None,
+        request_kwargs: dict[str, Any] | None = None,
         parent_otel_span: Any = None,
-    ) -> list[dict]:
+    ) -> list[dict[str, Any]]:
         mine = [d for d in healthy_deployments if _id(d) in self.members]
         if not mine:
             return healthy_deployments
@@ -74,13 +74,13 @@ class SlotGate(CustomLogger):
             # (kept, a retry pinned to the same server would wait for itself)
             self.give_back(holder)
 
-        def free() -> list[dict] | None:
+        def free() -> list[dict[str, Any]] | None:
             found = [d for d in mine if self.slots.free(self.members[_id(d)].server) > 0]
             return found or None
 
         return await self.slots.wait_for(free)
 
-    async def async_pre_call_check(self, deployment: dict, parent_otel_span: Any = None) -> None:
+    async def async_pre_call_check(self, deployment: dict[str, Any], parent_otel_span: Any = None) -> None:
         deployment_id = _id(deployment)
         member = self.members.get(deployment_id)
         if member is None:
@@ -101,11 +101,11 @@ class SlotGate(CustomLogger):
         self.slots.give_back(held)
 
 
-def _id(deployment: dict) -> str:
+def _id(deployment: dict[str, Any]) -> str:
     return str((deployment.get("model_info") or {}).get("id", ""))
 
 
-def deployment_params(config: ModelConfig, deployment: Deployment, embedding: bool) -> dict:
+def deployment_params(config: ModelConfig, deployment: Deployment, embedding: bool) -> dict[str, Any]:
     """What litellm sends to one deployment besides each request's own arguments: its model,
     server, key and timeout, and for chats its stop sequences and, on Ollama, `num_ctx` and
     `keep_alive` (fixed per role, so the server never reloads the model)."""

@@ -8,9 +8,9 @@ import pytest
 
 from core.context import FlowContext
 from core.note_language import FALLBACK, note_language, prose, vault_language
-from core.services import open_vault
 from core.settings import Settings
 from core.store import Store
+from core.vault_handle import open_vault
 from vault.layout import VaultLayout
 
 ENGLISH = {

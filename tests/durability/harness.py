@@ -51,7 +51,7 @@ class Workspace:
 
     @classmethod
     def create(cls, home: Path, store: dict[str, str] | None = None) -> Workspace:
-        from tests.flows.extraction.conftest import SOURCE_TEXT
+        from tests.flows.extraction.notes import SOURCE_TEXT
 
         shutil.copytree(SAMPLE, home / "vault")
         (home / "vault" / SOURCE).write_text(SOURCE_TEXT, encoding="utf-8")

@@ -10,7 +10,7 @@ import pytest
 from core.degenerate import field_names_as_values, looping, quotes_not_in, repeated_sentence
 from core.evaluation import EvaluationFailure, evaluate_content
 from local_llm.testing import scripted_client
-from tests.evaluation.conftest import DEFAULT_IDS, options, uniform
+from tests.evaluation.draft_graph import DEFAULT_IDS, options, uniform
 
 NOTE = {"draft": "Photosynthesis turns light into chemical energy in the chloroplasts."}
 

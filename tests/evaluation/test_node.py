@@ -8,7 +8,7 @@ from pathlib import Path
 from langgraph.types import Command
 
 from core.evaluation import EvaluationResult, load_criteria
-from tests.evaluation.conftest import answer, build, options, uniform
+from tests.evaluation.draft_graph import answer, build, options, uniform
 
 
 async def test_evaluating_then_awaiting_review_with_spec_metadata(harness) -> None:

@@ -7,7 +7,7 @@ import pytest
 from core.evaluation import EvaluationFailure, evaluate_content, load_criteria
 from core.evaluation.prompts import BEGIN, END, build_messages, delimit
 from local_llm.testing import scripted_client
-from tests.evaluation.conftest import options, uniform
+from tests.evaluation.draft_graph import options, uniform
 
 
 def test_override_keeps_literal_braces_and_fills_placeholders() -> None:

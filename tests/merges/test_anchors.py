@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-import tests.merges.conftest as fixture
 from core.merges.reviews import ReviewsRepo
-from tests.merges.conftest import MergeVault
+from tests.merges.merge_vault import SAMPLE, MergeVault
 from vault.note import read_note
 
 VARIANT = "08 - Ideas/Aprendizaje espaciado.md"
@@ -17,11 +16,11 @@ CANONICAL = "08 - Ideas/Repetición espaciada.md"
 
 
 @pytest.fixture
-def anchored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MergeVault:
+def anchored(tmp_path: Path) -> MergeVault:
     """The demo vault with a block id and a new quote in a variant, and a note linking both
     the variant's block and one of its headings."""
     source = tmp_path / "sample"
-    shutil.copytree(fixture.SAMPLE, source)
+    shutil.copytree(SAMPLE, source)
     variant = source / VARIANT
     text = variant.read_text(encoding="utf-8")
     text = text.replace("Espaciar la práctica en varias sesiones.", "Espaciar la práctica. ^ae1")
@@ -31,8 +30,7 @@ def anchored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MergeVault:
         "Ver [[Aprendizaje espaciado#^ae1]] y [[Aprendizaje espaciado#Análisis]].\n",
         encoding="utf-8",
     )
-    monkeypatch.setattr(fixture, "SAMPLE", source)
-    return MergeVault(tmp_path / "work")
+    return MergeVault(tmp_path / "work", sample=source)
 
 
 def _anchors(root: Path, rel: str) -> tuple[set[str], set[str]]:

@@ -6,7 +6,7 @@ import frontmatter
 import pytest
 
 from core.merges.journal import ApplyInterrupted
-from tests.merges.conftest import index_rows, snapshot
+from tests.merges.merge_vault import index_rows, snapshot
 from vault.layout import VaultLayout
 from vault.note import read_note
 from vault.writer import ConflictError
@@ -103,7 +103,7 @@ def _fail_on_write(mv, n: int) -> None:
 
 
 def test_an_apply_interrupted_halfway_can_be_resumed(mv, tmp_path) -> None:
-    from tests.merges.conftest import MergeVault
+    from tests.merges.merge_vault import MergeVault
 
     clean = MergeVault(tmp_path / "clean")
     clean.merges.apply(clean.merges.plan(clean.review()))
@@ -170,7 +170,7 @@ class Crash(BaseException):
 
 def test_a_crash_after_a_write_is_resumed_by_a_new_process(mv, tmp_path) -> None:
     from core.merges.service import Merges
-    from tests.merges.conftest import MergeVault
+    from tests.merges.merge_vault import MergeVault
 
     clean = MergeVault(tmp_path / "clean")
     clean.merges.apply(clean.merges.plan(clean.review()))

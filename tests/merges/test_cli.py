@@ -10,8 +10,8 @@ import pytest
 
 from local_llm import TransientModelError
 from local_llm.testing import ScriptedBackend
-from tests.flows.normalization.conftest import is_generator, propose, weak_when
-from tests.merges.conftest import SAMPLE, snapshot
+from tests.flows.normalization.script import by_node, is_generator, propose, weak_when
+from tests.merges.merge_vault import SAMPLE, snapshot
 from tui.cli import main
 from tui.commands import CommandError
 from tui.commands.normalization import run_apply, run_normalize
@@ -34,7 +34,7 @@ def test_normalize_then_apply_then_undo(configured, capsys) -> None:
     files = snapshot(vault)
     generator = propose(("ZDP", "Zona de desarrollo próximo"))
     evaluator = weak_when()
-    backend = ScriptedBackend(lambda m, s: generator(m, s) if is_generator(m) else evaluator(m, s))
+    backend = ScriptedBackend(answer=by_node(generator, evaluator))
     args = argparse.Namespace(settings=str(settings), strategy=None)
     assert run_normalize(args, backend=backend) == 0
     out = capsys.readouterr().out
@@ -73,7 +73,7 @@ def test_choose_and_rename_the_canonical_from_the_terminal(configured, capsys) -
     vault, settings = configured
     generator = propose(("ZDP", "Zona de desarrollo próximo"))
     evaluator = weak_when()
-    backend = ScriptedBackend(lambda m, s: generator(m, s) if is_generator(m) else evaluator(m, s))
+    backend = ScriptedBackend(answer=by_node(generator, evaluator))
     assert run_normalize(argparse.Namespace(settings=str(settings), strategy=None), backend) == 0
     review = capsys.readouterr().out.strip().splitlines()[-1].split()[1].rstrip(":")
     cli = ["--settings", str(settings), "merges"]
@@ -100,7 +100,7 @@ def test_normalize_says_partial_or_failed_and_resumes(configured, capsys) -> Non
     text = settings.read_text(encoding="utf-8") + "[models]\ntransient_retries = 0\nretries = 1\n"
     settings.write_text(text, encoding="utf-8")
     generator = propose(("ZDP", "Zona de desarrollo próximo"))
-    garbage = ScriptedBackend(lambda m, s: generator(m, s) if is_generator(m) else {"x": 1})
+    garbage = ScriptedBackend(answer=by_node(generator, {"x": 1}))
     args = argparse.Namespace(settings=str(settings), strategy=None)
     assert run_normalize(args, backend=garbage) == 3
     captured = capsys.readouterr()
@@ -108,19 +108,19 @@ def test_normalize_says_partial_or_failed_and_resumes(configured, capsys) -> Non
 
     down = {"on": True}
 
-    def flaky(messages, schema):
-        if is_generator(messages):
-            return generator(messages, schema)
+    def flaky(call):
+        if is_generator(call):
+            return generator(call.messages, call.json_schema)
         if down["on"]:
             raise TransientModelError("Connection refused")
-        return weak_when()(messages, schema)
+        return weak_when()(call.messages, call.json_schema)
 
     with pytest.raises(CommandError, match="resume it with: noema normalize --resume") as failed:
-        run_normalize(args, backend=ScriptedBackend(flaky))
+        run_normalize(args, backend=ScriptedBackend(answer=flaky))
     run = str(failed.value).rsplit("--resume ", 1)[1].strip()
     down["on"] = False
     resume = argparse.Namespace(settings=str(settings), strategy=None, resume=run)
-    assert run_normalize(resume, backend=ScriptedBackend(flaky)) == 0
+    assert run_normalize(resume, backend=ScriptedBackend(answer=flaky)) == 0
     out = capsys.readouterr().out
     assert "ZDP" in out and "Zona de desarrollo próximo" in out
 
@@ -138,21 +138,19 @@ def test_a_stopped_normalization_resumes_and_a_finished_one_is_refused(
                         + "[models]\ntransient_retries = 0\nretries = 1\n", encoding="utf-8")  # fmt: skip
     generator = propose(("ZDP", "Zona de desarrollo próximo"))
 
-    def down(messages, schema):
-        if is_generator(messages):
-            return generator(messages, schema)
+    def down(call):
+        if is_generator(call):
+            return generator(call.messages, call.json_schema)
         raise TransientModelError("Connection refused")
 
     args = argparse.Namespace(settings=str(settings), strategy=None)
     with pytest.raises(CommandError) as failed:
-        run_normalize(args, backend=ScriptedBackend(down))
+        run_normalize(args, backend=ScriptedBackend(answer=down))
     run = str(failed.value).rsplit("--resume ", 1)[1].strip()
     with closing(sqlite3.connect(tmp_path / "data" / "noema.sqlite3")) as db, db:
         db.execute("UPDATE runs SET status='cancelled' WHERE id LIKE ?", (run + "%",))
     resume = argparse.Namespace(settings=str(settings), strategy=None, resume=run)
-    answers = ScriptedBackend(
-        lambda m, s: generator(m, s) if is_generator(m) else weak_when()(m, s)
-    )
+    answers = ScriptedBackend(answer=by_node(generator, weak_when()))
     assert run_normalize(resume, backend=answers) == 0
     assert "ZDP" in capsys.readouterr().out
     with pytest.raises(CommandError, match="only a failed or stopped normalization run"):

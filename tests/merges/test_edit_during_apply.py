@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from core.merges.journal import ApplyInterrupted
-from tests.merges.conftest import MergeVault, snapshot
+from tests.merges.merge_vault import MergeVault, snapshot
 from vault.writer import ConflictError
 
 IDEAS = "08 - Ideas"

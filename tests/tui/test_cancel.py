@@ -6,7 +6,7 @@ from __future__ import annotations
 from core.runtime import STOPPED
 from local_llm.testing import ScriptedBackend
 from tests.core.model_flow import SPEC, counts
-from tests.tui.conftest import settle, wait_for
+from tests.tui.helpers import settle, wait_for
 from tui.widgets import RunsTable
 
 SIZE = (130, 40)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.settings import load_settings
-from tests.tui.conftest import settle, wait_for
+from tests.tui.helpers import settle, wait_for
 
 USER_FILE = """\
 # my settings: do not lose this comment

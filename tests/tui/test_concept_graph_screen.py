@@ -9,7 +9,7 @@ from textual.widgets import Tree
 
 from core.concept_graph import Edge
 from tests.tui import test_normalization_screen as normalization
-from tests.tui.conftest import settle, wait_for
+from tests.tui.helpers import settle, wait_for
 from tests.tui.test_extraction_screen import make_app as extraction_app
 from tests.tui.test_extraction_screen import open_review
 from tui.app import NoemaApp

@@ -9,7 +9,7 @@ from textual.app import App
 from textual.widgets import Input, OptionList
 
 from core.curriculum import ConceptRef
-from tests.tui.conftest import wait_for
+from tests.tui.helpers import wait_for
 from tui.widgets import concept_search
 from tui.widgets.concept_search import ConceptSearch, matching
 

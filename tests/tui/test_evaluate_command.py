@@ -11,7 +11,7 @@ import pytest
 
 from core.evaluation import BUILTIN_DIR
 from local_llm.testing import ScriptedBackend
-from tests.flows.rubric.conftest import NOTE_PATH, NOTE_TEXT, REVISED_BODY, evaluation
+from tests.flows.rubric.notes import NOTE_PATH, NOTE_TEXT, REVISED_BODY, evaluation
 from tui.commands import CommandError
 from tui.commands import evaluate as command
 

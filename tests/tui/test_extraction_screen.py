@@ -10,7 +10,7 @@ import frontmatter
 from core.flows.extraction.graph import SPEC
 from core.services import open_services
 from core.settings import Settings
-from tests.flows.extraction.conftest import SOURCE
+from tests.flows.extraction.notes import SOURCE
 from tests.flows.extraction.script import (
     ConcurrencyBackend,
     FlowScript,
@@ -19,7 +19,7 @@ from tests.flows.extraction.script import (
     relations,
 )
 from tests.flows.extraction.test_runtime import make_vault
-from tests.tui.conftest import shown, wait_for
+from tests.tui.helpers import shown, wait_for
 from tui.app import NoemaApp
 from tui.screens.extraction import ExtractionScreen
 from tui.widgets import RunsTable
@@ -114,7 +114,7 @@ async def test_a_source_dropped_into_the_vault_is_extracted_reviewed_and_committ
     (root / SOURCE).write_text((root / SOURCE).read_text(encoding="utf-8").replace(
         "category: book\n", "category: book\nprocessed_date: 2026-01-01\n"), encoding="utf-8")  # fmt: skip
     app._injected.vault.index.sync_files()
-    app.watch = True
+    app.watch_vault = True
     app.settings.vault.watch_debounce_ms = 50
     new = "03 - Sources/Nuevo.md"
     async with app.run_test(size=(140, 50)) as pilot:

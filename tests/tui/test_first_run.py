@@ -10,7 +10,7 @@ from textual.widgets import Input
 from core.settings import Settings, load_settings
 from local_llm.testing import ScriptedBackend
 from tests.core.test_note_language import ENGLISH, write_vault
-from tests.tui.conftest import wait_for
+from tests.tui.helpers import wait_for
 from tui.app import NoemaApp
 from tui.screens.first_run import FirstRunScreen, FolderTree
 from tui.screens.home import HomeScreen

@@ -14,7 +14,7 @@ from tests.tui import test_merge_clusters as clusters
 from tests.tui import test_normalization_screen as normalization
 from tests.tui import test_progress_screen as progress
 from tests.tui import test_tutor_screen as tutor
-from tests.tui.conftest import wait_for
+from tests.tui.helpers import wait_for
 from tests.tui.test_screen_snapshots import (  # noqa: F401  (autouse fixtures)
     SIZES,
     fixed_run_ids,

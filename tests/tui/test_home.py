@@ -9,8 +9,8 @@ from textual.screen import Screen
 from textual.widgets import Label
 
 from tests.core import counting_flow
-from tests.tui.conftest import FIXED_RUNS, make_settings, seed_runs, settle
-from tui import app as app_module
+from tests.tui.helpers import FIXED_RUNS, make_settings, seed_runs, settle
+from tui.registry import DEFAULT_REGISTRY
 from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
 from tui.widgets import RunsTable
@@ -32,7 +32,7 @@ async def test_home_shows_counts_model_status_and_runs(make_app, settings):
         assert "sample-vault" in vault
         assert "source 4" in vault and "concept 14" in vault
         assert "Concepts: 14" in vault
-        assert "1 source" in vault  # Pensar rápido, pensar despacio is unprocessed
+        assert "Unprocessed: 1 source" in vault and "1 sources" not in vault  # Pensar rápido…
         model = plain(app.screen.query_one("#model-panel"))
         assert "Status: ● a scripted model" in model
         table = app.screen.query_one(RunsTable)
@@ -41,7 +41,7 @@ async def test_home_shows_counts_model_status_and_runs(make_app, settings):
         assert order == [FIXED_RUNS[1][0][:8], FIXED_RUNS[0][0][:8], FIXED_RUNS[2][0][:8]]
 
 
-async def test_runs_table_keyboard_navigation_and_review_registry(make_app, settings, monkeypatch):
+async def test_runs_table_keyboard_navigation_and_review_registry(make_app, settings):
     seed_runs(settings)
     opened = []
 
@@ -53,8 +53,7 @@ async def test_runs_table_keyboard_navigation_and_review_registry(make_app, sett
         opened.append(run.id)
         return ReviewScreen()
 
-    monkeypatch.setitem(app_module.REVIEW_SCREENS, "lesson", factory)
-    app = make_app()
+    app = make_app(registry=DEFAULT_REGISTRY.with_entry("lesson", review=factory))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         table = app.screen.query_one(RunsTable)

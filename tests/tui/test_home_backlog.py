@@ -16,9 +16,9 @@ from core.services import open_services
 from core.settings import Settings
 from tests.flows.extraction.backlog import backlog_vault
 from tests.flows.extraction.script import ConcurrencyBackend, FlowScript, concept, enum_of
-from tests.tui.conftest import settle, wait_for
-from tui import app as app_module
+from tests.tui.helpers import settle, wait_for
 from tui.app import NoemaApp
+from tui.registry import DEFAULT_REGISTRY, ScreenRegistry
 from tui.screens.home import HomeScreen
 from tui.widgets import RunsTable
 from tui.widgets.backlog_runner import BacklogLine, ConfirmBacklog
@@ -48,7 +48,9 @@ class GatedBackend(ConcurrencyBackend):
         )
 
 
-def make_app(tmp_path: Path, new_sources: int = NEW_SOURCES) -> tuple[NoemaApp, GatedBackend]:
+def make_app(
+    tmp_path: Path, new_sources: int = NEW_SOURCES, registry: ScreenRegistry = DEFAULT_REGISTRY
+) -> tuple[NoemaApp, GatedBackend]:
     root, data = tmp_path / "vault", tmp_path / "data"
     backlog_vault(root, new_sources)
     settings = Settings(
@@ -59,7 +61,9 @@ def make_app(tmp_path: Path, new_sources: int = NEW_SOURCES) -> tuple[NoemaApp, 
     backend = GatedBackend(FlowScript(candidates=one_concept))
     services = open_services(settings, {"extraction": SPEC}, backend=backend)
     services.vault.index.sync_files()
-    app = NoemaApp(settings, services=services, vault_label="backlog-vault", watch=False)
+    app = NoemaApp(
+        settings, services=services, vault_label="backlog-vault", watch=False, registry=registry
+    )
     app.animation_level = "none"
     return app, backend
 
@@ -158,7 +162,6 @@ async def test_nothing_unprocessed_is_one_line_and_no_dialog(tmp_path):
 
 def test_home_snapshot_while_extract_all_runs(tmp_path, monkeypatch, snap_compare):
     """Two runs under way (their model calls hang), fixed run ids and clock."""
-    monkeypatch.setattr(app_module, "SCREENS", {"model": app_module.SCREENS["model"]})
     ids = (f"{n:02d}" * 16 for n in itertools.count(1))
     monkeypatch.setattr("core.store.runs.uuid.uuid4", lambda: type("U", (), {"hex": next(ids)}))
     monkeypatch.setattr("core.store.runs.now_iso", lambda: "2026-01-02T10:00:00.000+00:00")
@@ -166,7 +169,7 @@ def test_home_snapshot_while_extract_all_runs(tmp_path, monkeypatch, snap_compar
 
     monkeypatch.setattr("tui.widgets.model_activity.SPINNER", "◐")
     monkeypatch.setattr(CallActivity, "elapsed", lambda self, now=None: 1.0)
-    app, backend = make_app(tmp_path)
+    app, backend = make_app(tmp_path, registry=DEFAULT_REGISTRY.only("model"))
 
     async def running(pilot):
         await confirm_dialog(pilot, app)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import ProgressBar
 
-from tests.tui.conftest import settle, wait_for
+from tests.tui.helpers import settle, wait_for
 from tui.widgets.index_bar import IndexBar
 
 

@@ -13,11 +13,12 @@ from core.flows.extraction.graph import SPEC as EXTRACTION
 from core.flows.normalization.graph import SPEC as NORMALIZATION
 from core.services import open_services
 from local_llm.testing import ScriptedBackend
-from tests.tui.conftest import make_settings, settle, shown, wait_for
+from tests.tui.helpers import make_settings, settle, shown, wait_for
 from tests.tui.test_extraction_screen import make_app as make_extraction_app
 from tests.tui.test_extraction_screen import open_review
-from tui.app import SCREENS, NoemaApp
+from tui.app import NoemaApp
 from tui.demo import sample_vault
+from tui.registry import DEFAULT_REGISTRY
 from tui.screens.extraction import ExtractionScreen
 from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
@@ -37,7 +38,7 @@ def keys_of(bindings: list[Binding]) -> set[str]:
 
 
 def test_screen_keys_never_shadow_the_global_keys():
-    global_keys = keys_of(NoemaApp.BINDINGS) | {key for key, _t, _f in SCREENS.values()}
+    global_keys = keys_of(NoemaApp.BINDINGS) | {entry.key for entry in DEFAULT_REGISTRY}
     screens = [HomeScreen, ModelScreen, ExtractionScreen, NormalizationScreen, LessonScreen,
                RubricScreen, TutorScreen]  # fmt: skip
     for screen in screens:

@@ -7,8 +7,9 @@ from typing import Any
 
 import frontmatter
 
-from tests.flows.lesson.conftest import CONCEPT, GOOD, SAMPLE_VAULT, LessonHarness
-from tests.tui.conftest import wait_for
+from tests.flows.lesson.harness import LessonHarness
+from tests.flows.lesson.script import CONCEPT, GOOD, SAMPLE_VAULT
+from tests.tui.helpers import wait_for
 from tui.app import NoemaApp
 from tui.screens.lesson import LessonScreen
 from tui.widgets.lesson_review import SelfReviewPanel

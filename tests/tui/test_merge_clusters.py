@@ -10,7 +10,7 @@ from textual.widgets import DataTable
 from core.flows.normalization.accumulate import make_merge
 from core.merges.reviews import ReviewsRepo
 from tests.tui import test_normalization_screen as normalization
-from tests.tui.conftest import wait_for
+from tests.tui.helpers import wait_for
 from tui.app import NoemaApp
 from tui.widgets.merge_clusters import ClusterTree
 from tui.widgets.normalization_proposals import ProposalsView

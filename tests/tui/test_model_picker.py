@@ -13,7 +13,7 @@ from textual.widgets import DataTable, OptionList, ProgressBar
 from core.services import open_services
 from core.settings import load_settings
 from tests.core.model_flow import SPEC, counts
-from tests.tui.conftest import make_settings, settle, wait_for
+from tests.tui.helpers import make_settings, settle, wait_for
 from tui.app import NoemaApp
 from tui.screens.home import HomeScreen
 from tui.screens.model import ModelScreen

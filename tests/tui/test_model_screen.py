@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import DataTable, ProgressBar, Static
 
 from local_llm.testing import ScriptedBackend
-from tests.tui.conftest import settle
+from tests.tui.helpers import settle
 from tui.screens.model import ModelScreen
 
 SIZE = (130, 40)
@@ -92,7 +92,7 @@ async def test_a_failing_worker_is_a_notification_not_a_crash(make_app):
 async def test_ollama_models_through_litellm_report_a_down_server(tmp_path, vault):
     from core.services import open_services
     from local_llm.local_server import free_port
-    from tests.tui.conftest import make_settings
+    from tests.tui.helpers import make_settings
     from tui.app import NoemaApp
 
     port = free_port()
@@ -126,7 +126,7 @@ async def test_opened_before_the_services_it_fills_in_when_they_are_ready(make_a
 
 async def test_a_hosted_model_is_not_listed_and_nothing_is_pulled(tmp_path, vault):
     from core.services import open_services
-    from tests.tui.conftest import make_settings
+    from tests.tui.helpers import make_settings
     from tui.app import NoemaApp
 
     settings = make_settings(
@@ -142,7 +142,7 @@ async def test_a_hosted_model_is_not_listed_and_nothing_is_pulled(tmp_path, vaul
 
 async def test_an_openai_compatible_server_is_listed_but_not_pulled_from(tmp_path, vault):
     from core.services import open_services
-    from tests.tui.conftest import make_settings
+    from tests.tui.helpers import make_settings
     from tui.app import NoemaApp
 
     settings = make_settings(

@@ -12,11 +12,11 @@ from core.services import open_services
 from core.settings import Settings
 from core.store import Store
 from core.store.runs import INTERRUPTED, RunsRepo
-from tests.flows.extraction.conftest import SOURCE
+from tests.flows.extraction.notes import SOURCE
 from tests.flows.extraction.script import FlowScript, candidates, relations
 from tests.flows.extraction.test_runtime import make_vault
 from tests.flows.tutor.scripted import TutorScript
-from tests.tui.conftest import wait_for
+from tests.tui.helpers import wait_for
 from tests.tui.test_extraction_screen import GatedBackend, make_app, open_review
 from tests.tui.test_tutor_screen import first_question
 from tests.tui.test_tutor_screen import make_app as make_tutor_app
@@ -134,7 +134,7 @@ async def test_an_interrupted_tutor_turn_waits_for_the_learner_instead_of_runnin
     turn goes on when the learner opens it (found walking issue 12: the turn ran headless and
     the reopened screen ran it a second time)."""
     from core.flows.tutor.session import curriculum, start_session
-    from tests.tui.conftest import settle
+    from tests.tui.helpers import settle
 
     app = make_tutor_app(tmp_path, TutorScript(["right"], steps=2))
     services = app._injected

@@ -10,10 +10,10 @@ from core.flows.extraction.graph import SPEC
 from core.services import open_services
 from core.settings import Settings
 from local_llm import CallActivity
-from tests.flows.extraction.conftest import SOURCE
+from tests.flows.extraction.notes import SOURCE
 from tests.flows.extraction.script import FlowScript, candidates, relations
 from tests.flows.extraction.test_runtime import make_vault
-from tests.tui.conftest import wait_for
+from tests.tui.helpers import wait_for
 from tests.tui.test_extraction_screen import GatedBackend
 from tui.app import NoemaApp
 from tui.screens.extraction import ExtractionScreen

@@ -9,7 +9,7 @@ import pytest
 
 from core.merges.journal import ApplyInterrupted
 from core.merges.service import Merges
-from tests.tui.conftest import wait_for
+from tests.tui.helpers import wait_for
 from tests.tui.test_normalization_screen import make_app
 from tui.screens.normalization import NormalizationScreen
 

@@ -18,9 +18,9 @@ from core.services import open_services
 from core.settings import Settings
 from local_llm import TransientModelError
 from local_llm.testing import ScriptedBackend
-from tests.flows.normalization.conftest import is_generator, propose, weak_when
-from tests.merges.conftest import SAMPLE, snapshot
-from tests.tui.conftest import wait_for
+from tests.flows.normalization.script import by_node, is_generator, propose, weak_when
+from tests.merges.merge_vault import SAMPLE, snapshot
+from tests.tui.helpers import wait_for
 from tui.app import NoemaApp
 from tui.screens.normalization import DiffModal, NormalizationScreen, RenameModal
 from tui.widgets.normalization_live import NormalizationLive
@@ -35,7 +35,7 @@ class GatedBackend(ScriptedBackend):
     gate: asyncio.Event | None = None
 
     async def _wait(self) -> None:
-        if any(not is_generator(c.messages) for c in self.calls[:-1]):
+        if any(not is_generator(c) for c in self.calls[:-1]):
             self.gate = self.gate or asyncio.Event()
             await self.gate.wait()
         await super()._wait()
@@ -51,7 +51,7 @@ def make_app(
                         models={"transient_retries": 0, "retries": 1})  # fmt: skip
     generator = propose(("ZDP", "Zona de desarrollo próximo"), ("Hábitos atómicos", "Deep Work"))
     evaluator = evaluator or weak_when("Deep Work")
-    backend = backend_class(lambda m, s: generator(m, s) if is_generator(m) else evaluator(m, s))
+    backend = backend_class(answer=by_node(generator, evaluator))
     services = open_services(settings, {"normalization": SPEC}, backend=backend)
     index_vault(settings, services.store)
     if seed_review:

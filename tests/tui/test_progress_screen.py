@@ -8,7 +8,7 @@ from pathlib import Path
 from core.store import Store
 from tests.flows.tutor.scripted import TutorScript
 from tests.tui import test_tutor_screen as tutor
-from tests.tui.conftest import wait_for
+from tests.tui.helpers import wait_for
 from tui.app import NoemaApp
 from tui.screens.progress import ProgressScreen
 from tui.widgets.mastery_chart import MasteryChart, PracticeList, TrendRow

@@ -12,9 +12,9 @@ from core.flows.rubric.graph import SPEC
 from core.services import open_services
 from core.settings import Settings
 from local_llm.testing import ScriptedBackend
-from tests.flows.rubric.conftest import NOTE_PATH, NOTE_TEXT, REVISED_BODY, evaluation
-from tests.tui.conftest import shown
-from tests.tui.conftest import wait_for as wait_until
+from tests.flows.rubric.notes import NOTE_PATH, NOTE_TEXT, REVISED_BODY, evaluation
+from tests.tui.helpers import shown
+from tests.tui.helpers import wait_for as wait_until
 from tui.app import NoemaApp
 from tui.screens.rubric import RubricScreen
 from tui.widgets.confirm import ConfirmModal
@@ -40,7 +40,7 @@ def make_app(tmp_path: Path, responses: list[Any]) -> tuple[NoemaApp, Path]:
 
 
 async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 30.0) -> None:
-    """conftest.wait_for with this screen's own default timeout."""
+    """helpers.wait_for with this screen's own default timeout."""
     await wait_until(pilot, condition, timeout)
 
 

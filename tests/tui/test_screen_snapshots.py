@@ -12,16 +12,16 @@ import pytest
 from core.flows.extraction.graph import SPEC as EXTRACTION
 from core.services import open_services
 from core.settings import Settings
-from tests.flows.extraction.conftest import SOURCE
+from tests.flows.extraction.notes import SOURCE
 from tests.flows.extraction.script import FlowScript, candidates, relations
 from tests.flows.extraction.test_runtime import make_vault
-from tests.flows.rubric.conftest import REVISED_BODY
+from tests.flows.rubric.notes import REVISED_BODY
 from tests.flows.tutor.scripted import TutorScript
 from tests.tui import test_lesson_screen as lesson
 from tests.tui import test_normalization_screen as normalization
 from tests.tui import test_rubric_screen as rubric
 from tests.tui import test_tutor_screen as tutor
-from tests.tui.conftest import seed_runs, settle, wait_for
+from tests.tui.helpers import seed_runs, settle, wait_for
 from tests.tui.test_extraction_screen import GatedBackend, open_review
 from tests.tui.test_extraction_screen import make_app as extraction_app
 from tui.app import NoemaApp
@@ -87,8 +87,9 @@ async def quiet(pilot, app: NoemaApp) -> None:
     """Toasts name random things and fade on their own: the picture is the screen itself,
     with cursors that do not blink."""
     await pilot.pause(0.2)
-    for _ in range(40):  # focus lands after the screen's first refresh (late under load)
-        if app.screen.focused is not None:
+    for _ in range(40):  # focus lands after the screen's first refresh (late under load),
+        focused = app.screen.focused  # and a text box draws its cursor once told it has it
+        if focused is not None and focused.has_focus:
             break
         await pilot.pause(0.05)
     app.clear_notifications()

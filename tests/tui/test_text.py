@@ -7,7 +7,7 @@ from pathlib import Path
 from rich.cells import cell_len
 
 from core.wording import plural
-from tests.tui.conftest import wait_for
+from tests.tui.helpers import wait_for
 from tests.tui.test_extraction_screen import make_app as make_extraction_app
 from tui.text import clip, clip_path
 from tui.widgets.normalization_proposals import ProposalsView

@@ -15,7 +15,7 @@ from core.services import open_services
 from core.settings import Settings, load_settings
 from local_llm.testing import ScriptedBackend
 from tests.flows.tutor.scripted import TutorScript
-from tests.tui.conftest import wait_for as wait_until
+from tests.tui.helpers import wait_for as wait_until
 from tui.app import NoemaApp
 from tui.demo import sample_vault
 from tui.screens.tutor import PLACEHOLDER, STOP_HINT, TutorScreen
@@ -48,7 +48,7 @@ def make_app(
 
 
 async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    """conftest.wait_for with this screen's own default timeout."""
+    """helpers.wait_for with this screen's own default timeout."""
     await wait_until(pilot, condition, timeout)
 
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from textual.widgets import DataTable
 from textual_plotext import PlotextPlot
 
-from tests.tui.conftest import settle, wait_for
+from tests.tui.helpers import settle, wait_for
 from tui.screens.usage import UsageScreen
 
 SIZE = (130, 40)

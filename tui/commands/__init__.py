@@ -9,6 +9,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from core.settings import Settings
 
 T = TypeVar("T")
@@ -34,14 +36,15 @@ def settings_from(args: argparse.Namespace) -> Settings:
     return load_settings(getattr(args, "settings", None))
 
 
-def require_vault(settings: Settings) -> None:
-    """Fail with a clear message when no vault is configured."""
+def require_vault(settings: Settings) -> Path:
+    """The vault's folder; a clear message when none is configured."""
     if settings.vault.path is None:
         raise CommandError(
             "no vault configured: set vault.path in your settings or run `noema demo`"
         )
     if not settings.vault.path.is_dir():
         raise CommandError(f"vault.path {settings.vault.path} is not a folder")
+    return settings.vault.path
 
 
 BUNDLED_MODEL_NOTE = (

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.commands import CommandError, err, open_flows
 
+if TYPE_CHECKING:
+    from core.settings import Settings
 
-async def extract_all(settings: Any, backend: Any = None, runs: int | None = None) -> int:
+
+async def extract_all(settings: Settings, backend: Any = None, runs: int | None = None) -> int:
     from core.backlog import Backlog, default_model_ready
     from core.repair import repair
 

@@ -94,7 +94,9 @@ def _from_index(settings: Settings, read: Callable[[Any], Any]) -> Any:
 
 def _indexed_notes(settings: Settings) -> int | None:
     """How many notes the index holds (None before the first `noema index`)."""
-    count = _from_index(settings, lambda s: int(s.query_one("SELECT COUNT(*) FROM notes")[0]))
+    from core.overview import note_counts
+
+    count = _from_index(settings, lambda store: note_counts(store).notes)
     return count or None
 
 

@@ -108,8 +108,7 @@ def vault_relative(note: str, root: Path) -> str:
 def run(args: argparse.Namespace, backend: Any = None, ask: Any = None) -> int:
     """The `evaluate` handler; `backend` and `ask` are for tests (scripted model, answers)."""
     settings = settings_from(args)
-    require_vault(settings)
-    note = vault_relative(args.note, settings.vault.path)
+    note = vault_relative(args.note, require_vault(settings))
     check_input(settings, note, args.criteria)  # before any run exists: a typo leaves nothing
     return run_async(evaluate(settings, note, args, backend, ask or input))
 
@@ -166,12 +165,14 @@ class Decider:
 
     async def __call__(self, payload: dict[str, Any]) -> Any:
         from core.evaluation.report import render_text
+        from core.flows.rubric.state import RevisionReview, review_of
 
-        if payload.get("type") == "revision_review":
-            print(payload.get("diff") or "(no changes)")
+        review = review_of(payload)
+        if isinstance(review, RevisionReview):
+            print(review.diff or "(no changes)")
             return self.choose("accept the revision? [y]es / [n]o: ", ("accept", "reject"))
-        print(render_text(payload["evaluation"]))
-        print(f"round {payload.get('round', 1)} of {payload.get('max_rounds', 1)}")
+        print(render_text(review.evaluation))
+        print(f"round {review.round} of {review.max_rounds}")
         if self.args.approve:
             return {"action": "approve"}
         if self.args.no_input or (self.ask is input and not sys.stdin.isatty()):

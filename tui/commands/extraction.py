@@ -13,7 +13,12 @@ from __future__ import annotations
 import argparse
 import shlex
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from core.flows.extraction.state import ExtractionReview
+    from core.services import Services
+    from core.settings import Settings
 
 from tui.commands import (
     CommandError,
@@ -113,13 +118,15 @@ CLI_ACTIONS = {"approve": "--approve", "feedback": "--feedback TEXT", "drop": "-
 
 def print_report(payload: dict[str, Any], run_id: str) -> None:
     from core.flows.extraction.report import report_text
+    from core.flows.extraction.state import ExtractionReview
 
-    print(report_text(payload))
-    actions = [CLI_ACTIONS[a] for a in payload.get("actions", CLI_ACTIONS) if a in CLI_ACTIONS]
+    review = ExtractionReview.model_validate(payload)
+    print(report_text(review))
+    actions = [CLI_ACTIONS[a] for a in review.actions if a in CLI_ACTIONS]
     print(f"\nrun {run_id[:8]}: noema review {run_id[:8]} " + " | ".join(actions))
 
 
-async def drive(services: Any, events: Any) -> int:
+async def drive(services: Services, events: Any) -> int:
     """Print progress, then the report (review) or the outcome (end)."""
     from core.events import Done, Failed, Interrupted, Progress
 
@@ -153,7 +160,7 @@ def run_extract(args: argparse.Namespace, backend: Any = None) -> int:
     return run_async(_extract(settings, args.note, backend, again=getattr(args, "again", False)))
 
 
-async def _extract(settings: Any, note: str, backend: Any, *, again: bool = False) -> int:
+async def _extract(settings: Settings, note: str, backend: Any, *, again: bool = False) -> int:
     from core.repair import repair
 
     async with open_flows(settings, backend=backend) as services:
@@ -167,7 +174,7 @@ ACTIVE = ("queued", "running", "awaiting_review", "failed", "cancelled")
 """A source's run in one of these is continued (a cancelled one from its last checkpoint)."""
 
 
-async def follow(services: Any, rel: str, *, again: bool = False) -> int:
+async def follow(services: Services, rel: str, *, again: bool = False) -> int:
     """Drive the source's active run, start one if there is none, or join the one another
     noema process is driving (wait for it, then show where it stopped). Never two runs.
     `again`: a processed source is extracted once more instead of skipped."""
@@ -197,7 +204,7 @@ async def follow(services: Any, rel: str, *, again: bool = False) -> int:
             await services.runtime.wait_until_free(run.id)
 
 
-async def _print_pending(services: Any, run: Any) -> bool:
+async def _print_pending(services: Services, run: Any) -> bool:
     """Print the report of a run that waits for its review; False when it does not."""
     if run.status not in ("awaiting_review", "queued", "failed"):
         return False
@@ -208,12 +215,10 @@ async def _print_pending(services: Any, run: Any) -> bool:
     return True
 
 
-def parse_drops(items: list[str], payload: dict[str, Any]) -> list[dict[str, str]]:
+def parse_drops(items: list[str], review: ExtractionReview) -> list[dict[str, str]]:
     """`concept:ID`, `relation:ID`, `quote:CONCEPT_ID:QUOTE_ID` (id prefixes allowed)."""
-    concepts = [c["id"] for c in payload.get("concepts", [])] + [
-        e["concept_id"] for e in payload.get("existing", [])
-    ]
-    relations = [r["id"] for r in payload.get("relations", [])]
+    concepts = [c.id for c in review.concepts] + [e.concept_id for e in review.existing]
+    relations = [r.id for r in review.relations]
 
     def one(prefix: str, ids: list[str], what: str) -> str:
         found = [i for i in ids if i.startswith(prefix)]
@@ -250,7 +255,7 @@ def run_review(args: argparse.Namespace, backend: Any = None) -> int:
     return run_async(_review(settings, args, backend))
 
 
-async def _review(settings: Any, args: argparse.Namespace, backend: Any) -> int:
+async def _review(settings: Settings, args: argparse.Namespace, backend: Any) -> int:
     from core.runtime import RunBusy
 
     # only feedback asks the model again; approving or aborting does not
@@ -269,7 +274,7 @@ async def _review(settings: Any, args: argparse.Namespace, backend: Any) -> int:
                 waited = True
 
 
-async def _answer(services: Any, run: Any, args: argparse.Namespace, waited: bool) -> int:
+async def _answer(services: Services, run: Any, args: argparse.Namespace, waited: bool) -> int:
     """Answer the run's review as the arguments say (RunBusy while another process drives it)."""
     pending = (
         await services.runtime.pending_interrupt(run.id)
@@ -282,8 +287,11 @@ async def _answer(services: Any, run: Any, args: argparse.Namespace, waited: boo
             return 0
         hint = f"; continue it with: noema extract {run.target!r}" if run.status in ACTIVE else ""
         raise CommandError(f"run {run.id[:8]} is {run.status}, not awaiting review{hint}")
-    drops = parse_drops(args.drop, pending.payload)
-    refuse_unavailable(args, pending.payload)
+    from core.flows.extraction.state import ExtractionReview
+
+    review = ExtractionReview.model_validate(pending.payload)
+    drops = parse_drops(args.drop, review)
+    refuse_unavailable(args, review)
     if args.abort:
         value: dict[str, Any] = {"action": "abort"}
     elif args.approve:
@@ -327,9 +335,9 @@ def _waiting_for(run_id: str, holder: str) -> None:
     err(f"another noema process ({holder or 'unknown'}) is writing run {run_id[:8]}; waiting")
 
 
-def refuse_unavailable(args: argparse.Namespace, payload: dict[str, Any]) -> None:
+def refuse_unavailable(args: argparse.Namespace, review: ExtractionReview) -> None:
     """An answer the review does not offer now is refused before the run is touched."""
-    actions = payload.get("actions", list(CLI_ACTIONS))
+    actions = review.actions
     if args.approve and "approve" not in actions:
         raise CommandError("nothing to commit: the review has no concepts and no quote "
                            "attributions; give --feedback TEXT or --abort")  # fmt: skip

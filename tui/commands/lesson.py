@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.commands import (
     CommandError,
@@ -25,6 +25,9 @@ from tui.commands import (
     settings_from,
 )
 from tui.commands.editing import edit_text, editor, read_edit
+
+if TYPE_CHECKING:
+    from core.settings import Settings
 
 CHOICES = {"a": "accept", "r": "regenerate", "j": "judge", "e": "edit", "x": "reject",
            "l": "later"}  # fmt: skip
@@ -68,7 +71,7 @@ def run(args: argparse.Namespace, backend: Any = None, ask: Any = None) -> int:
     return run_async(_drive(settings, data, args, backend, ask or input))
 
 
-async def _drive(settings: Any, data: dict[str, Any], args: Any, backend: Any, ask: Any) -> int:
+async def _drive(settings: Settings, data: dict[str, Any], args: Any, backend: Any, ask: Any) -> int:
     from core.flows.lesson.driver import drive_lesson, start_lesson
 
     services = open_flows(settings, backend=backend)
@@ -111,8 +114,10 @@ class Decider:
         self.edit_sent = False
 
     async def __call__(self, payload: dict[str, Any]) -> Any:
-        cascade = payload.get("cascade") or {}
-        print(f"The judges escalated: {cascade.get('reason', 'no verdict')}")
+        from core.flows.lesson.state import LessonReview
+
+        review = LessonReview.model_validate(payload)
+        print(f"The judges escalated: {review.cascade.reason if review.cascade else 'no verdict'}")
         if self.args.accept:
             return {"action": "accept"}
         if getattr(self.args, "reject", False):
@@ -132,7 +137,7 @@ class Decider:
             if action == "later":
                 return None
             if action == "edit":
-                text = self.edit(payload.get("lesson", ""), self.ask)
+                text = self.edit(review.lesson, self.ask)
                 if text is not None and text.strip():
                     return {"action": "edit", "content": text}
                 err("no edit: the lesson is unchanged")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.commands import (
     CommandError,
@@ -27,6 +27,10 @@ from tui.commands import (
     settings_from,
     stop_on_interrupt,
 )
+
+if TYPE_CHECKING:
+    from core.services import Services
+    from core.settings import Settings
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -93,7 +97,7 @@ def run_normalize(args: argparse.Namespace, backend: Any = None) -> int:
     return run_async(_normalize(settings, args.strategy, backend, getattr(args, "resume", None)))
 
 
-def _run_to_resume(services: Any, prefix: str) -> Any:
+def _run_to_resume(services: Services, prefix: str) -> Any:
     try:
         run = services.runtime.runs.find(prefix)
     except KeyError as exc:
@@ -105,7 +109,7 @@ def _run_to_resume(services: Any, prefix: str) -> Any:
 
 
 async def _normalize(
-    settings: Any, strategy: str | None, backend: Any, resume: str | None = None
+    settings: Settings, strategy: str | None, backend: Any, resume: str | None = None
 ) -> int:
     from core.model_failures import skipped_line
 

@@ -238,8 +238,8 @@ async def read_answer(read: ReadLine, write: Write, values: dict[str, Any]) -> s
         if line is None or line.strip() in ("/quit", "/q"):
             return None
         if line.strip() == "/hint":
-            hints = next((m.get("hints") for m in reversed(values.get("conversation", []))
-                          if m.get("hints")), [])  # fmt: skip
+            asked = (m for m in reversed(values.get("conversation", [])) if m.get("hints"))
+            hints: list[str] = next((m["hints"] for m in asked), [])
             write("".join(f"  hint: {h}\n" for h in hints) or "  no hints for this question\n")
             continue
         if line.strip():

@@ -120,7 +120,7 @@ class ConceptGraphScreen(NoemaScreen):
     async def load(self, concept_id: str) -> None:
         from core.concept_graph import neighbourhood
 
-        store = self.app.services.store
+        store = self.require_services().store
         around = await asyncio.to_thread(
             neighbourhood, store, concept_id, self.proposed, self.titles
         )
@@ -211,18 +211,21 @@ class ConceptGraphScreen(NoemaScreen):
 def from_extraction(payload: Mapping[str, Any], key: str) -> ConceptGraphScreen | None:
     """The graph of the extraction review's highlighted item (row key `kind|id...`), with the
     review's relations laid over the vault's; None for an item without a concept."""
+    from core.flows.extraction.state import ExtractionReview
+
+    review = ExtractionReview.model_validate(payload)
     kind, _, rest = key.partition("|")
     if kind == "relation":
-        found = next((r for r in payload.get("relations", []) if r["id"] == rest), None)
-        concept_id = found["source_id"] if found else ""
+        found = next((r for r in review.relations if r.id == rest), None)
+        concept_id = found.source_id if found else ""
     else:  # concept|ID, duplicate|CONCEPT_ID, attribution|CONCEPT_ID|QUOTE
         concept_id = rest.partition("|")[0]
     if not concept_id:
         return None
-    relations = payload.get("relations", [])
-    proposed = [ProposedRelation(r["source_id"], r["type"], r["target_id"], r.get("explanation", ""))
+    relations = review.relations
+    proposed = [ProposedRelation(r.source_id, r.type, r.target_id, r.explanation)
                 for r in relations]  # fmt: skip
-    titles = {c["id"]: c["title"] for c in payload.get("concepts", [])}
-    titles |= {r["source_id"]: r["source_title"] for r in relations}
-    titles |= {r["target_id"]: r["target_title"] for r in relations}
+    titles = {c.id: c.title for c in review.concepts}
+    titles |= {r.source_id: r.source_title for r in relations}
+    titles |= {r.target_id: r.target_title for r in relations}
     return ConceptGraphScreen(concept_id, proposed, titles)

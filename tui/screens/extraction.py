@@ -22,6 +22,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Label, Static
 
 from core.events import Done, Failed, Interrupted
+from core.overview import SourceStatus, source_statuses
 from tui.keys import key_for
 from tui.messages import RunsChanged, RunUpdate, ServicesReady
 from tui.screens.base import NoemaScreen
@@ -35,7 +36,7 @@ from tui.widgets.extraction_review import (
     notes_text,
     review_headline,
 )
-from tui.widgets.extraction_sources import SourcesTable, source_rows
+from tui.widgets.extraction_sources import SourcesTable
 from tui.widgets.extraction_steps import ExtractionSteps
 from tui.widgets.model_activity import ModelActivityLine
 
@@ -69,6 +70,8 @@ class ExtractionScreen(NoemaScreen):
     def __init__(self, run: Any = None) -> None:
         super().__init__()
         self.run_id: str | None = run.id if run is not None else None
+        self._wanted: str | None = None
+        """A source the palette asked to extract before the sources were listed."""
         self.payload: dict[str, Any] | None = None
         self.dropped: set[str] = set()
         """ids of the logged events already shown by `follow` (their RunUpdate may follow)."""
@@ -90,12 +93,9 @@ class ExtractionScreen(NoemaScreen):
                 yield Static("", id="outcome")
         yield Footer()
 
-    @property
-    def services(self) -> Any:
-        return getattr(self.app, "services", None)
-
     def on_mount(self) -> None:
         self.sub_title = "Concept extraction"
+        self.watch(self.query_one("#right"), "virtual_size", self.show_items_at_top, init=False)
         self.query_one("#outcome", Static).update(
             f"Pick a source and press {key_for(self, 'extraction.extract')} (or Enter)."
         )
@@ -114,23 +114,23 @@ class ExtractionScreen(NoemaScreen):
 
     @work(exclusive=True, group="extraction-sources", thread=True, exit_on_error=False)
     def load_sources(self) -> None:
-        rows = source_rows(self.services.store)
+        rows = source_statuses(self.require_services().store)
         self.app.call_from_thread(self.show_sources, rows)
 
-    def show_sources(self, rows: list[tuple[str, str, str, str | None]]) -> None:
+    def show_sources(self, rows: list[SourceStatus]) -> None:
         """The sources; opened with no run, the screen follows the one already going."""
         table = self.query_one(SourcesTable)
         table.show(rows)
-        wanted, self._wanted = getattr(self, "_wanted", None), None
+        wanted, self._wanted = self._wanted, None
         if wanted is not None and wanted in table.rows_by_path:
             self.action_extract_path(wanted)
             return
         if self.run_id is not None:
             return
-        going = [r for r in rows if r[2] in ("running", "awaiting review") and r[3]]
-        going.sort(key=lambda r: (r[3] not in self.app.driving, r[2] != "running"))
-        if going:
-            path, _title, status, run_id = going[0]
+        going = [r for r in rows if r.status in ("running", "awaiting review") and r.run_id]
+        going.sort(key=lambda r: (r.run_id not in self.app.driving, r.status != "running"))
+        path, _title, status, run_id = going[0] if going else (None, "", "", None)
+        if path is not None and run_id is not None:
             table.move_cursor(row=table.get_row_index(path))
             self.follow(run_id)
             if status == "awaiting review":
@@ -151,14 +151,14 @@ class ExtractionScreen(NoemaScreen):
     @work(exclusive=True, group="extraction-load", exit_on_error=False)
     async def load_pending(self, run_id: str) -> None:
         """Show the review a run waits at (opened from the runs table or the sources list)."""
-        pending = await self.services.runtime.pending_interrupt(run_id)
+        pending = await self.require_services().runtime.pending_interrupt(run_id)
         if pending is not None:
             self.query_one(ExtractionSteps).apply(pending)
             self.show_payload(pending.payload)
 
     @work(exclusive=True, group="extraction-seed", exit_on_error=False)
     async def seed_steps(self, run_id: str) -> None:
-        snapshot = await self.services.runtime.state(run_id)
+        snapshot = await self.require_services().runtime.state(run_id)
         if run_id == self.run_id:
             self.query_one(ExtractionSteps).seed(dict(snapshot.values))
 
@@ -177,11 +177,11 @@ class ExtractionScreen(NoemaScreen):
         if status == "processed":
             self.ask_extract_again(path)
             return
-        if status == "awaiting review":
+        if status == "awaiting review" and run_id is not None:
             self.follow(run_id)
             self.load_pending(run_id)
             return
-        if status == "running":
+        if status == "running" and run_id is not None:
             self.follow(run_id)
             return
         if run_id is None:
@@ -252,7 +252,7 @@ class ExtractionScreen(NoemaScreen):
 
     def is_extraction(self, run_id: str) -> bool:
         try:
-            return self.services.runtime.runs.get(run_id).flow == FLOW
+            return self.require_services().runtime.runs.get(run_id).flow == FLOW
         except (AttributeError, KeyError):
             return False
 
@@ -266,8 +266,23 @@ class ExtractionScreen(NoemaScreen):
         self.query_one("#outcome", Static).update(
             review_headline(payload, lambda action: key(f"extraction.{action}"))
         )
-        table.focus()
+        # the items and the selected one's detail in view, the steps above them scrolled away
+        # where the window is short (focus alone scrolled the table into view, or not, by a
+        # race with the layout of what was just shown)
+        table.focus(scroll_visible=False)
+        self.call_after_refresh(self.show_items_at_top)
         self.refresh_bindings()
+
+    def show_items_at_top(self, _size: object = None) -> None:
+        """While a review is shown its items and the selected one's detail are in view, the
+        steps above them scrolled away where the window is short. Done again whenever the
+        pane's content changes height: the review's rows and detail take their place over
+        the layouts that follow its arrival (focus alone scrolled the table into view, or
+        not, by a race with them)."""
+        if self.payload is None:
+            return
+        right = self.query_one("#right", VerticalScroll)
+        right.scroll_to_widget(self.query_one(ReviewTable), top=True, animate=False)
 
     @on(DataTable.RowHighlighted, "#items")
     def show_detail(self) -> None:
@@ -347,8 +362,9 @@ class ExtractionScreen(NoemaScreen):
         """Approve; a review that keeps nothing would only mark the source processed: ask."""
         from core.flows.extraction.report import writes_nothing
 
-        value = {"action": "approve", "drops": self.drops()}
-        if not writes_nothing(self.payload or {}, value["drops"]):
+        drops = self.drops()
+        value = {"action": "approve", "drops": drops}
+        if not writes_nothing(self.payload or {}, drops):
             self.answer(value)
             return
 
@@ -391,10 +407,10 @@ class ExtractionScreen(NoemaScreen):
 
 
 def open_screen(app: Any) -> ExtractionScreen:
-    """The screen as opened from home (SCREENS factory)."""
+    """The screen as opened from home (the registry's `open` factory)."""
     return ExtractionScreen()
 
 
 def review_screen(app: Any, run: Any) -> ExtractionScreen:
-    """The review of an extraction run awaiting review (REVIEW_SCREENS factory)."""
+    """The review of an extraction run awaiting review (the registry's `review` factory)."""
     return ExtractionScreen(run=run)

@@ -9,7 +9,7 @@ matter to it (`enter` on a table row) in `HELP_KEYS`.
 
 from __future__ import annotations
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -89,7 +89,7 @@ class HelpScreen(ModalScreen[None]):
 
     def renderable(self) -> Group:
         """Each section: its title, then key, what it does, binding id (dim)."""
-        parts: list[object] = []
+        parts: list[RenderableType] = []
         for title, rows in self.sections:
             parts.append(Text(f"\n{title}" if parts else title, style="bold reverse"))
             table = Table.grid(padding=(0, 2))
@@ -107,6 +107,3 @@ class HelpScreen(ModalScreen[None]):
         self.query_one("#help-hint", Label).update(
             f"{close} closes · {palette} opens the command palette"
         )
-
-    def action_dismiss(self) -> None:
-        self.dismiss(None)

@@ -13,8 +13,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Label
 
-from core.flows.tutor.progress import due_with_history
-from core.ingest import problem_count
+from core.flows.tutor.progress import Tracked, due_with_history
+from core.overview import NoteCounts, note_counts
+from core.store import Store
 from core.wording import plural
 from tui.frames import in_view
 from tui.keys import hints, key_for
@@ -44,23 +45,16 @@ ACTIVE_FIRST = {
     "cancelled": 5,
 }
 RECENT_EVENTS = 8
+DUE_SHOWN = 3
 
 
-def note_counts(store: Any) -> dict[str, Any]:
-    """Counts from the index tables: notes by kind, concepts, unprocessed sources."""
-    kinds = {
-        row[0]: row[1] for row in store.query("SELECT kind, COUNT(*) FROM notes GROUP BY kind")
-    }
-    return {
-        "kinds": kinds,
-        "notes": sum(kinds.values()),
-        "concepts": store.query_one("SELECT COUNT(*) FROM concepts")[0],
-        "unprocessed": store.query_one("SELECT COUNT(*) FROM sources WHERE processed_date IS NULL")[
-            0
-        ],
-        "due": due_with_history(store, 3),
-        "problems": problem_count(store),
-    }
+DueWithTrend = list[tuple[Tracked, list[float]]]
+"""Concepts and subtopics due for practice, each with its mastery values oldest first."""
+
+
+def vault_overview(store: Store) -> tuple[NoteCounts, DueWithTrend]:
+    """The index's counts, and what the tutor says is due (weakest, stalest first)."""
+    return note_counts(store), due_with_history(store, DUE_SHOWN)
 
 
 class HomeScreen(NoemaScreen):
@@ -102,7 +96,7 @@ class HomeScreen(NoemaScreen):
         self.query_one("#runs-title", Label).update(f"Runs  (Enter or {keys})")
         self.show_vault(None)
         self.show_model("busy", "opening…")
-        self.show_watcher("off", "waiting for the vault" if self.app.watch else "off")
+        self.show_watcher("off", "waiting for the vault" if self.app.watch_vault else "off")
         self.set_interval(TICK_S, self.tick_activity)
 
     @property
@@ -118,41 +112,39 @@ class HomeScreen(NoemaScreen):
     def show_screens(self) -> None:
         """One line with every registered screen's key (after the keymap), instead of the
         footer, where they would not fit next to the screen's own keys."""
-        from tui.app import SCREENS
-
         keys = {
             active.binding.id: self.app.get_key_display(active.binding)
             for active in self.active_bindings.values()
             if active.binding.id
         }
         line = Text().append("Screens  ", style="bold")
-        for name, (_key, title, _factory) in SCREENS.items():
-            key = keys.get(f"app.screen.{name}")
+        for entry in self.app.registry:
+            key = keys.get(f"app.screen.{entry.name}")
             if key:
-                line.append(f" {key} ", style="reverse").append(f" {title}  ")
+                line.append(f" {key} ", style="reverse").append(f" {entry.title}  ")
         line.append(" ^p ", style="reverse").append(" palette  ")
         line.append(" ? ", style="reverse").append(" all keys")
         self.query_one("#screens-line", Label).update(line)
 
-    def show_vault(self, counts: dict[str, Any] | None) -> None:
+    def show_vault(self, counts: NoteCounts | None, due: DueWithTrend | None = None) -> None:
         rows: list[tuple[str, Any]] = [("Vault", self.vault_label)]
         if self.app.settings.vault.path is None:
             rows.append(("", "run `noema demo` or set vault.path"))
         elif counts is None:
             rows.append(("Notes", "…"))
         else:
-            kinds = " · ".join(f"{k} {n}" for k, n in sorted(counts["kinds"].items()))
+            kinds = " · ".join(f"{k} {n}" for k, n in sorted(counts.kinds.items()))
             rows += [
-                ("Notes", f"{counts['notes']}  ({kinds or 'none'})"),
-                ("Concepts", str(counts["concepts"])),
-                ("Unprocessed", plural(counts["unprocessed"], "source")),
+                ("Notes", f"{counts.notes}  ({kinds or 'none'})"),
+                ("Concepts", str(counts.concepts)),
+                ("Unprocessed", plural(counts.unprocessed, "source")),
             ]
-            if counts.get("problems"):  # kept out of the workflows until fixed
-                rows.append(("To fix", f"{counts['problems']} notes (noema doctor)"))
+            if counts.problems:  # kept out of the workflows until fixed
+                rows.append(("To fix", f"{counts.problems} notes (noema doctor)"))
         self.query_one("#vault-panel", InfoPanel).show_rows(rows)
         if counts is not None:  # what the tutor says is due (weakest, stalest first)
             hint = f"{key_for(self, 'home.progress')}: progress"
-            self.query_one(PracticeList).show(counts.get("due") or [], hint)
+            self.query_one(PracticeList).show(due or [], hint)
 
     def show_model(self, state: str, detail: str, message: ModelStatus | None = None) -> None:
         self._model_status = (state, detail, message)
@@ -177,7 +169,8 @@ class HomeScreen(NoemaScreen):
             rows[1] = ("Status", mark(state, gate.problem.detail))
             rows.append(("Fix", self.fix_line(gate)))
             waiting = self.query_one(RunsTable).count("queued")
-            when = f"next check in {message.next_check_s:g} s" if message.next_check_s else ""
+            check_s = message.next_check_s if message is not None else None
+            when = f"next check in {check_s:g} s" if check_s else ""
             runs = (
                 f"{waiting} queued run{'s wait' if waiting != 1 else ' waits'}" if waiting else ""
             )
@@ -274,7 +267,7 @@ class HomeScreen(NoemaScreen):
         services = self.app.services
         if services is None or services.vault is None:
             return
-        self.show_vault(await asyncio.to_thread(note_counts, services.store))
+        self.show_vault(*await asyncio.to_thread(vault_overview, services.store))
 
     @work(exclusive=True, group="home-runs", exit_on_error=False)
     async def load_runs(self) -> None:

@@ -9,6 +9,7 @@ waits at an escalation in the runs table (`review_screen`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import frontmatter
@@ -19,6 +20,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.suggester import SuggestFromList
 from textual.widgets import Button, DataTable, Footer, Header, Input, Static
 
+from core.curriculum import list_concepts
 from core.events import Done, Failed, Interrupted
 from core.flows.lesson.document import section_index
 from core.flows.lesson.graph import STEPS
@@ -119,10 +121,6 @@ class LessonScreen(NoemaScreen):
                 stepper.apply(event)  # what the run did before this screen opened
             self.load_run(self.run_id)
 
-    @property
-    def services(self) -> Any:
-        return getattr(self.app, "services", None)
-
     def on_services_ready(self, _message: ServicesReady) -> None:
         self.load_lessons()
 
@@ -130,13 +128,13 @@ class LessonScreen(NoemaScreen):
 
     @work(exclusive=True, group="lesson-list", thread=True, exit_on_error=False)
     def load_lessons(self) -> None:
-        vault = self.services.vault
+        vault = self.require_services().vault
         rows = lesson_list(vault) if vault is not None else []
-        store = self.services.store
-        concepts = [str(r[0]) for r in store.query("SELECT title FROM concepts ORDER BY title")]
+        store = self.require_services().store
+        concepts = [concept.title for concept in list_concepts(store)]
         self.app.call_from_thread(self.fill_lessons, rows, concepts)
 
-    def fill_lessons(self, rows: list[tuple[str, str, str]], concepts: list[str] = ()) -> None:
+    def fill_lessons(self, rows: list[tuple[str, str, str]], concepts: Sequence[str] = ()) -> None:
         if concepts:
             self.query_one("#concept", Input).suggester = SuggestFromList(
                 concepts, case_sensitive=False
@@ -166,14 +164,14 @@ class LessonScreen(NoemaScreen):
     @work(exclusive=True, group="lesson-show", exit_on_error=False)
     async def show_note(self, path: str) -> None:
         """A lesson note in the preview, with its run's panels when the run is known."""
-        note = self.services.vault.writer.read(path)
+        note = self.require_vault().writer.read(path)
         self.path = path
         await self.query_one(MarkdownPreview).show(note.body)
         run_id = str(note.frontmatter.get("noema_run") or "")
         values: dict[str, Any] = {}
         if run_id:
             try:
-                values = dict((await self.services.runtime.state(run_id)).values)
+                values = dict((await self.require_services().runtime.state(run_id)).values)
             except KeyError:
                 values = {}
         self.show_state(values)
@@ -231,7 +229,7 @@ class LessonScreen(NoemaScreen):
 
     @work(exclusive=True, group="lesson-run", exit_on_error=False)
     async def load_run(self, run_id: str) -> None:
-        runtime = self.services.runtime
+        runtime = self.require_services().runtime
         pending = await runtime.pending_interrupt(run_id)
         self.payload = pending.payload if pending is not None else None
         values = dict((await runtime.state(run_id)).values)
@@ -300,14 +298,15 @@ class LessonScreen(NoemaScreen):
         from core.flows.lesson.traces import lesson_rows, savings_report, savings_text
         from tui.widgets.report_modal import ReportModal
 
-        store = self.services.store
-        report = savings_report(store, settings=self.services.settings)
+        services = self.require_services()
+        store = services.store
+        report = savings_report(store, settings=services.settings)
         text = savings_text(report, lesson_rows(store)) if report["lessons"] else "No lessons yet."
         self.app.call_from_thread(self.app.push_screen, ReportModal("Judge-token savings", text))
 
     @work(exclusive=True, group="lesson-write", thread=True, exit_on_error=False)
     def set_status(self, path: str, status: str) -> None:
-        writer = self.services.vault.writer
+        writer = self.require_vault().writer
         writer.set_frontmatter(path, {"status": status}, expected_hash=writer.read(path).hash)
         self.app.call_from_thread(self.notify, f"{path}: {status}")
         self.load_lessons()
@@ -316,7 +315,7 @@ class LessonScreen(NoemaScreen):
         if self.payload is not None and self.state_values.get("plan"):
             self.answer({"action": "regenerate"})
             return
-        meta = frontmatter.loads((self.services.vault.root / self.path).read_text(encoding="utf-8"))
+        meta = frontmatter.loads((self.require_vault().root / self.path).read_text(encoding="utf-8"))
         concept = str(meta.get("concept") or meta.get("topic") or "").strip("[]")
         if concept:
             self.start_run({"mode": "generate", "concept": concept}, concept)
@@ -350,7 +349,7 @@ class LessonScreen(NoemaScreen):
     def save_and_review(self, path: str, body: str) -> None:
         from core.flows.lesson.document import render_note
 
-        writer = self.services.vault.writer
+        writer = self.require_vault().writer
         note = writer.read(path)
         writer.write(path, render_note(body, {}, note.text), expected_hash=note.hash)
         self.app.call_from_thread(self.start_run, {"mode": "review", "note_path": path}, path)

@@ -222,14 +222,11 @@ class NormalizationScreen(NoemaScreen):
     def on_services_ready(self, _message: ServicesReady) -> None:
         self.load_review(self.review_id)
 
-    @property
-    def services(self) -> Any:
-        return getattr(self.app, "services", None)
-
     def merges(self) -> Any:
         from core.merges.service import Merges
 
-        return Merges(self.services.store, self.services.vault)
+        services = self.require_services()
+        return Merges(services.store, services.vault)
 
     # -- loading the review ------------------------------------------------------------------
 
@@ -448,16 +445,17 @@ class NormalizationScreen(NoemaScreen):
 
 
 def open_screen(app: Any) -> NormalizationScreen:
-    """The screen as opened from home (SCREENS factory)."""
+    """The screen as opened from home (the registry's `open` factory)."""
     return NormalizationScreen()
 
 
 def review_screen(app: Any, run: Any) -> NormalizationScreen:
-    """The review a normalization run stored (REVIEW_SCREENS factory; review id = run id)."""
+    """The review a normalization run stored (the registry's `review` factory; review id =
+    run id)."""
     return NormalizationScreen(review_id=run.id)
 
 
 def run_screen(app: Any, run: Any) -> NormalizationScreen:
-    """A running normalization run followed live (RUN_SCREENS factory); the latest review
-    shows until the run stores its own."""
+    """A running normalization run followed live (the registry's `running` factory); the
+    latest review shows until the run stores its own."""
     return NormalizationScreen(run_id=run.id)

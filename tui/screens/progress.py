@@ -81,7 +81,7 @@ class ProgressScreen(NoemaScreen):
     async def load(self) -> None:
         from core.flows.tutor.progress import tracked
 
-        self.items = await asyncio.to_thread(tracked, self.app.services.store)
+        self.items = await asyncio.to_thread(tracked, self.require_services().store)
         self.show_items()
 
     def show_items(self) -> None:
@@ -119,7 +119,8 @@ class ProgressScreen(NoemaScreen):
         item = self.current()
         if item is None:
             return
-        points = await asyncio.to_thread(history, self.app.services.store, item.kind, item.ref)
+        store = self.require_services().store
+        points = await asyncio.to_thread(history, store, item.kind, item.ref)
         self.query_one(MasteryChart).show(item.title, points)
         first = points[0].mastery if points else 0.0
         kind = "subtopic " + item.ref if item.kind == "subtopic" else "concept note"

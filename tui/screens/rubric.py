@@ -8,7 +8,7 @@ from a rubric run awaiting review in the runs table (`review_screen`).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -34,6 +34,9 @@ from tui.widgets.evaluation import (
 from tui.widgets.model_activity import ModelActivityLine
 from tui.widgets.progress import RunProgress
 from tui.widgets.revision import RevisionModal, revision_renderable
+
+if TYPE_CHECKING:
+    from core.flows.rubric.state import RevisionReview, RubricReview
 
 FROM_NOTE = "(from note)"
 """Criteria choice meaning: the note's `rubric:` frontmatter key, else `default`."""
@@ -127,10 +130,6 @@ class RubricScreen(NoemaScreen):
                 progress.apply(event)  # what the run did before this screen opened
             self.load_pending(self.run_id)
 
-    @property
-    def services(self) -> Any:
-        return getattr(self.app, "services", None)
-
     def on_services_ready(self, _message: ServicesReady) -> None:
         self.load_pickers()
 
@@ -139,7 +138,7 @@ class RubricScreen(NoemaScreen):
         """Note suggestions and criteria names (disk reads, off the UI thread)."""
         from core.evaluation import available_criteria
 
-        services = self.services
+        services = self.require_services()
         names = available_criteria([services.settings.data_dir / "criteria"])
         vault = services.vault
         notes = note_paths(vault.root, vault.layout) if vault is not None else []
@@ -155,7 +154,7 @@ class RubricScreen(NoemaScreen):
     @work(exclusive=True, group="rubric-load", exit_on_error=False)
     async def load_pending(self, run_id: str) -> None:
         """Show the review a run is waiting at (opened from the runs table)."""
-        runtime = self.services.runtime
+        runtime = self.require_services().runtime
         pending = await runtime.pending_interrupt(run_id)
         snapshot = await runtime.state(run_id)
         values = snapshot.values
@@ -238,18 +237,21 @@ class RubricScreen(NoemaScreen):
             self.refresh_bindings()
 
     def show_payload(self, payload: dict[str, Any]) -> None:
+        from core.flows.rubric.state import RevisionReview, review_of
+
+        review = review_of(payload)  # the payload as its model (a clear error when malformed)
         self.payload = payload
         self.update_ready()
-        if payload.get("type") == "revision_review":
-            self.show_revision(payload)
+        if isinstance(review, RevisionReview):
+            self.show_revision(review)
         else:
-            self.show_evaluation(payload)
+            self.show_evaluation(review)
         self.refresh_bindings()
 
-    def show_evaluation(self, payload: dict[str, Any]) -> None:
+    def show_evaluation(self, review: RubricReview) -> None:
         """Verdict, every criterion in the table (the highlighted one in full), remarks."""
-        evaluation = payload["evaluation"]
-        self.query_one("#verdict", Static).update(verdict_text(payload))
+        evaluation = review.evaluation.model_dump(mode="json")
+        self.query_one("#verdict", Static).update(verdict_text(review))
         table = self.query_one(CriteriaTable)
         table.display = True
         table.show(evaluation["criteria"])
@@ -261,20 +263,20 @@ class RubricScreen(NoemaScreen):
         self.show_line(keys, self.note_message)
         table.focus()
 
-    def show_revision(self, payload: dict[str, Any]) -> None:
+    def show_revision(self, review: RevisionReview) -> None:
         """The proposed revision, as a question (diff and revised text, y/n); it stays on the
         screen too, for after the dialog is closed to decide later."""
         self.query_one("#verdict", Static).update(
             Text.assemble(
-                (payload.get("title", "Proposed revision"), "bold"),
+                (review.title or "Proposed revision", "bold"),
                 "\n",
-                (payload.get("description", ""), "italic"),
+                (review.description, "italic"),
             )  # fmt: skip
         )
         self.query_one(CriteriaTable).display = False
         for name in ("#criterion-detail", "#remarks"):
             self.query_one(name, Static).update("")
-        self.query_one("#diff", Static).update(revision_renderable(payload))
+        self.query_one("#diff", Static).update(revision_renderable(review))
         view = key_for(self, "rubric.view_revision")
         self.show_line(f"{view}: answer the proposed revision (accept or reject)")
         self.query_one("#result", VerticalScroll).scroll_home(animate=False)
@@ -282,15 +284,17 @@ class RubricScreen(NoemaScreen):
 
     def action_view_revision(self) -> None:
         """Ask about the proposed revision (again)."""
-        payload = self.payload or {}
-        if payload.get("type") != "revision_review" or isinstance(self.app.screen, RevisionModal):
+        from core.flows.rubric.state import RevisionReview, review_of
+
+        review = review_of(self.payload) if self.payload is not None else None
+        if not isinstance(review, RevisionReview) or isinstance(self.app.screen, RevisionModal):
             return
 
         def answered(answer: str | None) -> None:
             if answer in ("accept", "reject") and self.ready:
                 self.answer({"action": answer})
 
-        self.app.push_screen(RevisionModal(payload), answered)
+        self.app.push_screen(RevisionModal(review), answered)
 
     def show_line(self, keys: str, said: str = "") -> None:
         text = Text(said + "\n", style="bold yellow") if said else Text()
@@ -320,7 +324,7 @@ class RubricScreen(NoemaScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         kind = (self.payload or {}).get("type") if self.ready else None
         if action in ("approve", "revise", "edit"):
-            return kind == "evaluation_review" and action in self.payload.get("actions", [])
+            return kind == "evaluation_review" and action in (self.payload or {}).get("actions", [])
         if action == "view_revision":
             return kind == "revision_review"
         return True
@@ -367,7 +371,7 @@ class RubricScreen(NoemaScreen):
 
     def action_edit(self) -> None:
         try:
-            body = self.services.vault.writer.read(self.note).body
+            body = self.require_vault().writer.read(self.note).body
         except Exception as exc:
             self.notify(f"Cannot read {self.note}: {exc}", severity="error")
             return
@@ -385,11 +389,11 @@ class RubricScreen(NoemaScreen):
 
 
 def open_screen(app: Any) -> RubricScreen:
-    """The screen as opened from home (SCREENS factory)."""
+    """The screen as opened from home (the registry's `open` factory)."""
     return RubricScreen()
 
 
 def review_screen(app: Any, run: Any) -> RubricScreen:
-    """The review of a rubric run awaiting review (REVIEW_SCREENS factory)."""
+    """The review of a rubric run awaiting review (the registry's `review` factory)."""
     criteria = (run.input or {}).get("criteria")
     return RubricScreen(note=run.target, criteria=criteria, run=run)

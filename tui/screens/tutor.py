@@ -90,10 +90,6 @@ class TutorScreen(TurnRelay, NoemaScreen):
                 yield PracticeList(id="tutor-practice")
         yield Footer()
 
-    @property
-    def services(self) -> Any:
-        return self.app.services
-
     def on_mount(self) -> None:
         self.sub_title = "Tutor"
         if self.services is not None:
@@ -124,7 +120,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
     def _chosen(self, message: LessonPicker.Chosen) -> None:
         from core.flows.tutor.session import concept_session_lesson, start_session
 
-        services = self.services
+        services = self.require_services()
         lesson = message.lesson or concept_session_lesson(
             services.vault, services.store, message.concept_id
         )
@@ -142,11 +138,12 @@ class TutorScreen(TurnRelay, NoemaScreen):
         self.query_one(LessonPicker).add_class("hidden")
         chat = self.query_one(TutorChat)
         chat.clear_all()
-        values = await session_values(self.services.runtime, session_id)
+        runtime = self.require_services().runtime
+        values = await session_values(runtime, session_id)
         self.conversation = list(values.get("conversation") or [])
         self.query_one(AnswerBox).value = self.app.drafts.get(self.draft_key) or ""
         self.show_state(values)
-        self.run_session(session_id, retry=needs_retry(self.services.runtime, session_id))
+        self.run_session(session_id, retry=needs_retry(runtime, session_id))
 
     def show_state(self, values: dict[str, Any]) -> None:
         self.values = values
@@ -155,8 +152,8 @@ class TutorScreen(TurnRelay, NoemaScreen):
         self.query_one(TutorChat).show_messages(self.conversation)
         panel = self.query_one(PlanPanel)
         panel.show_plan(values.get("study_plan"), float(values.get("mastery") or 0.0))
-        hints = next((m.get("hints") for m in reversed(self.conversation)
-                      if m.get("kind") == "teaching"), [])  # fmt: skip
+        teaching = (m for m in reversed(self.conversation) if m.get("kind") == "teaching")
+        hints: list[str] | None = next((m.get("hints") for m in teaching), [])
         panel.show_hints(hints or [])
         answer = self.query_one(AnswerBox)
         complete = bool(values.get("is_complete"))
@@ -270,11 +267,14 @@ class TutorScreen(TurnRelay, NoemaScreen):
     def stop_reply(self) -> None:
         """Stop the turn under way: the model call is aborted, what streamed stays in the
         conversation marked stopped, and the session waits for the learner's next message."""
+        session_id = self.session_id
+        if session_id is None:
+            return
         streamed = self.query_one(TutorChat).streamed + "".join(self._tokens)
-        self.services.runtime.stop(self.session_id)
+        self.require_services().runtime.stop(session_id)
         turns = [w for w in self.workers if w.node is self and w.group == "tutor-turn"]
         self.stop_session()
-        self.finish_stop(self.session_id, streamed, turns)
+        self.finish_stop(session_id, streamed, turns)
 
     @work(exclusive=True, group="tutor-stop", exit_on_error=False)
     async def finish_stop(self, session_id: str, streamed: str, turns: list[Any]) -> None:
@@ -283,8 +283,9 @@ class TutorScreen(TurnRelay, NoemaScreen):
         for worker in turns:  # the cancelled turn unwinds before its state is touched
             with contextlib.suppress(Exception):
                 await worker.wait()
-        await stop_turn(self.services.runtime, session_id, streamed)
-        self.post_message(TurnEnded(await session_values(self.services.runtime, session_id)))
+        runtime = self.require_services().runtime
+        await stop_turn(runtime, session_id, streamed)
+        self.post_message(TurnEnded(await session_values(runtime, session_id)))
         self.notify("reply stopped; answer when you are ready", title="Tutor")
         self.run_session(session_id, retry=False)
 
@@ -296,7 +297,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
         what to learn) what is due for practice."""
         from core.flows.tutor.progress import due_with_history, session_progress
 
-        store, info = self.services.store, self.values.get("topic_info")
+        store, info = self.require_services().store, self.values.get("topic_info")
         if self.session_id and info:
             items = await asyncio.to_thread(session_progress, store, info)
             title = "Across sessions"

@@ -14,13 +14,14 @@ events in one message for all the tokens that came meanwhile.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.message import Message
 
 from core.events import Done, Progress, RunEvent
 from tui.frames import draw_now
+from tui.screens.base import NoemaScreen
 from tui.widgets.tutor_chat import TutorChat
 
 
@@ -44,10 +45,13 @@ class TurnEnded(Message):
         self.values = values
 
 
-class TurnRelay:
-    """The session worker of `TutorScreen` (a mixin: it posts to, and draws on, the screen).
+class TurnRelay(NoemaScreen):
+    """The session worker of `TutorScreen` (a part of it: it posts to, and draws on, the
+    screen, which provides what is declared below)."""
 
-    The screen provides `services`, `busy`, `show_event` and `on_turn_ended`."""
+    if TYPE_CHECKING:
+
+        def show_event(self, event: RunEvent) -> None: ...
 
     def init_relay(self) -> None:
         self._answers: asyncio.Queue[str] | None = None
@@ -106,7 +110,7 @@ class TurnRelay:
         held: list[RunEvent] = []
         replied = ended = False
         try:
-            async for event in turn(self.services.runtime, session_id, text):
+            async for event in turn(self.require_services().runtime, session_id, text):
                 if isinstance(event, Progress) and "token" in event.data:
                     self._post_held(held)
                     self._buffer_token(event.data["token"])
@@ -122,9 +126,8 @@ class TurnRelay:
         finally:
             self._post_held(held)
             if not ended:
-                self.post_message(
-                    TurnEnded(await session_values(self.services.runtime, session_id))
-                )
+                values = await session_values(self.require_services().runtime, session_id)
+                self.post_message(TurnEnded(values))
 
     def _post_held(self, held: list[RunEvent]) -> None:
         if held:

@@ -4,7 +4,7 @@ the tokens used per day (textual-plotext)."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import ComposeResult
@@ -15,6 +15,9 @@ from textual_plotext import PlotextPlot
 from tui.commands.usage import money, seconds
 from tui.messages import ServicesReady
 from tui.screens.base import NoemaScreen
+
+if TYPE_CHECKING:
+    from core.usage import Grouping
 
 WINDOWS = (7, 30, 90)
 """The day windows `d` cycles through."""
@@ -39,7 +42,7 @@ class UsageScreen(NoemaScreen):
 
     def __init__(self, app: Any = None) -> None:
         super().__init__()
-        self.grouping = "flow"
+        self.grouping: Grouping = "flow"
         self.days = 30
         self.calls: list[Any] = []
 
@@ -82,7 +85,7 @@ class UsageScreen(NoemaScreen):
     async def load(self) -> None:
         from core.usage import load_calls
 
-        self.calls = await asyncio.to_thread(load_calls, self.app.services.store, self.days)
+        self.calls = await asyncio.to_thread(load_calls, self.require_services().store, self.days)
         self.show_total()
         self.show_chart()
         self.show_table()
@@ -112,7 +115,8 @@ class UsageScreen(NoemaScreen):
         days = [u.key[5:] for u in series]  # MM-DD
         prompt = [u.prompt_tokens / 1000 for u in series]
         completion = [u.completion_tokens / 1000 for u in series]
-        plt.stacked_bar(days, [prompt, completion], labels=["prompt", "completion"])
+        # plotext takes `labels` (textual-plotext's signature says `label`, which plotext drops)
+        plt.stacked_bar(days, [prompt, completion], labels=["prompt", "completion"])  # type: ignore[call-arg]
         plt.title("Thousands of tokens per day")
         chart.refresh()
 

@@ -14,9 +14,9 @@ same key continues the pass, `s` one run, `noema extract --all` from a shell).
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual import getters, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -25,6 +25,9 @@ from textual.worker import Worker, WorkerState
 
 from tui.messages import RunsChanged, RunUpdate
 from tui.screens.base import NoemaModal
+
+if TYPE_CHECKING:
+    from tui.app import NoemaApp
 
 BINDING_ID = "home.extract_all"
 
@@ -92,6 +95,9 @@ class BacklogLine(Label):
     BacklogLine { width: 100%; margin: 0 1; color: $text-muted; display: none; }
     BacklogLine.-shown { display: block; }
     """
+
+    if TYPE_CHECKING:
+        app = getters.app(NoemaApp)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("", **kwargs)

@@ -7,9 +7,13 @@ weak. Results from it must say so plainly, on the screen that shows them.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from textual import getters
 from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from tui.app import NoemaApp
 
 MECHANICS_NOTE = (
     "⚠ Bundled model (Gemma 3 270M): these results are for trying the mechanics, not for real "
@@ -17,18 +21,20 @@ MECHANICS_NOTE = (
 )
 
 
-def bundled_in_use(app: Any) -> bool:
+def bundled_in_use(app: NoemaApp) -> bool:
     """Whether the app's default (or judge) role runs on the bundled model (the services'
     settings once they are open: they are the effective ones)."""
     from core.models import uses_bundled_model
 
-    services = getattr(app, "services", None)
-    settings = services.settings if services is not None else app.settings
+    settings = app.services.settings if app.services is not None else app.settings
     return any(uses_bundled_model(settings, role) for role in ("default", "judge"))
 
 
 class MechanicsBanner(Static):
     """Shown only while the bundled model is configured; hidden otherwise."""
+
+    if TYPE_CHECKING:
+        app = getters.app(NoemaApp)
 
     DEFAULT_CSS = """
     MechanicsBanner { height: auto; padding: 0 1; background: $warning 20%; color: $text; }

@@ -183,7 +183,7 @@ def render_block(
     """One block's lines; a `label` starts its paragraph, in the label's own style."""
     hard_breaks(tokens)
     if label is not None:  # the first token opens a paragraph; the second holds its text
-        tokens[1].children = [Token("text", "", 0, content=label.plain), *tokens[1].children]
+        tokens[1].children = [Token("text", "", 0, content=label.plain), *(tokens[1].children or [])]
     rendered = console.render_lines(BlockMarkdown(tokens), options, style=style, pad=False)
     strips = [Strip(line) for line in rendered]
     strips = trim_blank(strips)

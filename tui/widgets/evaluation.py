@@ -5,7 +5,7 @@ Used by the rubric screen; any review screen that shows an `EvaluationResult` ca
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group
 from rich.text import Text
@@ -13,15 +13,21 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Label, TextArea
 
+from tui.drafts import Drafts
 from tui.keys import key_for
+from tui.screens.base import NoemaModal
 from tui.text import clip
 from tui.widgets.chat_markdown import rich_markdown
 
+if TYPE_CHECKING:
+    from core.flows.rubric.state import RubricReview
+
 BAR_WIDTH = 20
 NAME_WIDTH = 28
+SCORE_WIDTH = BAR_WIDTH + len(" 0.00 / 0.00")
+"""The score column: a bar, then the score and its threshold."""
 
 
 def score_bar(c: dict[str, Any], width: int = BAR_WIDTH) -> Text:
@@ -72,7 +78,9 @@ class CriteriaTable(DataTable):
 
     def on_mount(self) -> None:
         self.add_column("criterion", width=NAME_WIDTH)
-        self.add_column("score")
+        # a fixed width: with an automatic one the header was sometimes drawn at the width
+        # it had before the rows came (a race in the table's caches, seen in snapshot tests)
+        self.add_column("score", width=SCORE_WIDTH)
         self.add_column("")
 
     def show(self, criteria: list[dict[str, Any]]) -> None:
@@ -111,9 +119,9 @@ def remarks_text(evaluation: dict[str, Any]) -> Group:
     return Group(*parts)
 
 
-def verdict_text(payload: dict[str, Any]) -> Text:
+def verdict_text(review: RubricReview) -> Text:
     """The headline: verdict, overall score against the threshold, rubric, round."""
-    ev = payload["evaluation"]
+    ev = review.evaluation.model_dump(mode="json")
     passed = ev["passed"]
     text = Text(
         "PASSED " if passed else "NOT PASSED ", style="bold green" if passed else "bold red"
@@ -121,7 +129,7 @@ def verdict_text(payload: dict[str, Any]) -> Text:
     text.append(f"overall {ev['overall_score']:.2f} (threshold {ev['passing_threshold']:.2f})")
     text.append(f"   rubric {ev['criteria_id']}@{ev['criteria_version']}", style="dim")
     text.append(
-        f"   round {payload.get('round', 1)} of {payload.get('max_rounds', 1)}", style="dim"
+        f"   round {review.round} of {review.max_rounds}", style="dim"
     )
     if ev.get("failed_critical"):
         text.append(
@@ -130,7 +138,7 @@ def verdict_text(payload: dict[str, Any]) -> Text:
     return text
 
 
-class TextModal(ModalScreen[str | None]):
+class TextModal(NoemaModal[str | None]):
     """Edit a text (the note body, or feedback for a revision): ctrl+s sends it, escape closes.
 
     With a `draft` key, what was typed survives escape, leaving the screen and quitting
@@ -153,17 +161,14 @@ class TextModal(ModalScreen[str | None]):
     def __init__(self, title: str, text: str = "", draft: str | None = None) -> None:
         super().__init__()
         self.title_text, self.text, self.draft = title, text, draft
-        kept = self.drafts.get(draft) if self.drafts is not None and draft else None
-        self.restored = kept is not None and kept != text
-        self.initial = kept if self.restored else text
+        kept = self.drafts.get(draft) if draft else None
+        self.initial = kept if kept is not None else text
+        self.restored = self.initial != text
 
     @property
-    def drafts(self) -> Any:
-        """The app's drafts (None outside a noema app)."""
-        try:
-            return getattr(self.app, "drafts", None)
-        except Exception:  # noqa: BLE001 - no active app
-            return None
+    def drafts(self) -> Drafts:
+        """The app's drafts (what was typed and not sent yet)."""
+        return self.app.drafts
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -194,7 +199,7 @@ class TextModal(ModalScreen[str | None]):
         area.focus()
 
     def keep_draft(self) -> None:
-        if self.drafts is None or not self.draft:
+        if not self.draft:
             return
         text = self.query_one(TextArea).text
         if text == self.text:
@@ -203,7 +208,7 @@ class TextModal(ModalScreen[str | None]):
             self.drafts.keep(self.draft, text)
 
     def action_save(self) -> None:
-        if self.drafts is not None and self.draft:
+        if self.draft:
             self.drafts.discard(self.draft)
         self.dismiss(self.query_one(TextArea).text)
 
@@ -213,7 +218,7 @@ class TextModal(ModalScreen[str | None]):
 
     def action_discard(self) -> None:
         """Throw the draft away on purpose: the box shows the original text again."""
-        if self.drafts is not None and self.draft:
+        if self.draft:
             self.drafts.discard(self.draft)
         self.query_one(TextArea).load_text(self.text)
         self.query_one("#modal-note", Label).update("Draft discarded.")

@@ -1,5 +1,5 @@
 """The source notes and where each stands: processed, unprocessed, queued, running,
-awaiting review, failed (from the store's sources table and the extraction runs)."""
+awaiting review, failed (core.overview.source_statuses)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import DataTable
 
+from core.overview import SourceStatus
 from tui.text import clip
 
 STATUS_STYLES = {
@@ -21,32 +22,12 @@ STATUS_LABEL = {"awaiting review": "to review"}
 """How the narrow status column names a status (the detail below the list says it in full)."""
 
 
-def source_rows(store: Any) -> list[tuple[str, str, str, str | None]]:
-    """(path, title, status, run id) per source note, awaiting reviews first."""
-    runs: dict[str, tuple[str, str]] = {}
-    for row in store.query(
-        "SELECT id, target, status FROM runs WHERE flow='extraction' ORDER BY updated_at"
-    ):
-        if row["status"] in ("queued", "running", "awaiting_review", "failed"):
-            runs[row["target"]] = (row["status"].replace("_", " "), row["id"])
-        else:
-            runs.pop(row["target"], None)
-    rows = []
-    for row in store.query("SELECT path, title, processed_date FROM sources ORDER BY path"):
-        status, run_id = runs.get(
-            row["path"], ("processed" if row["processed_date"] else "unprocessed", None)
-        )
-        rows.append((row["path"], row["title"], status, run_id))
-    order = list(STATUS_STYLES)
-    return sorted(rows, key=lambda r: (order.index(r[2]) if r[2] in order else 9, r[0]))
-
-
 class SourcesTable(DataTable):
     """One row per source note; the row key is its path."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(cursor_type="row", **kwargs)
-        self.rows_by_path: dict[str, tuple[str, str, str, str | None]] = {}
+        self.rows_by_path: dict[str, SourceStatus] = {}
 
     def on_mount(self) -> None:
         self.show([])
@@ -56,7 +37,7 @@ class SourcesTable(DataTable):
         width = self.scrollable_content_region.width or SOURCE_WIDTH + STATUS_WIDTH + 4
         return max(10, width - STATUS_WIDTH - 4)
 
-    def show(self, rows: list[tuple[str, str, str, str | None]]) -> None:
+    def show(self, rows: list[SourceStatus]) -> None:
         # fixed widths (auto widths lagged behind a refresh: "awaiting re"), fitted to the pane
         current = self.current_path()
         self.clear(columns=True)

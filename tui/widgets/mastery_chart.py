@@ -53,7 +53,7 @@ class MasteryChart(PlotextPlot):
         plt.plot(xs, [round(p.mastery * 100) for p in points], marker="braille")
         plt.scatter(xs, [round(p.mastery * 100) for p in points], marker="●")
         starts = session_starts(points)
-        plt.xticks(starts, [when(points[n - 1].recorded_at) for n in starts])
+        plt.xticks([float(n) for n in starts], [when(points[n - 1].recorded_at) for n in starts])
         plt.xlim(0.5, len(points) + 0.5)
         plt.title(f"{title} · mastery %")
         self.refresh()

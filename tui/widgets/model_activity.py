@@ -11,12 +11,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual import getters
 from textual.widgets import Static
 
 from local_llm import CallActivity
 from tui.frames import in_view
+
+if TYPE_CHECKING:
+    from tui.app import NoemaApp
 
 SPINNER = "◐◓◑◒"
 TICK_S = 0.5
@@ -79,6 +84,9 @@ class ModelActivityLine(Static):
 
     DEFAULT_CSS = "ModelActivityLine { height: 1; padding: 0 1; }"
 
+    if TYPE_CHECKING:
+        app = getters.app(NoemaApp)
+
     def __init__(self, follow: Callable[[], str | None] = lambda: None, **kwargs) -> None:
         super().__init__("", **kwargs)
         self.follow = follow
@@ -88,9 +96,8 @@ class ModelActivityLine(Static):
         self.set_interval(TICK_S, self.tick)
 
     def live_calls(self) -> list[CallActivity]:
-        services = getattr(self.app, "services", None)
-        activity = getattr(services, "activity", None)
-        return activity.calls() if activity is not None else []
+        services = self.app.services
+        return services.activity.calls() if services is not None else []
 
     def tick(self) -> None:
         if not in_view(self.screen):

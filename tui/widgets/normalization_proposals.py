@@ -163,7 +163,8 @@ class ProposalsView(Vertical):
 
     def toggle_view(self) -> None:
         """Table <-> clusters; the highlighted merge stays highlighted."""
-        key = self.current().key if self.current() else None
+        current = self.current()
+        key = current.key if current is not None else None
         self.toggle_class("clusters")
         tree, table = self.query_one(ClusterTree), self.query_one(DataTable)
         if self.showing_clusters:

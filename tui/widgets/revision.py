@@ -7,7 +7,7 @@ waiting, and the rubric screen opens it again with its "view revision" key.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group
 from rich.syntax import Syntax
@@ -21,13 +21,16 @@ from textual.widgets import Button, Label, Static
 
 from tui.keys import key_for
 
+if TYPE_CHECKING:
+    from core.flows.rubric.state import RevisionReview
 
-def revision_renderable(payload: dict[str, Any]) -> Group:
+
+def revision_renderable(review: RevisionReview) -> Group:
     """The diff of the proposal, then the revised text."""
-    parts: list[Any] = [Text("Changes", style="bold"), Syntax(payload.get("diff") or
+    parts: list[Any] = [Text("Changes", style="bold"), Syntax(review.diff or
                                                                 "(no changes)", "diff")]  # fmt: skip
-    if payload.get("proposed"):
-        parts += [Text("\nRevised text", style="bold"), Text(payload["proposed"])]
+    if review.proposed:
+        parts += [Text("\nRevised text", style="bold"), Text(review.proposed)]
     return Group(*parts)
 
 
@@ -48,18 +51,18 @@ class RevisionModal(ModalScreen[str | None]):
         Binding("escape", "later", "Decide later", id="rubric.revision.later"),
     ]
 
-    def __init__(self, payload: dict[str, Any]) -> None:
+    def __init__(self, review: RevisionReview) -> None:
         super().__init__()
-        self.payload = payload
+        self.review = review
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self.payload.get("title", "Proposed revision"), id="revision-title",
+            yield Label(self.review.title or "Proposed revision", id="revision-title",
                         markup=False)  # fmt: skip
-            yield Label(self.payload.get("description", ""), id="revision-description",
+            yield Label(self.review.description, id="revision-description",
                         markup=False)  # fmt: skip
             with VerticalScroll():
-                yield Static(revision_renderable(self.payload), id="revision-text")
+                yield Static(revision_renderable(self.review), id="revision-text")
             with Horizontal():
                 yield Button("Accept", variant="primary", id="revision-accept")
                 yield Button("Reject", id="revision-reject")

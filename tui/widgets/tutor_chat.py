@@ -12,7 +12,7 @@ arrives the block gives way to it in place (same text, same lines, no longer mut
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.segment import Segment
@@ -150,7 +150,7 @@ class TutorChat(ScrollView, can_focus=True):
 
     # -- showing messages ----------------------------------------------------------------
 
-    def show_messages(self, conversation: list[Mapping[str, Any]]) -> None:
+    def show_messages(self, conversation: Sequence[Mapping[str, Any]]) -> None:
         """Add the messages not shown yet (the conversation only grows).
 
         Messages go above a live block that still waits; once tokens were streamed, the
@@ -165,7 +165,7 @@ class TutorChat(ScrollView, can_focus=True):
         self._append(pending)
         self._lines_changed(first)
 
-    def expect_reply(self, conversation: list[Mapping[str, Any]] | None = None) -> None:
+    def expect_reply(self, conversation: Sequence[Mapping[str, Any]] | None = None) -> None:
         """Show that the tutor is writing (the block its tokens will stream into), after the
         messages of `conversation` not shown yet."""
         self._forget_live()
@@ -224,7 +224,7 @@ class TutorChat(ScrollView, can_focus=True):
         if self.first_token_version is None:
             self.first_token_version = self.version
 
-    def _append(self, messages: list[Mapping[str, Any]]) -> None:
+    def _append(self, messages: Sequence[Mapping[str, Any]]) -> None:
         for message in messages:
             entry = ChatMessage(message)
             self._messages.append(entry)

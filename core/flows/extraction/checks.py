@@ -5,7 +5,9 @@ with no relation). Blocking issues (severity high) keep the critique loop going.
 
 from __future__ import annotations
 
-from core.flows.extraction.proposal import Proposal, dedupe_relations
+from typing import Any
+
+from core.flows.extraction.proposal import NewConcept, Proposal, dedupe_relations
 from core.flows.extraction.text import is_other_language, normalize_title
 
 
@@ -15,50 +17,17 @@ def issue(criterion: str, what: str, where: str, severity: str) -> dict[str, str
 
 def code_checks(
     proposal: Proposal, quote_ids: list[str], known: set[str], language: str
-) -> tuple[Proposal, list[dict]]:
+) -> tuple[Proposal, list[dict[str, Any]]]:
     """What code decides about a proposal; ids that do not exist are removed."""
-    issues, valid = [], set(quote_ids)
-    concepts = []
-    for c in proposal.concepts:
-        bad = [q for q in c.quote_ids if q not in valid]
-        if bad:
-            issues.append(
-                issue(
-                    "quote_coverage", f"unknown quote ids removed: {', '.join(bad)}", c.title, "low"
-                )
-            )
-            c = c.model_copy(update={"quote_ids": [q for q in c.quote_ids if q in valid]})
-        other = is_other_language(f"{c.title}. {c.short_summary}. {c.concept}", language)
-        if other:
-            issues.append(issue("language", f"written in {other}, not {language}", c.title, "high"))
-        if c.quote_ids:
-            concepts.append(c)
+    concepts, issues = _checked_concepts(proposal.concepts, set(quote_ids), language)
     existing = [e for e in proposal.existing if e.concept_id in known]
-    for e in proposal.existing:
-        if e.concept_id not in known:
-            issues.append(
-                issue(
-                    "distinctness",
-                    "existing concept id does not exist; link removed",
-                    e.title,
-                    "low",
-                )
-            )
-    seen: dict[str, str] = {}
-    for c in concepts:
-        key = normalize_title(c.title)
-        if key in seen:
-            issues.append(
-                issue(
-                    "distinctness",
-                    f"same title as another new concept ({seen[key]!r})",
-                    c.title,
-                    "high",
-                )
-            )
-        seen.setdefault(key, c.title)
-    new_ids = {c.id for c in concepts}
-    relations = dedupe_relations(proposal.relations, new_ids, known)
+    issues += [
+        issue("distinctness", "existing concept id does not exist; link removed", e.title, "low")
+        for e in proposal.existing
+        if e.concept_id not in known
+    ]
+    issues += _same_titles(concepts)
+    relations = dedupe_relations(proposal.relations, {c.id for c in concepts}, known)
     if len(relations) < len(proposal.relations):
         issues.append(
             issue("relation_accuracy", "relations to unknown concepts removed", "relations", "low")
@@ -71,3 +40,37 @@ def code_checks(
     for c in cleaned.disconnected():
         issues.append(issue("edge_cases", "concept has no relation", c.title, "medium"))
     return cleaned, issues
+
+
+def _checked_concepts(
+    concepts: list[NewConcept], valid: set[str], language: str
+) -> tuple[list[NewConcept], list[dict[str, Any]]]:
+    """The concepts without unknown quote ids (a concept left with none is dropped), and
+    the issues: the ids removed, a concept written in another language."""
+    kept: list[NewConcept] = []
+    issues: list[dict[str, Any]] = []
+    for c in concepts:
+        bad = [q for q in c.quote_ids if q not in valid]
+        if bad:
+            what = f"unknown quote ids removed: {', '.join(bad)}"
+            issues.append(issue("quote_coverage", what, c.title, "low"))
+            c = c.model_copy(update={"quote_ids": [q for q in c.quote_ids if q in valid]})
+        other = is_other_language(f"{c.title}. {c.short_summary}. {c.concept}", language)
+        if other:
+            issues.append(issue("language", f"written in {other}, not {language}", c.title, "high"))
+        if c.quote_ids:
+            kept.append(c)
+    return kept, issues
+
+
+def _same_titles(concepts: list[NewConcept]) -> list[dict[str, Any]]:
+    """A new concept whose title normalizes like an earlier one's (blocking)."""
+    seen: dict[str, str] = {}
+    issues = []
+    for c in concepts:
+        key = normalize_title(c.title)
+        if key in seen:
+            what = f"same title as another new concept ({seen[key]!r})"
+            issues.append(issue("distinctness", what, c.title, "high"))
+        seen.setdefault(key, c.title)
+    return issues

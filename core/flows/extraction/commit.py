@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Mapping
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -20,6 +19,7 @@ from core.context import FlowContext
 from core.domain import Concept, Relation, with_inverses
 from core.flows.extraction.nodes import options, report
 from core.flows.extraction.proposal import Proposal
+from core.flows.extraction.state import ExtractionState
 from core.repair import (
     NoteCreate,
     NoteEdit,
@@ -32,18 +32,18 @@ from core.repair import (
     record_plan,
     write_notes,
 )
+from core.store import Store
 from core.store.runs import now_iso
 from core.taken_paths import replan_taken_paths
 from vault.crashpoints import crash_point
 from vault.index_rows import embedding_text, text_hash
+from vault.linkformat import Linker
 from vault.note import NoteUnreadable, parse_note
 from vault.resolve import name_key
 from vault.writer import VaultWriteError
 
-State = Mapping[str, Any]
 
-
-def _existing_rows(store: Any, ids: set[str]) -> dict[str, Any]:
+def _existing_rows(store: Store, ids: set[str]) -> dict[str, Any]:
     if not ids:
         return {}
     marks = ",".join("?" * len(ids))
@@ -78,11 +78,35 @@ def check_paths(writer: Any, plan: VaultPlan) -> None:
 
 
 def build_plan(
-    state: State, runtime: Runtime[FlowContext]
-) -> tuple[VaultPlan, list[Concept], list[Relation], dict]:
+    state: ExtractionState, runtime: Runtime[FlowContext]
+) -> tuple[VaultPlan, list[Concept], list[Relation], dict[str, dict[str, Any]]]:
     """The plan, the new concepts, every edge (inverses included) and the existing rows."""
     proposal = Proposal.model_validate(state["proposal"])
-    vault, language = runtime.context.vault, options(runtime).language
+    vault, source = runtime.context.require_vault(), state["source"]
+    edges, existing = _edges(proposal, runtime.context.store)
+    paths = _new_paths(vault.writer, vault.layout.concepts, proposal)
+    names = dict(paths) | {cid: row["path"] for cid, row in existing.items()}
+    concepts, create = _new_notes(
+        proposal, paths, names, vault.writer.linker(), edges, source, options(runtime).language
+    )
+    edits = _existing_edits(proposal, existing, edges)
+    cited = [q for c in proposal.concepts for q in c.quote_ids] + [
+        q for e in edits.values() for q in e.quote_ids
+    ]
+    plan = VaultPlan(
+        run_id=runtime.context.run_id or source, source=source,
+        source_name=PurePosixPath(source).stem, block_ids=list(dict.fromkeys(cited)),
+        create=create, edit=[e for e in edits.values() if e.relations or e.quote_ids],
+        names=names,
+    )  # fmt: skip
+    return plan, concepts, edges, existing
+
+
+def _edges(
+    proposal: Proposal, store: Store
+) -> tuple[list[Relation], dict[str, dict[str, Any]]]:
+    """Every relation with its inverse, between concepts that exist (new, or rows in the
+    store), and the rows of the existing concepts the proposal refers to."""
     new_ids = proposal.new_ids()
     edges = with_inverses(
         [
@@ -95,14 +119,19 @@ def build_plan(
     referenced = {e.concept_id for e in proposal.existing} | {
         x for r in edges for x in (r.source_id, r.target_id)
     }
-    existing = _existing_rows(runtime.context.store, referenced - new_ids)
+    existing = _existing_rows(store, referenced - new_ids)
     edges = [
         r for r in edges if all(x in new_ids or x in existing for x in (r.source_id, r.target_id))
     ]
-    paths = _new_paths(vault.writer, vault.layout.concepts, proposal)
-    names = dict(paths) | {cid: row["path"] for cid, row in existing.items()}
-    source_name = PurePosixPath(state["source"]).stem
-    linker = vault.writer.linker()
+    return edges, existing
+
+
+def _new_notes(
+    proposal: Proposal, paths: dict[str, str], names: dict[str, str], linker: Linker,
+    edges: list[Relation], source: str, language: str,
+) -> tuple[list[Concept], list[NoteCreate]]:
+    """The new concepts and the notes that create them (with their relations and quotes)."""
+    source_name = PurePosixPath(source).stem
     concepts, create = [], []
     for c in proposal.concepts:
         # the note's file name, its heading and the links to it are one text (13.8)
@@ -110,27 +139,26 @@ def build_plan(
                           short_summary=c.short_summary, summary=c.summary, concept=c.concept,
                           analysis=c.analysis, language=language)  # fmt: skip
         concepts.append(concept)
-        links = NoteLinks(names, linker, paths[c.id])
-        quotes = [QuoteRef(source_name, q, path=state["source"]) for q in c.quote_ids]
-        text = render_concept_note(concept, edges, links, quotes)
+        quotes = [QuoteRef(source_name, q, path=source) for q in c.quote_ids]
+        text = render_concept_note(concept, edges, NoteLinks(names, linker, paths[c.id]), quotes)
         create.append(NoteCreate(path=paths[c.id], entity_id=c.id, text=text))
-    edits: dict[str, NoteEdit] = {}
-    for cid, row in existing.items():
-        edits[cid] = NoteEdit(
+    return concepts, create
+
+
+def _existing_edits(
+    proposal: Proposal, existing: dict[str, dict[str, Any]], edges: list[Relation]
+) -> dict[str, NoteEdit]:
+    """The edits of the existing concepts: their new relations and the quotes they get."""
+    edits = {
+        cid: NoteEdit(
             path=row["path"], entity_id=cid, relations=[r for r in edges if r.source_id == cid]
         )
+        for cid, row in existing.items()
+    }
     for link in proposal.existing:
         if link.concept_id in edits:
             edits[link.concept_id].quote_ids += link.quote_ids
-    cited = [q for c in proposal.concepts for q in c.quote_ids] + [
-        q for e in edits.values() for q in e.quote_ids
-    ]
-    plan = VaultPlan(
-        run_id=runtime.context.run_id or state.get("source", ""), source=state["source"],
-        source_name=source_name, block_ids=list(dict.fromkeys(cited)), create=create,
-        edit=[e for e in edits.values() if e.relations or e.quote_ids], names=names,
-    )  # fmt: skip
-    return plan, concepts, edges, existing
+    return edits
 
 
 def _store_rows(conn: Any, plan: VaultPlan, concepts: list[Concept], edges: list[Relation]) -> None:
@@ -182,30 +210,32 @@ def _quotes_of(item: NoteCreate, plan: VaultPlan) -> list[str]:
     return [q.quote_id for q in parsed.quotes if name_key(q.source) == wanted]
 
 
-async def commit_store(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def commit_store(state: ExtractionState, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Step 3.1: everything into the store in one transaction (once per run)."""
     store, run_id = runtime.context.store, runtime.context.run_id or state.get("source", "")
     if commit_status(store, run_id) is None:
         plan, concepts, edges, _ = build_plan(state, runtime)
-        check_paths(runtime.context.vault.writer, plan)
+        check_paths(runtime.context.require_vault().writer, plan)
         crash_point("extraction.commit_store")
         with store.transaction() as conn:
             if commit_status(store, run_id) is None:  # checked again inside the transaction
                 record_plan(conn, plan)
                 _store_rows(conn, plan, concepts, edges)
-    plan = load_plan(store, run_id)
-    report("3.1", f"store: {len(plan.create)} concept(s), {len(plan.edit)} existing updated",
-           concepts=len(plan.create), existing=len(plan.edit))  # fmt: skip
+    stored = load_plan(store, run_id)
+    if stored is None:
+        raise RuntimeError(f"run {run_id}: the store commit left no plan")
+    report("3.1", f"store: {len(stored.create)} concept(s), {len(stored.edit)} existing updated",
+           concepts=len(stored.create), existing=len(stored.edit))  # fmt: skip
     return {
         "commit": {
             "run_id": run_id,
-            "create": [c.path for c in plan.create],
-            "edit": [e.path for e in plan.edit],
+            "create": [c.path for c in stored.create],
+            "edit": [e.path for e in stored.edit],
         }
     }
 
 
-async def write_vault(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def write_vault(state: ExtractionState, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Step 3.2: block ids, new notes, minimal edits (idempotent; repair finishes a failure)."""
     store, run_id = runtime.context.store, state["commit"]["run_id"]
     plan = load_plan(store, run_id)
@@ -217,8 +247,8 @@ async def write_vault(state: State, runtime: Runtime[FlowContext]) -> dict[str, 
             f"this commit was abandoned and writes nothing: {_error_of(store, run_id)}"
         )
     try:
-        plan = replan_taken_paths(store, runtime.context.vault.writer, plan)
-        written = write_notes(runtime.context.vault.writer, plan,
+        plan = replan_taken_paths(store, runtime.context.require_vault().writer, plan)
+        written = write_notes(runtime.context.require_vault().writer, plan,
                               lambda msg, done, total: report("3.2", msg, done=done, total=total))  # fmt: skip
     except Exception as exc:
         record_error(store, run_id, f"{type(exc).__name__}: {exc}")
@@ -229,9 +259,9 @@ async def write_vault(state: State, runtime: Runtime[FlowContext]) -> dict[str, 
     return {"written": written}
 
 
-async def mark_source(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def mark_source(state: ExtractionState, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Step 3.3: processed_date on the source; the plan is done; the index refreshed."""
-    store, run_id, vault = runtime.context.store, state["commit"]["run_id"], runtime.context.vault
+    store, run_id, vault = runtime.context.store, state["commit"]["run_id"], runtime.context.require_vault()
     plan = load_plan(store, run_id)
     written = list(state.get("written", []))
     if plan is not None and commit_status(store, run_id) != "done":
@@ -253,12 +283,12 @@ async def mark_source(state: State, runtime: Runtime[FlowContext]) -> dict[str, 
             "messages": [f"Committed. Files written:\n{listing}" if written else "Committed; no file changed."]}  # fmt: skip
 
 
-def _error_of(store: Any, run_id: str) -> str:
+def _error_of(store: Store, run_id: str) -> str:
     row = store.query_one("SELECT error FROM extraction_commits WHERE run_id=?", (run_id,))
     return str(row[0]) if row and row[0] else "no reason recorded"
 
 
-def written_notes(store: Any, run_id: str) -> list[str]:
+def written_notes(store: Store, run_id: str) -> list[str]:
     """The files a finished commit wrote (for the screen after a restart)."""
     row = store.query_one("SELECT written_json FROM extraction_commits WHERE run_id=?", (run_id,))
     return [] if row is None else list(json.loads(row[0]))

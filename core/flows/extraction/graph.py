@@ -15,6 +15,7 @@ A processed source or one without quotes goes from load_source to finish -> END.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
@@ -22,11 +23,11 @@ from langgraph.graph import END, START, StateGraph
 from core.context import FlowContext
 from core.evaluation import add_evaluation
 from core.flows.extraction import commit, nodes, relate, review
-from core.flows.extraction.state import ExtractionInput, ExtractionState
+from core.flows.extraction.state import ExtractionDecision, ExtractionInput, ExtractionState
 from core.runtime import FlowSpec
 
 FLOW_NAME = "extraction"
-NODES = {
+NODES: dict[str, Callable[..., Any]] = {
     "load_source": nodes.load_source,
     "extract_batch": nodes.extract_batch,
     "merge_candidates": nodes.merge_candidates,
@@ -49,7 +50,10 @@ NODES = {
 }
 
 
-def build_graph() -> StateGraph:
+Graph = StateGraph[ExtractionState, FlowContext, ExtractionState, ExtractionState]
+
+
+def build_graph() -> Graph:
     """The uncompiled extraction graph (compile it with a checkpointer)."""
     graph = StateGraph(ExtractionState, context_schema=FlowContext)
     for name, node in NODES.items():
@@ -58,6 +62,13 @@ def build_graph() -> StateGraph:
         graph, "critique", review.critique_options(),
         on_continue="critique_gate", on_revise="critique_gate", on_error="critique_gate",
     )  # fmt: skip
+    _add_pass(graph)
+    _add_review(graph, entry)
+    return graph
+
+
+def _add_pass(graph: Graph) -> None:
+    """Load, candidates (1.1a), then a pass of duplicates and relations (1.1b-1.1e)."""
     graph.add_edge(START, "load_source")
     graph.add_conditional_edges("load_source", nodes.route_after_load, ["extract_batch", "finish"])
     graph.add_edge("extract_batch", "merge_candidates")
@@ -78,7 +89,11 @@ def build_graph() -> StateGraph:
     graph.add_conditional_edges(
         "collect_relations", relate.route_after_relations, ["critique_checks", "review"]
     )
-    graph.add_edge("critique_checks", entry)
+
+
+def _add_review(graph: Graph, critique: str) -> None:
+    """Self-critique and refinement (1.2-1.3), the human review (2.x), the commit (3.x)."""
+    graph.add_edge("critique_checks", critique)
     graph.add_conditional_edges("critique_gate", review.route_after_critique, ["refine", "review"])
     new_concepts = ["detect_duplicate", "critique_checks", "review"]
     graph.add_conditional_edges("refine", nodes.route_new_concepts, new_concepts)
@@ -90,7 +105,6 @@ def build_graph() -> StateGraph:
     graph.add_edge("write_vault", "mark_source")
     for last in ("mark_source", "aborted", "finish"):
         graph.add_edge(last, END)
-    return graph
 
 
 def make_input(data: dict[str, Any]) -> dict[str, Any]:
@@ -106,5 +120,6 @@ SPEC = FlowSpec(
     human_in_loop=True,
     title="Concept extraction",
     max_concurrency=lambda settings: settings.flows.extraction.concurrency,
+    decisions={"extraction_review": ExtractionDecision},
 )
 """The registered spec (core/flows/registry.py collects every flow's SPEC)."""

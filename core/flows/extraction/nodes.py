@@ -39,13 +39,14 @@ from core.flows.extraction.proposal import (
     merge_links,
 )
 from core.flows.extraction.sanity import rejection, says_something
+from core.flows.extraction.state import BatchTask, DuplicateTask, ExtractionState
 from core.flows.extraction.text import clip_words, normalize_title
 from core.model_failures import raise_unless_fallback, skipped_entry
+from core.settings.flows import ExtractionSettings
 from core.sources import read_source
 from local_llm import LLMError
+from vault.embedding import Embedder
 from vault.search import Hit, search
-
-State = Mapping[str, Any]
 
 
 def report(step: str, message: str, **counts: Any) -> None:
@@ -56,7 +57,7 @@ def report(step: str, message: str, **counts: Any) -> None:
         )
 
 
-def options(runtime: Runtime[FlowContext]) -> Any:
+def options(runtime: Runtime[FlowContext]) -> ExtractionSettings:
     return runtime.context.settings.flows.extraction
 
 
@@ -70,13 +71,14 @@ async def find_concepts(
     said as skipped (it finds no paraphrase that shares no word)."""
     vault = runtime.context.vault
     index = getattr(vault, "index", None)
-    embed = getattr(index, "embed", None)
+    embed: Embedder | None = getattr(index, "embed", None)
     model = getattr(vault, "embed_model", "") or getattr(index, "embed_model", "")
     failures: list[Exception] = []
 
     async def embed_query(texts: list[str]) -> list[list[float]]:
+        assert embed is not None  # only passed to the search with an embedder
         try:
-            return await embed(texts)  # type: ignore[misc]
+            return await embed(texts)
         except Exception as exc:
             failures.append(exc)
             raise
@@ -98,13 +100,11 @@ def known_entry(hit: Hit) -> dict[str, Any]:
 # -- load -------------------------------------------------------------------------------------
 
 
-async def load_source(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def load_source(state: ExtractionState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     """Read the source; a processed source (unless extracted again on purpose) or one without
     quotes ends the run at once."""
     path = state["source"]
-    vault = runtime.context.vault
-    if vault is None:
-        raise ValueError("no vault is configured: set vault.path")
+    vault = runtime.context.require_vault()
     source, quotes = read_source(vault.root, path, vault.layout.max_note_bytes)
     base = {"source_title": source.title, "critique_round": 0, "review_round": 0}
     if source.processed_date is not None and not state.get("again"):
@@ -146,7 +146,7 @@ def max_tokens(runtime: Runtime[FlowContext], role: str = "default") -> int:
 
 
 def batch_quotes(
-    runtime: Runtime[FlowContext], title: str, meta: dict, quotes: list[dict]
+    runtime: Runtime[FlowContext], title: str, meta: dict[str, Any], quotes: list[dict[str, Any]]
 ) -> list[list[str]]:
     """Batches that fit the prompt budget AND whose concepts fit the completion budget."""
     llm, language = runtime.context.llm, options(runtime).language
@@ -160,7 +160,7 @@ def batch_quotes(
     )
 
 
-def route_after_load(state: State) -> list[Send] | str:
+def route_after_load(state: ExtractionState) -> list[Send] | str:
     """Ended (skipped, no quotes) -> finish; else one 1.1a call per batch."""
     if state.get("outcome"):
         return "finish"
@@ -178,7 +178,7 @@ def route_after_load(state: State) -> list[Send] | str:
 # -- 1.1a -------------------------------------------------------------------------------------
 
 
-async def extract_batch(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def extract_batch(state: BatchTask, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Call 1.1a on one batch: candidate concepts with the ids of the quotes that formed them.
 
     Code rejects what a small model gets visibly wrong (`sanity.rejection`): a candidate that
@@ -206,7 +206,7 @@ async def extract_batch(state: State, runtime: Runtime[FlowContext]) -> dict[str
     return {"candidates": found, "extraction_notes": notes, "warnings": rejected}
 
 
-def merge_candidates(state: State) -> dict[str, Any]:
+def merge_candidates(state: ExtractionState) -> ExtractionState:
     """Candidates of every batch, merged when their titles normalize alike (quotes united);
     each gets the UUID its concept will have (`key`)."""
     merged: dict[str, dict[str, Any]] = {}
@@ -222,7 +222,7 @@ def merge_candidates(state: State) -> dict[str, Any]:
     return {"merged": values, "pending": values, "return_to": "critique_checks"}
 
 
-def route_to_duplicates(state: State) -> list[Send] | str:
+def route_to_duplicates(state: ExtractionState) -> list[Send] | str:
     """One duplicate detection per pending candidate, or straight on when there is none."""
     pending = state.get("pending", [])
     if not pending:
@@ -236,7 +236,7 @@ def as_candidate(concept: Mapping[str, Any]) -> dict[str, Any]:
     return {"key": concept["id"], **{k: concept.get(k, "") for k in fields}}
 
 
-def route_new_concepts(state: State) -> list[Send] | str:
+def route_new_concepts(state: ExtractionState) -> list[Send] | str:
     """After a refinement or feedback: the concepts it added go through 1.1b-1.1e like every
     other candidate; without any, straight to where the pass ends (`return_to`)."""
     pending = state.get("pending", [])
@@ -245,7 +245,7 @@ def route_new_concepts(state: State) -> list[Send] | str:
     return [Send("detect_duplicate", {"candidate": c, "total": len(pending)}) for c in pending]
 
 
-def unchecked(state: State, proposal: Proposal) -> list[dict[str, Any]]:
+def unchecked(state: ExtractionState, proposal: Proposal) -> list[dict[str, Any]]:
     """The proposal's concepts that never went through duplicate detection, as candidates."""
     done = set(state.get("checked", []))
     return [as_candidate(c.model_dump()) for c in proposal.concepts if c.id not in done]
@@ -262,8 +262,8 @@ def concept_rows(runtime: Runtime[FlowContext]) -> list[dict[str, Any]]:
 
 
 def detection(
-    candidate: State, existing: Mapping | None, confidence: float, reasoning: str, by: str
-) -> dict:
+    candidate: Mapping[str, Any], existing: Mapping[str, Any] | None, confidence: float, reasoning: str, by: str
+) -> dict[str, Any]:
     return {
         "candidate": candidate["key"],
         "duplicate_of": existing["entity_id"] if existing else None,
@@ -280,7 +280,7 @@ def _hit(row: Mapping[str, Any]) -> Hit:
 
 
 async def duplicate_candidates(
-    runtime: Runtime[FlowContext], candidate: State, names: list[KnownName]
+    runtime: Runtime[FlowContext], candidate: Mapping[str, Any], names: list[KnownName]
 ) -> tuple[list[Hit], dict[str, Any] | None]:
     """Existing concepts close by name (acronym, fuzzy ratio) first, then search hits (and
     what a fallback replaced in the search)."""
@@ -293,7 +293,7 @@ async def duplicate_candidates(
     return sorted(unique.values(), key=hits.index)[: opts.top_k], skipped
 
 
-async def detect_duplicate(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def detect_duplicate(state: DuplicateTask, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Call 1.1b for one candidate: the same name decides; else name matches and search find
     existing concepts for the model to judge."""
     candidate, total = state["candidate"], state.get("total", 1)
@@ -325,8 +325,8 @@ def _known_row(row: Mapping[str, Any]) -> dict[str, Any]:
 
 
 async def ask_duplicate(
-    runtime: Runtime[FlowContext], candidate: State, hits: list[Hit]
-) -> tuple[dict, dict | None]:
+    runtime: Runtime[FlowContext], candidate: Mapping[str, Any], hits: list[Hit]
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """The model's verdict; an answer invalid after re-asks keeps the candidate new (said so)."""
     labels = {f"e{i}": hit for i, hit in enumerate(hits, 1)}
     listing = [(label, concept_card(h.title, h.short_summary)) for label, h in labels.items()]
@@ -369,7 +369,7 @@ def _link(candidate: Mapping[str, Any], found: Mapping[str, Any]) -> ExistingLin
     )  # fmt: skip
 
 
-def _retarget(relations: list[ProposedRelation], moved: Mapping[str, str]) -> list:
+def _retarget(relations: list[ProposedRelation], moved: Mapping[str, str]) -> list[Any]:
     """Relations of a concept found to be a duplicate now point at the existing concept."""
     return [
         r.model_copy(update={"source_id": moved.get(r.source_id, r.source_id),
@@ -378,7 +378,7 @@ def _retarget(relations: list[ProposedRelation], moved: Mapping[str, str]) -> li
     ]  # fmt: skip
 
 
-def aggregate(state: State) -> dict[str, Any]:
+def aggregate(state: ExtractionState) -> ExtractionState:
     """The pending candidates into the proposal: novel ones are (or stay) new concepts,
     duplicates hand their quotes (and relations) to the existing concept."""
     proposal = Proposal.model_validate(state.get("proposal") or {})

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -122,7 +123,7 @@ def dedupe_relations(
     new or known, no self-relations, one edge per pair (its inverse is implied), and no
     contradiction (A PART_OF B and B PART_OF A: the first one stays)."""
     seen: set[tuple[str, str, str]] = set()
-    families: dict[tuple[frozenset, frozenset], tuple[str, str, str]] = {}
+    families: dict[tuple[frozenset[str], frozenset[str]], tuple[str, str, str]] = {}
     kept = []
     for relation in relations:
         ends = (relation.source_id, relation.target_id)
@@ -155,7 +156,7 @@ def merge_links(links: Iterable[ExistingLink]) -> list[ExistingLink]:
     return [link for link in merged.values() if link.quote_ids]
 
 
-def drop_items(proposal: Proposal, drops: Iterable[dict]) -> tuple[Proposal, list[str]]:
+def drop_items(proposal: Proposal, drops: Iterable[dict[str, Any]]) -> tuple[Proposal, list[str]]:
     """The proposal without the dropped concepts, relations and attributions.
 
     A drop is `{"kind": "concept", "id": uuid}`, `{"kind": "relation", "id": "r-..."}` or
@@ -185,7 +186,10 @@ def drop_items(proposal: Proposal, drops: Iterable[dict]) -> tuple[Proposal, lis
     return proposal.model_copy(update=update), done
 
 
-def _without_quote(item, concept_id, quote_id, field: str = "id"):
+L = TypeVar("L", NewConcept, ExistingLink)
+
+
+def _without_quote(item: L, concept_id: object, quote_id: object, field: str = "id") -> L:
     if getattr(item, field) != concept_id or quote_id not in item.quote_ids:
         return item
     return item.model_copy(update={"quote_ids": [q for q in item.quote_ids if q != quote_id]})

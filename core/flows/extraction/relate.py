@@ -25,11 +25,10 @@ from core.flows.extraction.prompts import (
     type_batches,
 )
 from core.flows.extraction.proposal import Proposal, ProposedRelation, dedupe_relations
+from core.flows.extraction.state import ExtractionState, RelateTask, RelationQueryTask
 from core.model_failures import raise_unless_fallback, skipped_entry
 from local_llm import LLMError
 from vault.search import rrf
-
-State = Mapping[str, Any]
 
 
 def _card(concept: Mapping[str, Any]) -> dict[str, Any]:
@@ -37,13 +36,13 @@ def _card(concept: Mapping[str, Any]) -> dict[str, Any]:
     return {k: concept.get(k, "") for k in keys}
 
 
-def relating(state: State) -> list[dict[str, Any]]:
+def relating(state: ExtractionState) -> list[dict[str, Any]]:
     """The novel concepts of this pass (1.1b's output) as they stand in the proposal."""
     wanted = set(state.get("relating", []))
     return [c for c in state["proposal"]["concepts"] if c["id"] in wanted]
 
 
-def route_after_aggregate(state: State, runtime: Runtime[FlowContext]) -> list[Send] | str:
+def route_after_aggregate(state: ExtractionState, runtime: Runtime[FlowContext]) -> list[Send] | str:
     """Existing concepts -> 1.1c per novel concept of this pass; else 1.1e among the new."""
     concepts = relating(state)
     if not concepts:
@@ -55,7 +54,7 @@ def route_after_aggregate(state: State, runtime: Runtime[FlowContext]) -> list[S
     return route_to_relate(state)
 
 
-async def relation_queries(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def relation_queries(state: RelationQueryTask, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Call 1.1c: exactly `queries_per_relation` queries for each of the nine relation types,
     in as many calls as the completion budget needs."""
     concept, opts = state["concept"], options(runtime)
@@ -82,7 +81,7 @@ async def relation_queries(state: State, runtime: Runtime[FlowContext]) -> dict[
     return {"query_sets": [{"concept_id": concept["id"], "queries": queries}], "skipped": skipped}
 
 
-async def search_pool(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def search_pool(state: ExtractionState, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Step 1.1d (no model): run every query of this pass's concepts, pool the existing
     concepts found per concept."""
     size = options(runtime).pool_size
@@ -109,7 +108,7 @@ async def search_pool(state: State, runtime: Runtime[FlowContext]) -> dict[str, 
     return {"pools": pools, "known": known, "skipped": skipped}
 
 
-def route_to_relate(state: State) -> list[Send] | str:
+def route_to_relate(state: ExtractionState) -> list[Send] | str:
     """One 1.1e call per novel concept of this pass that has something to relate to: every
     other new concept and its pool of existing ones."""
     concepts = state["proposal"]["concepts"]
@@ -133,7 +132,7 @@ def route_to_relate(state: State) -> list[Send] | str:
     return sends or "collect_relations"
 
 
-async def relate(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def relate(state: RelateTask, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Call 1.1e for one new concept: relations to the others, targets bounded to them."""
     concept = state["concept"]
     labels = {}
@@ -167,7 +166,7 @@ async def relate(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     return {"relation_sets": [{"concept_id": concept["id"], "relations": relations}]}
 
 
-def collect_relations(state: State) -> dict[str, Any]:
+def collect_relations(state: ExtractionState) -> ExtractionState:
     """This pass's relations added to the proposal's, each once (an edge and its inverse
     count as one), new-concept ends only."""
     proposal = Proposal.model_validate(state["proposal"])
@@ -186,6 +185,6 @@ def collect_relations(state: State) -> dict[str, Any]:
     return {"proposal": proposal.model_copy(update=update).model_dump(mode="json"), "relating": []}
 
 
-def route_after_relations(state: State) -> Literal["critique_checks", "review"]:
+def route_after_relations(state: ExtractionState) -> Literal["critique_checks", "review"]:
     """Where this pass of 1.1b-1.1e ends (the self-critique, or back to the review)."""
     return state.get("return_to") or "critique_checks"

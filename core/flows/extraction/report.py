@@ -12,9 +12,9 @@ from typing import Any
 
 from core.domain import RELATION_MAP
 from core.flows.extraction.proposal import Proposal
+from core.flows.extraction.state import ExtractionReview, ExtractionState
 from core.model_failures import skipped_line
 
-State = Mapping[str, Any]
 ACTIONS = ["approve", "feedback", "drop", "abort"]
 
 
@@ -24,7 +24,7 @@ def _titles(proposal: Proposal, known: Mapping[str, Mapping[str, Any]]) -> dict[
     return titles | {c.id: c.title for c in proposal.concepts}
 
 
-def _attributions(proposal: Proposal, quotes: dict[str, str], titles: dict[str, str]) -> list[dict]:
+def _attributions(proposal: Proposal, quotes: dict[str, str], titles: dict[str, str]) -> list[dict[str, Any]]:
     by_quote: dict[str, list[dict[str, Any]]] = {}
     for c in proposal.concepts:
         for q in c.quote_ids:
@@ -58,8 +58,8 @@ def round_notice(rounds_left: int, max_rounds: int) -> str:
     return ""
 
 
-def build_report(state: State, max_rounds: int) -> dict[str, Any]:
-    """The interrupt payload of the review (plain data)."""
+def build_report(state: ExtractionState, max_rounds: int) -> ExtractionReview:
+    """The review the interrupt shows (`.payload()` is its plain data)."""
     proposal = Proposal.model_validate(state.get("proposal") or {})
     rounds_left = max(0, max_rounds - state.get("review_round", 0))
     quotes = {q["id"]: q["text"] for q in state.get("quotes", [])}
@@ -84,8 +84,7 @@ def build_report(state: State, max_rounds: int) -> dict[str, Any]:
     ]  # fmt: skip
     unattributed = [{"id": q, "text": quotes[q]} for q in proposal.unattributed(quotes)]
     disconnected = [c.title for c in proposal.disconnected()]
-    return {
-        "type": "extraction_review",
+    return ExtractionReview.model_validate({
         "source": state.get("source", ""), "source_title": state.get("source_title", ""),
         "round": state.get("review_round", 0), "max_rounds": max_rounds,
         "concepts": concepts, "duplicates": duplicates, "relations": relations,
@@ -98,7 +97,7 @@ def build_report(state: State, max_rounds: int) -> dict[str, Any]:
         "round_notice": round_notice(rounds_left, max_rounds),
         "notice": state.get("review_notice", ""),
         "quote_count": len(quotes), "actions": actions_for(proposal, rounds_left),
-    }  # fmt: skip
+    })  # fmt: skip
 
 
 def _critique_lines(log: list[dict[str, Any]]) -> list[str]:
@@ -119,48 +118,49 @@ def skipped_lines(payload: Mapping[str, Any]) -> list[str]:
     return [head, *(f"  ! {skipped_line(entry)}" for entry in skipped), ""]
 
 
-def report_text(payload: Mapping[str, Any]) -> str:
-    """The report as the terminal prints it."""
-    out = [f"Extraction of {payload.get('source_title') or payload.get('source')} "
-           f"(feedback round {payload.get('round', 0)}/{payload.get('max_rounds', '?')})", ""]  # fmt: skip
-    out += skipped_lines(payload)
-    if payload.get("notice"):
-        out += [f"NOTE: {payload['notice']}", ""]
-    if payload.get("round_notice"):
-        out += [payload["round_notice"], ""]
-    out.append(f"New concepts ({len(payload['concepts'])}):")
-    for c in payload["concepts"]:
-        out += [
-            f"  * {c['title']}  [{c['id'][:8]}]",
-            f"    {c['short_summary']}",
-            f"    concept: {c['concept']}",
-        ]
-        out += [f"    why: {c['rationale']}"] if c.get("rationale") else []
-        out += [f"    > [{q['id']}] {q['text'][:160]}" for q in c["quotes"]]
-    out.append(f"Duplicates found ({len(payload['duplicates'])}):")
-    out += [f"  * {d['candidate']} -> {d['title']} ({d['decided_by']}, confidence {d['confidence']:.2f}): {d['reasoning']}"
-            for d in payload["duplicates"]]  # fmt: skip
-    out.append(f"Relations ({len(payload['relations'])}):")
-    out += [f"  * [{r['id']}] {r['source_title']} -{r['type']}-> {r['target_title']} "
-            f"(inverse {r['inverse_type']}): {r['explanation']}" for r in payload["relations"]]  # fmt: skip
-    out.append(
-        f"Quote attributions ({len(payload['attributions'])} of {payload['quote_count']} quotes):"
-    )
-    for a in payload["attributions"]:
-        mark = " [several concepts]" if a["multi"] else ""
-        out.append(f"  * [{a['quote_id']}]{mark} -> " + ", ".join(
-            f"{c['title']}{' (existing)' if c['existing'] else ''}" for c in a["concepts"]))  # fmt: skip
+def report_text(review: ExtractionReview | Mapping[str, Any]) -> str:
+    """The report as the terminal prints it (a payload is read as the review first)."""
+    r = review if isinstance(review, ExtractionReview) else ExtractionReview.model_validate(review)
+    out = [f"Extraction of {r.source_title or r.source} "
+           f"(feedback round {r.round}/{r.max_rounds})", ""]  # fmt: skip
+    out += skipped_lines(r.payload())
+    out += [f"NOTE: {r.notice}", ""] if r.notice else []
+    out += [r.round_notice, ""] if r.round_notice else []
+    out += _concept_lines(r)
+    out.append(f"Duplicates found ({len(r.duplicates)}):")
+    out += [f"  * {d.candidate} -> {d.title} ({d.decided_by}, confidence {d.confidence:.2f}): {d.reasoning}"
+            for d in r.duplicates]  # fmt: skip
+    out.append(f"Relations ({len(r.relations)}):")
+    out += [f"  * [{x.id}] {x.source_title} -{x.type}-> {x.target_title} "
+            f"(inverse {x.inverse_type}): {x.explanation}" for x in r.relations]  # fmt: skip
+    out += _attribution_lines(r)
     out.append("Warnings:")
-    out += [
-        f"  * unattributed quote [{q['id']}] {q['text'][:120]}" for q in payload["unattributed"]
-    ]
-    out += [f"  * disconnected concept: {t}" for t in payload["disconnected"]]
-    out += [f"  * {w}" for w in payload["warnings"]]
+    out += [f"  * unattributed quote [{q.id}] {q.text[:120]}" for q in r.unattributed]
+    out += [f"  * disconnected concept: {t}" for t in r.disconnected]
+    out += [f"  * {w}" for w in r.warnings]
     out.append("Model's notes:")
-    out += [f"  * {note}" for note in payload.get("notes", [])] or ["  (none)"]
+    out += [f"  * {note}" for note in r.notes] or ["  (none)"]
     out.append("Critique log:")
-    out += _critique_lines(payload["critique_log"]) or ["  (none)"]
+    out += _critique_lines(r.critique_log) or ["  (none)"]
     return "\n".join(out)
+
+
+def _concept_lines(review: ExtractionReview) -> list[str]:
+    out = [f"New concepts ({len(review.concepts)}):"]
+    for c in review.concepts:
+        out += [f"  * {c.title}  [{c.id[:8]}]", f"    {c.short_summary}", f"    concept: {c.concept}"]
+        out += [f"    why: {c.rationale}"] if c.rationale else []
+        out += [f"    > [{q.id}] {q.text[:160]}" for q in c.quotes]
+    return out
+
+
+def _attribution_lines(review: ExtractionReview) -> list[str]:
+    out = [f"Quote attributions ({len(review.attributions)} of {review.quote_count} quotes):"]
+    for a in review.attributions:
+        mark = " [several concepts]" if a.multi else ""
+        out.append(f"  * [{a.quote_id}]{mark} -> " + ", ".join(
+            f"{c.title}{' (existing)' if c.existing else ''}" for c in a.concepts))  # fmt: skip
+    return out
 
 
 def writes_nothing(payload: Mapping[str, Any], drops: list[dict[str, str]]) -> bool:

@@ -9,7 +9,7 @@ reviewer's drops; every model call is in its own node, so resuming never calls a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
@@ -30,16 +30,16 @@ from core.flows.extraction.revision import (
     revision_messages,
     revision_schema,
 )
+from core.flows.extraction.state import ExtractionDecision, ExtractionState
 from core.model_failures import raise_unless_fallback, skipped_entry
+from core.reviews import InvalidDecision
 from local_llm import LLMError
 from local_llm.tokens import count_text
 
-State = Mapping[str, Any]
 MAX_EXISTING_LABELS = 40
-ACTIONS = ("approve", "feedback", "drop", "abort")
 
 
-async def critique_checks(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def critique_checks(state: ExtractionState, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Step 1.2, code part."""
     proposal = Proposal.model_validate(state["proposal"])
     quote_ids = [q["id"] for q in state.get("quotes", [])]
@@ -60,17 +60,19 @@ async def critique_checks(state: State, runtime: Runtime[FlowContext]) -> dict[s
 # -- 1.2 evaluation ----------------------------------------------------------------------------
 
 
-def labels_for(state: State, proposal: Proposal) -> Labels:
+def labels_for(state: Mapping[str, Any], proposal: Proposal) -> Labels:
     return Labels.build(
         proposal, proposal_existing_ids(proposal, state.get("pools", {}), MAX_EXISTING_LABELS)
     )
 
 
-def rendered(state: State) -> str:
+def rendered(state: Mapping[str, Any]) -> str:
     proposal = Proposal.model_validate(state["proposal"])
     quote_ids = [q["id"] for q in state.get("quotes", [])]
     return render_proposal(proposal, labels_for(state, proposal), state.get("known", {}), quote_ids)
 
+
+R = TypeVar("R", bound=Revision)
 
 PROMPT_RESERVE = 1800
 """Tokens kept for the instructions and the rubric around the content of a prompt."""
@@ -95,7 +97,8 @@ def issues_text(issues: list[dict[str, Any]], limit: int = 30) -> str:
 
 def fit_quotes(quotes: list[dict[str, str]], tokens: int) -> str:
     """As many quotes as fit in `tokens` (estimated), in note order; the rest counted."""
-    lines, used = [], 0
+    lines: list[str] = []
+    used = 0
     for quote in quotes:
         line = f"[{quote['id']}] {quote['text']}"
         cost = count_text(line) + 1
@@ -110,13 +113,13 @@ def fit_quotes(quotes: list[dict[str, str]], tokens: int) -> str:
 def critique_options() -> EvaluationNodeOptions:
     """The self-critique: criteria `concept_extraction`, the judge role, no human."""
 
-    def configure(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    def configure(state: Mapping[str, Any], runtime: Runtime[FlowContext]) -> dict[str, Any]:
         found = issues_text(state.get("code_issues", []))
         head = f"Concepts must be written in {options(runtime).language}. Found by code (certain):\n{found}"
         budget = runtime.context.llm.budget("judge")
         room = max(200, budget - count_text(rendered(state) + head) - PROMPT_RESERVE)
 
-        def context(s: State) -> str:
+        def context(s: Mapping[str, Any]) -> str:
             return f"{head}\nQuotes of the source:\n{fit_quotes(s.get('quotes', []), room)}"
 
         user_criteria = (
@@ -140,7 +143,7 @@ def critique_options() -> EvaluationNodeOptions:
     )
 
 
-def critique_gate(state: State) -> dict[str, Any]:
+def critique_gate(state: ExtractionState) -> ExtractionState:
     """Combine code's findings and the judge's verdict; log the round.
 
     The round passes only when every criterion of the checklist passes (spec 1.4: the loop
@@ -170,7 +173,7 @@ def critique_gate(state: State) -> dict[str, Any]:
 
 
 def route_after_critique(
-    state: State, runtime: Runtime[FlowContext]
+    state: ExtractionState, runtime: Runtime[FlowContext]
 ) -> Literal["refine", "review"]:
     """Refine while any criterion fails and refinements are left; else the human review."""
     last = (state.get("critique_log") or [{}])[-1]
@@ -186,8 +189,8 @@ def route_after_critique(
 
 
 async def revise(
-    state: State, runtime: Runtime[FlowContext], instructions: str, model: type[Revision]
-):
+    state: ExtractionState, runtime: Runtime[FlowContext], instructions: str, model: type[R]
+) -> tuple[Proposal, R | None, LLMError | None]:
     """Ask for changes and apply them: (proposal, answer, None), or (the proposal unchanged,
     None, the error) when the answer stayed invalid after re-asks."""
     proposal = Proposal.model_validate(state["proposal"])
@@ -211,7 +214,7 @@ async def revise(
     return apply_revision(proposal, answer, labels, known, [q["id"] for q in quotes]), answer, None
 
 
-async def refine(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def refine(state: ExtractionState, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Call 1.3: address the critique's issues; concepts it adds go through 1.1b-1.1e."""
     last = (state.get("critique_log") or [{}])[-1]
     lines = [issues_text([*last.get("code_issues", []), *last.get("issues", [])])]
@@ -233,33 +236,25 @@ async def refine(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
 # -- 2.1 / 2.2 ---------------------------------------------------------------------------------
 
 
-def parse_decision(value: Any) -> dict[str, Any]:
-    """The reviewer's answer as {action, feedback, drops}; unknown answers are `invalid`."""
-    if isinstance(value, str):
-        value = {"action": value}
-    if not isinstance(value, Mapping):
-        return {"action": "invalid", "feedback": "", "drops": []}
-    action = str(value.get("action", "")).strip().lower()
-    feedback = str(value.get("feedback") or "").strip()
-    drops = [dict(d) for d in value.get("drops") or [] if isinstance(d, Mapping)]
-    if action == "feedback" and not feedback:
-        action = "drop" if drops else "invalid"
-    return {
-        "action": action if action in ACTIONS else "invalid",
-        "feedback": feedback,
-        "drops": drops,
-    }
+def parse_decision(value: object) -> dict[str, Any]:
+    """The reviewer's answer as a valid `ExtractionDecision` (plain data), or `{"action":
+    "invalid", "why": ...}` when it does not fit (the runtime refuses those before resuming;
+    this keeps an answer given another way from failing the run)."""
+    try:
+        return ExtractionDecision.parse(value).model_dump(mode="json")
+    except InvalidDecision as exc:
+        return {"action": "invalid", "feedback": "", "drops": [], "why": str(exc)}
 
 
-def rounds_left(state: State, runtime: Runtime[FlowContext]) -> int:
+def rounds_left(state: ExtractionState, runtime: Runtime[FlowContext]) -> int:
     return max(0, runtime.context.settings.flows.extraction.max_review_rounds
                - state.get("review_round", 0))  # fmt: skip
 
 
-async def review(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def review(state: ExtractionState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     """Step 2.1: interrupt with the report; 2.2: the decision, drops applied by code."""
-    payload = build_report(state, runtime.context.settings.flows.extraction.max_review_rounds)
-    decision = parse_decision(interrupt(payload))
+    shown = build_report(state, runtime.context.settings.flows.extraction.max_review_rounds)
+    decision = parse_decision(interrupt(shown.payload()))
     update: dict[str, Any] = {"decision": decision}
     messages = []
     if decision["drops"]:
@@ -269,7 +264,7 @@ async def review(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
         update["proposal"] = proposal.model_dump(mode="json")
         messages += [f"Dropped {', '.join(dropped)}."] if dropped else []
     if decision["action"] == "invalid":
-        messages.append("Answer approve, feedback (with text), drop (with items) or abort.")
+        messages.append(f"{decision['why']}. Answer approve, feedback (with text), drop (with items) or abort.")
     if decision["action"] == "feedback" and not rounds_left(state, runtime):
         messages.append("No feedback rounds are left: approve what stands, or abort.")
     if decision["action"] == "approve" and empty(update.get("proposal") or state["proposal"]):
@@ -289,7 +284,7 @@ def empty(proposal: Mapping[str, Any]) -> bool:
 
 
 def route_after_review(
-    state: State, runtime: Runtime[FlowContext]
+    state: ExtractionState, runtime: Runtime[FlowContext]
 ) -> Literal["commit_store", "incorporate", "review", "aborted"]:
     """Approve (a proposal with something in it) -> commit; feedback while rounds are left ->
     incorporate; abort -> aborted; anything else -> the review again, with a message."""
@@ -303,7 +298,7 @@ def route_after_review(
     return "review"
 
 
-async def incorporate(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def incorporate(state: ExtractionState, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Call 2.3: the model follows the reviewer's feedback; concepts it adds go through
     1.1b-1.1e, then back to the review."""
     feedback = (state.get("decision") or {}).get("feedback", "")
@@ -327,11 +322,11 @@ async def incorporate(state: State, runtime: Runtime[FlowContext]) -> dict[str, 
     }  # fmt: skip
 
 
-def aborted(state: State) -> dict[str, Any]:
+def aborted(state: ExtractionState) -> ExtractionState:
     report("2.2", "aborted by the reviewer")
     return {"outcome": "aborted", "messages": ["Extraction aborted; nothing was written."]}
 
 
-def finish(state: State) -> dict[str, Any]:
+def finish(state: ExtractionState) -> ExtractionState:
     """The end of a run that had nothing to do (already processed, no quotes)."""
     return {}

@@ -247,6 +247,26 @@ def apply_revision(
 ) -> Proposal:
     """The proposal with the revision's changes applied; unknown labels are ignored."""
     ids, valid_quotes = labels.to_id, set(quote_ids)
+    concepts = _revised_concepts(proposal, revision, ids, valid_quotes)
+    concepts, existing = _relinked_quotes(
+        concepts, list(proposal.existing), revision, ids, known, valid_quotes
+    )
+    notes = [*proposal.notes, revision.changes] if revision.changes.strip() else proposal.notes
+    return Proposal(
+        concepts=[c for c in concepts if c.quote_ids],
+        existing=merge_links(existing),
+        relations=dedupe_relations(
+            _revised_relations(proposal, revision, ids), {c.id for c in concepts}, set(known)
+        ),
+        notes=notes,
+    )
+
+
+def _revised_concepts(
+    proposal: Proposal, revision: Revision, ids: Mapping[str, str], valid_quotes: set[str]
+) -> list[NewConcept]:
+    """The new concepts after the revision's drops, edits and additions (an addition needs a
+    title and at least one real quote)."""
     dropped = {ids[label] for label in revision.drop_concepts if label in ids}
     edits = {ids[e.concept]: e for e in revision.edit_concepts if e.concept in ids}
     concepts = [
@@ -263,7 +283,18 @@ def apply_revision(
                 quote_ids=quotes,
                 rationale="added by refinement",
             ))  # fmt: skip
-    existing = list(proposal.existing)
+    return concepts
+
+
+def _relinked_quotes(
+    concepts: list[NewConcept],
+    existing: list[ExistingLink],
+    revision: Revision,
+    ids: Mapping[str, str],
+    known: Mapping[str, Mapping[str, Any]],
+    valid_quotes: set[str],
+) -> tuple[list[NewConcept], list[ExistingLink]]:
+    """The revision's quote links and unlinks, on new concepts and on existing ones."""
     for link, remove in [(x, False) for x in revision.link_quotes] + [
         (x, True) for x in revision.unlink_quotes
     ]:
@@ -277,22 +308,24 @@ def apply_revision(
         ]
         if target in known and not any(c.id == target for c in concepts):
             if not remove and not any(e.concept_id == target for e in existing):
-                existing.append(
-                    ExistingLink(
-                        concept_id=target,
-                        title=known[target].get("title", target),
-                        decided_by="model",
-                    )
-                )
+                title = str(known[target].get("title", target))
+                existing.append(ExistingLink(concept_id=target, title=title, decided_by="model"))
             existing = [
                 e.model_copy(update={"quote_ids": _quotes(e, *change)})
                 if e.concept_id == target
                 else e
                 for e in existing
             ]
-    dropped_relations = set(revision.drop_relations)
-    relations = [r for r in proposal.relations if r.id not in dropped_relations]
-    relations += [
+    return concepts, existing
+
+
+def _revised_relations(
+    proposal: Proposal, revision: Revision, ids: Mapping[str, str]
+) -> list[ProposedRelation]:
+    """The relations without the dropped ones, with the added ones between known labels."""
+    dropped = set(revision.drop_relations)
+    relations = [r for r in proposal.relations if r.id not in dropped]
+    return relations + [
         ProposedRelation(
             source_id=ids[op.source],
             type=op.type,
@@ -302,11 +335,3 @@ def apply_revision(
         for op in revision.add_relations
         if op.source in ids and op.target in ids
     ]
-    new_ids = {c.id for c in concepts}
-    notes = [*proposal.notes, revision.changes] if revision.changes.strip() else proposal.notes
-    return Proposal(
-        concepts=[c for c in concepts if c.quote_ids],
-        existing=merge_links(existing),
-        relations=dedupe_relations(relations, new_ids, set(known)),
-        notes=notes,
-    )

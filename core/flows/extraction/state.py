@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypedDict
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from core.evaluation import EvaluationFields, EvaluationStatus
+from core.flows.extraction.proposal import ExistingLink, NewConcept
+from core.model_failures import SkippedWork
+from core.reviews import Decision, Review
 
 Outcome = Literal["skipped", "no_quotes", "committed", "aborted"]
 
@@ -97,3 +100,159 @@ class ExtractionState(EvaluationFields, total=False):
     """Vault paths written by the commit."""
     outcome: Outcome
     """How the run ended."""
+
+
+class BatchTask(TypedDict):
+    """What `extract_batch` gets (one `Send` per batch of quotes, call 1.1a)."""
+
+    source_title: str
+    source_meta: dict[str, Any]
+    quotes: list[dict[str, str]]
+    """The batch's quotes: `{"id", "text"}`."""
+    batch: int
+    """1-based number of the batch."""
+    total: int
+    """How many batches the source has."""
+
+
+class DuplicateTask(TypedDict):
+    """What `detect_duplicate` gets (one `Send` per pending candidate, call 1.1b)."""
+
+    candidate: dict[str, Any]
+    """The candidate (`key` is its new concept's UUID)."""
+    total: int
+    """How many candidates are checked in this pass."""
+
+
+class RelationQueryTask(TypedDict):
+    """What `relation_queries` gets (one `Send` per novel concept, call 1.1c)."""
+
+    concept: dict[str, Any]
+    """The concept's card: id, title, summaries."""
+    total: int
+
+
+class RelateTask(TypedDict):
+    """What `relate` gets (one `Send` per novel concept with candidates, call 1.1e)."""
+
+    concept: dict[str, Any]
+    others: list[tuple[str, str]]
+    """(concept id, card) of the concepts it may relate to."""
+    total: int
+
+
+# -- the review contract (spec 4.2): what the interrupt shows, what the reviewer answers ------
+
+
+class QuoteRef(BaseModel):
+    id: str
+    text: str = ""
+
+
+class ReviewConcept(NewConcept):
+    """A new concept as the review shows it: with the text of its quotes."""
+
+    quotes: list[QuoteRef] = []
+
+
+class ReviewRelation(BaseModel):
+    """A proposed relation with both ends' titles and its inverse."""
+
+    id: str
+    source_id: str
+    source_title: str = ""
+    type: str
+    target_id: str
+    target_title: str = ""
+    inverse_type: str = ""
+    target_is_new: bool = False
+    explanation: str = ""
+    confidence: float = 1.0
+
+
+class AttributedConcept(BaseModel):
+    id: str
+    title: str
+    existing: bool = False
+    """An existing concept the quote is handed to (else a new one)."""
+
+
+class Attribution(BaseModel):
+    """One quote and the concepts it goes to (`multi`: more than one)."""
+
+    quote_id: str
+    quote_text: str = ""
+    concepts: list[AttributedConcept] = []
+    multi: bool = False
+
+
+class ExtractionReview(Review):
+    """The interrupt payload of the extraction review (`core.flows.extraction.report`)."""
+
+    type: Literal["extraction_review"] = "extraction_review"
+    source: str = ""
+    source_title: str = ""
+    round: int = 0
+    """Feedback rounds used."""
+    max_rounds: int = 0
+    rounds_left: int = 0
+    round_notice: str = ""
+    """The warning about feedback rounds ('' while more than one is left)."""
+    notice: str = ""
+    """What the review said about the last answer (a refused approval, no rounds left)."""
+    concepts: list[ReviewConcept] = []
+    duplicates: list[ExistingLink] = []
+    """Candidates found to be existing concepts."""
+    existing: list[ExistingLink] = []
+    """Every quote handed to an existing concept."""
+    relations: list[ReviewRelation] = []
+    attributions: list[Attribution] = []
+    unattributed: list[QuoteRef] = []
+    disconnected: list[str] = []
+    """Titles of new concepts without a relation."""
+    warnings: list[str] = []
+    critique_log: list[dict[str, Any]] = []
+    notes: list[str] = []
+    skipped: list[SkippedWork] = []
+    """Work a fallback replaced."""
+    quote_count: int = 0
+
+
+class Drop(BaseModel):
+    """One item the reviewer drops: a concept or relation by `id`, or one quote of a concept
+    (`kind="attribution"`, `concept_id` and `quote_id`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["concept", "relation", "attribution"]
+    id: str = ""
+    concept_id: str = ""
+    quote_id: str = ""
+
+    @model_validator(mode="after")
+    def _names_its_item(self) -> Drop:
+        if self.kind == "attribution" and not (self.concept_id and self.quote_id):
+            raise ValueError("an attribution drop needs concept_id and quote_id")
+        if self.kind != "attribution" and not self.id:
+            raise ValueError(f"a {self.kind} drop needs its id")
+        return self
+
+
+class ExtractionDecision(Decision):
+    """The reviewer's answer: approve, feedback (with text), drop (with items) or abort.
+    Drops may come with any action (they are applied first)."""
+
+    action: Literal["approve", "feedback", "drop", "abort"]
+    feedback: str = ""
+    drops: list[Drop] = []
+
+    @model_validator(mode="after")
+    def _feedback_has_text(self) -> ExtractionDecision:
+        self.feedback = self.feedback.strip()
+        if self.action == "feedback" and not self.feedback:
+            if not self.drops:
+                raise ValueError("feedback needs text")
+            self.action = "drop"
+        if self.action == "drop" and not self.drops:
+            raise ValueError("drop needs the items to drop")
+        return self

@@ -10,10 +10,10 @@ lowered when the heuristics or the self-review flagged the lesson (a second opin
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from core.flows.lesson.review_types import CascadeVerdict, JudgeVote
+from core.flows.lesson.review_types import CascadeVerdict, Decision, JudgeVote
 
 FLAG_PENALTY = 0.15
 ONE_MODEL_NOTE = (
@@ -92,13 +92,13 @@ def combine(votes: list[JudgeVote]) -> tuple[float, bool]:
     return statistics.fmean(scores), all(v.passed for v in votes)
 
 
-def mean_scores(results: list[Mapping[str, Any]]) -> dict[str, float]:
+def mean_scores(results: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     ids = [cid for cid in results[0].get("scores", {})] if results else []
     return {cid: round(statistics.fmean(r["scores"][cid] for r in results if cid in r.get("scores", {})), 4)
             for cid in ids}  # fmt: skip
 
 
-def verdict(votes: list[JudgeVote], results: list[Mapping[str, Any]], settings: Any, *,
+def verdict(votes: list[JudgeVote], results: Sequence[Mapping[str, Any]], settings: Any, *,
             fixes_left: bool, regenerations_left: bool) -> CascadeVerdict:  # fmt: skip
     """Accept, targeted fix, regenerate or escalate, from the combined score and settings."""
     if not votes:
@@ -106,6 +106,7 @@ def verdict(votes: list[JudgeVote], results: list[Mapping[str, Any]], settings: 
                               reason="no judge could evaluate the lesson")  # fmt: skip
     score, passed = combine(votes)
     scores = mean_scores(results)
+    decision: Decision
     if passed and score >= settings.accept_threshold:
         decision, reason = "accept", f"score {score:.2f} >= {settings.accept_threshold:.2f}"
     elif score >= settings.fix_threshold:

@@ -8,6 +8,7 @@ letters), and the note with its frontmatter.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import frontmatter
@@ -83,7 +84,7 @@ def apply_terminology(body: str, fixes: list[tuple[str, str]]) -> tuple[str, lis
             continue
         pattern = re.compile(rf"(?<!\w){re.escape(instead)}(?!\w)")
 
-        def swap(line: str, pattern=pattern, use=use) -> str:
+        def swap(line: str, pattern: re.Pattern[str] = pattern, use: str = use) -> str:
             parts = re.split(r"(`[^`]*`)", line)
             return "".join(p if p.startswith("`") else pattern.sub(use, p) for p in parts)
 
@@ -94,8 +95,9 @@ def apply_terminology(body: str, fixes: list[tuple[str, str]]) -> tuple[str, lis
     return body, applied
 
 
-def _outside_code(body: str, fix) -> str:
-    out, in_code = [], False
+def _outside_code(body: str, fix: Callable[[str], str]) -> str:
+    out: list[str] = []
+    in_code = False
     for line in body.split("\n"):
         if FENCE.match(line):
             in_code = not in_code

@@ -8,12 +8,15 @@ run waiting for review.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from core.driving import Decide, OnEvent, drive_run
 from core.flows.lesson.graph import FLOW_NAME
 from core.flows.lesson.sources import resolve_concept
 from core.flows.lesson.traces import phase_traces, savings_report
+
+if TYPE_CHECKING:
+    from core.services import Services
 
 
 @dataclass
@@ -29,17 +32,19 @@ class LessonOutcome:
     savings: dict[str, Any] = field(default_factory=dict)
 
 
-def start_lesson(services: Any, data: dict[str, Any]) -> str:
+def start_lesson(services: Services | None, data: dict[str, Any]) -> str:
     """Record a new lesson run after checking its input; returns its id.
 
     A concept or note that does not exist is a `ValueError` before any run is recorded (a
-    typo leaves no failed run behind)."""
+    typo leaves no failed run behind); so are services not open yet (None)."""
+    if services is None:
+        raise ValueError("no vault is configured: set vault.path")
     check_input(services, data)
     target = data.get("concept") or data.get("note_path") or ""
-    return services.runtime.start(FLOW_NAME, data, target=target).id
+    return str(services.runtime.start(FLOW_NAME, data, target=target).id)
 
 
-def check_input(services: Any, data: dict[str, Any]) -> None:
+def check_input(services: Services, data: dict[str, Any]) -> None:
     """The concept note (generate) or the lesson note (review) exists in the vault."""
     vault = getattr(services, "vault", None)
     if vault is None:
@@ -50,12 +55,12 @@ def check_input(services: Any, data: dict[str, Any]) -> None:
             raise ValueError(f"no lesson note {path!r} in the vault")
         return
     concept = str(data.get("concept") or "")
-    path = resolve_concept(services.store, concept) if concept.strip() else None
-    if path is None or not (vault.root / path).is_file():
+    found = resolve_concept(services.store, concept) if concept.strip() else None
+    if found is None or not (vault.root / found).is_file():
         raise ValueError(f"no concept note named {concept!r} (title, alias or vault path)")
 
 
-async def drive_lesson(services: Any, run_id: str, decide: Decide | None = None,
+async def drive_lesson(services: Services, run_id: str, decide: Decide | None = None,
                        on_event: OnEvent | None = None, *, resume: Any = None) -> LessonOutcome:  # fmt: skip
     """Run to the end, a failure, or an unanswered escalation."""
     runtime = services.runtime
@@ -66,7 +71,7 @@ async def drive_lesson(services: Any, run_id: str, decide: Decide | None = None,
     return _outcome(services, run_id, stop.status, stop.output, stop.error, stop.payload)
 
 
-def _outcome(services: Any, run_id: str, status: Any, state: dict[str, Any] | None = None,
+def _outcome(services: Services, run_id: str, status: Any, state: dict[str, Any] | None = None,
              error: str = "", payload: dict[str, Any] | None = None) -> LessonOutcome:  # fmt: skip
     store = services.store
     return LessonOutcome(run_id, status, state or {}, error, payload,

@@ -16,6 +16,7 @@ from core.evaluation.prompts import build_messages
 from core.flows.lesson import document
 from core.flows.lesson.judging import judge_context
 from core.flows.lesson.nodes import trace, vault_of
+from core.flows.lesson.state import LessonDecision, LessonReview, LessonState
 from core.flows.lesson.traces import (
     JUDGE_NODES,
     LessonRunRow,
@@ -26,37 +27,34 @@ from core.flows.lesson.traces import (
     run_total_tokens,
     save_run,
 )
+from core.reviews import InvalidDecision
 
-State = Mapping[str, Any]
 ACTIONS = ("accept", "regenerate", "judge", "edit", "reject")
 
 
-async def escalate(state: State) -> dict[str, Any]:
+async def escalate(state: LessonState) -> LessonState:
     """Ask the user: accept, regenerate, send to the judges again, edit, or reject."""
-    value = interrupt({
-        "type": "lesson_review", "title": f"Lesson: {state.get('topic', '')}",
-        "lesson": state.get("lesson", ""), "cascade": state.get("cascade"),
-        "self_review": state.get("self_review"), "heuristics": state.get("heuristics"),
-        "actions": list(ACTIONS),
+    shown = LessonReview.model_validate({
+        "title": f"Lesson: {state.get('topic', '')}", "lesson": state.get("lesson", ""),
+        "cascade": state.get("cascade"), "self_review": state.get("self_review"),
+        "heuristics": state.get("heuristics"), "actions": list(ACTIONS),
     })  # fmt: skip
-    action = value.get("action") if isinstance(value, Mapping) else value
-    action = str(action or "").strip().lower()
-    if action not in ACTIONS:
-        return {"decision": {"action": "invalid"}, "messages": [f"Unknown answer {value!r}."]}
-    content = value.get("content", "") if isinstance(value, Mapping) else ""
-    if action == "edit" and not str(content).strip():
-        return {"decision": {"action": "invalid"}, "messages": ["An edit needs the new text."]}
-    return {"decision": {"action": action, "content": content}}
+    value = interrupt(shown.payload())
+    try:
+        decision = LessonDecision.parse(value)
+    except InvalidDecision as exc:  # the runtime refuses these; an answer given another way
+        return {"decision": {"action": "invalid"}, "messages": [f"{exc}."]}
+    return {"decision": decision.model_dump(mode="json")}
 
 
 def route_escalation(
-    state: State,
+    state: LessonState,
 ) -> Literal["accept", "reject", "regenerate", "judge", "edit", "escalate"]:
     action = (state.get("decision") or {}).get("action", "")
-    return action if action in ACTIONS else "escalate"  # type: ignore[return-value]
+    return action if action in ACTIONS else "escalate"
 
 
-async def apply_decision(state: State) -> dict[str, Any]:
+async def apply_decision(state: LessonState) -> dict[str, Any]:
     """The user's edit or request to judge again: clear the old verdict (side effects here,
     after the interrupt's node)."""
     decision = state.get("decision") or {}
@@ -68,7 +66,7 @@ async def apply_decision(state: State) -> dict[str, Any]:
     return update
 
 
-def final_status(state: State) -> str:
+def final_status(state: LessonState) -> str:
     if state.get("status") == "needs_regeneration":
         return "needs_regeneration"
     action = (state.get("decision") or {}).get("action")
@@ -80,7 +78,7 @@ def final_status(state: State) -> str:
     return "needs_review"
 
 
-def frontmatter_of(state: State, status: str, tokens: dict[str, int]) -> dict[str, Any]:
+def frontmatter_of(state: Mapping[str, Any], status: str, tokens: dict[str, int]) -> dict[str, Any]:
     review = state.get("self_review") or {}
     cascade = state.get("cascade") or {}
     meta: dict[str, Any] = {
@@ -100,7 +98,7 @@ def frontmatter_of(state: State, status: str, tokens: dict[str, int]) -> dict[st
     return meta
 
 
-def runtime_id(state: State) -> str:
+def runtime_id(state: Mapping[str, Any]) -> str:
     return str(state.get("run_id", ""))
 
 
@@ -113,7 +111,7 @@ def phase_tokens(runtime: Runtime[FlowContext]) -> dict[str, int]:
     }
 
 
-def full_judging_cost(state: State, runtime: Runtime[FlowContext]) -> int:
+def full_judging_cost(state: LessonState, runtime: Runtime[FlowContext]) -> int:
     """What judging this lesson with the full panel would have cost (see traces)."""
     user_dir = runtime.context.settings.data_dir / "criteria"
     criteria = load_criteria("lesson", "lesson", [user_dir]).criteria
@@ -126,7 +124,7 @@ def full_judging_cost(state: State, runtime: Runtime[FlowContext]) -> int:
 
 
 def _write_note(
-    state: State, runtime: Runtime[FlowContext], meta: dict[str, Any]
+    state: LessonState, runtime: Runtime[FlowContext], meta: dict[str, Any]
 ) -> tuple[str, str]:
     vault = vault_of(runtime)
     writer = vault.writer
@@ -140,7 +138,7 @@ def _write_note(
     return path, writer.create(path, document.render_note(state["lesson"], meta))
 
 
-async def write_lesson(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def write_lesson(state: LessonState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     """Write the lesson note, then the run's summary row (judge tokens vs judging fully)."""
     started = time.perf_counter()
     status = final_status(state)

@@ -13,14 +13,14 @@ broken lesson before any judge (caught).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 
 from core.context import FlowContext
 from core.flows.lesson import finish, judging, nodes, review_nodes
-from core.flows.lesson.state import LessonInput, LessonState
+from core.flows.lesson.state import LessonDecision, LessonInput, LessonState
 from core.runtime import FlowSpec
 
 FLOW_NAME = "lesson"
@@ -39,32 +39,45 @@ def route_start(state: Mapping[str, Any]) -> Literal["generate", "review"]:
     return "review" if state.get("mode") == "review" else "generate"
 
 
-def route_decision(state: Mapping[str, Any]) -> Literal["edit", "judge"]:
+NODES: dict[str, Callable[..., Any]] = {
+    "load_sources": nodes.load_sources, "load_lesson": nodes.load_lesson,
+    "planner": nodes.planner, "expand_section": nodes.expand_section,
+    "assembler": nodes.assembler, "smoother": nodes.smoother,
+    "heuristics": review_nodes.heuristics, "self_review": review_nodes.self_review,
+    "prepare_regen": review_nodes.prepare_regen, "caught": review_nodes.caught,
+    "judge_primary": judging.judge_primary, "judge_secondary": judging.judge_secondary,
+    "judge_tiebreak": judging.judge_tiebreak, "verdict": judging.verdict,
+    "targeted_fix": judging.targeted_fix, "escalate": finish.escalate,
+    "apply_decision": finish.apply_decision, "write_lesson": finish.write_lesson,
+}  # fmt: skip
+
+
+def route_decision(state: LessonState) -> Literal["edit", "judge"]:
     return "edit" if (state.get("decision") or {}).get("action") == "edit" else "judge"
 
 
-def route_escalation(state: Mapping[str, Any]) -> str:
+def route_escalation(state: LessonState) -> str:
     action = finish.route_escalation(state)
     if action == "regenerate" and not state.get("plan"):
         return "escalate"  # a reviewed note has no plan to regenerate from
     return action
 
 
-def build_graph() -> StateGraph:
+Graph = StateGraph[LessonState, FlowContext, LessonState, LessonState]
+
+
+def build_graph() -> Graph:
     """The uncompiled lesson graph (compile it with a checkpointer)."""
     graph = StateGraph(LessonState, context_schema=FlowContext)
-    for name, node in (
-        ("load_sources", nodes.load_sources), ("load_lesson", nodes.load_lesson),
-        ("planner", nodes.planner), ("expand_section", nodes.expand_section),
-        ("assembler", nodes.assembler), ("smoother", nodes.smoother),
-        ("heuristics", review_nodes.heuristics), ("self_review", review_nodes.self_review),
-        ("prepare_regen", review_nodes.prepare_regen), ("caught", review_nodes.caught),
-        ("judge_primary", judging.judge_primary), ("judge_secondary", judging.judge_secondary),
-        ("judge_tiebreak", judging.judge_tiebreak), ("verdict", judging.verdict),
-        ("targeted_fix", judging.targeted_fix), ("escalate", finish.escalate),
-        ("apply_decision", finish.apply_decision), ("write_lesson", finish.write_lesson),
-    ):  # fmt: skip
+    for name, node in NODES.items():
         graph.add_node(name, node)
+    _add_writing(graph)
+    _add_checks(graph)
+    return graph
+
+
+def _add_writing(graph: Graph) -> None:
+    """Plan, write the sections in parallel, assemble, smooth (or load a lesson to review)."""
     graph.add_conditional_edges(
         START, route_start, {"generate": "load_sources", "review": "load_lesson"}
     )
@@ -75,7 +88,15 @@ def build_graph() -> StateGraph:
     graph.add_edge("assembler", "smoother")
     graph.add_edge("smoother", "heuristics")
     graph.add_edge("load_lesson", "heuristics")
-    to_judge = {"regenerate": "prepare_regen", "judge": "judge_primary", "caught": "caught"}
+
+
+def _add_checks(graph: Graph) -> None:
+    """Heuristics, self-review, the judges' cascade, the escalation, the written note."""
+    to_judge: dict[Hashable, str] = {
+        "regenerate": "prepare_regen",
+        "judge": "judge_primary",
+        "caught": "caught",
+    }
     graph.add_conditional_edges("heuristics", review_nodes.route_heuristics,
                                 to_judge | {"self_review": "self_review"})  # fmt: skip
     graph.add_conditional_edges("self_review", review_nodes.route_self_review,
@@ -98,7 +119,6 @@ def build_graph() -> StateGraph:
                                 {"edit": "heuristics", "judge": "judge_primary"})  # fmt: skip
     graph.add_edge("caught", "write_lesson")
     graph.add_edge("write_lesson", END)
-    return graph
 
 
 def make_input(data: dict[str, Any]) -> dict[str, Any]:
@@ -113,5 +133,6 @@ SPEC = FlowSpec(
     recursion_limit=lambda settings: settings.flows.lesson.recursion_limit,
     human_in_loop=True,
     title="Lesson generation",
+    decisions={"lesson_review": LessonDecision},
 )
 """The registered spec (core/flows/registry.py collects every flow's SPEC)."""

@@ -8,7 +8,7 @@ of the sections the judges named (once), regenerate, or escalate to the user (in
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal
 
 from langgraph.runtime import Runtime
@@ -19,12 +19,14 @@ from core.flows.lesson import cascade, document
 from core.flows.lesson.nodes import ask, lesson_settings, section_schema, trace
 from core.flows.lesson.prompts import SectionDraft, fix_messages
 from core.flows.lesson.review_types import CascadeVerdict
+from core.flows.lesson.state import LessonState
 
-State = Mapping[str, Any]
+JudgeField = Literal["judge_primary", "judge_secondary", "judge_tiebreak"]
+JUDGE_FIELDS: tuple[JudgeField, ...] = ("judge_primary", "judge_secondary", "judge_tiebreak")
 JUDGES = {"judge_primary": "judge", "judge_secondary": "judge_secondary"}
 
 
-def judge_context(state: State) -> str:
+def judge_context(state: Mapping[str, Any]) -> str:
     """Trusted reference for the judges: the sources and what the earlier checks flagged."""
     parts = [state.get("source_text", "")]
     if state.get("objectives"):
@@ -39,7 +41,7 @@ def judge_context(state: State) -> str:
 
 
 def judge_options(field: str, role: str | None) -> EvaluationNodeOptions:
-    def configure(state: State, runtime: Any) -> dict[str, Any]:
+    def configure(state: Mapping[str, Any], runtime: Any) -> dict[str, Any]:
         settings = lesson_settings(runtime)
         changes: dict[str, Any] = {"timeout_s": settings.judge_timeout_s}
         # the user's own criteria folder first (a `lesson.json` there overrides the shipped one)
@@ -54,13 +56,15 @@ def judge_options(field: str, role: str | None) -> EvaluationNodeOptions:
     )  # fmt: skip
 
 
-def make_judge(field: str, role: str | None):
+def make_judge(
+    field: str, role: str | None
+) -> Callable[[LessonState, Runtime[FlowContext]], Awaitable[dict[str, Any]]]:
     """A framework judge node that also leaves a phase trace."""
     inner = create_evaluation_node(judge_options(field, role)).judge
 
-    async def judge(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    async def judge(state: LessonState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
         started = time.perf_counter()
-        update = await inner(state, runtime)
+        update: dict[str, Any] = await inner(state, runtime)
         result = update.get(field)
         status = f"{result['overall_score']:.2f}" if result else "error"
         trace(runtime, "judge", status, started, (field,), judge=field)
@@ -75,25 +79,25 @@ judge_secondary = make_judge("judge_secondary", "judge_secondary")
 judge_tiebreak = make_judge("judge_tiebreak", None)
 
 
-def flagged(state: State) -> bool:
+def flagged(state: LessonState) -> bool:
     review = state.get("self_review") or {}
     return bool(review.get("issues")) or review.get("decision") not in (None, "PASS")
 
 
-def votes_of(state: State, runtime: Any) -> list[Any]:
+def votes_of(state: LessonState, runtime: Any) -> list[Any]:
     settings = lesson_settings(runtime)
-    roles = {"judge_primary": "judge", "judge_secondary": "judge_secondary",
-             "judge_tiebreak": settings.tiebreak_role}  # fmt: skip
+    roles: dict[JudgeField, str] = {"judge_primary": "judge", "judge_secondary": "judge_secondary",
+                                    "judge_tiebreak": settings.tiebreak_role}  # fmt: skip
     votes = [cascade.vote(roles[f], state.get(f), settings, flagged(state)) for f in roles]
     return votes
 
 
-def route_primary(state: State, runtime: Runtime[FlowContext]) -> Literal["secondary", "verdict"]:
+def route_primary(state: LessonState, runtime: Runtime[FlowContext]) -> Literal["secondary", "verdict"]:
     primary = votes_of(state, runtime)[0]
     return cascade.after_primary(primary, lesson_settings(runtime))
 
 
-def route_secondary(state: State, runtime: Runtime[FlowContext]) -> Literal["tiebreak", "verdict"]:
+def route_secondary(state: LessonState, runtime: Runtime[FlowContext]) -> Literal["tiebreak", "verdict"]:
     primary, secondary, _ = votes_of(state, runtime)
     one_model = cascade.one_judge_model(runtime.context.settings)
     return cascade.after_secondary(
@@ -101,13 +105,11 @@ def route_secondary(state: State, runtime: Runtime[FlowContext]) -> Literal["tie
     )
 
 
-async def verdict(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def verdict(state: LessonState, runtime: Runtime[FlowContext]) -> LessonState:
     """Combine the judges that ran and decide by the thresholds."""
     settings = lesson_settings(runtime)
     votes = [v for v in votes_of(state, runtime) if v is not None]
-    results = [
-        state[f] for f in ("judge_primary", "judge_secondary", "judge_tiebreak") if state.get(f)
-    ]
+    results = [judged for f in JUDGE_FIELDS if (judged := state.get(f))]
     generating = state.get("mode") == "generate"
     # a reviewed note is the user's own text: fixing or regenerating it is the user's call
     can_regen = generating and state.get("regenerations", 0) < settings.max_regenerations
@@ -129,15 +131,15 @@ async def verdict(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]
             "messages": [f"Judges: {result.decision} ({result.reason})."]}  # fmt: skip
 
 
-def route_verdict(state: State) -> Literal["accept", "fix", "regenerate", "escalate"]:
+def route_verdict(state: LessonState) -> Literal["accept", "fix", "regenerate", "escalate"]:
     return CascadeVerdict.model_validate(state["cascade"]).decision
 
 
-def _problems(state: State) -> tuple[list[str], str]:
+def _problems(state: LessonState) -> tuple[list[str], str]:
     """Section headings the judges pointed at, and their complaints as text."""
     wheres: list[str] = []
     lines: list[str] = []
-    for field in ("judge_primary", "judge_secondary", "judge_tiebreak"):
+    for field in JUDGE_FIELDS:
         result = state.get(field) or {}
         for c in result.get("criteria", []):
             if c.get("passed"):
@@ -158,7 +160,7 @@ def sections_to_fix(body: str, wheres: list[str], limit: int = 2) -> list[int]:
     return named[:limit]
 
 
-async def targeted_fix(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def targeted_fix(state: LessonState, runtime: Runtime[FlowContext]) -> LessonState:
     """Rewrite the sections the judges named (generator role), then check and judge again."""
     started = time.perf_counter()
     wheres, problems = _problems(state)

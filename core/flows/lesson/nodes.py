@@ -4,7 +4,6 @@ parallel (`Send`), assemble (code), smooth (transitions from the model, inserted
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -22,13 +21,14 @@ from core.flows.lesson.prompts import (
     smoother_messages,
 )
 from core.flows.lesson.sources import load_sources as read_sources
+from core.flows.lesson.state import LessonState, SectionTask
 from core.flows.lesson.traces import record_phase
+from core.settings.flows import LessonSettings
+from core.vault_handle import VaultHandle
 from local_llm.schema import bounded_schema
 
-State = Mapping[str, Any]
 
-
-def lesson_settings(runtime: Runtime[FlowContext]) -> Any:
+def lesson_settings(runtime: Runtime[FlowContext]) -> LessonSettings:
     return runtime.context.settings.flows.lesson
 
 
@@ -70,14 +70,14 @@ CHARS_PER_TOKEN = 2.5
 escapes make Spanish prose cost more tokens than English)."""
 
 
-def vault_of(runtime: Runtime[FlowContext]) -> Any:
+def vault_of(runtime: Runtime[FlowContext]) -> VaultHandle:
     vault = runtime.context.vault
     if vault is None:
         raise RuntimeError("the lesson flow needs a configured vault")
     return vault
 
 
-async def load_sources(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def load_sources(state: LessonState, runtime: Runtime[FlowContext]) -> LessonState:
     """The topic's concept note, its related concepts and supporting quotes."""
     started = time.perf_counter()
     settings = lesson_settings(runtime)
@@ -100,7 +100,7 @@ async def load_sources(state: State, runtime: Runtime[FlowContext]) -> dict[str,
     }  # fmt: skip
 
 
-async def load_lesson(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def load_lesson(state: LessonState, runtime: Runtime[FlowContext]) -> LessonState:
     """Review mode: the existing lesson note, its language and objectives from frontmatter."""
     note = vault_of(runtime).writer.read(state["note_path"])
     meta = note.frontmatter
@@ -137,7 +137,7 @@ def _review_sources(runtime: Runtime[FlowContext], concept: str, topic: str) -> 
     return f"Topic: {topic}"
 
 
-async def planner(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def planner(state: LessonState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     """The outline and objectives (exactly the requested number of sections)."""
     started = time.perf_counter()
     count = state.get("sections") or lesson_settings(runtime).section_count
@@ -161,7 +161,7 @@ async def planner(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]
     }
 
 
-def fan_out(state: State) -> list[Send]:
+def fan_out(state: LessonState) -> list[Send]:
     """One `expand_section` task per section to (re)write, run in parallel."""
     return [
         Send(
@@ -177,7 +177,7 @@ def fan_out(state: State) -> list[Send]:
     ]
 
 
-async def expand_section(task: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def expand_section(task: SectionTask, runtime: Runtime[FlowContext]) -> LessonState:
     """Write one section (the task carries the plan and the section index)."""
     settings = lesson_settings(runtime)
     plan = Plan.model_validate(task["plan"])
@@ -189,7 +189,7 @@ async def expand_section(task: State, runtime: Runtime[FlowContext]) -> dict[str
     return {"drafts": {str(index): document.strip_heading(draft.text)}}
 
 
-async def assembler(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def assembler(state: LessonState, runtime: Runtime[FlowContext]) -> LessonState:
     """Code joins the sections in plan order; records the expander's and its own phase."""
     started = time.perf_counter()
     plan = Plan.model_validate(state["plan"])
@@ -200,7 +200,7 @@ async def assembler(state: State, runtime: Runtime[FlowContext]) -> dict[str, An
     return {"lesson": lesson}
 
 
-async def smoother(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def smoother(state: LessonState, runtime: Runtime[FlowContext]) -> LessonState:
     """Transitions between sections (the model writes them, code inserts them)."""
     started = time.perf_counter()
     sections = len(state["plan"]["sections"])

@@ -10,7 +10,6 @@ self-fix the heuristics check the patched lesson once more and it goes on to the
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from typing import Any, Literal
 
 from langgraph.runtime import Runtime
@@ -21,26 +20,26 @@ from core.flows.lesson.nodes import lesson_settings, trace
 from core.flows.lesson.prompts import SelfReviewAnswer, self_review_messages
 from core.flows.lesson.review_types import SelfReviewResult, SelfReviewStatus
 from core.flows.lesson.selfreview import decide
+from core.flows.lesson.state import LessonState
 from core.model_failures import raise_unless_fallback, why
 from local_llm import LLMError
 from local_llm.schema import bounded_schema
 
-State = Mapping[str, Any]
 REGEN_ACTIONS = (HeuristicAction.REGENERATE, HeuristicAction.PARTIAL_REGEN)
 
 
-def report_of(state: State) -> HeuristicReport:
+def report_of(state: LessonState) -> HeuristicReport:
     return HeuristicReport.model_validate(state["heuristics"])
 
 
-def can_regenerate(state: State, runtime: Runtime[FlowContext]) -> bool:
+def can_regenerate(state: LessonState, runtime: Runtime[FlowContext]) -> bool:
     return (
         state.get("mode", "generate") == "generate"
         and state.get("regenerations", 0) < lesson_settings(runtime).max_regenerations
     )
 
 
-async def heuristics(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def heuristics(state: LessonState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     """Every free check on the current lesson (no model)."""
     started = time.perf_counter()
     settings = lesson_settings(runtime)
@@ -60,7 +59,7 @@ async def heuristics(state: State, runtime: Runtime[FlowContext]) -> dict[str, A
 
 
 def route_heuristics(
-    state: State, runtime: Runtime[FlowContext]
+    state: LessonState, runtime: Runtime[FlowContext]
 ) -> Literal["regenerate", "self_review", "judge", "caught"]:
     """Regenerate for free when the checks demand it; skip the self-reviewer after a fix."""
     action = state["heuristics"]["action"]
@@ -74,7 +73,7 @@ def route_heuristics(
     return "self_review"
 
 
-async def self_review(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def self_review(state: LessonState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     """The self-reviewer (generator's model role), then code's overrides (see selfreview)."""
     started = time.perf_counter()
     settings = lesson_settings(runtime)
@@ -92,7 +91,7 @@ async def self_review(state: State, runtime: Runtime[FlowContext]) -> dict[str, 
     return _review_update(state, result)
 
 
-def _review_update(state: State, result: SelfReviewResult) -> dict[str, Any]:
+def _review_update(state: LessonState, result: SelfReviewResult) -> dict[str, Any]:
     update: dict[str, Any] = {"self_review": result.model_dump(mode="json")}
     if result.self_fix_applied and result.fixed_content:
         update |= {"before_fix": state["lesson"], "lesson": result.fixed_content,
@@ -107,7 +106,7 @@ def _review_update(state: State, result: SelfReviewResult) -> dict[str, Any]:
     return update
 
 
-async def _ask_reviewer(state: State, runtime: Runtime[FlowContext],
+async def _ask_reviewer(state: LessonState, runtime: Runtime[FlowContext],
                         report: HeuristicReport) -> tuple[SelfReviewAnswer | None, str]:  # fmt: skip
     """(the answer, '') or (None, why it could not review): an answer invalid after re-asks.
     A model that does not answer at all fails the run here (resuming asks again)."""
@@ -134,12 +133,12 @@ async def _ask_reviewer(state: State, runtime: Runtime[FlowContext],
 
 
 def route_self_review(
-    state: State, runtime: Runtime[FlowContext]
+    state: LessonState, runtime: Runtime[FlowContext]
 ) -> Literal["regenerate", "recheck", "judge", "caught"]:
     """Spec 3.4: fixed -> check again then judge; REGENERATE with a regeneration left -> expand
     again (at most `max_regenerations`, one by default); otherwise -> judge. A reviewed note
     the heuristics condemn is caught before the judges (nothing can regenerate it)."""
-    result = state["self_review"]
+    result = state["self_review"] or {}
     if result.get("self_fix_applied"):
         return "recheck"
     if result["decision"] == SelfReviewStatus.REGENERATE:
@@ -150,7 +149,7 @@ def route_self_review(
     return "judge"
 
 
-async def prepare_regen(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def prepare_regen(state: LessonState, runtime: Runtime[FlowContext]) -> LessonState:
     """Which sections to rewrite: those the checks named (partial), else all of them."""
     sections = [s["title"] for s in state["plan"]["sections"]]
     report = report_of(state) if state.get("heuristics") else None
@@ -171,7 +170,7 @@ async def prepare_regen(state: State, runtime: Runtime[FlowContext]) -> dict[str
     }  # fmt: skip
 
 
-async def caught(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def caught(state: LessonState, runtime: Runtime[FlowContext]) -> LessonState:
     """Review mode: the lesson failed before any judge; no judge tokens are spent."""
     trace(runtime, "judge", "skipped", time.perf_counter(), (), reason="caught before judging")
     return {"status": "needs_regeneration",

@@ -106,8 +106,8 @@ def _fix(report: HeuristicReport, answer: SelfReviewAnswer | None, lesson: str, 
     """The patched lesson (the model's if acceptable, else code's) and who made it."""
     if not can_fix:
         return None, ""
-    model_fixed = answer and answer.status == SelfReviewStatus.FIXED
-    if model_fixed and patch_acceptable(lesson, answer.patched_content, language, min_words):
+    model_fixed = answer is not None and answer.status == SelfReviewStatus.FIXED
+    if answer is not None and model_fixed and patch_acceptable(lesson, answer.patched_content, language, min_words):
         return answer.patched_content.strip() + "\n", ""
     if report.action == HeuristicAction.SELF_FIX:
         fixed, applied = deterministic_fixes(lesson, language)

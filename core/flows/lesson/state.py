@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypedDict
 
 from pydantic import BaseModel, Field, model_validator
 
 from core.evaluation import EvaluationFields
+from core.flows.lesson.heuristics.result import HeuristicReport
+from core.flows.lesson.review_types import CascadeVerdict, SelfReviewResult
+from core.reviews import Decision, Review
 
 Mode = Literal["generate", "review"]
 LessonStatus = Literal[
@@ -110,3 +113,46 @@ class LessonState(EvaluationFields, total=False):
     """Where the lesson note was written."""
     note_hash: str
     """Hash of the lesson note as read (review mode) or written."""
+
+
+class SectionTask(TypedDict):
+    """What `expand_section` gets (one `Send` per section to (re)write)."""
+
+    index: int
+    """0-based index of the section in the plan."""
+    plan: dict[str, Any]
+    """The plan (`Plan` as data)."""
+    language: str
+    source_text: str
+
+
+# -- the review contract: the escalation the user decides ------------------------------------
+
+LessonAction = Literal["accept", "regenerate", "judge", "edit", "reject"]
+
+
+class LessonReview(Review):
+    """What the escalation shows: the lesson and what the checks and judges said."""
+
+    type: Literal["lesson_review"] = "lesson_review"
+    title: str = ""
+    lesson: str = ""
+    cascade: CascadeVerdict | None = None
+    """The judges' verdict, None before any judge."""
+    self_review: SelfReviewResult | None = None
+    heuristics: HeuristicReport | None = None
+    actions: list[str] = ["accept", "regenerate", "judge", "edit", "reject"]
+
+
+class LessonDecision(Decision):
+    """The user's answer: accept, regenerate, judge again, edit (with the new text), reject."""
+
+    action: LessonAction
+    content: str = ""
+    """The edited lesson (edit only)."""
+
+    @model_validator(mode="after")
+    def _edit_has_text(self) -> LessonDecision:
+        if self.action == "edit" and not self.content.strip():
+            raise ValueError("an edit needs the new text")
+        return self

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from core.flows.normalization.catalog import ConceptInfo
 from core.flows.normalization.variants import (
@@ -29,6 +29,9 @@ from core.flows.normalization.variants import (
 from local_llm.tokens import count_text
 from vault.search import search_text
 
+if TYPE_CHECKING:
+    from core.store import Store
+
 Searcher = Callable[[str, int], list[str]]
 """search(query, k) -> entity ids, best first."""
 
@@ -38,7 +41,7 @@ def name_tokens(name: str) -> int:
     return count_text(f"- {name}\n")
 
 
-def index_searcher(store: Any) -> Searcher:
+def index_searcher(store: Store) -> Searcher:
     """The index's full-text search as a Searcher."""
     return lambda query, k: [hit.entity_id for hit in search_text(store, query, k).hits]
 

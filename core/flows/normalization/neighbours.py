@@ -13,11 +13,14 @@ threshold.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from vault.db import as_db
+
+if TYPE_CHECKING:
+    from core.store import Store
 
 VECTOR_SIMILARITY = 0.85
 """Default cosine similarity at or above which two concepts' vectors count as similar names
@@ -30,7 +33,7 @@ CHUNK_ROWS = 512
 """Rows of the similarity matrix computed at once (memory: CHUNK_ROWS x concepts floats)."""
 
 
-def stored_vectors(store: Any, model: str) -> tuple[list[str], np.ndarray]:
+def stored_vectors(store: Store, model: str) -> tuple[list[str], np.ndarray]:
     """Entity ids and their unit-length vectors for `model` (the most common dimension only).
 
     A model change can leave vectors of two dimensions behind; they cannot be compared.
@@ -76,7 +79,7 @@ def close_pairs(
 
 
 def vector_pairs(
-    store: Any, model: str, k: int, threshold: float = VECTOR_SIMILARITY
+    store: Store, model: str, k: int, threshold: float = VECTOR_SIMILARITY
 ) -> set[tuple[str, str]]:
     """Close pairs from the vectors the index stored for `model`; none without vectors."""
     ids, unit = stored_vectors(store, model)

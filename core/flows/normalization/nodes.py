@@ -28,18 +28,18 @@ from core.flows.normalization.accumulate import (
 from core.flows.normalization.blocks import build_units, index_searcher, name_costs, pack
 from core.flows.normalization.catalog import ConceptInfo, concept_names, load_concepts
 from core.flows.normalization.neighbours import vector_pairs
-from core.flows.normalization.state import NormalizationStreamEvent, Phase
+from core.flows.normalization.state import NormalizationState, NormalizationStreamEvent, Phase
 from core.flows.normalization.variants import deterministic_merges
 from core.merges.reviews import ReviewsRepo
 from core.model_failures import raise_unless_fallback, skipped_entry
+from core.settings.flows import NormalizationSettings
 from local_llm import LLMError
 
-State = Mapping[str, Any]
 ANSWER_RESERVE = 600
 """Prompt tokens kept free beside a block's names (instructions, avoid list)."""
 
 
-def emit(node: str, phase: Phase, activity: str, state: State, **fields: Any) -> None:
+def emit(node: str, phase: Phase, activity: str, state: Mapping[str, Any], **fields: Any) -> None:
     """One progress event with the fields of spec 000's NormalizationStreamEvent."""
     event = NormalizationStreamEvent(
         node=node, phase=phase, agent_activity=activity, message=activity,
@@ -52,7 +52,7 @@ def emit(node: str, phase: Phase, activity: str, state: State, **fields: Any) ->
         get_stream_writer()(event.model_dump())
 
 
-def _settings(runtime: Runtime[FlowContext]) -> Any:
+def _settings(runtime: Runtime[FlowContext]) -> NormalizationSettings:
     return runtime.context.settings.flows.normalization
 
 
@@ -74,13 +74,13 @@ def _block_budget(runtime: Runtime[FlowContext]) -> int:
     return max(100, min(_settings(runtime).block_tokens, limit))
 
 
-def _full_list_fits(runtime: Runtime[FlowContext], names: list[str], weak: State) -> bool:
+def _full_list_fits(runtime: Runtime[FlowContext], names: list[str], weak: Mapping[str, Any]) -> bool:
     messages = prompts.generator_messages(names, format_weak(weak.values()), len(weak))
     llm = runtime.context.llm
     return llm.count_tokens(messages) <= llm.budget("default")
 
 
-async def load(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def load(state: NormalizationState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     """Read concepts and weak merges, find deterministic variants, choose full list or blocks."""
     await asyncio.to_thread(_sync_index, runtime)
     store, settings = runtime.context.store, _settings(runtime)
@@ -109,7 +109,7 @@ async def load(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
             neighbors=settings.neighbors, close=close,
         )  # fmt: skip
     mode = f"{len(units)} groups of similar names" if units else "the full list"
-    update = {
+    update: dict[str, Any] = {
         "concepts": [c.to_dict() for c in concepts],
         "units": units,
         "active_units": list(range(len(units))),
@@ -127,12 +127,12 @@ async def load(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     return update
 
 
-def route_after_load(state: State) -> Literal["generation", "finish"]:
+def route_after_load(state: NormalizationState) -> Literal["generation", "finish"]:
     """Nothing to compare with fewer than two concepts."""
     return "generation" if len(state.get("concepts", [])) >= 2 else "finish"
 
 
-def _calls(state: State, runtime: Runtime[FlowContext]) -> list[list[str]]:
+def _calls(state: NormalizationState, runtime: Runtime[FlowContext]) -> list[list[str]]:
     """The concept ids of each generator call of this iteration."""
     if not state.get("units"):
         return [[c["id"] for c in state.get("concepts", [])]]
@@ -143,7 +143,7 @@ def _calls(state: State, runtime: Runtime[FlowContext]) -> list[list[str]]:
 
 
 async def _generate_one(
-    runtime: Runtime[FlowContext], ids: list[str], state: State
+    runtime: Runtime[FlowContext], ids: list[str], state: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
     """One generator call over the names of these concepts; proposals as merge dicts."""
     wanted = set(ids)
@@ -170,7 +170,7 @@ async def _generate_one(
     return found
 
 
-async def generation(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def generation(state: NormalizationState, runtime: Runtime[FlowContext]) -> NormalizationState:
     """The generator proposes merges; known weak and already accepted keys are dropped."""
     iteration = state.get("iteration", 0) + 1
     known = set(state.get("all_merges", {})) | set(state.get("weak_merges", {}))
@@ -212,8 +212,8 @@ async def _validate_chunk(
 
 
 async def _judge(
-    runtime: Runtime[FlowContext], batch: list[dict[str, Any]], state: State
-) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], list[str]]:
+    runtime: Runtime[FlowContext], batch: list[dict[str, Any]], state: Mapping[str, Any]
+) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], list[dict[str, Any]]]:
     """(accepted, new weak by key, skipped). A chunk whose answer stays invalid is not
     accepted (fail closed, said so); a chunk the model does not answer fails the run here."""
     definitions = {c["id"]: ConceptInfo(**c).definition() for c in state.get("concepts", [])}
@@ -241,7 +241,7 @@ async def _judge(
 
 
 def _next_active(
-    state: State, merged: Mapping[str, Any], latest: list[dict], new_weak: Mapping[str, Any]
+    state: NormalizationState, merged: Mapping[str, Any], latest: list[dict[str, Any]], new_weak: Mapping[str, Any]
 ) -> list[int]:
     """Units to re-ask: those whose prompt changed (a new weak merge among their names), and
     those that gave a new merge while some of their names are still in no merge. A unit whose
@@ -258,7 +258,7 @@ def _next_active(
     return active
 
 
-async def validation(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def validation(state: NormalizationState, runtime: Runtime[FlowContext]) -> NormalizationState:
     """The evaluator returns weak merges; accepted = batch minus every weak key ever seen."""
     batch = state.get("new_merge_batch", [])
     accepted, new_weak, skipped = await _judge(runtime, batch, state) if batch else ([], {}, [])
@@ -288,7 +288,7 @@ async def validation(state: State, runtime: Runtime[FlowContext]) -> dict[str, A
     }
 
 
-def converged(state: State, trend: list[int], runtime: Runtime[FlowContext]) -> bool:
+def converged(state: NormalizationState, trend: list[int], runtime: Runtime[FlowContext]) -> bool:
     """Stop on < min_new_merges new merges for `patience` iterations, or at max_iterations."""
     s = _settings(runtime)
     return should_stop(
@@ -297,12 +297,12 @@ def converged(state: State, trend: list[int], runtime: Runtime[FlowContext]) -> 
     )  # fmt: skip
 
 
-def route_convergence(state: State) -> Literal["continue", "end"]:
+def route_convergence(state: NormalizationState) -> Literal["continue", "end"]:
     """The evaluator's convergence verdict."""
     return "end" if state.get("converged") else "continue"
 
 
-async def finish(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def finish(state: NormalizationState, runtime: Runtime[FlowContext]) -> NormalizationState:
     """Store the review: every accepted merge as a pending item."""
     merges = list(state.get("all_merges", {}).values())
     review_id = ""

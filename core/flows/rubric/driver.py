@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from core.driving import Decide, drive_run
 from core.events import Progress, RunEvent
 from core.flows.rubric.graph import FLOW_NAME
+
+if TYPE_CHECKING:
+    from core.services import Services
 
 Emit = Callable[[str], None]
 
@@ -35,7 +38,7 @@ def describe_progress(data: dict[str, Any]) -> str:
     """A progress event as one line."""
     if data.get("message"):
         return str(data["message"])
-    stage = data.get("stage", "")
+    stage = str(data.get("stage", ""))
     return {
         "evaluating": f"evaluating against {data.get('criteria', '')}...",
         "asking_model": "asking the model...",
@@ -45,7 +48,7 @@ def describe_progress(data: dict[str, Any]) -> str:
 
 
 async def review_note(
-    services: Any, note_path: str, criteria: str | None, decide: Decide, emit: Emit
+    services: Services, note_path: str, criteria: str | None, decide: Decide, emit: Emit
 ) -> ReviewOutcome:
     """Run the rubric flow on a note until it ends, fails, or `decide` returns None."""
     runtime = services.runtime

@@ -14,14 +14,15 @@ the diff).
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
 from core.context import FlowContext
-from core.evaluation import add_evaluation
+from core.evaluation import ReviewDecision, add_evaluation
 from core.flows.rubric import nodes
-from core.flows.rubric.state import RubricInput, RubricState
+from core.flows.rubric.state import RevisionDecision, RubricInput, RubricState
 from core.runtime import FlowSpec
 
 FLOW_NAME = "rubric"
@@ -39,7 +40,7 @@ PLAIN_NODES = (
 """The flow's own nodes (functions of `nodes` by these names); the evaluation adds three."""
 
 
-def build_graph() -> StateGraph:
+def build_graph() -> StateGraph[RubricState, FlowContext, RubricState, RubricState]:
     """The uncompiled rubric graph (compile it with a checkpointer)."""
     graph = StateGraph(RubricState, context_schema=FlowContext)
     for name in PLAIN_NODES:
@@ -69,7 +70,7 @@ def build_graph() -> StateGraph:
         nodes.route_after_confirm,
         {"write": "write_revision", "review": review, "confirm": "confirm_revision"},
     )
-    after_write = {"evaluate": entry, "limit": "round_limit", "end": END}
+    after_write: dict[Hashable, str] = {"evaluate": entry, "limit": "round_limit", "end": END}
     graph.add_conditional_edges("write_revision", nodes.route_after_write, after_write)
     graph.add_conditional_edges("write_edit", nodes.route_after_write, after_write)
     for last in ("approve_note", "round_limit", "record_failure"):
@@ -92,6 +93,7 @@ def flow_spec() -> FlowSpec:
         human_in_loop=True,
         title="Rubric evaluation",
         failure=failure_of,
+        decisions={"evaluation_review": ReviewDecision, "revision_review": RevisionDecision},
     )
 
 

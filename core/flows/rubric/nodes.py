@@ -20,14 +20,15 @@ from core.diffs import unified_diff
 from core.evaluation import EvaluationNodeOptions, EvaluationResult, resolve_criteria_path
 from core.evaluation.node import progress
 from core.flows.rubric.prompts import MAX_SUMMARY, RevisedNote, max_body_chars, revision_messages
+from core.flows.rubric.state import RevisionDecision, RevisionReview, RubricState
 from core.problems import explain
+from core.reviews import InvalidDecision
 from local_llm import LLMError
 from local_llm.schema import bounded_schema
+from vault.writer import VaultWriter
 
-State = Mapping[str, Any]
 
-
-def failure(message: str, detail: str = "") -> dict[str, Any]:
+def failure(message: str, detail: str = "") -> RubricState:
     """End the run with status `error`, a plain message and the technical detail."""
     return {
         "rubric_status": "error",
@@ -38,10 +39,10 @@ def failure(message: str, detail: str = "") -> dict[str, Any]:
     }
 
 
-def writer_of(runtime: Runtime[FlowContext]) -> Any:
+def writer_of(runtime: Runtime[FlowContext]) -> VaultWriter | None:
     """The vault writer of the run, or None when no vault is configured."""
-    vault = getattr(runtime.context, "vault", None)
-    return getattr(vault, "writer", None)
+    vault = runtime.context.vault
+    return vault.writer if vault is not None else None
 
 
 def reindex(runtime: Runtime[FlowContext], path: str) -> None:
@@ -58,7 +59,7 @@ def user_criteria_dir(runtime: Runtime[FlowContext]) -> list[Any]:
     return [settings.data_dir / "criteria"] if settings is not None else []
 
 
-async def load_note(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def load_note(state: RubricState, runtime: Runtime[FlowContext]) -> RubricState:
     """Read the note and resolve the criteria; the first evaluation round begins."""
     writer = writer_of(runtime)
     if writer is None:
@@ -93,7 +94,7 @@ def note_rubric(frontmatter: Mapping[str, Any]) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
-def edited_body(state: State, content: Any) -> dict[str, Any]:
+def edited_body(state: Mapping[str, Any], content: Any) -> dict[str, Any]:
     """The human's edit replaces the body; it must be text (a ValueError asks again)."""
     if not isinstance(content, str) or not content.strip():
         raise ValueError("the edited note must be non-empty text")
@@ -103,7 +104,7 @@ def edited_body(state: State, content: Any) -> dict[str, Any]:
 def evaluation_options() -> EvaluationNodeOptions:
     """The evaluation of the note body; criteria, timeout and threshold come per run."""
 
-    def configure(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    def configure(state: Mapping[str, Any], runtime: Runtime[FlowContext]) -> dict[str, Any]:
         rubric = runtime.context.settings.flows.rubric
         return {
             "criteria_path": state.get("criteria_path") or state.get("criteria") or "default",
@@ -129,9 +130,9 @@ def evaluation_options() -> EvaluationNodeOptions:
     )
 
 
-def back_to_review(message: str, detail: str = "") -> dict[str, Any]:
+def back_to_review(message: str, detail: str = "") -> RubricState:
     """A revision that could not be produced: the human chooses again."""
-    update: dict[str, Any] = {
+    update: RubricState = {
         "rubric_status": "awaiting_review",
         "proposed": "",
         "diff": "",
@@ -142,7 +143,7 @@ def back_to_review(message: str, detail: str = "") -> dict[str, Any]:
     return update
 
 
-async def rewrite(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def rewrite(state: RubricState, runtime: Runtime[FlowContext]) -> RubricState:
     """The model rewrites the body following the evaluation and the reviewer's feedback."""
     result = EvaluationResult.model_validate(state["evaluation"])
     body = state.get("content", "")
@@ -181,26 +182,25 @@ async def rewrite(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]
     }
 
 
-def parse_acceptance(value: Any) -> bool | None:
-    """accept -> True, reject -> False, anything else -> None."""
-    action = value.get("action") if isinstance(value, Mapping) else value
-    return {"accept": True, "reject": False}.get(str(action).strip().lower()) if action else None
+def parse_acceptance(value: object) -> bool | None:
+    """accept -> True, reject -> False, anything else (not a `RevisionDecision`) -> None."""
+    try:
+        return RevisionDecision.parse(value).action == "accept"
+    except InvalidDecision:
+        return None
 
 
-async def confirm_revision(state: State) -> dict[str, Any]:
+async def confirm_revision(state: RubricState) -> RubricState:
     """Show the diff; the human accepts (write, evaluate again) or rejects (back to review)."""
     title = state.get("note_title", "")
-    value = interrupt(
-        {
-            "type": "revision_review",
-            "note_path": state.get("note_path", ""),
-            "title": f"Proposed revision of {title}",
-            "description": state.get("proposal_summary") or "The model rewrote the note.",
-            "diff": state.get("diff", ""),
-            "proposed": state.get("proposed", ""),
-            "actions": ["accept", "reject"],
-        }
+    shown = RevisionReview(
+        note_path=state.get("note_path", ""),
+        title=f"Proposed revision of {title}",
+        description=state.get("proposal_summary") or "The model rewrote the note.",
+        diff=state.get("diff", ""),
+        proposed=state.get("proposed", ""),
     )
+    value = interrupt(shown.payload())
     accepted = parse_acceptance(value)
     if accepted is None:
         return {
@@ -216,7 +216,7 @@ async def confirm_revision(state: State) -> dict[str, Any]:
     return {"revision_accepted": True}
 
 
-def write_body(state: State, runtime: Runtime[FlowContext], body: str) -> tuple[str | None, str]:
+def write_body(state: RubricState, runtime: Runtime[FlowContext], body: str) -> tuple[str | None, str]:
     """Write frontmatter + body through the vault writer: (new hash, "") or (None, error)."""
     writer = writer_of(runtime)
     if writer is None:
@@ -230,7 +230,7 @@ def write_body(state: State, runtime: Runtime[FlowContext], body: str) -> tuple[
     return new_hash, ""
 
 
-async def write_revision(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def write_revision(state: RubricState, runtime: Runtime[FlowContext]) -> RubricState:
     """Write the accepted revision; the next round evaluates it."""
     new_hash, error = write_body(state, runtime, state.get("proposed", ""))
     if new_hash is None:
@@ -245,7 +245,7 @@ async def write_revision(state: State, runtime: Runtime[FlowContext]) -> dict[st
     }
 
 
-async def write_edit(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def write_edit(state: RubricState, runtime: Runtime[FlowContext]) -> RubricState:
     """Write the human's edit (already in `content`); the next round evaluates it."""
     new_hash, error = write_body(state, runtime, state.get("content", ""))
     if new_hash is None:
@@ -257,7 +257,7 @@ async def write_edit(state: State, runtime: Runtime[FlowContext]) -> dict[str, A
     }
 
 
-async def approve_note(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def approve_note(state: RubricState, runtime: Runtime[FlowContext]) -> RubricState:
     """Mark the note approved in its frontmatter, with a short evaluation summary."""
     writer = writer_of(runtime)
     result = EvaluationResult.model_validate(state["evaluation"])
@@ -269,6 +269,8 @@ async def approve_note(state: State, runtime: Runtime[FlowContext]) -> dict[str,
         "review_summary": result.summary(),
     }
     try:
+        if writer is None:
+            raise ValueError("no vault is configured")
         new_hash = writer.set_frontmatter(
             state["note_path"], fields, expected_hash=state["note_hash"]
         )
@@ -282,7 +284,7 @@ async def approve_note(state: State, runtime: Runtime[FlowContext]) -> dict[str,
     }
 
 
-async def round_limit(state: State) -> dict[str, Any]:
+async def round_limit(state: RubricState) -> RubricState:
     """Stop: the note went through as many rounds as settings allow."""
     limit = state.get("max_rounds", 1)
     return {
@@ -293,35 +295,35 @@ async def round_limit(state: State) -> dict[str, Any]:
     }
 
 
-async def revision_gate(state: State) -> dict[str, Any]:
+async def revision_gate(state: RubricState) -> RubricState:
     """Where a `revise` decision arrives; `route_revise` checks the round limit."""
     return {}
 
 
-async def record_failure(state: State) -> dict[str, Any]:
+async def record_failure(state: RubricState) -> RubricState:
     """The evaluation failed (its error is already in the state): mark the run's outcome."""
     return {"outcome": "failed"}
 
 
-def route_after_load(state: State) -> Literal["evaluate", "end"]:
+def route_after_load(state: RubricState) -> Literal["evaluate", "end"]:
     return "end" if state.get("rubric_status") == "error" else "evaluate"
 
 
-def route_revise(state: State) -> Literal["rewrite", "limit"]:
+def route_revise(state: RubricState) -> Literal["rewrite", "limit"]:
     """A revision starts a new round only while rounds are left."""
     return "limit" if state.get("round", 1) >= state.get("max_rounds", 1) else "rewrite"
 
 
-def route_after_rewrite(state: State) -> Literal["confirm", "review"]:
+def route_after_rewrite(state: RubricState) -> Literal["confirm", "review"]:
     return "review" if state.get("rubric_status") == "awaiting_review" else "confirm"
 
 
-def route_after_confirm(state: State) -> Literal["write", "review", "confirm"]:
+def route_after_confirm(state: RubricState) -> Literal["write", "review", "confirm"]:
     accepted = state.get("revision_accepted")
     return "write" if accepted is True else "review" if accepted is False else "confirm"
 
 
-def route_after_write(state: State) -> Literal["evaluate", "limit", "end"]:
+def route_after_write(state: RubricState) -> Literal["evaluate", "limit", "end"]:
     if state.get("rubric_status") == "error":
         return "end"
     return "limit" if state.get("round", 1) > state.get("max_rounds", 1) else "evaluate"

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from core.evaluation import EvaluationFields, EvaluationStatus
+from core.evaluation import EvaluationFields, EvaluationReview, EvaluationStatus
+from core.reviews import Decision, Review
 
 Outcome = Literal["approved", "round_limit", "failed"]
 
@@ -54,7 +56,44 @@ class RubricState(EvaluationFields, total=False):
     """What the model says it changed."""
     diff: str
     """Unified diff between the current body and the proposal."""
-    revision_accepted: bool
-    """The human's answer about the latest proposal."""
+    revision_accepted: bool | None
+    """The human's answer about the latest proposal (None: not answered yet)."""
     outcome: Outcome
     """How the run ended."""
+
+
+# -- the review contracts: the evaluation review (core.evaluation) and the revision's diff ----
+
+
+class RubricReview(EvaluationReview):
+    """The evaluation review of a note (`payload_extras`: which note, which round)."""
+
+    note_path: str = ""
+    round: int = 1
+    max_rounds: int = 1
+
+
+class RevisionReview(Review):
+    """The model's proposed revision of the note, shown as a diff."""
+
+    type: Literal["revision_review"] = "revision_review"
+    note_path: str = ""
+    title: str = ""
+    description: str = ""
+    diff: str = ""
+    proposed: str = ""
+    """The revised body."""
+    actions: list[str] = ["accept", "reject"]
+
+
+class RevisionDecision(Decision):
+    """Accept the revision (write it, evaluate again) or reject it (back to the review)."""
+
+    action: Literal["accept", "reject"]
+
+
+def review_of(payload: Mapping[str, Any]) -> RubricReview | RevisionReview:
+    """The payload of whichever review the rubric flow waits at, as its model."""
+    if payload.get("type") == "revision_review":
+        return RevisionReview.model_validate(payload)
+    return RubricReview.model_validate(payload)

@@ -8,9 +8,12 @@ import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.flows.tutor.summary import build_summary, note_text
+
+if TYPE_CHECKING:
+    from core.vault_handle import VaultHandle
 
 
 class ExportError(ValueError):
@@ -24,7 +27,7 @@ def session_text(values: Mapping[str, Any], session_id: str) -> str:
 
 
 def export_session(
-    values: Mapping[str, Any], session_id: str, target: Path, vault: Any = None
+    values: Mapping[str, Any], session_id: str, target: Path, vault: VaultHandle | None = None
 ) -> Path:
     """Write the session to `target` (`.md` added when it has no suffix); never over an
     existing file. Inside the vault the vault's writer writes it (one writer for the vault)."""
@@ -37,7 +40,7 @@ def export_session(
     if not target.parent.is_dir():
         raise ExportError(f"no folder {target.parent}")
     root = Path(vault.root).resolve() if vault is not None else None
-    if root is not None and target.resolve().is_relative_to(root):
+    if vault is not None and root is not None and target.resolve().is_relative_to(root):
         vault.writer.create(target.resolve().relative_to(root).as_posix(), text)
         return target
     try:

@@ -42,7 +42,7 @@ def on_loop(route: Callable[[Any], str]) -> Callable[[Any], Awaitable[str]]:
     return routed
 
 
-def build_graph() -> StateGraph:
+def build_graph() -> StateGraph[SimplifiedState, FlowContext, SimplifiedState, SimplifiedState]:
     """The uncompiled tutor graph (compile it with a checkpointer)."""
     graph = StateGraph(SimplifiedState, context_schema=FlowContext)
     graph.add_node("planner", nodes.planner)

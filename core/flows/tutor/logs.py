@@ -11,9 +11,12 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.flows.tutor.plan import now_iso
+
+if TYPE_CHECKING:
+    from core.store import Store
 
 JSONL = "agent_steps.jsonl"
 TEXT = "agent_steps.txt"
@@ -133,7 +136,7 @@ class AgentStats:
         return self.latency_ms / self.calls if self.calls else 0.0
 
 
-def summary(store: Any, data_dir: Path, session_id: str) -> list[AgentStats]:
+def summary(store: Store, data_dir: Path, session_id: str) -> list[AgentStats]:
     """Per agent: steps logged, model calls, tokens, latency and errors (from the traces)."""
     stats = {agent: AgentStats(agent) for agent in AGENTS}
     for item in read(data_dir, session_id):

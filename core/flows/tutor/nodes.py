@@ -33,16 +33,17 @@ from core.flows.tutor.prompts import (
     planner_messages,
 )
 from core.flows.tutor.sessions import record_mastery, record_session
+from core.flows.tutor.state import SimplifiedState
 from core.flows.tutor.summary import build_summary, note_text, summary_text
 from core.flows.tutor.verdict import decide_replan, judged_correct, not_evaluated
 from core.model_failures import raise_unless_fallback, why
+from core.settings.flows import TutorSettings
 from local_llm import LLMError
 
-State = Mapping[str, Any]
 REDIRECT = "That's an interesting thought! Let's get back to our question, though."
 
 
-def session_id(state: State, runtime: Runtime[FlowContext]) -> str:
+def session_id(state: SimplifiedState, runtime: Runtime[FlowContext]) -> str:
     """The session id: the state's, else the run id, else the thread id."""
     if state.get("session_id"):
         return str(state["session_id"])
@@ -53,7 +54,7 @@ def session_id(state: State, runtime: Runtime[FlowContext]) -> str:
     return ""
 
 
-def recent(state: State, settings: Any) -> list[dict[str, Any]]:
+def recent(state: SimplifiedState, settings: TutorSettings) -> list[dict[str, Any]]:
     return list(state.get("conversation") or [])[-settings.recent_messages :]
 
 
@@ -71,16 +72,17 @@ def announce(node: str, doing: str) -> None:
     get_stream_writer()({"node": node, "message": doing, "working": True})
 
 
-def tutor(runtime: Runtime[FlowContext]) -> Any:
+def tutor(runtime: Runtime[FlowContext]) -> TutorSettings:
     return runtime.context.settings.flows.tutor
 
 
-def merged(state: State, update: Mapping[str, Any]) -> dict[str, Any]:
+def merged(state: SimplifiedState, update: Mapping[str, Any]) -> dict[str, Any]:
     """The state after an update, append-only lists appended (as the reducers will)."""
-    full = {**state, **update}
+    before: Mapping[str, Any] = state
+    full: dict[str, Any] = {**state, **update}
     for key in ("conversation", "agent_logs", "misconceptions"):
         if key in update:
-            full[key] = [*state.get(key, []), *update[key]]
+            full[key] = [*before.get(key, []), *update[key]]
     return full
 
 
@@ -98,7 +100,7 @@ def distinct_steps(draft: PlanDraft) -> list[Any]:
     return steps
 
 
-def build_plan(state: State, draft: PlanDraft, max_replans: int) -> dict[str, Any]:
+def build_plan(state: SimplifiedState, draft: PlanDraft, max_replans: int) -> dict[str, Any]:
     """The new plan: drafted steps with code's ids and counters; completed steps kept on replan."""
     old = state.get("study_plan") or {}
     meta = dict(old.get("metadata") or {})
@@ -122,7 +124,7 @@ def build_plan(state: State, draft: PlanDraft, max_replans: int) -> dict[str, An
     }
 
 
-async def planner(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def planner(state: SimplifiedState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     """A 3-5 step plan adapted to the learner; on replan, the remaining work planned again."""
     timer, settings = logs.Timer(), tutor(runtime)
     sid = session_id(state, runtime)
@@ -157,7 +159,7 @@ async def planner(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]
 # -- EXECUTOR ------------------------------------------------------------------------------
 
 
-async def stream_message(runtime: Runtime[FlowContext], messages: list[dict]) -> tuple[str, list]:
+async def stream_message(runtime: Runtime[FlowContext], messages: list[dict[str, Any]]) -> tuple[str, list[Any]]:
     """Stream the model's text to the front end token by token; returns (message, hints)."""
     write = get_stream_writer()
     splitter = HintSplitter()
@@ -178,7 +180,7 @@ async def stream_message(runtime: Runtime[FlowContext], messages: list[dict]) ->
     return message, hints
 
 
-async def executor(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def executor(state: SimplifiedState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     """One teaching message with one question (and hints) for the current step."""
     timer, settings = logs.Timer(), tutor(runtime)
     sid = session_id(state, runtime)
@@ -232,7 +234,7 @@ def fallback_hints(step: Mapping[str, Any]) -> list[str]:
 # -- EVALUATOR -----------------------------------------------------------------------------
 
 
-def asked_step(state: State) -> dict[str, Any] | None:
+def asked_step(state: SimplifiedState) -> dict[str, Any] | None:
     """The step of the tutor's last question (if still open), else the current step."""
     plan = state.get("study_plan") or {}
     for message in reversed(state.get("conversation") or []):
@@ -244,7 +246,7 @@ def asked_step(state: State) -> dict[str, Any] | None:
     return p.current_step(plan)
 
 
-def last_question(state: State) -> str:
+def last_question(state: SimplifiedState) -> str:
     for message in reversed(state.get("conversation") or []):
         if message.get("role") == "tutor":
             return str(message.get("content", ""))
@@ -252,7 +254,7 @@ def last_question(state: State) -> str:
 
 
 def evaluation_update(
-    state: State, step: Mapping[str, Any], answer: EvaluatorAnswer, settings: Any
+    state: SimplifiedState, step: Mapping[str, Any], answer: EvaluatorAnswer, settings: TutorSettings
 ) -> dict[str, Any]:
     """Plan statuses, notes, feedback message and routing flags from one evaluation."""
     plan = state.get("study_plan") or {}
@@ -289,7 +291,7 @@ def evaluation_update(
     }  # fmt: skip
 
 
-async def evaluator(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def evaluator(state: SimplifiedState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     """Checks the learner's answer, scores it, updates the step and decides what comes next."""
     timer, settings = logs.Timer(), tutor(runtime)
     sid = session_id(state, runtime)
@@ -320,7 +322,7 @@ async def evaluator(state: State, runtime: Runtime[FlowContext]) -> dict[str, An
     return {**update, **finish_log(runtime, sid, item)}
 
 
-def route_after_evaluation(state: State) -> str:
+def route_after_evaluation(state: SimplifiedState) -> str:
     """The evaluator's routing with the plan's own replan limit."""
     meta = (state.get("study_plan") or {}).get("metadata") or {}
     return p.route_after_evaluation(state, int(meta.get("max_replans", 3)))
@@ -329,7 +331,7 @@ def route_after_evaluation(state: State) -> str:
 # -- end of session ------------------------------------------------------------------------
 
 
-def save_note(runtime: Runtime[FlowContext], state: State, summary: dict, sid: str) -> str:
+def save_note(runtime: Runtime[FlowContext], state: Mapping[str, Any], summary: dict[str, Any], sid: str) -> str:
     """Write the summary note into the vault's tutoring folder ('' without a vault)."""
     vault = runtime.context.vault
     if vault is None:
@@ -344,7 +346,7 @@ def save_note(runtime: Runtime[FlowContext], state: State, summary: dict, sid: s
     return rel
 
 
-async def finish(state: State, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def finish(state: SimplifiedState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     """All steps done or no replan left: the summary, shown and saved as a note."""
     timer = logs.Timer()
     sid = session_id(state, runtime)

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-State = Mapping[str, Any]
+from core.flows.tutor.state import SimplifiedState
+
 DONE = "completed"
 
 
@@ -126,7 +127,7 @@ def replan_count(plan: Mapping[str, Any] | None) -> int:
 # -- routers -----------------------------------------------------------------------------
 
 
-def route_entry(state: State) -> Literal["planner", "evaluator", "executor", "closed"]:
+def route_entry(state: SimplifiedState) -> Literal["planner", "evaluator", "executor", "closed"]:
     """Spec 004's ROUTER: no plan -> planner; the student spoke last -> evaluator; else executor.
 
     A session that has ended stays closed: a message sent to it changes nothing but the log.
@@ -141,7 +142,7 @@ def route_entry(state: State) -> Literal["planner", "evaluator", "executor", "cl
     return "executor"
 
 
-def route_after_evaluation(state: State, max_replans: int) -> Literal["replan", "continue", "end"]:
+def route_after_evaluation(state: SimplifiedState, max_replans: int) -> Literal["replan", "continue", "end"]:
     """Replan while replans are left; end when every step is done or no replan is left."""
     plan = state.get("study_plan")
     if state.get("replan_needed"):
@@ -154,6 +155,6 @@ def route_after_evaluation(state: State, max_replans: int) -> Literal["replan", 
     return "continue"
 
 
-def outcome_of(state: State) -> Literal["completed", "needs_another_approach"]:
+def outcome_of(state: SimplifiedState) -> Literal["completed", "needs_another_approach"]:
     """How an ended session is recorded."""
     return "completed" if all_completed(state.get("study_plan")) else "needs_another_approach"

@@ -16,10 +16,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from core.flows.tutor.plan import mastery as plan_mastery
 from core.flows.tutor.plan import now_iso
+
+if TYPE_CHECKING:
+    from core.store import Store
 
 Kind = Literal["concept", "subtopic"]
 FORGETTING_DAYS = 14.0
@@ -70,7 +73,7 @@ def session_items(info: Mapping[str, Any]) -> list[tuple[Kind, str, str]]:
     return items
 
 
-def record_history(store: Any, session_id: str, state: Mapping[str, Any]) -> int:
+def record_history(store: Store, session_id: str, state: Mapping[str, Any]) -> int:
     """A point for each item whose mastery in this session changed (or was never recorded);
     returns how many were added."""
     value = plan_mastery(state.get("study_plan"))
@@ -94,7 +97,7 @@ def record_history(store: Any, session_id: str, state: Mapping[str, Any]) -> int
     return added
 
 
-def history(store: Any, kind: Kind, ref: str) -> list[MasteryPoint]:
+def history(store: Store, kind: Kind, ref: str) -> list[MasteryPoint]:
     """Every recorded value of one item, oldest first."""
     rows = store.query(
         "SELECT session_id, mastery, recorded_at FROM tutor_mastery_history"
@@ -126,15 +129,15 @@ def practice_priority(mastery: float, days_since: float) -> float:
     return round(WEAKNESS_WEIGHT * (1 - mastery) + STALENESS_WEIGHT * staleness, 4)
 
 
-def tracked(store: Any, *, now: datetime | None = None) -> list[Tracked]:
+def tracked(store: Store, *, now: datetime | None = None) -> list[Tracked]:
     """Every practiced concept and subtopic, most due first."""
     now = now or current_time()
     rows = store.query(
         "SELECT kind, ref, title, mastery, recorded_at, session_id FROM tutor_mastery_history"
         " ORDER BY recorded_at, id"
     )
-    latest: dict[tuple[str, str], tuple[str, float, str]] = {}
-    sessions: dict[tuple[str, str], set[str]] = {}
+    latest: dict[tuple[Kind, str], tuple[str, float, str]] = {}
+    sessions: dict[tuple[Kind, str], set[str]] = {}
     for kind, ref, title, value, when, session in rows:
         latest[(kind, ref)] = (title, float(value), when)
         sessions.setdefault((kind, ref), set()).add(session)
@@ -147,13 +150,13 @@ def tracked(store: Any, *, now: datetime | None = None) -> list[Tracked]:
     return items
 
 
-def due(store: Any, limit: int = 5, *, now: datetime | None = None) -> list[Tracked]:
+def due(store: Store, limit: int = 5, *, now: datetime | None = None) -> list[Tracked]:
     """The items most due for practice (see the module's docstring)."""
     return tracked(store, now=now)[:limit]
 
 
 def due_with_history(
-    store: Any, limit: int = 3, *, now: datetime | None = None
+    store: Store, limit: int = 3, *, now: datetime | None = None
 ) -> list[tuple[Tracked, list[float]]]:
     """The items most due, each with its mastery values oldest first (for a trend line)."""
     return [(item, [p.mastery for p in history(store, item.kind, item.ref)])
@@ -161,7 +164,7 @@ def due_with_history(
 
 
 def session_progress(
-    store: Any, topic_info: Mapping[str, Any], *, now: datetime | None = None
+    store: Store, topic_info: Mapping[str, Any], *, now: datetime | None = None
 ) -> list[tuple[Tracked, list[float]]]:
     """What a session's mastery counts for (its concepts, its subtopic) that was practiced,
     each with its values across every session, oldest first."""

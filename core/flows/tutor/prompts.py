@@ -7,7 +7,7 @@ delimited blocks and the instructions say to treat them as data. Schemas are bou
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -47,7 +47,7 @@ def topic_text(info: Mapping[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def conversation_text(messages: list[Mapping[str, Any]]) -> str:
+def conversation_text(messages: Sequence[Mapping[str, Any]]) -> str:
     lines = [f"{m.get('role', '?').upper()}: {m.get('content', '')}" for m in messages]
     return "\n".join(lines) or "(no messages yet)"
 
@@ -142,7 +142,7 @@ PLANNER_SYSTEM = (
 )
 
 
-def planner_messages(state: Mapping[str, Any], recent: list[Mapping[str, Any]]) -> list[dict]:
+def planner_messages(state: Mapping[str, Any], recent: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The initial plan, or (when a plan exists) a replan from the old plan and what happened."""
     info, profile = state.get("topic_info") or {}, state.get("student_profile") or {}
     parts = [
@@ -182,9 +182,9 @@ EXECUTOR_SYSTEM = (
 def executor_messages(
     state: Mapping[str, Any],
     step: Mapping[str, Any],
-    recent: list[Mapping[str, Any]],
+    recent: Sequence[Mapping[str, Any]],
     last_evaluation: Mapping[str, Any] | None,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """The next message for the current step, after the feedback the learner just got.
 
     What a session's calls share comes first (topic, learner, guideline), then the step, then
@@ -293,8 +293,8 @@ def evaluator_messages(
     step: Mapping[str, Any],
     question: str,
     answer: str,
-    recent: list[Mapping[str, Any]],
-) -> list[dict]:
+    recent: Sequence[Mapping[str, Any]],
+) -> list[dict[str, Any]]:
     """The step's counters come after the conversation: a step's evaluations share the
     prefix up to the conversation so far (the server reuses the longest prefix it cached)."""
     info = step.get("status_info", {})

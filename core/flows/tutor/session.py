@@ -8,7 +8,7 @@ finished thread with `Runtime.send`; a failed turn is retried from its checkpoin
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.curriculum import Lesson, concept_lesson, load_curriculum, with_concepts
 from core.events import RunEvent
@@ -16,6 +16,9 @@ from core.flows.tutor.graph import FLOW_NAME
 from core.flows.tutor.plan import now_iso
 from core.settings import Settings
 from core.store.runs import RunRecord
+
+if TYPE_CHECKING:
+    from core.store import Store
 
 
 def lesson_input(lesson: Lesson, settings: Settings) -> dict[str, Any]:
@@ -36,17 +39,18 @@ def start_session(runtime: Any, lesson: Lesson, settings: Settings) -> RunRecord
     """
     record = runtime.start(FLOW_NAME, lesson_input(lesson, settings), target=lesson.path)
     runtime.runs.set_status(record.id, "running")
-    return runtime.runs.get(record.id)
+    started: RunRecord = runtime.runs.get(record.id)
+    return started
 
 
-def curriculum(vault: Any, store: Any) -> list[Lesson]:
+def curriculum(vault: Any, store: Store) -> list[Lesson]:
     """The vault's curriculum, each subtopic's linked concepts resolved against the index."""
     if vault is None:
         return []
     return [with_concepts(store, x) for x in load_curriculum(vault.root, vault.layout.curriculum)]
 
 
-def concept_session_lesson(vault: Any, store: Any, concept_id: str) -> Lesson:
+def concept_session_lesson(vault: Any, store: Store, concept_id: str) -> Lesson:
     """A lesson built from one concept note."""
     return concept_lesson(store, vault.root, concept_id)
 

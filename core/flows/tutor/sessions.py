@@ -12,11 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from core.flows.tutor.plan import mastery as plan_mastery
 from core.flows.tutor.plan import now_iso, progress
 from core.flows.tutor.progress import days_between, practice_priority, record_history
+
+if TYPE_CHECKING:
+    from core.store import Store
 
 SessionStatus = Literal["active", "completed", "needs_another_approach"]
 
@@ -54,7 +57,7 @@ class DueConcept:
     """Higher is more urgent (`core.flows.tutor.progress.practice_priority`)."""
 
 
-def record_session(store: Any, session_id: str, state: Mapping[str, Any]) -> None:
+def record_session(store: Store, session_id: str, state: Mapping[str, Any]) -> None:
     """Insert or update the session's row from its state (called at the end of every turn)."""
     info = state.get("topic_info") or {}
     plan = state.get("study_plan")
@@ -91,7 +94,7 @@ def record_session(store: Any, session_id: str, state: Mapping[str, Any]) -> Non
     )
 
 
-def record_mastery(store: Any, session_id: str, state: Mapping[str, Any]) -> None:
+def record_mastery(store: Store, session_id: str, state: Mapping[str, Any]) -> None:
     """The session's current mastery for each concept note it teaches, and a point of
     history for each concept and subtopic whose mastery changed."""
     concepts = (state.get("topic_info") or {}).get("concepts") or []
@@ -110,7 +113,7 @@ def _row(row: Any) -> SessionRow:
     return SessionRow(*tuple(row))
 
 
-def list_sessions(store: Any, limit: int = 100) -> list[SessionRow]:
+def list_sessions(store: Store, limit: int = 100) -> list[SessionRow]:
     """Sessions, most recently active first."""
     rows = store.query(
         "SELECT id, title, subject, topic, subtopic, concept_id, status, mastery, steps_completed,"
@@ -121,7 +124,7 @@ def list_sessions(store: Any, limit: int = 100) -> list[SessionRow]:
     return [_row(row) for row in rows]
 
 
-def find_session(store: Any, prefix: str) -> SessionRow:
+def find_session(store: Store, prefix: str) -> SessionRow:
     """The session whose id is or starts with `prefix` (KeyError if none or ambiguous)."""
     rows = [s for s in list_sessions(store, 10_000) if s.id.startswith(prefix)]
     if len(rows) != 1:
@@ -130,7 +133,7 @@ def find_session(store: Any, prefix: str) -> SessionRow:
     return rows[0]
 
 
-def _latest(store: Any) -> dict[str, tuple[str, float, str]]:
+def _latest(store: Store) -> dict[str, tuple[str, float, str]]:
     """concept id -> (title, mastery, practiced_at) of its most recent practice."""
     rows = store.query(
         "SELECT concept_id, title, mastery, practiced_at FROM tutor_mastery"
@@ -139,13 +142,13 @@ def _latest(store: Any) -> dict[str, tuple[str, float, str]]:
     return {row[0]: (row[1], float(row[2]), row[3]) for row in rows}
 
 
-def concept_mastery(store: Any) -> dict[str, tuple[float, str]]:
+def concept_mastery(store: Store) -> dict[str, tuple[float, str]]:
     """concept id -> (mastery of its latest practice, when)."""
     return {cid: (value, when) for cid, (_, value, when) in _latest(store).items()}
 
 
 def due_for_practice(
-    store: Any, limit: int = 5, *, now: datetime | None = None
+    store: Store, limit: int = 5, *, now: datetime | None = None
 ) -> list[DueConcept]:
     """Practiced concepts, most due first: the weakest and longest-unpracticed."""
     now = now or datetime.now(UTC)

@@ -27,7 +27,7 @@ def decide_replan(
     if step.get("status") == "blocked":
         reason = answer.replan_reason or f"{p.failures(step)} failed attempts on {step['title']!r}"
         return True, reason
-    trigger = answer.replan_trigger
+    trigger: str = answer.replan_trigger
     if trigger == "none" and answer.replan_needed:
         trigger = "unspecified"
     asked = sum(s["status_info"]["questions_asked"] for s in p.steps(plan))

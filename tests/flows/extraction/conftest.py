@@ -1,4 +1,5 @@
-"""A real temporary vault, its index in a real store, a scripted model, the compiled flow."""
+"""A real temporary vault, its index in a real store, a scripted model, the compiled flow (the
+notes it starts from: tests/flows/extraction/notes.py)."""
 
 from __future__ import annotations
 
@@ -13,69 +14,21 @@ from langgraph.types import Command
 
 from core.context import FlowContext
 from core.flows.extraction.graph import build_graph
-from core.services import VaultHandle
 from core.settings import Settings
 from core.store import Store
+from core.vault_handle import VaultHandle
 from local_llm import LLMClient, ModelConfig
+from tests.flows.extraction.notes import (  # noqa: F401 - EXISTING_ID, quote_source: for tests
+    EXISTING,  # written before the notes moved (import them from tests.flows.extraction.notes)
+    EXISTING_ID,
+    SOURCE,
+    SOURCE_TEXT,
+    quote_source,
+)
 from tests.flows.extraction.script import ConcurrencyBackend, FlowScript
 from vault.index import VaultIndex
 from vault.layout import VaultLayout
 from vault.writer import VaultWriter
-
-SOURCE = "03 - Sources/Make It Stick.md"
-SOURCE_TEXT = """---
-title: Make It Stick
-author: Peter C. Brown
-category: book
----
-# Make It Stick
-
-## Highlights
-> Retrieval practice strengthens memory more than rereading does. ^ms-retrieval
-
-> Spacing out practice makes learning more durable than massed practice.
-
-> Interleaving different kinds of problems improves the ability to discriminate between them.
-"""
-EXISTING_ID = "5d1862ab-cb20-54c3-8a00-9e5e25cec35a"
-EXISTING = f"""---
-entity_id: {EXISTING_ID}
-entity_type: Concept
-short_summary: Recordar activamente fortalece la memoria.
-summary: Evocar la información desde la memoria la consolida mejor que releer.
-aliases:
-- Retrieval practice
-concept_relations: {{}}
----
-# Práctica de recuperación
-
-## Concepto
-Evocar lo aprendido fortalece la memoria.
-
-## Análisis
-Usar tarjetas y autoexamen.
-
-## Conexiones
-- GENERALIZES:
-- SPECIFIC_OF:
-- PART_OF:
-- HAS_PART:
-- SUPPORTS:
-- SUPPORTED_BY:
-- OPPOSES:
-- SIMILAR_TO:
-- RELATES_TO:
-
-## Fuente
-"""
-
-
-def quote_source(n: int) -> str:
-    lines = [
-        f"> Quote number {i} about learning, memory and practice in detail. ^q{i}\n"
-        for i in range(n)
-    ]
-    return "---\ntitle: Big Book\n---\n# Big Book\n\n## Highlights\n" + "\n".join(lines)
 
 
 class Harness:

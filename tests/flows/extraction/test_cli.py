@@ -11,7 +11,7 @@ from pathlib import Path
 import frontmatter
 import pytest
 
-from tests.flows.extraction.conftest import SOURCE
+from tests.flows.extraction.notes import SOURCE
 from tests.flows.extraction.script import ConcurrencyBackend, FlowScript, candidates, relations
 from tests.flows.extraction.test_runtime import make_vault
 from tui.commands import CommandError, extraction

@@ -18,9 +18,9 @@ from core.domain import RELATION_MAP, RelationType
 from core.evaluation import BUILTIN_DIR
 from core.flows.extraction.graph import SPEC
 from core.runtime import Runtime
-from core.services import VaultHandle
 from core.settings import Settings
 from core.store import Store
+from core.vault_handle import VaultHandle
 from local_llm import LLMClient
 from vault.index import VaultIndex
 from vault.layout import VaultLayout

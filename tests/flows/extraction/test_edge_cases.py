@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import frontmatter
 
-from tests.flows.extraction.conftest import SOURCE, SOURCE_TEXT, quote_source
+from tests.flows.extraction.notes import SOURCE, SOURCE_TEXT, quote_source
 from tests.flows.extraction.script import FlowScript, concept, enum_of
 
 PROCESSED = SOURCE_TEXT.replace("category: book\n", "category: book\nprocessed_date: 2026-01-02\n")

@@ -17,7 +17,7 @@ from core.services import VaultHandle, open_services
 from core.settings import Settings
 from local_llm import TransientModelError
 from local_llm.errors import ContextBudgetError
-from tests.flows.extraction.conftest import EXISTING, SOURCE, SOURCE_TEXT
+from tests.flows.extraction.notes import EXISTING, SOURCE, SOURCE_TEXT
 from tests.flows.extraction.script import ConcurrencyBackend, FlowScript, candidates
 from vault.index import VaultIndex
 from vault.layout import VaultLayout

@@ -6,7 +6,7 @@ import frontmatter
 
 from core.domain import RELATION_MAP, RelationType
 from core.flows.extraction.steps import NODE_STEPS
-from tests.flows.extraction.conftest import EXISTING_ID, SOURCE
+from tests.flows.extraction.notes import EXISTING_ID, SOURCE
 from tests.flows.extraction.script import FlowScript, concept, enum_of
 
 

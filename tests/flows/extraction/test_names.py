@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tests.flows.extraction.conftest import SOURCE, SOURCE_TEXT
+from tests.flows.extraction.notes import SOURCE, SOURCE_TEXT
 from tests.flows.extraction.script import FlowScript, concept, enum_of
 
 

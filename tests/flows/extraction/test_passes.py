@@ -10,7 +10,7 @@ import frontmatter
 
 from core.evaluation import load_criteria
 from core.flows.extraction.report import report_text
-from tests.flows.extraction.conftest import EXISTING_ID, SOURCE
+from tests.flows.extraction.notes import EXISTING_ID, SOURCE
 from tests.flows.extraction.script import (
     TYPES,
     FlowScript,

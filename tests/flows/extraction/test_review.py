@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.flows.extraction.conftest import SOURCE
+from tests.flows.extraction.notes import SOURCE
 from tests.flows.extraction.script import (
     FlowScript,
     candidates,

@@ -14,7 +14,7 @@ from core.flows.extraction.graph import SPEC
 from core.repair import repair
 from core.services import open_services
 from core.settings import Settings
-from tests.flows.extraction.conftest import EXISTING, SOURCE, SOURCE_TEXT
+from tests.flows.extraction.notes import EXISTING, SOURCE, SOURCE_TEXT
 from tests.flows.extraction.script import ConcurrencyBackend, FlowScript, concept, enum_of
 
 DRIVER = Path(__file__).with_name("driver.py")
@@ -42,6 +42,15 @@ def open_app(root: Path, data: Path, script: FlowScript | None = None):
 
     script = script or FlowScript(candidates=candidates, relations=relations)
     return open_services(settings, {"extraction": SPEC}, backend=ConcurrencyBackend(script))
+
+
+async def paused_run(app) -> str:
+    """A run of the source started and driven to its review; its id."""
+    app.vault.index.sync_files()
+    run = app.runtime.start("extraction", {"source": SOURCE}, target=SOURCE)
+    events = await app.runtime.run_until_pause(run.id)
+    assert isinstance(events[-1], Interrupted)
+    return run.id
 
 
 def consistent(app, root: Path) -> None:
@@ -114,10 +123,7 @@ async def test_failed_vault_write_leaves_a_pending_plan_that_repair_finishes(
 ) -> None:
     root, data = make_vault(tmp_path)
     async with open_app(root, data) as app:
-        app.vault.index.sync_files()
-        run = app.runtime.start("extraction", {"source": SOURCE}, target=SOURCE)
-        events = await app.runtime.run_until_pause(run.id)
-        assert isinstance(events[-1], Interrupted)
+        run_id = await paused_run(app)
         real_create = app.vault.writer.create
         calls = []
 
@@ -128,11 +134,11 @@ async def test_failed_vault_write_leaves_a_pending_plan_that_repair_finishes(
             return real_create(rel, text)
 
         app.vault.writer.create = flaky
-        events = await app.runtime.run_until_pause(run.id, "approve", resume=True)
+        events = await app.runtime.run_until_pause(run_id, "approve", resume=True)
         assert isinstance(events[-1], Failed) and "noema repair" in events[-1].error
         app.vault.writer.create = real_create
         report = repair(app)
-        assert report.finished == [run.id]
+        assert report.finished == [run_id]
         # the note written before the failure was not written twice
         created = sorted(p.name for p in (root / "08 - Ideas").glob("*.md"))
         assert len(created) == 3 and calls[0].endswith(created[0])

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from core.flows.extraction.prompts import candidates_messages
 from core.flows.extraction.proposal import Proposal
-from tests.flows.extraction.conftest import SOURCE
+from tests.flows.extraction.notes import SOURCE
 from tests.flows.extraction.script import FlowScript, concept, enum_of
 
 THINKING = """---

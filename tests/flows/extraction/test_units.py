@@ -113,12 +113,12 @@ def test_report_marks_multi_concept_quotes_and_prints() -> None:
         "quotes": [{"id": f"q{i}", "text": f"quote {i}"} for i in range(1, 5)],
         "critique_log": [{"round": 1, "passed": False, "summary": "did not pass", "code_issues": []}],
     }  # fmt: skip
-    payload = build_report(state, 8)
-    assert [a["multi"] for a in payload["attributions"]] == [True, False, False]
-    assert [q["id"] for q in payload["unattributed"]] == ["q4"]
-    assert payload["disconnected"] == ["Dos"]
-    assert payload["relations"][0]["inverse_type"] == "HAS_PART"
-    text = report_text(payload)
+    review = build_report(state, 8)
+    assert [a.multi for a in review.attributions] == [True, False, False]
+    assert [q.id for q in review.unattributed] == ["q4"]
+    assert review.disconnected == ["Dos"]
+    assert review.relations[0].inverse_type == "HAS_PART"
+    text = report_text(review)
     assert "[several concepts]" in text and "Old -> Viejo" in text and "round 1: failed" in text
 
 

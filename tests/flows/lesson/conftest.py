@@ -1,142 +1,20 @@
-"""A copy of the demo vault, scripted models that answer by prompt, and the lesson runtime."""
+"""The lesson harness fixture (tests/flows/lesson/harness.py: a copy of the demo vault, the lesson
+runtime, `LessonScript` from tests/flows/lesson/script.py answering each call by its node)."""
 
 from __future__ import annotations
 
-import json
-import shutil
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from core.evaluation import load_criteria
-from core.flows.lesson.graph import SPEC
-from core.services import open_services
-from core.settings import Settings
-from local_llm.testing import ScriptedBackend
-from tests.flows.lesson.corpus import PARAGRAPHS
-
-SAMPLE_VAULT = Path(__file__).resolve().parents[3] / "tui" / "sample_vault"
-CONCEPT = "Práctica de recuperación"
-IDS = load_criteria("lesson").criteria.ids
-GOOD = PARAGRAPHS["es"]
-
-
-class LessonScript:
-    """Answers each lesson prompt by what it asks for; judges answer by their model name."""
-
-    def __init__(self) -> None:
-        self.backend: ScriptedBackend | None = None
-        self.sections: list[str] = [f"{GOOD[0]}\n\n{GOOD[1]}", f"{GOOD[2]}\n\n{GOOD[3]}"]
-        self.bad_first: dict[int, str] = {}
-        """Section index -> text the first expansion of that section returns."""
-        self.review: dict[str, Any] = {"status": "PASS", "reasoning": "fine", "issues": [],
-                                       "patched_content": ""}  # fmt: skip
-        self.scores: dict[str, list[float]] = {"judge-a": [0.9], "judge-b": [0.9], "judge-c": [0.9]}
-        self.asked: dict[str, int] = {}
-
-    def count(self, kind: str) -> int:
-        return self.asked.get(kind, 0)
-
-    def __call__(self, messages: list[dict[str, Any]], schema: Any) -> Any:
-        system = messages[0]["content"]
-        user = messages[-1]["content"]
-        model = self.backend.calls[-1].config.model if self.backend else ""
-        kind = self._kind(system)
-        self.asked[kind] = self.asked.get(kind, 0) + 1
-        if kind == "plan":
-            count = schema["properties"]["sections"]["maxItems"]
-            return {"title": "Práctica de recuperación", "objectives": ["Explicar la práctica"],
-                    "sections": [{"title": f"Parte {n + 1}", "goal": "enseñar"} for n in range(count)]}  # fmt: skip
-        if kind == "section":
-            index = int(user.split("Write section ")[1].split(":")[0]) - 1
-            first = self.asked.get(f"section{index}", 0) == 0
-            self.asked[f"section{index}"] = self.asked.get(f"section{index}", 0) + 1
-            if first and index in self.bad_first:
-                return {"text": self.bad_first[index]}
-            return {"text": self.sections[index % len(self.sections)]}
-        if kind == "smooth":
-            count = schema["properties"]["transitions"]["maxItems"]
-            return {"transitions": ["Ahora veamos el siguiente paso con calma."] * count,
-                    "terminology": [{"use": "commit", "instead_of": "confirmación"}]}  # fmt: skip
-        if kind == "review":
-            return self.review
-        if kind == "fix":
-            return {"text": f"{GOOD[4]}\n\n{GOOD[5]}"}
-        return self._judge(model)
-
-    def _kind(self, system: str) -> str:
-        for key, kind in (("You plan", "plan"), ("You write one section", "section"),
-                          ("You smooth", "smooth"), ("You review a lesson", "review"),
-                          ("You correct one lesson section", "fix")):  # fmt: skip
-            if key in system:
-                return kind
-        return "judge"
-
-    def _judge(self, model: str) -> dict[str, Any]:
-        scores = self.scores.get(model) or self.scores["*"]
-        score = scores.pop(0) if len(scores) > 1 else scores[0]
-        return {
-            "criteria": {cid: {"rationale": "ok", "issues": [{"what": "x", "where": "Parte 2"}],
-                               "score": score} for cid in IDS},
-            "strengths": ["clear"], "weaknesses": ["short"], "suggestions": [], "feedback": "ok",
-        }  # fmt: skip
-
-
-class LessonHarness:
-    def __init__(self, tmp_path: Path, **lesson: Any) -> None:
-        self.root = tmp_path / "vault"
-        shutil.copytree(SAMPLE_VAULT, self.root)
-        self.script = LessonScript()
-        self.backend = ScriptedBackend(self.script)
-        self.script.backend = self.backend
-        roles = {"judge": {"model": "judge-a"}, "judge_secondary": {"model": "judge-b"},
-                 "judge_tiebreak": {"model": "judge-c"}}  # fmt: skip
-        lesson = {"section_count": 2, "tiebreak_role": "judge_tiebreak", **lesson}
-        self.settings = Settings(
-            vault={"path": self.root}, data={"directory": tmp_path / "data"},
-            models={"model": "writer", "roles": roles, "embeddings_enabled": False},
-            flows={"lesson": lesson},
-        )  # fmt: skip
-        self.services = open_services(self.settings, {"lesson": SPEC}, backend=self.backend)
-
-    async def __aenter__(self) -> LessonHarness:
-        await self.services.__aenter__()
-        self.services.vault.index.sync()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.services.__aexit__(*exc)
-
-    async def run(self, **data: Any) -> tuple[str, list[Any]]:
-        data.setdefault("mode", "generate")
-        if data["mode"] == "generate":
-            data.setdefault("concept", CONCEPT)
-        run = self.services.runtime.start("lesson", data)
-        return run.id, await self.services.runtime.run_until_pause(run.id)
-
-    async def resume(self, run_id: str, value: Any) -> list[Any]:
-        return await self.services.runtime.run_until_pause(run_id, value, resume=True)
-
-    async def state(self, run_id: str) -> dict[str, Any]:
-        graph = self.services.runtime.graph("lesson")
-        snapshot = await graph.aget_state({"configurable": {"thread_id": run_id}})
-        return dict(snapshot.values)
-
-    def note(self, path: str) -> tuple[dict[str, Any], str]:
-        import frontmatter
-
-        post = frontmatter.loads((self.root / path).read_text(encoding="utf-8"))
-        return dict(post.metadata), post.content
-
-    def judge_models(self) -> list[str]:
-        return [c.config.model for c in self.backend.calls if c.config.model.startswith("judge")]
-
-    def phases(self, run_id: str) -> list[tuple[str, str]]:
-        rows = self.services.store.query(
-            "SELECT phase, status FROM lesson_traces WHERE run_id = ? ORDER BY id", (run_id,)
-        )
-        return [(r[0], r[1]) for r in rows]
+from tests.flows.lesson.harness import LessonHarness
+from tests.flows.lesson.script import (  # noqa: F401 - GOOD, IDS, SAMPLE_VAULT: for tests
+    CONCEPT,  # written before they moved (import them from tests.flows.lesson.script)
+    GOOD,
+    IDS,
+    SAMPLE_VAULT,
+    LessonScript,
+)
 
 
 @pytest.fixture
@@ -147,7 +25,3 @@ def harness_factory(tmp_path):
         return LessonHarness(tmp_path / f"h{next(counter)}", **lesson)
 
     return make
-
-
-def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)

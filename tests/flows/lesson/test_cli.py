@@ -6,7 +6,7 @@ import json
 import shutil
 
 from local_llm.testing import ScriptedBackend
-from tests.flows.lesson.conftest import SAMPLE_VAULT, LessonScript
+from tests.flows.lesson.script import SAMPLE_VAULT, LessonScript
 from tui.cli import build_parser
 from tui.commands import lesson as command
 
@@ -23,8 +23,7 @@ def setup(tmp_path, monkeypatch):
     )
     script = LessonScript()
     script.scores = {"*": [0.9]}
-    backend = ScriptedBackend(script, models=("scripted",))
-    script.backend = backend
+    backend = ScriptedBackend(answer=script, models=("scripted",))
     return root, settings, script, backend
 
 

@@ -25,12 +25,12 @@ from core.evaluation import BUILTIN_DIR
 from core.flows.lesson.graph import build_graph
 from core.flows.lesson.traces import phase_traces, savings_report
 from core.models import TraceRecorder, langgraph_call_context
-from core.services import open_vault
 from core.settings import Settings
 from core.store import Store
+from core.vault_handle import open_vault
 from local_llm import LLMClient
 from local_llm.errors import StructuredOutputError
-from tests.flows.lesson.conftest import CONCEPT, SAMPLE_VAULT
+from tests.flows.lesson.script import CONCEPT, SAMPLE_VAULT
 
 
 def compact_lesson_rubric(folder: Path) -> None:

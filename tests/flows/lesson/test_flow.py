@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.events import Done, Interrupted
 from core.flows.lesson.traces import savings_report
-from tests.flows.lesson.conftest import GOOD
+from tests.flows.lesson.script import GOOD
 
 
 async def test_generate_accepts_with_one_confident_judge(harness_factory):
@@ -35,7 +35,7 @@ async def test_generate_accepts_with_one_confident_judge(harness_factory):
 async def test_sources_reach_the_planner(harness_factory):
     async with harness_factory() as h:
         await h.run()
-        plan_call = next(c for c in h.backend.calls if "You plan" in c.messages[0]["content"])
+        plan_call = next(c for c in h.backend.calls if c.node == "planner")
         assert "<SOURCES>" in plan_call.last_user
         assert "Repetición espaciada" in plan_call.last_user  # a related concept from the index
 

@@ -117,15 +117,14 @@ async def test_a_section_the_model_never_answers_validly_fails_there_and_resumes
     section: the run fails at that section (no lesson is written without it), and resuming
     asks for the section again without planning again."""
     async with harness_factory() as h:
-        answer = h.script.__call__
         broken = {"on": True}
 
-        def sections_broken(messages, schema):
-            if broken["on"] and "You write one section" in messages[0]["content"]:
+        def sections_broken(call):
+            if broken["on"] and call.node == "expand_section":
                 return {"nope": "x"}
-            return answer(messages, schema)
+            return h.script(call)
 
-        h.backend._responder = sections_broken
+        h.backend.answer = sections_broken
         run_id, events = await h.run()
         assert isinstance(events[-1], Failed) and "gave no valid answer" in events[-1].error
         assert h.services.runtime.runs.get(run_id).status == "failed"

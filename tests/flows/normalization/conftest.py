@@ -1,8 +1,8 @@
-"""A small indexed vault of concept notes, a scripted model and the compiled normalization flow."""
+"""A small indexed vault of concept notes, a scripted model and the compiled normalization flow
+(the vault and the scripts: tests/flows/normalization/script.py)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -11,77 +11,25 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from core.concept_notes import render_concept_note
 from core.context import FlowContext
-from core.domain import Concept
 from core.flows.normalization.graph import build_graph
+from core.models import langgraph_call_context
 from core.settings import Settings
 from core.store import Store
 from local_llm.testing import scripted_client
+from tests.flows.normalization.script import (  # noqa: F401 - the helpers kept here for tests
+    CONCEPTS,  # written before they moved (import them from tests.flows.normalization.script)
+    avoid_block,
+    by_node,
+    is_generator,
+    listed_names,
+    propose,
+    weak_when,
+    write_vault,
+)
 from vault.index import VaultIndex
 from vault.layout import VaultLayout
 from vault.writer import VaultWriter
-
-CONCEPTS = {
-    "Metacognición": "Pensar sobre el propio pensamiento.",
-    "metacognicion": "Saber lo que uno sabe.",
-    "ZDP": "Abreviatura de la zona de desarrollo próximo.",
-    "Zona de desarrollo próximo": "Lo que un aprendiz logra con ayuda.",
-    "Hábito": "Una conducta que se repite.",
-    "Hábito atómico": "Un hábito mínimo que se compone.",
-    "Deep Work": "Focused work without distraction.",
-}
-
-
-def write_vault(root: Path, concepts: dict[str, str]) -> None:
-    folder = root / "08 - Ideas"
-    folder.mkdir(parents=True, exist_ok=True)
-    for title, summary in concepts.items():
-        concept = Concept(title=title, summary=summary, concept=summary)
-        (folder / f"{title}.md").write_text(render_concept_note(concept, [], {}), encoding="utf-8")
-
-
-def listed_names(messages: list[dict[str, Any]]) -> list[str]:
-    """The names of a generator prompt's concept list."""
-    text = messages[-1]["content"].split("# AVOID")[0]
-    return re.findall(r"^- (.+)$", text, re.M)
-
-
-def avoid_block(messages: list[dict[str, Any]]) -> str:
-    return messages[-1]["content"].split("# AVOID")[1]
-
-
-def is_generator(messages: list[dict[str, Any]]) -> bool:
-    return "normalize the concept names" in messages[0]["content"]
-
-
-def propose(*pairs: tuple[str, str]) -> Callable[[list[dict], Any], Any]:
-    """A generator that proposes the given pairs whose names are both in its prompt."""
-
-    def answer(messages: list[dict], _schema: Any) -> dict:
-        names = set(listed_names(messages))
-        merges = [
-            {"concept_a": a, "concept_b": b, "reason": "same"}
-            for a, b in pairs
-            if a in names and b in names
-        ]
-        return {"merges": merges}
-
-    return answer
-
-
-def weak_when(*names: str) -> Callable[[list[dict], Any], Any]:
-    """An evaluator that calls weak every merge mentioning one of `names`."""
-
-    def answer(messages: list[dict], _schema: Any) -> dict:
-        text = messages[-1]["content"]
-        weak = []
-        for line in re.findall(r'^(m\d+): "(.+)" \+ "(.+)"$', text, re.M):
-            if line[1] in names or line[2] in names:
-                weak.append({"merge_id": line[0], "reason": "hierarchy", "explanation": "x"})
-        return {"weak_merges": weak}
-
-    return answer
 
 
 class Harness:
@@ -98,11 +46,9 @@ class Harness:
             data={"directory": tmp_path / "data"}, flows={"normalization": settings}
         )
 
-        def respond(messages: list[dict], schema: Any) -> Any:
-            handler = generator if is_generator(messages) else evaluator
-            return handler(messages, schema) if callable(handler) else handler
-
-        self.llm = scripted_client(respond)
+        self.llm = scripted_client(
+            answer=by_node(generator, evaluator), call_context=langgraph_call_context
+        )
         self.backend = self.llm.backend()
         vault = SimpleNamespace(
             root=self.root, layout=layout, writer=VaultWriter(self.root), index=index
@@ -124,7 +70,7 @@ class Harness:
 
     def calls(self, kind: str = "generator") -> list[Any]:
         calls = self.backend.calls_of("complete")
-        return [c for c in calls if is_generator(c.messages) == (kind == "generator")]
+        return [c for c in calls if is_generator(c) == (kind == "generator")]
 
     def review_keys(self, review_id: str) -> list[tuple[str, str]]:
         rows = self.store.query(

@@ -11,7 +11,7 @@ from core.flows.normalization.blocks import build_units, name_costs, pack, simil
 from core.flows.normalization.catalog import ConceptInfo, concept_names
 from core.flows.normalization.neighbours import VECTOR_SIMILARITY, close_pairs, vector_pairs
 from core.store import Store
-from tests.flows.normalization.conftest import propose, weak_when
+from tests.flows.normalization.script import propose, weak_when
 from vault.embedding import pack as pack_vector
 
 TITLES = [

@@ -22,7 +22,7 @@ from core.merges.service import Merges
 from core.settings import Settings
 from core.store import Store
 from local_llm import LLMClient
-from tests.merges.conftest import SAMPLE, snapshot
+from tests.merges.merge_vault import SAMPLE, snapshot
 from vault.index import VaultIndex
 from vault.layout import VaultLayout
 from vault.writer import VaultWriter

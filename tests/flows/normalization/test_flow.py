@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.flows.normalization.conftest import avoid_block, listed_names, propose, weak_when
+from tests.flows.normalization.script import avoid_block, listed_names, propose, weak_when
 
 ZDP = ("ZDP", "Zona de desarrollo próximo")
 HABITO = ("Hábito", "Hábito atómico")

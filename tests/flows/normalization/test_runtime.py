@@ -9,9 +9,9 @@ from core.flows.registry import open_app
 from core.merges.reviews import ReviewsRepo
 from core.settings import Settings
 from local_llm.testing import ScriptedBackend
-from tests.flows.normalization.conftest import (
+from tests.flows.normalization.script import (
     CONCEPTS,
-    is_generator,
+    by_node,
     propose,
     weak_when,
     write_vault,
@@ -21,7 +21,7 @@ from tests.flows.normalization.conftest import (
 async def test_runtime_streams_progress_and_stores_the_review(tmp_path: Path) -> None:
     write_vault(tmp_path / "vault", CONCEPTS)
     generator, evaluator = propose(("ZDP", "Zona de desarrollo próximo")), weak_when()
-    backend = ScriptedBackend(lambda m, s: generator(m, s) if is_generator(m) else evaluator(m, s))
+    backend = ScriptedBackend(answer=by_node(generator, evaluator))
     settings = Settings(vault={"path": tmp_path / "vault"}, data={"directory": tmp_path / "data"})
     async with open_app(settings, backend=backend) as services:
         run = services.runtime.start("normalization", {})

@@ -1,4 +1,5 @@
-"""A real temporary vault, a scripted model and the compiled rubric flow."""
+"""A real temporary vault, a scripted model and the compiled rubric flow (the note and the
+scripted evaluation: tests/flows/rubric/notes.py)."""
 
 from __future__ import annotations
 
@@ -11,45 +12,18 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from core.context import FlowContext
-from core.evaluation import load_criteria
 from core.flows.rubric.graph import build_graph
 from core.settings import Settings
 from core.store import Store
 from local_llm.testing import scripted_client
-from vault.writer import VaultWriter
-
-NOTE_PATH = "notes/Photosynthesis.md"
-NOTE_TEXT = """---
-tags: [biology]
-custom_key: keep me  # a comment
----
-# Photosynthesis
-
-Plants turn light into chemical energy.
-"""
-IDS = load_criteria("default").criteria.ids
-
-
-def evaluation(score: float) -> dict[str, Any]:
-    return {
-        "criteria": {
-            cid: {
-                "rationale": f"{cid} ok",
-                "issues": [{"what": "too short", "where": "first line"}],
-                "score": score,
-            }
-            for cid in IDS
-        },
-        "strengths": ["accurate"],
-        "weaknesses": ["no example"],
-        "suggestions": ["add an example of a plant"],
-        "feedback": "short but right",
-    }
-
-
-REVISED_BODY = (
-    "# Photosynthesis\n\nPlants turn light into chemical energy.\n\nFor example, a maple leaf.\n"
+from tests.flows.rubric.notes import (  # noqa: F401 - kept for tests written before the move
+    IDS,
+    NOTE_PATH,
+    NOTE_TEXT,
+    REVISED_BODY,
+    evaluation,
 )
+from vault.writer import VaultWriter
 
 
 class RubricHarness:

@@ -12,7 +12,7 @@ from core.flows.rubric.graph import SPEC
 from core.services import open_services
 from core.settings import Settings
 from local_llm.testing import ScriptedBackend
-from tests.flows.rubric.conftest import NOTE_PATH, NOTE_TEXT, evaluation
+from tests.flows.rubric.notes import NOTE_PATH, NOTE_TEXT, evaluation
 
 
 def make_services(tmp_path: Path, responses: list[Any]):

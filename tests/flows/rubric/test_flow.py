@@ -8,7 +8,7 @@ import frontmatter
 import pytest
 
 from core.evaluation import BUILTIN_DIR
-from tests.flows.rubric.conftest import NOTE_PATH, NOTE_TEXT, REVISED_BODY, evaluation
+from tests.flows.rubric.notes import NOTE_PATH, NOTE_TEXT, REVISED_BODY, evaluation
 
 
 async def test_approve_marks_the_note_with_a_minimal_frontmatter_edit(rubric) -> None:

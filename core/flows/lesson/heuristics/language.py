@@ -99,9 +99,9 @@ def _script_findings(text: str, lang: str, section: str, block: Block) -> tuple[
                                 action=action, message=f"{len(stray)} stray letters of a script "
                                                        f"not used in {lang}"))  # fmt: skip
     if lang not in LATIN_LANGUAGES and block.kind == "paragraph":
-        run, words = longest_latin_run(TECH_TOKEN.sub(" ", text))
-        if run >= LATIN_RUN_MIN and _latin_share(text) >= PASSAGE_SHARE:
-            findings.append(Finding(section=section, line=block.line_no, sample=words[:60],
+        latin_words, latin_text = longest_latin_run(TECH_TOKEN.sub(" ", text))
+        if latin_words >= LATIN_RUN_MIN and _latin_share(text) >= PASSAGE_SHARE:
+            findings.append(Finding(section=section, line=block.line_no, sample=latin_text[:60],
                                     message=f"a Latin-script passage in a {lang} lesson",
                                     action=HeuristicAction.REGENERATE))  # fmt: skip
     return foreign, findings

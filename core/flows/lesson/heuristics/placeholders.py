@@ -15,6 +15,7 @@ Code, inline code and formulas are not read (a `# TODO` in code is code).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from core.flows.lesson.heuristics.lexicon import deferral, self_reference
 from core.flows.lesson.heuristics.notation import INLINE_CODE, INLINE_MATH, QUOTED, URL
@@ -153,7 +154,9 @@ def _alone_on_line(masked: str) -> bool:
     return len(text) > 2 and text[0] in "[<【{［" and text[-1] in "]>】}］"
 
 
-def _block_findings(block: Block, following: Block | None, alone: bool, language: str):
+def _block_findings(
+    block: Block, following: Block | None, alone: bool, language: str
+) -> Iterator[tuple[int, str, str]]:
     """(line, message, sample) of each placeholder in one block."""
     shapes = block.kind == "list" or SHAPE_HINT.search(block.text)
     for n, line in enumerate(block.lines if shapes else ()):

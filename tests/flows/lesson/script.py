@@ -1,0 +1,89 @@
+"""What the lesson tests share: the sample vault, good Spanish paragraphs, and `LessonScript`,
+which answers each lesson call by the node that makes it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from core.evaluation import load_criteria
+from local_llm.testing import ScriptedCall
+from tests.flows.lesson.corpus import PARAGRAPHS
+
+SAMPLE_VAULT = Path(__file__).resolve().parents[3] / "tui" / "sample_vault"
+CONCEPT = "Práctica de recuperación"
+IDS = load_criteria("lesson").criteria.ids
+GOOD = PARAGRAPHS["es"]
+
+
+NODE_KINDS = {
+    "planner": "plan",
+    "expand_section": "section",
+    "smoother": "smooth",
+    "self_review": "review",
+    "targeted_fix": "fix",
+}
+"""What each lesson node asks the model for; judge nodes (`judge_*`) are "judge"."""
+
+
+def kind_of(node: str) -> str:
+    """The kind of answer a node asks for (the node is what the client reports for the call)."""
+    if node in NODE_KINDS:
+        return NODE_KINDS[node]
+    if node.startswith("judge"):
+        return "judge"
+    raise AssertionError(f"the lesson script has no answer for node {node!r}")
+
+
+class LessonScript:
+    """Answers each lesson call by the node that makes it; judges answer by their model name.
+
+    Used as `ScriptedBackend(answer=script)`."""
+
+    def __init__(self) -> None:
+        self.sections: list[str] = [f"{GOOD[0]}\n\n{GOOD[1]}", f"{GOOD[2]}\n\n{GOOD[3]}"]
+        self.bad_first: dict[int, str] = {}
+        """Section index -> text the first expansion of that section returns."""
+        self.review: dict[str, Any] = {"status": "PASS", "reasoning": "fine", "issues": [],
+                                       "patched_content": ""}  # fmt: skip
+        self.scores: dict[str, list[float]] = {"judge-a": [0.9], "judge-b": [0.9], "judge-c": [0.9]}
+        self.asked: dict[str, int] = {}
+
+    def count(self, kind: str) -> int:
+        return self.asked.get(kind, 0)
+
+    def __call__(self, call: ScriptedCall) -> Any:
+        schema: Any = call.json_schema
+        user = call.messages[-1]["content"]
+        model = call.config.model if call.config is not None else ""
+        kind = kind_of(call.node)
+        self.asked[kind] = self.asked.get(kind, 0) + 1
+        if kind == "plan":
+            count = schema["properties"]["sections"]["maxItems"]
+            return {"title": "Práctica de recuperación", "objectives": ["Explicar la práctica"],
+                    "sections": [{"title": f"Parte {n + 1}", "goal": "enseñar"} for n in range(count)]}  # fmt: skip
+        if kind == "section":
+            index = int(user.split("Write section ")[1].split(":")[0]) - 1
+            first = self.asked.get(f"section{index}", 0) == 0
+            self.asked[f"section{index}"] = self.asked.get(f"section{index}", 0) + 1
+            if first and index in self.bad_first:
+                return {"text": self.bad_first[index]}
+            return {"text": self.sections[index % len(self.sections)]}
+        if kind == "smooth":
+            count = schema["properties"]["transitions"]["maxItems"]
+            return {"transitions": ["Ahora veamos el siguiente paso con calma."] * count,
+                    "terminology": [{"use": "commit", "instead_of": "confirmación"}]}  # fmt: skip
+        if kind == "review":
+            return self.review
+        if kind == "fix":
+            return {"text": f"{GOOD[4]}\n\n{GOOD[5]}"}
+        return self._judge(model)
+
+    def _judge(self, model: str) -> dict[str, Any]:
+        scores = self.scores.get(model) or self.scores["*"]
+        score = scores.pop(0) if len(scores) > 1 else scores[0]
+        return {
+            "criteria": {cid: {"rationale": "ok", "issues": [{"what": "x", "where": "Parte 2"}],
+                               "score": score} for cid in IDS},
+            "strengths": ["clear"], "weaknesses": ["short"], "suggestions": [], "feedback": "ok",
+        }  # fmt: skip
