@@ -4,6 +4,7 @@ changes, and screens nobody sees do not redraw (bench/tutor.py measures the time
 from __future__ import annotations
 
 import asyncio
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from textual.app import App
@@ -89,6 +90,8 @@ async def test_a_chat_that_starts_to_overflow_shows_its_scrollbar_and_its_end() 
 
 
 class ActivityApp(App):
+    services = None  # no model client: the line says "model idle" until calls are given
+
     def compose(self):
         yield ModelActivityLine()
 
@@ -154,6 +157,15 @@ def gated_turns(monkeypatch, hold_before: str) -> asyncio.Event:
     return gate
 
 
+@asynccontextmanager
+async def gated_session(tmp_path: Path, monkeypatch, hold_before: str):
+    """(pilot, the tutor screen at its first question, the gate of its next turns)."""
+    app = make_app(tmp_path, TutorScript(["partial"] * 3))
+    async with app.run_test(size=(130, 40)) as pilot:
+        screen = await first_question(pilot, app)
+        yield pilot, screen, gated_turns(monkeypatch, hold_before)
+
+
 async def answer_and_wait(pilot, screen: TutorScreen, condition) -> None:
     screen.query_one("#answer").value = "la mitad"
     await pilot.press("enter")
@@ -163,11 +175,8 @@ async def answer_and_wait(pilot, screen: TutorScreen, condition) -> None:
 async def test_the_reply_is_drawn_as_its_message_before_the_turn_is_written(
     tmp_path: Path, monkeypatch
 ) -> None:
-    app = make_app(tmp_path, TutorScript(["partial"] * 3))
-    async with app.run_test(size=(130, 40)) as pilot:
-        screen = await first_question(pilot, app)
+    async with gated_session(tmp_path, monkeypatch, "reply") as (pilot, screen, gate):
         chat = screen.query_one(TutorChat)
-        gate = gated_turns(monkeypatch, "reply")
         messages = chat.message_count
         # the executor finished: its message shows (drawn) while the runtime still works
         await answer_and_wait(pilot, screen, lambda: chat.message_count == messages + 3)
@@ -181,10 +190,7 @@ async def test_the_reply_is_drawn_as_its_message_before_the_turn_is_written(
 async def test_the_turn_ends_on_screen_when_the_runtime_reports_its_state(
     tmp_path: Path, monkeypatch
 ) -> None:
-    app = make_app(tmp_path, TutorScript(["partial"] * 3))
-    async with app.run_test(size=(130, 40)) as pilot:
-        screen = await first_question(pilot, app)
-        gate = gated_turns(monkeypatch, "end")
+    async with gated_session(tmp_path, monkeypatch, "end") as (pilot, screen, gate):
         answer = screen.query_one("#answer")
         await answer_and_wait(pilot, screen, lambda: not screen.busy)
         assert answer.placeholder == PLACEHOLDER and len(screen.conversation) == 4
