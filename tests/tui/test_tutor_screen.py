@@ -570,3 +570,22 @@ async def test_escape_stops_a_streaming_reply_and_the_session_goes_on(tmp_path: 
         assert not screen.conversation[-1].get("stopped")
         await pilot.press("escape")  # nothing streams now: back home
         await wait_for(pilot, lambda: app.screen is not screen)
+
+
+async def test_a_plan_built_from_the_concept_is_said_on_the_screen(tmp_path: Path) -> None:
+    """Issue 12: the bundled model's plans were field names; the session starts from the
+    concept and the learner reads why."""
+
+    class FieldNames(TutorScript):
+        def plan(self, schema):
+            answer = super().plan(schema)
+            return answer | {"titles": ["title"] * len(answer["titles"])}
+
+    app = make_app(tmp_path, FieldNames())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await first_question(pilot, app)
+        panel = screen.query_one(PlanPanel)
+        assert "plan was unusable" in str(panel.query_one("#notice").render())
+        steps = str(panel.query_one("#steps").render())
+        assert "1. Recall: " in steps or "1. Explain: " in steps
+        assert "1. title" not in steps

@@ -196,6 +196,8 @@ def show_event(event: Any, write: Write) -> None:
         write(event.data["token"])
     elif isinstance(event, Progress) and event.data.get("replanned"):
         write("\n[the plan changed]\n")
+    elif isinstance(event, Progress) and event.data.get("notice"):
+        write(f"\n[{event.data['notice']}]\n")
     elif isinstance(event, NodeFinished) and event.node == "evaluator":
         for message in event.update.get("conversation", []):
             write(f"\n{message['content']}\n")

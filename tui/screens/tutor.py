@@ -240,6 +240,9 @@ class TutorScreen(TurnRelay, NoemaScreen):
         elif isinstance(event, Progress) and event.data.get("replanned"):
             panel.notice("The plan changed to suit you better.")
             panel.show_plan(event.data.get("plan"), float(self.values.get("mastery") or 0.0))
+        elif isinstance(event, Progress) and event.data.get("notice"):  # the model's plan unusable
+            panel.notice(str(event.data["notice"]))
+            panel.show_plan(event.data.get("plan"), float(self.values.get("mastery") or 0.0))
         elif isinstance(event, NodeFinished):
             if "study_plan" in event.update:
                 panel.show_plan(event.update["study_plan"], float(event.update.get("mastery", 0)))

@@ -19,6 +19,7 @@ from core.context import FlowContext
 from core.degenerate import drop_repeats, fold, repeated_sentence
 from core.flows.tutor import logs
 from core.flows.tutor import plan as p
+from core.flows.tutor.fallback_plan import NOTICE, REPLAN_NOTICE, fallback_draft, kept_plan
 from core.flows.tutor.hints import HintSplitter
 from core.flows.tutor.prompts import (
     MAX_MESSAGE_TOKENS,
@@ -124,26 +125,46 @@ def build_plan(state: SimplifiedState, draft: PlanDraft, max_replans: int) -> di
     }
 
 
+async def drafted_plan(
+    state: SimplifiedState, runtime: Runtime[FlowContext], replanning: bool
+) -> tuple[dict[str, Any], str, str]:
+    """(plan, the model's reasoning, notice): the model's plan, else (an unusable answer, never
+    a model that did not answer) code's plan from the concept, or on replan the current one."""
+    settings = tutor(runtime)
+    messages = planner_messages(state, recent(state, settings))
+    try:
+        draft = await runtime.context.llm.structured(
+            messages, GroundedPlanDraft, role="default", json_schema=plan_schema(replanning)
+        )
+    except LLMError as exc:  # invalid after re-asks: code's plan, and said; no answer: fails
+        raise_unless_fallback(exc)
+        if replanning:
+            reason = f"current plan kept: the model's new plan was unusable ({why(exc)})"
+            return kept_plan(state.get("study_plan") or {}), reason, REPLAN_NOTICE
+        language = str((state.get("student_profile") or {}).get("language") or "en")
+        draft = fallback_draft(state.get("topic_info") or {}, language, why(exc))
+        reason = f"built from the concept: the model's plan was unusable ({why(exc)})"
+        return build_plan(state, draft, settings.max_replans), reason, NOTICE
+    return build_plan(state, draft, settings.max_replans), draft.reasoning, ""
+
+
 async def planner(state: SimplifiedState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
     """A 3-5 step plan adapted to the learner; on replan, the remaining work planned again."""
-    timer, settings = logs.Timer(), tutor(runtime)
+    timer = logs.Timer()
     sid = session_id(state, runtime)
     replanning = bool(p.steps(state.get("study_plan")))
-    messages = planner_messages(state, recent(state, settings))
     announce("planner", "planning again" if replanning else "planning")
-    draft = await runtime.context.llm.structured(
-        messages, GroundedPlanDraft, role="default", json_schema=plan_schema(replanning)
-    )
-    plan = build_plan(state, draft, settings.max_replans)
+    plan, reasoning, notice = await drafted_plan(state, runtime, replanning)
+    message = notice or ("plan changed" if replanning else "plan ready")
     get_stream_writer()(
-        {"node": "planner", "message": "plan changed" if replanning else "plan ready",
-         "plan": plan, "replanned": replanning}
+        {"node": "planner", "message": message, "plan": plan,
+         "replanned": replanning and not notice, "notice": notice}
     )  # fmt: skip
     title = (state.get("topic_info") or {}).get("title", "")
     what = (
         f"Replan for {title!r}: {state.get('replan_reason')}" if replanning else f"Plan {title!r}"
     )
-    item = logs.entry("planner", what, plan, draft.reasoning, timer)
+    item = logs.entry("planner", f"{what} ({notice})" if notice else what, plan, reasoning, timer)
     update = {
         "session_id": sid,
         "study_plan": plan,

@@ -147,3 +147,27 @@ def test_logs_summary_per_agent_and_pages(vault_settings: Settings, capsys, tmp_
     assert "page 2 of 3 (6 entries)" in captured.err
     with pytest.raises(cli.CommandError, match="no page 4"):
         cli.run_logs(parse([*base, "--page", "4", "--per-page", "2"]))
+
+
+async def test_terminal_chat_says_when_the_plan_was_built_from_the_concepts(
+    vault_settings: Settings,
+) -> None:
+    """Issue 12: every plan the model wrote was field names; the chat starts and says why."""
+    from core.flows.tutor.session import start_session
+    from tests.flows.tutor.test_plan_fallback import FieldNamePlans
+
+    out: list[str] = []
+    backend = ScriptedBackend(FieldNamePlans(), stream_chunk=3)
+    async with open_services(vault_settings, {"tutor": SPEC}, backend=backend) as services:
+        lesson = await cli.choose_lesson(services, scripted_input(["2", "1", "1"]), out.append, None)
+        session = start_session(services.runtime, lesson, vault_settings).id
+        values = await cli.chat(services, session, scripted_input([]), out.append)
+        text = "".join(out)
+        assert "[The model's plan was unusable: a plan built from the concept.]" in text
+        assert "Question 1: what is bigger" in text
+        titles = [s["title"] for s in values["study_plan"]["todo_list"]]
+        assert titles == [
+            "Explain: Práctica de recuperación",
+            "Explain: Práctica intercalada",
+            "Apply both together",
+        ]
