@@ -12,10 +12,10 @@ from core.services import open_services
 from core.settings import Settings
 from tests.flows.extraction.notes import SOURCE
 from tests.flows.extraction.script import (
+    SCHEMA_KINDS,
     ConcurrencyBackend,
     FlowScript,
     candidates,
-    kind_of,
     relations,
 )
 from tests.flows.extraction.test_runtime import make_vault
@@ -150,7 +150,7 @@ class GatedBackend(ConcurrencyBackend):
         self.held, self.gate = 0, asyncio.Event()
 
     async def complete(self, messages, *, json_schema, config, schema_name="answer"):
-        if kind_of(json_schema) == "duplicate":
+        if SCHEMA_KINDS.get(schema_name) == "duplicate":
             self.held += 1
             await self.gate.wait()
         return await super().complete(
