@@ -322,8 +322,9 @@ def refuse_empty_approval(
 ) -> None:
     """Approving a review that keeps nothing would only mark the source processed."""
     from core.flows.extraction.report import writes_nothing
+    from core.flows.extraction.state import ExtractionReview
 
-    if writes_nothing(payload, drops):
+    if writes_nothing(ExtractionReview.model_validate(payload), drops):
         raise CommandError(
             f"nothing to approve: no concept is kept and no quote is linked, so approving would "
             f"only mark {target} processed; ask for changes with --feedback TEXT, or --abort "
