@@ -11,7 +11,7 @@ approves (with the drops), `X` aborts. After the commit the written notes are li
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group
 from rich.text import Text
@@ -41,6 +41,10 @@ from tui.widgets.extraction_review import (
 from tui.widgets.extraction_sources import SourcesTable
 from tui.widgets.extraction_steps import ExtractionSteps
 from tui.widgets.model_activity import ModelActivityLine
+
+if TYPE_CHECKING:
+    from core.store.runs import RunRecord
+    from tui.app import NoemaApp
 
 FLOW = "extraction"
 
@@ -413,11 +417,11 @@ class ExtractionScreen(NoemaScreen):
         self.answer({"action": "abort"})
 
 
-def open_screen(app: Any) -> ExtractionScreen:
+def open_screen(app: NoemaApp) -> ExtractionScreen:
     """The screen as opened from home (the registry's `open` factory)."""
     return ExtractionScreen()
 
 
-def review_screen(app: Any, run: Any) -> ExtractionScreen:
+def review_screen(app: NoemaApp, run: RunRecord) -> ExtractionScreen:
     """The review of an extraction run awaiting review (the registry's `review` factory)."""
     return ExtractionScreen(run=run)
