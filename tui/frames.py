@@ -18,6 +18,21 @@ from typing import Any
 from textual.geometry import Region
 
 
+def in_view(screen: Any) -> bool:
+    """Whether `screen` shows: it is the top screen, or every screen above it lets it show
+    through (a modal's translucent background).
+
+    Textual's `Screen.is_current` also holds for the screen just under the top one, shown or
+    not: a screen under the tutor that updated its widgets on a timer laid itself out and had
+    the tutor repaint those regions, twice a second."""
+    app = screen.app
+    stack = app.screen_stack
+    if screen not in stack:
+        return False
+    above = stack[stack.index(screen) + 1 :]
+    return all(other.styles.background.a < 1 for other in above)
+
+
 def draw_now(screen: Any, *regions: Region) -> bool:
     """Repaint `regions` of `screen` (screen coordinates) now; whether it could.
 

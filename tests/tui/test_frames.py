@@ -5,9 +5,10 @@ from __future__ import annotations
 import gc
 
 from textual.app import App
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from tui.frames import draw_now
+from tui.frames import draw_now, in_view
 from tui.heap import settle_heap
 
 
@@ -51,6 +52,24 @@ async def test_draw_now_leaves_a_batch_to_the_next_frame() -> None:
         assert len(probe.drawn) == drawn
         await pilot.pause()
         assert "later" in probe.drawn[-1]  # on the next frame, as usual
+
+
+async def test_a_screen_is_in_view_only_when_nothing_opaque_covers_it() -> None:
+    app = ProbeApp()
+    async with app.run_test(size=(30, 5)) as pilot:
+        under = app.screen
+        await app.push_screen(Screen())
+        await pilot.pause()
+        assert under.is_current  # Textual counts the screen just under the top one
+        assert not in_view(under) and in_view(app.screen)
+        await app.push_screen(ModalScreen())  # translucent: the screen under it shows
+        await pilot.pause()
+        middle = app.screen_stack[-2]
+        assert in_view(middle) and not in_view(under)
+        app.pop_screen()
+        app.pop_screen()
+        await pilot.pause()
+        assert in_view(under)
 
 
 def test_settle_heap_takes_the_live_objects_out_of_full_collections() -> None:

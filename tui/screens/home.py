@@ -17,6 +17,7 @@ from core.flows.tutor.progress import Tracked, due_with_history
 from core.overview import NoteCounts, note_counts
 from core.store import Store
 from core.wording import plural
+from tui.frames import in_view
 from tui.keys import hints, key_for
 from tui.messages import (
     IndexProgress,
@@ -190,7 +191,7 @@ class HomeScreen(NoemaScreen):
         """While the model works (and once after), elapsed time and tokens move."""
         services = self.app.services
         live = services is not None and bool(services.activity.calls())
-        if self.is_current and (live or getattr(self, "_activity_live", False)):
+        if in_view(self) and (live or getattr(self, "_activity_live", False)):
             self.render_model()
 
     def fix_line(self, gate: Any) -> str:

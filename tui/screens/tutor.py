@@ -249,8 +249,11 @@ class TutorScreen(TurnRelay, NoemaScreen):
             self.conversation = list(message.values.get("conversation") or [])
             self.show_state(message.values)
             self.query_one(TutorChat).end_stream()  # a reply line no message came into
-        # the learner waits on this frame: do not wait for the frame grid
-        draw_now(self, self.query_one(TutorChat).changed_region, self.query_one("#answer").region)
+        # the learner waits on this frame: do not wait for the frame grid (the chat was drawn
+        # when the reply's message came, unless the turn changed it since)
+        chat = self.query_one(TutorChat)
+        changed = chat.changed_region if chat.version != chat.drawn_version else None
+        draw_now(self, *filter(None, [changed, self.query_one("#answer").region]))
 
     # -- stopping a reply ------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from textual import work
 from textual.message import Message
 
 from core.events import Done, Progress, RunEvent
+from tui.frames import draw_now
 from tui.screens.base import NoemaScreen
 from tui.widgets.tutor_chat import TutorChat
 
@@ -94,7 +95,12 @@ class TurnRelay(NoemaScreen):
 
     async def _run_turn(self, session_id: str, text: str | None) -> None:
         """One turn: events held until an agent announces a model call (or tokens come, or
-        the turn ends), then posted together (see the module docstring)."""
+        the turn ends), then posted together (see the module docstring).
+
+        The tutor's reply is the turn's last model call: once its tokens came, events are
+        posted as they come (its message is drawn while the runtime writes its last
+        checkpoint), and the turn ends for the screen with the state it reports (`Done`),
+        not after the runtime let go of the session."""
         from core.flows.tutor.session import session_values, turn
 
         # the answer box stays enabled (answers are ignored while busy): toggling it would move
@@ -102,23 +108,26 @@ class TurnRelay(NoemaScreen):
         self.busy = True
         self._tokens.clear()
         held: list[RunEvent] = []
-        values: dict[str, Any] | None = None
+        replied = ended = False
         try:
             async for event in turn(self.require_services().runtime, session_id, text):
-                if isinstance(event, Done):
-                    values = event.output  # the state after the turn: no second read
                 if isinstance(event, Progress) and "token" in event.data:
                     self._post_held(held)
                     self._buffer_token(event.data["token"])
+                    replied = True
                     continue
                 held.append(event)
-                if isinstance(event, Progress) and event.data.get("working"):
+                working = isinstance(event, Progress) and event.data.get("working")
+                if working or replied or isinstance(event, Done):
                     self._post_held(held)
+                if isinstance(event, Done):
+                    ended = True  # the state after the turn: no second read
+                    self.post_message(TurnEnded(event.output))
         finally:
             self._post_held(held)
-            if values is None:
+            if not ended:
                 values = await session_values(self.require_services().runtime, session_id)
-            self.post_message(TurnEnded(values))
+                self.post_message(TurnEnded(values))
 
     def _post_held(self, held: list[RunEvent]) -> None:
         if held:
@@ -143,7 +152,12 @@ class TurnRelay(NoemaScreen):
             self.query_one(TutorChat).stream(tokens)
 
     def on_tutor_events(self, message: TutorEvents) -> None:
+        chat = self.query_one(TutorChat)
+        awaited = chat.awaiting_reply
         with self.app.batch_update():  # one frame for all the widgets the events change
             for event in message.events:
                 self.show_event(event)
         self._handled += 1
+        if awaited and not chat.awaiting_reply:
+            # the reply's message took its block's place: the learner waits on this frame
+            draw_now(self, chat.changed_region)

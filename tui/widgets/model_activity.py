@@ -18,6 +18,7 @@ from textual import getters
 from textual.widgets import Static
 
 from local_llm import CallActivity
+from tui.frames import in_view
 
 if TYPE_CHECKING:
     from tui.app import NoemaApp
@@ -99,12 +100,12 @@ class ModelActivityLine(Static):
         return services.activity.calls() if services is not None else []
 
     def tick(self) -> None:
-        if not self.screen.is_current:
+        if not in_view(self.screen):
             return
         text = activity_text(self.live_calls(), self.follow(), time.monotonic())
         if text.plain != getattr(self, "_shown", None):
             self._shown = text.plain
-            self.update(text)
+            self.update(text, layout=False)  # one line, whatever it says: no layout
 
 
 def queue_text(calls: Sequence[CallActivity], queued_runs: int) -> Text:

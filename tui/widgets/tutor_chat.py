@@ -260,9 +260,9 @@ class TutorChat(ScrollView, can_focus=True):
         self.version += 1
         if size != self.virtual_size:
             following = self.scroll_y >= self.max_scroll_y - 1
-            self.virtual_size = size
+            self._set_scroll_range(size)
             if following:
-                # forced: the scrollbar that allows it appears only with the next layout
+                # forced: a scrollbar that appears now is shown by the next layout
                 self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
             self.changed_region = self.region
             self._last_end = self.max_scroll_y
@@ -275,6 +275,22 @@ class TutorChat(ScrollView, can_focus=True):
             return
         self.changed_region = Region(view.x, view.y + top, view.width, view.height - top)
         self.refresh(Region(0, top, view.width, view.height - top))
+
+    def _set_scroll_range(self, size: Size) -> None:
+        """Make `size` the chat's scroll range (its virtual size).
+
+        Textual lays the whole screen out again on every change of a widget's virtual size,
+        and every widget of the screen is then measured and resized: two or three times a
+        turn, as the chat grows. The chat's own size never depends on its lines (its column
+        sets it), so only its scrollbars follow here; the screen is laid out again when the
+        scrollbar appears or goes (`_refresh_scrollbars` asks for it), or when the chat's
+        height is its content's."""
+        height = self.styles.height
+        if height is None or height.is_auto:
+            self.virtual_size = size
+            return
+        self.set_reactive(TutorChat.virtual_size, size)
+        self._scroll_update(size)  # the scrollbars' range, and the scroll kept inside it
 
     def on_resize(self) -> None:
         """Lines rendered again for a new width; a view that showed the end still does (the

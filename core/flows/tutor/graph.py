@@ -14,6 +14,7 @@ appends it and the graph runs again from START.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
@@ -27,6 +28,20 @@ from core.runtime import FlowSpec
 FLOW_NAME = "tutor"
 
 
+def on_loop(route: Callable[[Any], str]) -> Callable[[Any], Awaitable[str]]:
+    """`route` as a coroutine function, so that it runs on the event loop.
+
+    Streamed asynchronously, LangGraph runs a plain routing function in a worker thread: a
+    thread hop (and the loop's wake-up) to read two fields of the state, twice on every turn's
+    way to its model calls."""
+
+    async def routed(state: Any) -> str:
+        return route(state)
+
+    routed.__name__ = route.__name__
+    return routed
+
+
 def build_graph() -> StateGraph[SimplifiedState, FlowContext, SimplifiedState, SimplifiedState]:
     """The uncompiled tutor graph (compile it with a checkpointer)."""
     graph = StateGraph(SimplifiedState, context_schema=FlowContext)
@@ -36,14 +51,14 @@ def build_graph() -> StateGraph[SimplifiedState, FlowContext, SimplifiedState, S
     graph.add_node("finish", nodes.finish)
     graph.add_conditional_edges(
         START,
-        route_entry,
+        on_loop(route_entry),
         {"planner": "planner", "evaluator": "evaluator", "executor": "executor", "closed": END},
     )
     graph.add_edge("planner", "executor")
     graph.add_edge("executor", END)
     graph.add_conditional_edges(
         "evaluator",
-        nodes.route_after_evaluation,
+        on_loop(nodes.route_after_evaluation),
         {"replan": "planner", "continue": "executor", "end": "finish"},
     )
     graph.add_edge("finish", END)

@@ -187,3 +187,28 @@ async def test_each_agent_announces_its_model_call(tutor) -> None:
 
 def first_token(events):
     return next(e for e in events if isinstance(e, Progress) and "token" in e.data)
+
+
+async def test_the_routers_run_on_the_event_loop(tutor, monkeypatch) -> None:
+    """A plain routing function would run in a worker thread (a hop on every turn's way to
+    its model calls): the tutor's routers run on the loop."""
+    import threading
+
+    from core.flows.tutor import graph, nodes
+
+    threads: list[str] = []
+
+    def recorded(route):
+        def route_in_thread(state):
+            threads.append(threading.current_thread().name)
+            return route(state)
+
+        return route_in_thread
+
+    monkeypatch.setattr(graph, "route_entry", recorded(graph.route_entry))
+    monkeypatch.setattr(nodes, "route_after_evaluation", recorded(nodes.route_after_evaluation))
+    async with tutor(TutorScript(["partial"])) as t:
+        await t.turn()
+        events = await t.turn("1/2")
+        assert nodes_run(events) == ["evaluator", "executor"]
+    assert len(threads) == 3 and set(threads) == {threading.main_thread().name}

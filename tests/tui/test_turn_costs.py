@@ -1,0 +1,202 @@
+"""What a tutor turn costs on screen: the screen is laid out again only when a widget's size
+changes, and screens nobody sees do not redraw (bench/tutor.py measures the time)."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from textual.app import App
+from textual.screen import Screen
+
+from local_llm import CallActivity
+from tests.flows.tutor.scripted import TutorScript
+from tests.tui.test_tutor_screen import first_question, make_app, wait_for
+from tui.screens.home import HomeScreen
+from tui.screens.tutor import PLACEHOLDER, TutorScreen
+from tui.widgets.model_activity import ModelActivityLine
+from tui.widgets.tutor_chat import TutorChat
+
+
+def count_layouts(screen: Screen) -> list[int]:
+    """A list that counts the layouts of `screen` from now on (its one item)."""
+    count = [0]
+    layout = screen._refresh_layout
+
+    def counted(*args, **kwargs):
+        count[0] += 1
+        return layout(*args, **kwargs)
+
+    screen._refresh_layout = counted
+    return count
+
+
+class ChatApp(App):
+    def compose(self):
+        yield TutorChat()
+
+
+CONVERSATION = [
+    {"role": "tutor" if n % 2 else "student", "content": f"mensaje {n}: ¿qué es 1/2? 🍕"}
+    for n in range(30)
+]
+
+
+def shown_lines(chat: TutorChat) -> list[str]:
+    return [chat.render_line(y).text.rstrip() for y in range(chat.scrollable_content_region.height)]
+
+
+async def test_the_chat_grows_without_laying_the_screen_out() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        chat = app.query_one(TutorChat)
+        chat.show_messages(CONVERSATION)
+        await pilot.pause()
+        layouts = count_layouts(app.screen)
+        answer = {"role": "student", "content": "la mitad"}
+        chat.expect_reply([*CONVERSATION, answer])
+        await pilot.pause()
+        feedback = {"role": "tutor", "kind": "feedback", "content": "Casi: cuenta las porciones."}
+        chat.show_messages([*CONVERSATION, answer, feedback])
+        for token in ["Pregunta 2: ", "¿qué es más grande, ", "1/2 o 1/4? " * 6]:
+            chat.stream(token)
+        await pilot.pause(0.05)  # later tokens are drawn on the next frame
+        assert layouts == [0]
+        # the view follows the end, and the scrollbar shows the whole range
+        assert chat.scroll_y == chat.max_scroll_y > 0
+        assert chat.vertical_scrollbar.window_virtual_size == chat.virtual_size.height
+        assert chat.vertical_scrollbar.position == chat.scroll_y
+        shown = shown_lines(chat)
+        assert shown[-1] == "" and "1/2 o 1/4?" in shown[-2]
+        assert any(line.startswith("Feedback: Casi") for line in shown)
+
+
+async def test_a_chat_that_starts_to_overflow_shows_its_scrollbar_and_its_end() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        chat = app.query_one(TutorChat)
+        chat.show_messages(CONVERSATION[:2])
+        await pilot.pause()
+        assert not chat.show_vertical_scrollbar
+        chat.show_messages(CONVERSATION)
+        await pilot.pause()
+        assert chat.show_vertical_scrollbar and chat.vertical_scrollbar.region.height > 0
+        assert chat.scroll_y == chat.max_scroll_y > 0
+        assert shown_lines(chat)[-2] == "Tutor: mensaje 29: ¿qué es 1/2? 🍕"
+        chat.clear_all()  # shorter again: the scrollbar goes
+        await pilot.pause()
+        assert not chat.show_vertical_scrollbar and chat.scroll_y == 0
+
+
+class ActivityApp(App):
+    services = None  # no model client: the line says "model idle" until calls are given
+
+    def compose(self):
+        yield ModelActivityLine()
+
+
+async def test_the_model_line_ticks_without_laying_the_screen_out() -> None:
+    app = ActivityApp()
+    async with app.run_test(size=(80, 5)) as pilot:
+        line = app.query_one(ModelActivityLine)
+        await pilot.pause()
+        layouts = count_layouts(app.screen)
+        call = CallActivity(1, "tokens", "default", "openai/gemma3-270m", "stream",
+                            flow="tutor", node="executor", run_id="s1", started=0.0)  # fmt: skip
+        line.live_calls = lambda: [call]
+        line.tick()
+        await pilot.pause()
+        assert "tutor · executor" in str(line.render())
+        assert layouts == [0]
+
+
+async def test_home_under_the_tutor_leaves_its_model_panel_alone(tmp_path: Path) -> None:
+    app = make_app(tmp_path, TutorScript())
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_for(pilot, lambda: app.services is not None)
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        drawn: list[bool] = []
+        home.render_model = lambda: drawn.append(True)
+        await pilot.press("t")
+        assert isinstance(app.screen, TutorScreen)
+        drawn.clear()
+        home._activity_live = True  # a call ended since the panel was drawn
+        home.tick_activity()  # the tutor covers home: nothing to draw
+        assert drawn == []
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is home)
+        drawn.clear()
+        home.tick_activity()
+        assert drawn == [True]
+
+
+def gated_turns(monkeypatch, hold_before: str) -> asyncio.Event:
+    """Turns whose events stop before the first `hold_before` event (`NodeFinished` of the
+    executor, or the end of the runtime's stream after `Done`) until the returned gate opens."""
+    import core.flows.tutor.session as session
+
+    gate, turn = asyncio.Event(), session.turn
+
+    async def gated(*args, **kwargs):
+        async for event in turn(*args, **kwargs):
+            if (
+                hold_before == "reply"
+                and getattr(event, "node", "") == "executor"
+                and (type(event).__name__ == "NodeFinished")
+            ):
+                yield event
+                await gate.wait()  # the runtime's last checkpoint, say, takes a while
+                continue
+            yield event
+        if hold_before == "end":
+            await gate.wait()  # the runtime lets go of the session (its lease), say, slowly
+
+    monkeypatch.setattr(session, "turn", gated)
+    return gate
+
+
+@asynccontextmanager
+async def gated_session(tmp_path: Path, monkeypatch, hold_before: str):
+    """(pilot, the tutor screen at its first question, the gate of its next turns)."""
+    app = make_app(tmp_path, TutorScript(["partial"] * 3))
+    async with app.run_test(size=(130, 40)) as pilot:
+        screen = await first_question(pilot, app)
+        yield pilot, screen, gated_turns(monkeypatch, hold_before)
+
+
+async def answer_and_wait(pilot, screen: TutorScreen, condition) -> None:
+    screen.query_one("#answer").value = "la mitad"
+    await pilot.press("enter")
+    await wait_for(pilot, condition)
+
+
+async def test_the_reply_is_drawn_as_its_message_before_the_turn_is_written(
+    tmp_path: Path, monkeypatch
+) -> None:
+    async with gated_session(tmp_path, monkeypatch, "reply") as (pilot, screen, gate):
+        chat = screen.query_one(TutorChat)
+        messages = chat.message_count
+        # the executor finished: its message shows (drawn) while the runtime still works
+        await answer_and_wait(pilot, screen, lambda: chat.message_count == messages + 3)
+        assert chat.live is None and screen.busy
+        assert chat.drawn_version == chat.version
+        assert chat.text_lines()[-2].startswith("Tutor: Question 2")
+        gate.set()
+        await wait_for(pilot, lambda: not screen.busy)
+
+
+async def test_the_turn_ends_on_screen_when_the_runtime_reports_its_state(
+    tmp_path: Path, monkeypatch
+) -> None:
+    async with gated_session(tmp_path, monkeypatch, "end") as (pilot, screen, gate):
+        answer = screen.query_one("#answer")
+        await answer_and_wait(pilot, screen, lambda: not screen.busy)
+        assert answer.placeholder == PLACEHOLDER and len(screen.conversation) == 4
+        # the next answer waits for the session's worker, and is not lost
+        answer.value = "un cuarto"
+        await pilot.press("enter")
+        gate.set()
+        await wait_for(pilot, lambda: len(screen.conversation) >= 7 and not screen.busy)
+        assert screen.conversation[4]["content"] == "un cuarto"
