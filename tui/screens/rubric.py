@@ -334,7 +334,7 @@ class RubricScreen(NoemaScreen):
             return kind == "revision_review"
         return True
 
-    def answer(self, value: Any) -> None:
+    def answer(self, value: object) -> None:
         """Resume the run with the human's answer."""
         if self.run_id is None:
             return
