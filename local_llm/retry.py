@@ -143,6 +143,27 @@ def classify(exc: BaseException) -> BaseException:
     return exc
 
 
+_RETRY_REASONS = {
+    "unreachable": "the server does not answer",
+    "timeout": "no answer within the timeout",
+    "rate_limit": "rate limited (HTTP 429)",
+    "stream_cut": "the answer was cut off",
+    "pool_unavailable": "every server of the pool is failing",
+}
+
+
+def retry_reason(typed: BaseException) -> str:
+    """A transient failure in a few words for the retry line a person reads.
+
+    The backend's own text (litellm's `Cannot connect to host ... ssl:<ssl.SSLContext object
+    at 0x...>`) stays out of it: the final error and the run's traces carry it."""
+    reason = getattr(typed, "reason", "")
+    if reason == "server_error":
+        code = getattr(typed, "status_code", None)
+        return f"the server failed (HTTP {code})" if code else "the server failed"
+    return _RETRY_REASONS.get(reason, type(typed).__name__)
+
+
 def backoff_delay(attempt: int, base_s: float, rng: random.Random | None = None) -> float:
     """Exponential backoff with jitter: base * 2**attempt, scaled by a factor in [0.5, 1.0]."""
     factor = rng.uniform(0.5, 1.0) if rng is not None else random.uniform(0.5, 1.0)
@@ -182,7 +203,9 @@ async def with_transient_retry(
                     raise
                 raise typed from exc
             log.warning(
-                "%s failed (%s); retry %d/%d in %.2fs", what, typed, attempt + 1, retries, delay
-            )
+                "%s failed (%s); retry %d/%d in %.2fs",
+                what, retry_reason(typed), attempt + 1, retries, delay,
+            )  # fmt: skip
+            log.debug("%s failed: %s", what, typed)
             attempt += 1
             await sleep(delay)

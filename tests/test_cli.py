@@ -94,6 +94,22 @@ def test_runs_lists_and_filters(tmp_path, vault, capsys):
     assert FIXED_RUNS[0][0][:8] in out and FIXED_RUNS[1][0][:8] not in out
 
 
+def test_output_into_a_closed_pipe_ends_quietly(tmp_path, vault):
+    """`noema runs | head -3` ended in a BrokenPipeError traceback: head had gone when the
+    runs' errors were printed. Like cat, noema stops quietly when its reader goes."""
+    settings_file = write_settings(tmp_path / "s.toml", vault, tmp_path / "data")
+    seed_runs(make_settings(vault, tmp_path / "data"))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tui", "--settings", str(settings_file), "runs"],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    process.stdout.close()  # the reader is gone before anything is written
+    stderr = process.stderr.read()
+    process.wait(timeout=60)
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
+    assert process.returncode == 141
+
+
 def test_index_shows_progress_and_summary(tmp_path, vault, capsys):
     settings_file = write_settings(tmp_path / "s.toml", vault, tmp_path / "data")
     assert main(["--settings", str(settings_file), "index"]) == 0

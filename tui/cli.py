@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -84,6 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return stdout_closed()
     except Exception as exc:
         from core.store.db import StoreError
 
@@ -91,6 +94,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"noema: {exc}", file=sys.stderr)
         return 1
+
+
+def stdout_closed() -> int:
+    """The reader of our output went away (`noema runs | head -3`): stop quietly as cat does,
+    with the shell's status for SIGPIPE. Standard output goes to /dev/null so that flushing it
+    at exit does not fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 141
 
 
 if __name__ == "__main__":

@@ -156,6 +156,20 @@ async def test_real_backends_map_a_refused_connection_to_transient(sleeps, provi
     assert len(sleeps) == 2
 
 
+async def test_the_retry_line_says_why_in_words_not_the_backends_raw_text(sleeps, caplog):
+    """`noema evaluate` with Ollama down printed litellm's text on each retry line:
+    `Cannot connect to host 127.0.0.1:9 ssl:<ssl.SSLContext object at 0x7f...>`."""
+    port = _closed_port()
+    config = ModelConfig(model="ollama_chat/x", base_url=f"http://127.0.0.1:{port}")
+    client = LLMClient({"default": config.replace(transient_retries=1, timeout_s=20)})
+    with caplog.at_level("WARNING", logger="local_llm.retry"), pytest.raises(LLMError):
+        await client.structured(MESSAGES, Answer)
+    lines = [r.getMessage() for r in caplog.records if r.name == "local_llm.retry"]
+    assert len(lines) == 1
+    assert "failed (the server does not answer); retry 1/1" in lines[0]
+    assert "SSLContext" not in lines[0] and "litellm" not in lines[0]
+
+
 async def test_start_up_work_is_outside_the_calls_timeout_and_its_latency():
     """Importing the backend (or starting the local server) takes longer than the call's
     timeout here; the call still succeeds and its trace counts only the model's time."""

@@ -157,6 +157,41 @@ async def test_homes_footer_holds_every_key_and_quit_at_100_columns(make_app, wi
         assert "h" in {key.key for key in app.screen.query(FooterKey)}
 
 
+def cut_footer_keys(screen) -> list[str]:
+    """Footer keys not wholly visible: past the screen's edge or under `^p palette` (docked
+    at the right, it is drawn over the last keys)."""
+    from textual.widgets._footer import FooterKey
+
+    keys = list(screen.query(FooterKey))
+    palette = [k.region.x for k in keys if k.key == "ctrl+p"]
+    limit = min(palette + [screen.size.width])
+    return [k.key for k in keys
+            if k.key != "ctrl+p" and (not k.region.width or k.region.right > limit)]  # fmt: skip
+
+
+@pytest.mark.parametrize("screen_key", ["x", "n", "l", "e", "t"])
+async def test_every_screens_footer_fits_100_columns_with_quit(make_app, tmp_path, screen_key):
+    """At 100x30 the extraction footer ended `? Help h▏^p palette` and the tutor's
+    `h Home▏^p palette`: `q Quit` was drawn under the palette key. Every key a footer shows
+    fits beside it, `q Quit` among them (the extraction's with a review open)."""
+    from textual.widgets._footer import FooterKey
+
+    app = make_extraction_app(tmp_path / "x")[0] if screen_key == "x" else make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        if screen_key == "x":
+            await open_review(pilot, app)
+        else:
+            await pilot.press(screen_key)
+            await wait_for(pilot, lambda: not isinstance(app.screen, HomeScreen))
+        await settle(pilot, app)
+        if screen_key == "t":  # it opens typing in the concept search: letters type there
+            await pilot.press("tab")
+            await settle(pilot, app)
+        assert not cut_footer_keys(app.screen), cut_footer_keys(app.screen)
+        assert "q" in {k.key for k in app.screen.query(FooterKey)}
+
+
 @pytest.mark.parametrize(("screen_key", "field"), [("l", "#concept"), ("e", "#note")])
 async def test_g_puts_the_cursor_in_the_field_and_letters_type_there(make_app, screen_key, field):
     """In the walkthrough `tab` from the lessons list did not reach the concept field and

@@ -299,3 +299,20 @@ def test_rejecting_a_merge_keeps_the_canonical_it_showed() -> None:
         row = build_rows(SimpleNamespace(items=items), build_clusters(items, concepts), concepts)[0]
         shown.append((row.canonical, row.variants))
     assert shown == [("Metacognición", "metacognicion")] * 3
+
+
+async def test_the_review_footer_keeps_quit_at_100_columns(tmp_path: Path) -> None:
+    """In the walk at 100x30 the review's footer ended `u Undo  esc▏^p palette`: Back, Help,
+    Home and Quit were cut. Rename and Accept rest live in help (`?`)."""
+    from textual.widgets._footer import FooterKey
+
+    from tests.tui.test_keys_help_palette import cut_footer_keys
+
+    app, _root = make_app(tmp_path, seed_review=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.services is not None)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: len(rows(app)) == 3)
+        await pilot.pause(0.2)
+        assert not cut_footer_keys(app.screen), cut_footer_keys(app.screen)
+        assert {"a", "r", "c", "p", "q"} <= {k.key for k in app.screen.query(FooterKey)}

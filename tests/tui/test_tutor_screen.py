@@ -198,6 +198,27 @@ async def test_a_concept_note_found_by_typing_starts_a_session(tmp_path: Path) -
         assert "Práctica de recuperación" in screen.values["topic_info"]["title"]
 
 
+async def test_the_picker_opens_with_the_cursor_in_the_concept_search(tmp_path: Path) -> None:
+    """In the walk the focus was on the subject list: "Metacog" typed on the new screen and
+    its `e` opened the rubric screen. Also after ctrl+n (a new session)."""
+    from tui.widgets.concept_search import ConceptSearch
+
+    app = make_app(tmp_path, TutorScript())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_tutor(pilot, app)
+        search = screen.query_one(ConceptSearch)
+        await wait_for(pilot, lambda: len(search.concepts) > 5)
+        await pilot.press(*"Metacog")
+        assert app.screen is screen
+        await wait_for(pilot, lambda: search.matched == "Metacog")
+        await pilot.press("down", "enter")
+        await wait_for(pilot, turns_done(screen, 1))
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        await pilot.press(*"retr")
+        assert app.screen is screen and search.query_one("#concept-query").value == "retr"
+
+
 async def test_ctrl_s_exports_the_conversation_to_a_file_the_learner_names(tmp_path: Path) -> None:
     from tui.widgets.tutor_modals import ExportModal
 

@@ -141,7 +141,8 @@ async def drive(services: Services, events: AsyncIterator[RunEvent]) -> int:
 
     async for event in events:
         if isinstance(event, Progress):
-            err(f"[{event.data.get('step', '')}] {event.data.get('message', '')}")
+            step = event.data.get("step")  # the critique's rubric lines have none: indented
+            err(f"{f'[{step}]' if step else '     '} {event.data.get('message', '')}")
         elif isinstance(event, Interrupted):
             print_report(event.payload, event.run_id)
         elif isinstance(event, Failed):

@@ -62,8 +62,8 @@ class ExtractionScreen(NoemaScreen):
     ExtractionScreen .title { text-style: bold; padding: 0 1; }
     """
     BINDINGS = [
-        Binding("s", "extract", "Start extraction", id="extraction.extract"),
-        Binding("d", "toggle_drop", "Drop/restore", id="extraction.drop"),
+        Binding("s", "extract", "Start", id="extraction.extract", tooltip="Start extraction"),
+        Binding("d", "toggle_drop", "Drop", id="extraction.drop", tooltip="Drop/restore"),
         Binding("f", "feedback", "Feedback", id="extraction.feedback"),
         Binding("a", "approve", "Approve", id="extraction.approve"),
         Binding("X", "abort", "Abort", id="extraction.abort"),

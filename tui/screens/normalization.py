@@ -140,7 +140,7 @@ class NormalizationScreen(NoemaScreen):
         Binding(
             "s",
             "start",
-            "Start",
+            "Run",
             tooltip="Start a run: look for concepts that are the same idea",
             id="normalization.start",
         ),
@@ -161,7 +161,7 @@ class NormalizationScreen(NoemaScreen):
         Binding(
             "c",
             "canonical",
-            "Canonical",
+            "Canon",
             tooltip="Make the next concept of the merge its canonical",
             id="normalization.canonical",
         ),
@@ -171,6 +171,7 @@ class NormalizationScreen(NoemaScreen):
             "Rename",
             tooltip="Rename the canonical concept",
             id="normalization.rename",
+            show=False,  # in help: the footer keeps q Quit at 100 columns
         ),
         Binding(
             "A",
@@ -178,6 +179,7 @@ class NormalizationScreen(NoemaScreen):
             "Accept rest",
             tooltip="Accept every merge still pending",
             id="normalization.accept_all",
+            show=False,  # in help: the footer keeps q Quit at 100 columns
         ),
         Binding(
             "p",

@@ -54,7 +54,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
     BINDINGS = [
         Binding("ctrl+t", "toggle_hints", "Hints", id="tutor.hints"),
         Binding("ctrl+r", "sessions", "Sessions", id="tutor.sessions"),
-        Binding("ctrl+l", "logs", "Logs", id="tutor.logs"),
+        Binding("ctrl+l", "logs", "Logs", id="tutor.logs", show=False),  # room for q Quit
         Binding("ctrl+n", "new_session", "New", id="tutor.new"),
         Binding("f2", "learner", "Learner", id="tutor.learner"),
         Binding("ctrl+s", "export", "Export", id="tutor.export"),
@@ -115,6 +115,14 @@ class TutorScreen(TurnRelay, NoemaScreen):
         concepts = await asyncio.to_thread(list_concepts, services.store)
         self.query_one(LessonPicker).load(lessons, concepts)
         self.load_practice()
+        if not self.session_id:
+            self.focus_concept_search()
+
+    def focus_concept_search(self) -> None:
+        """The picker opens with the cursor in the concept search: typing a title there is
+        what the screen asks for (from the subject list, "Metacog" typed on and its `e`
+        opened the rubric screen)."""
+        self.query_one("#concept-query").focus()
 
     @on(LessonPicker.Chosen)
     def _chosen(self, message: LessonPicker.Chosen) -> None:
@@ -330,6 +338,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
         self.query_one(AnswerBox).disabled = True
         self.query_one(LessonPicker).remove_class("hidden")
         self.load_practice()
+        self.focus_concept_search()
 
     def action_sessions(self) -> None:
         from core.flows.tutor.sessions import list_sessions

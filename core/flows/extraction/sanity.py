@@ -8,6 +8,7 @@ candidate is rejected with the reason, which the review shows among the warnings
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -79,12 +80,19 @@ def names_the_source(title: str, source_title: str) -> bool:
     return len(own) >= 4 and cut_mid_word and len(own) >= 0.5 * len(source)
 
 
-def rejection(
-    candidate: Any, quotes: Sequence[str], language: str, source_title: str = ""
-) -> str:
+def letters_not_words(title: str) -> bool:
+    """Three or more letters standing alone and no word: 'a-b-c-d-e-f-g-h-i-j-k-l-' (Gemma 3
+    270M's refined concept of *Deep Work*) names nothing. 'C', 'A/B testing', 'Sistema 1' do."""
+    runs = re.findall(r"[^\W\d_]+", title)
+    return len(runs) >= 3 and all(len(run) == 1 for run in runs)
+
+
+def rejection(candidate: Any, quotes: Sequence[str], language: str, source_title: str = "") -> str:
     """Why code rejects this candidate ('' when it does not)."""
     if source_title and names_the_source(candidate.title, source_title):
         return "its title is the source's title cut off, not an idea in it"
+    if letters_not_words(candidate.title):
+        return "its title is letters, not words"
     values = {f: getattr(candidate, f, "") for f in FIELDS if f != "quote_ids"}
     if field_names_as_values(values, FIELDS):
         return "its fields hold the schema's field names instead of content"

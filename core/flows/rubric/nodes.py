@@ -16,10 +16,17 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from core.context import FlowContext
+from core.degenerate import grounded
 from core.diffs import unified_diff
 from core.evaluation import EvaluationNodeOptions, EvaluationResult, resolve_criteria_path
 from core.evaluation.node import progress
-from core.flows.rubric.prompts import MAX_SUMMARY, RevisedNote, max_body_chars, revision_messages
+from core.flows.rubric.prompts import (
+    MAX_SUMMARY,
+    RevisedNote,
+    max_body_chars,
+    revision_messages,
+    revision_problems,
+)
 from core.flows.rubric.state import RevisionDecision, RevisionReview, RubricState
 from core.problems import explain
 from core.reviews import InvalidDecision
@@ -160,7 +167,8 @@ async def rewrite(state: RubricState, runtime: Runtime[FlowContext]) -> RubricSt
     try:
         call = runtime.context.llm.structured(
             revision_messages(state.get("note_title", ""), body, result, feedback),
-            RevisedNote, role="default", json_schema=schema, timeout_s=timeout,
+            grounded(RevisedNote, lambda revised: revision_problems(revised, body)),
+            role="default", json_schema=schema, timeout_s=timeout,
         )  # fmt: skip
         revised = await asyncio.wait_for(call, timeout)
     except TimeoutError:

@@ -23,12 +23,12 @@ from core.flows.tutor.hints import HintSplitter
 from core.flows.tutor.prompts import (
     MAX_MESSAGE_TOKENS,
     EvaluatorAnswer,
-    GroundedEvaluatorAnswer,
     GroundedPlanDraft,
     PlanDraft,
     evaluator_messages,
     evaluator_schema,
     executor_messages,
+    grounded_evaluator_answer,
     plan_schema,
     planner_messages,
 )
@@ -305,7 +305,10 @@ async def evaluator(state: SimplifiedState, runtime: Runtime[FlowContext]) -> di
     announce("evaluator", "checking your answer")
     try:
         answer = await runtime.context.llm.structured(
-            messages, GroundedEvaluatorAnswer, role="default", json_schema=evaluator_schema()
+            messages,
+            grounded_evaluator_answer(student),
+            role="default",
+            json_schema=evaluator_schema(),
         )
     except LLMError as exc:  # invalid after re-asks: not counted, and said; no answer: fails
         raise_unless_fallback(exc)

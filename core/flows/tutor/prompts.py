@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from core.degenerate import field_names_as_values, grounded, repeated_sentence
+from core.degenerate import field_names_as_values, fold, grounded, repeated_sentence
 from local_llm.schema import JsonSchema, bounded_schema
 
 MAX_GUIDELINE_CHARS = 6000
@@ -251,19 +251,26 @@ EVALUATOR_FIELDS = tuple(EvaluatorAnswer.model_fields)
 TEXTS = ("own_answer", "off_topic_response", "feedback", "reasoning", "assessment_note")
 
 
-def evaluator_problems(answer: EvaluatorAnswer) -> list[str]:
-    """Visibly broken evaluations (`core.degenerate`): field names as text, a repeated sentence."""
+def evaluator_problems(answer: EvaluatorAnswer, student: str = "") -> list[str]:
+    """Visibly broken evaluations (`core.degenerate`): field names as text, a repeated sentence,
+    the learner's own answer (of two words or more) handed back as the tutor's words (Gemma 3
+    270M answered "no se, bananas" with the off-topic response "no se, bananas")."""
     values = {name: getattr(answer, name) for name in TEXTS}
     problems = [
         f"{f} holds field names, not text" for f in field_names_as_values(values, EVALUATOR_FIELDS)
     ]
     if repeated := repeated_sentence(answer.feedback, times=2):
         problems.append(f"the feedback repeats {repeated[:60]!r}")
+    said = fold(student)
+    if len(said.split()) >= 2:
+        problems += [f"{f} repeats the learner's answer; write your own words"
+                     for f in ("feedback", "off_topic_response") if fold(values[f]) == said]  # fmt: skip
     return problems
 
 
-GroundedEvaluatorAnswer = grounded(EvaluatorAnswer, evaluator_problems)
-"""The evaluator's answer as the client validates it (degenerate answers are re-asked)."""
+def grounded_evaluator_answer(student: str) -> type[EvaluatorAnswer]:
+    """The evaluator's answer as the client validates it for this learner's answer."""
+    return grounded(EvaluatorAnswer, lambda answer: evaluator_problems(answer, student))
 
 
 @functools.lru_cache(maxsize=1)

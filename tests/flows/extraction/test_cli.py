@@ -37,8 +37,10 @@ def test_extract_review_approve_from_the_terminal(tmp_path: Path, capsys) -> Non
     settings = settings_file(tmp_path, root, data)
     args = argparse.Namespace(settings=settings, note="Make It Stick")
     assert extraction.run_extract(args, backend()) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert "New concepts (2):" in out and "Efecto del espaciado" in out
+    # every progress line names its step; the critique's rubric lines have none ("[] asking")
+    assert "evaluating against" in err and not re.search(r"^\[\]", err, re.M), err
     run_id = out.rsplit("noema review ", 1)[1].split()[0]
 
     # without an action the report is printed again; an unknown drop is refused

@@ -108,3 +108,27 @@ def test_only_a_title_cut_inside_a_word_names_the_source() -> None:
     assert not names_the_source(book, book)
     assert not names_the_source("Deep Work", "Deep Work")
     assert not names_the_source("Pensar rápido", book)  # a whole word, and half the title
+
+
+async def test_a_candidate_titled_with_letters_alone_is_rejected(harness) -> None:
+    """The refined concept of *Deep Work* in the walk was 'a-b-c-d-e-f-g-h-i-j-k-l-', with a
+    quote attributed to it: approving wrote '08 - Ideas/a-b-c-d-e-f-g-h-i-j-k-l-.md'."""
+    letters = concept(
+        "a-b-c-d-e-f-g-h-i-j-k-l-",
+        ["k3"],
+        text="La facilidad cognitiva hace que las cosas parezcan familiares y verdaderas.",
+    )
+    script = FlowScript(candidates=lambda m, s: {"concepts": [letters, GOOD], "notes": ""})
+    h = harness(script, sources={SOURCE: THINKING})
+    payload = (await h.start())["__interrupt__"][0].value
+    assert [c["title"] for c in payload["concepts"]] == ["Sistema 1"]
+    assert any("a-b-c-d" in w and "letters, not words" in w for w in payload["warnings"])
+
+
+def test_a_title_of_letters_alone_names_nothing() -> None:
+    from core.flows.extraction.sanity import letters_not_words
+
+    assert letters_not_words("a-b-c-d-e-f-g-h-i-j-k-l-") and letters_not_words("x y z")
+    for title in ("C", "A/B testing", "Sistema 1", "e-learning", "Zona de desarrollo próximo",
+                  "ZDP", "π", "大脑", "Ley de Yerkes-Dodson"):  # fmt: skip
+        assert not letters_not_words(title), title

@@ -128,3 +128,30 @@ async def test_an_evaluation_of_field_names_is_not_counted_and_said(tutor) -> No
         )
         assert after["mastery"] == before["mastery"]
         assert after["conversation"][-1]["kind"] == "teaching"  # asked again
+
+
+async def test_an_evaluation_that_hands_the_learners_answer_back_is_not_counted(tutor) -> None:
+    """In the walk Gemma 3 270M answered "no se, bananas" with the off-topic response
+    "no se, bananas": the tutor said the learner's words back as its own. Asked again, then
+    not counted and said, like any degenerate evaluation; a one-word answer may be echoed."""
+
+    class Parrot(TutorScript):
+        def evaluate(self):
+            return super().evaluate() | {
+                "was_off_topic": True,
+                "off_topic_response": "No se, bananas!",
+            }
+
+    async with tutor(Parrot(["right"] * 5)) as t:
+        await t.turn()
+        before = await t.values()
+        await t.turn("no se, bananas")
+        after = await t.values()
+        said = [m["content"] for m in after["conversation"] if m["role"] == "tutor"]
+        assert not any("bananas" in text for text in said)
+        assert after["conversation"][-2]["content"].startswith(
+            "(The tutor model could not evaluate"
+        )
+        assert after["mastery"] == before["mastery"]
+        await t.turn("bananas")  # one word: not a parrot by this rule
+        assert "not_evaluated" not in (await t.values())["last_evaluation"]
