@@ -159,7 +159,7 @@ async def test_a_revision_that_echoes_the_prompt_is_asked_again(rubric) -> None:
     h = rubric([evaluation(0.4), ECHOED_PROMPT, {"body": REVISED_BODY, "summary": "example"}])
     await h.start()
     await h.resume({"action": "revise"})
-    payload = await h.pending()
+    payload = await h.payload()
     assert payload["type"] == "revision_review" and payload["proposed"] == REVISED_BODY
     assert "the body holds the marker" in h.backend.calls_of("complete")[2].last_user
 
@@ -169,11 +169,11 @@ async def test_a_revision_that_keeps_echoing_is_never_offered(rubric) -> None:
     h = rubric([evaluation(0.4), ECHOED_PROMPT, loop, ECHOED_PROMPT, loop])
     await h.start()
     await h.resume({"action": "revise"})
-    payload = await h.pending()
+    payload = await h.payload()
     state = await h.state()
     assert payload["type"] == "evaluation_review" and not state["proposed"]
     assert "could not produce a revision" in state["messages"][-1]
-    assert h.note.read_text(encoding="utf-8") == NOTE_TEXT
+    assert h.read(NOTE_PATH) == NOTE_TEXT
 
 
 async def test_user_criteria_folder_and_fallback(rubric) -> None:
