@@ -12,10 +12,10 @@ from __future__ import annotations
 import contextlib
 import traceback
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from local_llm.config import LOCAL_MODEL
-from local_llm.errors import LLMError
+from local_llm.config import LOCAL_MODEL, ModelConfig
+from local_llm.errors import ContextBudgetError, LLMError
 from local_llm.local_server import LocalServerError
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ class Problem:
         return self.line
 
 
-def describe_model(config: Any) -> str:
+def describe_model(config: ModelConfig | None) -> str:
     """`llama3.2 at http://127.0.0.1:11434`, `the bundled model (Gemma 3 270M)`, `gpt-4o`,
     `qwen2.5:7b on 3 servers (gpu1:11434, gpu2:11434, gpu3:11434)`."""
     if config is None:
@@ -64,7 +64,7 @@ def describe_model(config: Any) -> str:
     return f"{name} at {config.base_url}" if config.base_url else name
 
 
-def model_name(config: Any) -> str:
+def model_name(config: ModelConfig | None) -> str:
     """The model's name as its server knows it (`llama3.2` for `ollama_chat/llama3.2`)."""
     model = getattr(config, "model", "") or ""
     return model.split("/", 1)[1] if model.startswith(("ollama", "openai/")) else model
@@ -78,7 +78,7 @@ Explained = tuple[str, str]
 """(what failed and the limit hit, the next step)."""
 
 
-def _unreachable(exc: Any, config: Any, who: str) -> Explained:
+def _unreachable(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
     summary = f"cannot reach {who}{_attempts(exc)}"
     if getattr(config, "deployments", ()):
         return summary, f"start the servers or fix models.deployments; {DOCTOR}"
@@ -92,18 +92,18 @@ def _unreachable(exc: Any, config: Any, who: str) -> Explained:
     return summary, step
 
 
-def _not_found(exc: Any, config: Any, who: str) -> Explained:
+def _not_found(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
     name = model_name(config)
     if config is not None and config.is_ollama:
         return (f"the model {name} is not installed on the Ollama server at {config.base_url}",
                 f"run `ollama pull {name}`, or choose an installed one (`noema doctor` lists "
                 "them)")  # fmt: skip
-    at = f" at {config.base_url}" if getattr(config, "base_url", None) else ""
+    at = f" at {config.base_url}" if config is not None and config.base_url else ""
     return (f"the model {name} was not found on the server{at}",
             "set models.model to one the server lists (`noema doctor` lists them)")  # fmt: skip
 
 
-def _auth(exc: Any, config: Any, who: str) -> Explained:
+def _auth(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
     env = getattr(config, "api_key_env", "") or ""
     if env and getattr(config, "api_key", None):
         return f"{who} refused the API key from ${env}", f"check the key in ${env}"
@@ -116,33 +116,35 @@ def _auth(exc: Any, config: Any, who: str) -> Explained:
     )
 
 
-def _timeout(exc: Any, config: Any, who: str) -> Explained:
+def _timeout(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
     limit = f"{config.timeout_s:g} s (models.timeout_s)" if config is not None else "its time"
     return (f"{who} gave no answer within {limit}{_attempts(exc)}",
             f"raise models.timeout_s or use a faster model; {DOCTOR}")  # fmt: skip
 
 
-def _rate_limit(exc: Any, config: Any, who: str) -> Explained:
+def _rate_limit(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
     wait = getattr(exc, "retry_after_s", None)
     asked = f", asking to wait {wait:g} s" if wait else ""
     return (f"{who} is rate-limited (HTTP 429{asked}){_attempts(exc)}",
             "wait a minute and run the command again")  # fmt: skip
 
 
-def _server_error(exc: Any, config: Any, who: str) -> Explained:
+def _server_error(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
     code = getattr(exc, "status_code", None) or "5xx"
     return (f"the server of {who} failed (HTTP {code}){_attempts(exc)}",
             f"check the server's log and try again; {DOCTOR}")  # fmt: skip
 
 
-def _context_window(exc: Any, config: Any, who: str) -> Explained:
+def _context_window(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
     ctx = getattr(config, "context_window", "?")
     return (f"the prompt is larger than the context {who} runs with (num_ctx {ctx})",
             "lower models.context_budget, or raise models.num_ctx within what the model "
             "supports")  # fmt: skip
 
 
-def _context_budget(exc: Any, config: Any, who: str) -> Explained:
+def _context_budget(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
+    if not isinstance(exc, ContextBudgetError):  # the reason without its figures
+        return _other(exc, config, who)
     where = "/".join(part for part in (exc.flow, exc.node) if part) or "a step"
     return (f"{where}: a prompt of {exc.tokens} tokens exceeds the context budget of "
             f"{exc.budget} (models.context_budget)",
@@ -150,30 +152,30 @@ def _context_budget(exc: Any, config: Any, who: str) -> Explained:
             "input")  # fmt: skip
 
 
-def _invalid_answer(exc: Any, config: Any, who: str) -> Explained:
+def _invalid_answer(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
     retries = getattr(config, "retries", None)
     limit = f" (models.retries = {retries})" if retries is not None else ""
     return (f"{who} gave no valid answer after {exc.attempts} attempts{limit}",
             "try again; a larger model answers more reliably")  # fmt: skip
 
 
-def _stream_cut(exc: Any, config: Any, who: str) -> Explained:
+def _stream_cut(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
     return f"the answer from {who} was cut off before the server finished it", "try again"
 
 
-def _pool_unavailable(exc: Any, config: Any, who: str) -> Explained:
+def _pool_unavailable(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
     cooling = ", ".join(getattr(exc, "cooling", ()) or ()) or "every server"
-    wait = f"{config.pool.cooldown_s:g} s" if getattr(config, "pool", None) else "a while"
+    wait = f"{config.pool.cooldown_s:g} s" if config is not None else "a while"
     return (f"no server of {who} can answer: {cooling} failed and cool down for up to {wait} "
             "(models.pool.cooldown_s)",
             f"start the servers or fix models.deployments, then try again; {DOCTOR}")  # fmt: skip
 
 
-def _local_model(exc: Any, config: Any, who: str) -> Explained:
+def _local_model(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
     return _first_line(exc), ""  # the message already says what to do
 
 
-def _other(exc: Any, config: Any, who: str) -> Explained:
+def _other(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
     return f"{who}: {_first_line(exc)}", DOCTOR
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.errors import GraphRecursionError
 from langgraph.graph import StateGraph
-from langgraph.types import Command
+from langgraph.types import Command, StateSnapshot
 
 from core.checkpoints import open_checkpointer, open_postgres_checkpointer
 from core.context import FlowContext
@@ -208,7 +208,7 @@ class Runtime:
             async for event in self._drive(run, graph_input):
                 yield event
 
-    async def resume(self, run_id: str, value: Any) -> AsyncIterator[RunEvent]:
+    async def resume(self, run_id: str, value: object) -> AsyncIterator[RunEvent]:
         """Answer the interrupt a run waits at and continue it from its checkpoint."""
         with self.lease(run_id):
             run = self.runs.get(run_id)  # read under the lease: another process may have answered
@@ -244,14 +244,14 @@ class Runtime:
                 yield event
 
     async def run_until_pause(
-        self, run_id: str, value: Any = None, *, resume: bool = False
+        self, run_id: str, value: object = None, *, resume: bool = False
     ) -> list[RunEvent]:
         """All events of one stretch of a run (to the next interrupt, the end or a failure)."""
         source = self.resume(run_id, value) if resume else self.stream(run_id)
         return [event async for event in source]
 
     async def _drive(
-        self, run: RunRecord, graph_input: Any, *, new_input: bool = False
+        self, run: RunRecord, graph_input: object, *, new_input: bool = False
     ) -> AsyncIterator[RunEvent]:
         spec, graph = self._spec(run.flow), self.graph(run.flow)
         config = self._run_config(run, new_input)
@@ -363,10 +363,11 @@ class Runtime:
         """Runs, newest first."""
         return self.runs.list(status=status, flow=flow)
 
-    async def state(self, run_id: str) -> Any:
+    async def state(self, run_id: str) -> StateSnapshot:
         """The run's latest checkpointed state snapshot (values, next nodes, interrupts)."""
         run = self.runs.get(run_id)
-        return await self.graph(run.flow).aget_state(self._config(run))
+        snapshot: StateSnapshot = await self.graph(run.flow).aget_state(self._config(run))
+        return snapshot
 
     async def update_state(self, run_id: str, values: dict[str, Any], as_node: str) -> None:
         """Write `values` into the run's checkpointed state as if node `as_node` had returned
@@ -383,11 +384,11 @@ class Runtime:
         return None
 
 
-def _translate(run_id: str, mode: str, chunk: Any) -> list[RunEvent]:
+def _translate(run_id: str, mode: str, chunk: object) -> list[RunEvent]:
     if mode == "custom":
         data = chunk if isinstance(chunk, dict) else {"value": chunk}
         return [Progress(run_id, str(data.get("node", "")), data)]
-    if mode == "tasks":
+    if mode == "tasks" and isinstance(chunk, dict):
         return _translate_task(run_id, chunk)
     if mode == "updates" and isinstance(chunk, dict) and "__interrupt__" in chunk:
         return [

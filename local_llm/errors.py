@@ -9,14 +9,17 @@ on the error it raises, so that message can name the model and the limit that wa
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from local_llm.config import ModelConfig
 
 
 class LLMError(RuntimeError):
     """Base of every model-layer failure."""
 
     reason = "error"
-    config: Any = None
+    config: ModelConfig | None = None
     """The ModelConfig of the call that failed (set by the client; None elsewhere)."""
     role: str = ""
     attempts: int = 0

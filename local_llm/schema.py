@@ -73,7 +73,7 @@ def default_schema(model: type[BaseModel]) -> JsonSchema:
 def bounded_schema(
     model: type[BaseModel],
     *,
-    enums: Mapping[str, Sequence[Any]] | None = None,
+    enums: Mapping[str, Sequence[object]] | None = None,
     max_length: Mapping[str, int] | None = None,
     max_items: Mapping[str, int] | None = None,
     min_items: Mapping[str, int] | None = None,
@@ -192,7 +192,7 @@ def _set_on(node: JsonSchema, kind: str, keyword: str, value: int) -> None:
         raise ValueError(f"bounded_schema: {keyword} needs a {kind} field, got {node}")
 
 
-def _set_enum(node: JsonSchema, values: list[Any], key: str) -> None:
+def _set_enum(node: JsonSchema, values: list[object], key: str) -> None:
     """Restrict a scalar field (or the items of an array field) to `values`."""
     if "anyOf" in node:
         nullable = any(b.get("type") == "null" for b in node["anyOf"])

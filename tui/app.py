@@ -305,7 +305,7 @@ class NoemaApp(ModelWatch, App):
         for run in queued[: max(0, room)]:
             self.drive_run(run.id)
 
-    def drive_run(self, run_id: str, resume: bool = False, value: Any = None) -> bool:
+    def drive_run(self, run_id: str, resume: bool = False, value: object = None) -> bool:
         """Execute (or resume) a run to its next pause in a worker; False if it is already
         being driven. Events arrive as `RunUpdate` messages on every screen."""
         if run_id in self.driving:
@@ -330,7 +330,7 @@ class NoemaApp(ModelWatch, App):
         worker.cancel()
         return True
 
-    async def _drive(self, run_id: str, resume: bool, value: Any) -> None:
+    async def _drive(self, run_id: str, resume: bool, value: object) -> None:
         assert self.services is not None
         runtime = self.services.runtime
         try:
@@ -343,7 +343,7 @@ class NoemaApp(ModelWatch, App):
             self.run_workers.pop(run_id, None)
             self.post_message(RunsChanged())
 
-    def resume_run(self, run_id: str, value: Any) -> bool:
+    def resume_run(self, run_id: str, value: object) -> bool:
         """Answer a run's review (what review screens call); events arrive as RunUpdate."""
         return self.drive_run(run_id, True, value)
 

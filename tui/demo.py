@@ -18,11 +18,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.settings import Settings, load_settings
 from tui import probe
 from tui.text import clip_path
+
+if TYPE_CHECKING:
+    from local_llm import LLMClient
+    from vault.embedding import Embedder
 
 DEFAULT_PATH = Path("noema-demo-vault")
 PROGRESS_EVERY_S = 1.0
@@ -110,7 +114,7 @@ class Demo:
     model_note: str = ""
     connection: probe.ProbeResult | None = None
     index_summary: str = ""
-    llm: Any = None
+    llm: LLMClient | None = None
     """The demo's model client (holds the bundled model's servers while the demo runs)."""
 
     @property
@@ -118,7 +122,7 @@ class Demo:
         """Whether the demo runs on the bundled model."""
         return self.settings.models.provider == "local"
 
-    def client(self) -> Any:
+    def client(self) -> LLMClient:
         if self.llm is None:
             from core.models import build_client
 
@@ -235,7 +239,7 @@ def index_progress(say: Say) -> Any:
     return contextlib.nullcontext(IndexReport(say))
 
 
-def counted_embed(embed: Any, say: Say) -> Any:
+def counted_embed(embed: Embedder, say: Say) -> Embedder:
     """`embed` that says how many concept texts were embedded so far (the model works)."""
     done = [0]
 

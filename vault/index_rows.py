@@ -33,13 +33,13 @@ class NoteRows:
     quote_concepts: list[tuple[Any, ...]] = field(default_factory=list)
 
 
-def _json_default(value: Any) -> str:
+def _json_default(value: object) -> str:
     if isinstance(value, datetime | date):
         return value.isoformat()
     return str(value)
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     return "" if value is None else str(value).strip()
 
 

@@ -41,6 +41,7 @@ from core.evaluation.review import make_review_node, review_metadata
 from core.evaluation.scoring import ScoringError, Verdict, score_criteria
 from core.model_failures import fallback_allowed
 from core.problems import explain
+from local_llm import LLMClient
 from local_llm.errors import (
     ContextBudgetError,
     LLMError,
@@ -67,7 +68,7 @@ class EvaluationNodes:
     options: EvaluationNodeOptions
 
 
-def progress(**data: Any) -> None:
+def progress(**data: object) -> None:
     """Report progress on the custom stream; a no-op outside a streaming run."""
     with contextlib.suppress(RuntimeError, KeyError, LookupError):
         get_stream_writer()(data)
@@ -115,7 +116,7 @@ def criteria_for(options: EvaluationNodeOptions) -> LoadedCriteria:
 
 
 def run_options(
-    base: EvaluationNodeOptions, state: Mapping[str, Any], runtime: Any
+    base: EvaluationNodeOptions, state: Mapping[str, Any], runtime: Runtime
 ) -> EvaluationNodeOptions:
     """The options for this run (`configure` applied); a failing `configure` is an input error."""
     try:
@@ -157,7 +158,7 @@ def make_prepare_node(base: EvaluationNodeOptions) -> EvaluationNode:
 
 async def ask_model(
     options: EvaluationNodeOptions,
-    llm: Any,
+    llm: LLMClient,
     loaded: LoadedCriteria,
     state: Mapping[str, Any],
 ) -> EvaluationAnswer:
@@ -288,7 +289,7 @@ def success_update(
 
 
 async def evaluate_content(
-    llm: Any, options: EvaluationNodeOptions, state: Mapping[str, Any]
+    llm: LLMClient | None, options: EvaluationNodeOptions, state: Mapping[str, Any]
 ) -> EvaluationResult:
     """One whole evaluation without the node pattern: criteria, prompt, model, scoring, validator.
 

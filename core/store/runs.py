@@ -118,7 +118,7 @@ class RunsRepo:
     def list(self, status: RunStatus | None = None, flow: str | None = None) -> list[RunRecord]:
         """Runs, newest first, optionally filtered."""
         clauses: builtins.list[str] = []
-        params: builtins.list[Any] = []
+        params: builtins.list[str] = []
         if status is not None:
             clauses.append("status=?")
             params.append(status)

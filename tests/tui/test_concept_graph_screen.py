@@ -114,20 +114,21 @@ async def test_extraction_g_shows_a_new_concept_with_its_proposed_relations(
     app, _root, _script = extraction_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         review = await open_review(pilot, app)
-        payload = review.payload
-        new = payload["concepts"][0]
-        relation = next(r for r in payload["relations"] if r["source_id"] == new["id"])
-        assert review.query_one(ReviewTable).current_key() == f"concept|{new['id']}"
+        shown = review.review
+        assert shown is not None
+        new = shown.concepts[0]
+        relation = next(r for r in shown.relations if r.source_id == new.id)
+        assert review.query_one(ReviewTable).current_key() == f"concept|{new.id}"
         await pilot.press("g")
         await wait_for(pilot, lambda: isinstance(app.screen, ConceptGraphScreen)
-                       and centre(app) == new["title"])  # fmt: skip
-        [edge] = [e for e in app.screen.shown.edges() if e.other.id == relation["target_id"]]
-        assert edge.proposed and edge.type == relation["type"]
-        assert edge.other.title == relation["target_title"]
-        await cursor_to(pilot, app, "out", relation["target_title"])
+                       and centre(app) == new.title)  # fmt: skip
+        [edge] = [e for e in app.screen.shown.edges() if e.other.id == relation.target_id]
+        assert edge.proposed and edge.type == relation.type
+        assert edge.other.title == relation.target_title
+        await cursor_to(pilot, app, "out", relation.target_title)
         assert "proposed by the extraction under review" in str(
             app.screen.query_one("#graph-detail").render()
         )
         await pilot.press("enter")  # follows the proposed relation to its target
-        await wait_for(pilot, lambda: centre(app) == relation["target_title"])
-        assert ("in", relation["type"], new["title"]) in leaves(app)
+        await wait_for(pilot, lambda: centre(app) == relation.target_title)
+        assert ("in", relation.type, new.title) in leaves(app)

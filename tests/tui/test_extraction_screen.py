@@ -12,10 +12,10 @@ from core.services import open_services
 from core.settings import Settings
 from tests.flows.extraction.notes import SOURCE
 from tests.flows.extraction.script import (
+    SCHEMA_KINDS,
     ConcurrencyBackend,
     FlowScript,
     candidates,
-    kind_of,
     relations,
 )
 from tests.flows.extraction.test_runtime import make_vault
@@ -50,7 +50,7 @@ async def open_review(pilot, app: NoemaApp) -> ExtractionScreen:
     assert table.rows_by_path[SOURCE][2] == "unprocessed"
     table.focus()
     await pilot.press("s")
-    await wait_for(pilot, lambda: screen.payload is not None)
+    await wait_for(pilot, lambda: screen.review is not None)
     return screen
 
 
@@ -98,7 +98,7 @@ async def test_feedback_then_abort(tmp_path: Path) -> None:
         await pilot.press("f")
         await pilot.press(*"une los dos")
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: screen.payload is not None and screen.payload["round"] == 1)
+        await wait_for(pilot, lambda: screen.review is not None and screen.review.round == 1)
         assert script.count("feedback") == 1 and "une los dos" in script.prompts["feedback"][0]
         await pilot.press("X")
         await wait_for(pilot, lambda: "aborted" in str(screen.query_one("#outcome").render()))
@@ -134,8 +134,8 @@ async def test_a_source_dropped_into_the_vault_is_extracted_reviewed_and_committ
         app.open_run(waiting()[0])
         screen = app.screen
         assert isinstance(screen, ExtractionScreen)
-        await wait_for(pilot, lambda: screen.payload is not None)
-        assert screen.payload["source"] == new
+        await wait_for(pilot, lambda: screen.review is not None)
+        assert screen.review.source == new
         await pilot.press("a")
         await wait_for(pilot, lambda: "Written notes" in str(screen.query_one("#outcome").render()))
         await app.workers.wait_for_complete()
@@ -150,7 +150,7 @@ class GatedBackend(ConcurrencyBackend):
         self.held, self.gate = 0, asyncio.Event()
 
     async def complete(self, messages, *, json_schema, config, schema_name="answer"):
-        if kind_of(json_schema) == "duplicate":
+        if SCHEMA_KINDS.get(schema_name) == "duplicate":
             self.held += 1
             await self.gate.wait()
         return await super().complete(
@@ -186,7 +186,7 @@ async def test_enter_on_a_running_run_opens_the_screen_with_its_progress_so_far(
         assert steps.states["load"] == "done" and steps.states["1.1a"] == "done"
         assert steps.states["1.1b"] == "running"
         backend.gate.set()
-        await wait_for(pilot, lambda: screen.payload is not None)
+        await wait_for(pilot, lambda: screen.review is not None)
         finished = [e for e in app.run_log(run.id) if getattr(e, "node", "") == "detect_duplicate"]
         detections = [e for e in finished if type(e).__name__ == "NodeFinished"]
         assert steps.finished["1.1b"] == len(detections) > 0  # nothing counted twice
@@ -210,7 +210,7 @@ async def test_a_run_this_app_did_not_drive_shows_its_steps_from_the_checkpoint(
         app.open_run(runtime.runs.get(run.id))
         screen = app.screen
         assert isinstance(screen, ExtractionScreen)
-        await wait_for(pilot, lambda: screen.payload is not None)
+        await wait_for(pilot, lambda: screen.review is not None)
         steps = screen.query_one(ExtractionSteps)
         await wait_for(pilot, lambda: steps.states["1.1a"] == "done")
         for step in ("load", "1.1b", "1.1c", "1.1d", "1.1e", "1.2"):
@@ -228,7 +228,7 @@ async def test_review_table_shows_whole_details_after_the_feedback_dialog(tmp_pa
         await pilot.press("f")
         await pilot.press(*"une los dos")
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: screen.payload is not None and screen.payload["round"] == 1)
+        await wait_for(pilot, lambda: screen.review is not None and screen.review.round == 1)
         await pilot.pause(0.2)
         table = screen.query_one(ReviewTable)
         lines = [table.render_line(y).text for y in range(1, table.row_count + 1)]
@@ -252,7 +252,7 @@ async def test_approving_a_review_that_keeps_nothing_asks_first(tmp_path: Path) 
     async with app.run_test(size=(140, 50)) as pilot:
         screen = await open_review(pilot, app)
         items = screen.query_one(ReviewTable)
-        concepts = [c["id"] for c in screen.payload["concepts"]]
+        concepts = [c.id for c in screen.review.concepts]
         for row in range(items.row_count):
             items.move_cursor(row=row)
             if items.current_key() in {f"concept|{cid}" for cid in concepts}:
@@ -263,7 +263,7 @@ async def test_approving_a_review_that_keeps_nothing_asks_first(tmp_path: Path) 
         assert "marks the source processed" in str(app.screen.query_one("#confirm-body").render())
         await pilot.press("n")
         await wait_for(pilot, lambda: app.screen is screen)
-        assert screen.payload is not None  # still reviewing
+        assert screen.review is not None  # still reviewing
         assert app.services.runtime.runs.get(screen.run_id).status == "awaiting_review"
     assert (root / SOURCE).read_text(encoding="utf-8") == before
 
@@ -292,8 +292,8 @@ async def test_a_processed_source_asks_then_extracts_again(tmp_path: Path) -> No
         await pilot.press("s")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmModal")
         await pilot.press("y")
-        await wait_for(pilot, lambda: screen.payload is not None)
-        assert [c["title"] for c in screen.payload["concepts"]] == [
+        await wait_for(pilot, lambda: screen.review is not None)
+        assert [c.title for c in screen.review.concepts] == [
             "Efecto del espaciado", "Práctica intercalada",
         ]  # fmt: skip
 
@@ -302,18 +302,19 @@ async def test_an_empty_review_offers_no_approve(tmp_path: Path) -> None:
     app, _root, _script = make_app(tmp_path, FlowScript())
     async with app.run_test(size=(140, 50)) as pilot:
         screen = await open_review(pilot, app)
-        assert screen.payload["concepts"] == []
+        assert screen.review is not None and screen.review.concepts == []
         assert screen.check_action("approve", ()) is False
         assert screen.check_action("feedback", ()) is True
         outcome = str(screen.query_one("#outcome").render())
         assert "Nothing to commit yet" in outcome and "a: approve" not in outcome
         await pilot.press("a")  # disabled: the run stays at its review
         await pilot.pause(0.2)
-        assert screen.payload is not None
+        assert screen.review is not None
         assert app.services.runtime.runs.get(screen.run_id).status == "awaiting_review"
 
 
 def test_a_new_concepts_fields_render_as_markdown() -> None:
+    from core.flows.extraction.state import ReviewConcept
     from tui.widgets.extraction_review import concept_detail
 
     concept = {
@@ -322,7 +323,7 @@ def test_a_new_concepts_fields_render_as_markdown() -> None:
         "analysis": "# No es un título\nSe ve en `Ebbinghaus`.", "rationale": "cita [q1]",
         "quotes": [{"id": "q1", "text": "Spacing beats cramming."}],
     }  # fmt: skip
-    lines = shown(concept_detail(concept), width=60).splitlines()
+    lines = shown(concept_detail(ReviewConcept.model_validate(concept)), width=60).splitlines()
     assert lines[:3] == ["Efecto del espaciado", "Repasar espaciado retiene más.",
                          "Concepto: El repaso espaciado supera al masivo:"]  # fmt: skip
     assert " • día 1" in lines and "Se ve en Ebbinghaus." in lines

@@ -7,8 +7,8 @@ from typing import Any
 
 import frontmatter
 
-from tests.flows.lesson.harness import LessonHarness
-from tests.flows.lesson.script import CONCEPT, GOOD, SAMPLE_VAULT
+from tests.flow_harness import FlowHarness
+from tests.flows.lesson.script import CONCEPT, GOOD, SAMPLE_VAULT, lesson_harness
 from tests.tui.helpers import wait_for
 from tui.app import NoemaApp
 from tui.screens.lesson import LessonScreen
@@ -19,8 +19,8 @@ SAMPLE_LESSONS = {p.name for p in (SAMPLE_VAULT / "09 - Lessons").glob("*.md")}
 """The demo vault's own lessons (a planted bad draft); the list shows them too."""
 
 
-def make_app(tmp_path: Path, **lesson: Any) -> tuple[NoemaApp, LessonHarness]:
-    harness = LessonHarness(tmp_path, **lesson)
+def make_app(tmp_path: Path, **lesson: Any) -> tuple[NoemaApp, FlowHarness]:
+    harness = lesson_harness(tmp_path, **lesson)
     harness.services.vault.index.sync()
     app = NoemaApp(harness.settings, services=harness.services, watch=False)
     app.animation_level = "none"
@@ -42,7 +42,7 @@ async def generate(pilot, app: NoemaApp) -> LessonScreen:
     return screen
 
 
-def generated(harness: LessonHarness) -> list[Path]:
+def generated(harness: FlowHarness) -> list[Path]:
     """The lesson notes the test wrote (not the demo vault's own)."""
     folder = harness.root / "09 - Lessons"
     return [p for p in folder.glob("*.md") if p.name not in SAMPLE_LESSONS]
@@ -124,12 +124,12 @@ async def test_send_to_judge_and_edit_keys_on_a_written_lesson(tmp_path: Path) -
             ),
         )
         first_run = screen.run_id
-        judged = len(harness.judge_models())
+        judged = len(harness.models_asked("judge"))
         screen.payload = None
         await pilot.press("j")  # a review run of the written note: checks, self-review, judges
         await wait_for(pilot, lambda: screen.run_id != first_run and finished(screen)
                        and screen.state_values.get("mode") == "review")  # fmt: skip
-        assert len(harness.judge_models()) == judged + 1
+        assert len(harness.models_asked("judge")) == judged + 1
         await pilot.press("E")
         area = app.screen.query_one("#modal-text")
         area.text = area.text.replace("## Parte 2", "## Parte dos")
@@ -159,7 +159,7 @@ async def test_the_planted_bad_lesson_is_caught_before_the_judges(tmp_path: Path
         await pilot.press("j")
         await wait_for(pilot, lambda: screen.state_values.get("status") == "needs_regeneration")
         await wait_for(pilot, lambda: table.get_row(path)[2] == "regenerate")
-    assert harness.judge_models() == [] and harness.script.count("review") == 0
+    assert harness.models_asked("judge") == [] and harness.script.count("review") == 0
     meta = frontmatter.loads((harness.root / path).read_text(encoding="utf-8"))
     assert meta["status"] == "needs_regeneration"
 
@@ -231,11 +231,11 @@ async def test_enter_on_a_finished_run_opens_its_lesson_and_j_judges_it_again(
         await wait_for(pilot, lambda: isinstance(app.screen, LessonScreen) and app.screen.path)
         opened = app.screen
         assert opened is not screen and "## " in opened.query_one("#preview").text
-        judged = len(harness.judge_models())
+        judged = len(harness.models_asked("judge"))
         await pilot.press("j")
         await wait_for(pilot, lambda: opened.run_id != done.id and finished(opened)
                        and opened.state_values.get("mode") == "review", timeout=30)  # fmt: skip
-        assert len(harness.judge_models()) > judged
+        assert len(harness.models_asked("judge")) > judged
 
 
 async def test_escalation_reject_key(tmp_path: Path) -> None:
@@ -269,7 +269,7 @@ async def test_language_sections_and_objectives_reach_the_run(tmp_path: Path) ->
         assert run.input["language"] == "en" and run.input["sections"] == 3
         assert run.input["objectives"] == ["Explicar el efecto", "Aplicarlo al estudio"]
         await wait_for(pilot, lambda: finished(screen))
-        plan_calls = [c for c in harness.backend.calls if "You plan" in c.messages[0]["content"]]
+        plan_calls = [c for c in harness.backend.calls if c.node == "planner"]
         assert "English" in plan_calls[0].messages[0]["content"]
         assert "Aplicarlo al estudio" in plan_calls[0].messages[-1]["content"]
 

@@ -56,7 +56,7 @@ async def test_the_extraction_screen_opened_on_a_run_already_going_follows_it(
         assert steps.states["1.1b"] == "running"
         assert screen.query_one(SourcesTable).current_path() == SOURCE
         backend.gate.set()
-        await wait_for(pilot, lambda: screen.payload is not None)  # and on to its review
+        await wait_for(pilot, lambda: screen.review is not None)  # and on to its review
 
 
 async def test_a_wait_on_the_model_shows_the_call_its_time_and_what_waits_behind(
@@ -82,7 +82,7 @@ async def test_a_wait_on_the_model_shows_the_call_its_time_and_what_waits_behind
         await pilot.pause(1.2)
         assert plain(line) != first  # the clock moves while the model works
         backend.gate.set()
-        await wait_for(pilot, lambda: app.screen.payload is not None)
+        await wait_for(pilot, lambda: app.screen.review is not None)
         await wait_for(pilot, lambda: "model idle" in plain(line))
         app.services.runtime.cancel(queued.id)
 

@@ -16,9 +16,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+    from datetime import datetime
+
+    from core.events import RunEvent
     from core.flows.extraction.state import ExtractionReview
     from core.services import Services
     from core.settings import Settings
+    from core.store.runs import RunRecord
+    from core.vault_handle import VaultHandle
+    from local_llm import Backend
 
 from tui.commands import (
     CommandError,
@@ -100,11 +107,13 @@ def resolve_source(root: Path, folder: str, note: str) -> str:
     )
 
 
-def processed_on(vault: Any, rel: str) -> Any:
+def processed_on(vault: VaultHandle | None, rel: str) -> datetime | None:
     """When the source note was processed (its frontmatter's processed_date), or None."""
     from core.sources import SourceNeedsFixing, read_source
     from vault.note import NoteUnreadable
 
+    if vault is None:
+        raise CommandError("no vault is configured (set vault.path)")
     try:
         source, _quotes = read_source(vault.root, rel, vault.layout.max_note_bytes)
     except (NoteUnreadable, SourceNeedsFixing) as exc:
@@ -116,7 +125,7 @@ CLI_ACTIONS = {"approve": "--approve", "feedback": "--feedback TEXT", "drop": "-
                "abort": "--abort"}  # fmt: skip
 
 
-def print_report(payload: dict[str, Any], run_id: str) -> None:
+def print_report(payload: object, run_id: str) -> None:
     from core.flows.extraction.report import report_text
     from core.flows.extraction.state import ExtractionReview
 
@@ -126,7 +135,7 @@ def print_report(payload: dict[str, Any], run_id: str) -> None:
     print(f"\nrun {run_id[:8]}: noema review {run_id[:8]} " + " | ".join(actions))
 
 
-async def drive(services: Services, events: Any) -> int:
+async def drive(services: Services, events: AsyncIterator[RunEvent]) -> int:
     """Print progress, then the report (review) or the outcome (end)."""
     from core.events import Done, Failed, Interrupted, Progress
 
@@ -148,7 +157,7 @@ async def drive(services: Services, events: Any) -> int:
     return 0
 
 
-def run_extract(args: argparse.Namespace, backend: Any = None) -> int:
+def run_extract(args: argparse.Namespace, backend: Backend | None = None) -> int:
     all_sources = getattr(args, "all_sources", False)  # callers building their own Namespace
     if bool(args.note) == bool(all_sources):
         raise CommandError("give a source NOTE or --all (every unprocessed source), not both")
@@ -161,7 +170,9 @@ def run_extract(args: argparse.Namespace, backend: Any = None) -> int:
     return run_async(_extract(settings, args.note, backend, again=getattr(args, "again", False)))
 
 
-async def _extract(settings: Settings, note: str, backend: Any, *, again: bool = False) -> int:
+async def _extract(
+    settings: Settings, note: str, backend: Backend | None, *, again: bool = False
+) -> int:
     from core.repair import repair
 
     async with open_flows(settings, backend=backend) as services:
@@ -205,7 +216,7 @@ async def follow(services: Services, rel: str, *, again: bool = False) -> int:
             await services.runtime.wait_until_free(run.id)
 
 
-async def _print_pending(services: Services, run: Any) -> bool:
+async def _print_pending(services: Services, run: RunRecord) -> bool:
     """Print the report of a run that waits for its review; False when it does not."""
     if run.status not in ("awaiting_review", "queued", "failed"):
         return False
@@ -250,13 +261,13 @@ def parse_drops(items: list[str], review: ExtractionReview) -> list[dict[str, st
     return drops
 
 
-def run_review(args: argparse.Namespace, backend: Any = None) -> int:
+def run_review(args: argparse.Namespace, backend: Backend | None = None) -> int:
     settings = settings_from(args)
     require_vault(settings)
     return run_async(_review(settings, args, backend))
 
 
-async def _review(settings: Settings, args: argparse.Namespace, backend: Any) -> int:
+async def _review(settings: Settings, args: argparse.Namespace, backend: Backend | None) -> int:
     from core.runtime import RunBusy
 
     # only feedback asks the model again; approving or aborting does not
@@ -275,7 +286,9 @@ async def _review(settings: Settings, args: argparse.Namespace, backend: Any) ->
                 waited = True
 
 
-async def _answer(services: Services, run: Any, args: argparse.Namespace, waited: bool) -> int:
+async def _answer(
+    services: Services, run: RunRecord, args: argparse.Namespace, waited: bool
+) -> int:
     """Answer the run's review as the arguments say (RunBusy while another process drives it)."""
     pending = (
         await services.runtime.pending_interrupt(run.id)
@@ -296,7 +309,7 @@ async def _answer(services: Services, run: Any, args: argparse.Namespace, waited
     if args.abort:
         value: dict[str, Any] = {"action": "abort"}
     elif args.approve:
-        refuse_empty_approval(pending.payload, drops, run.target)
+        refuse_empty_approval(review, drops, run.target)
         value = {"action": "approve", "drops": drops}
     elif args.feedback:
         value = {"action": "feedback", "feedback": args.feedback, "drops": drops}
@@ -319,12 +332,12 @@ async def _answer(services: Services, run: Any, args: argparse.Namespace, waited
 
 
 def refuse_empty_approval(
-    payload: dict[str, Any], drops: list[dict[str, str]], target: str
+    review: ExtractionReview, drops: list[dict[str, str]], target: str
 ) -> None:
     """Approving a review that keeps nothing would only mark the source processed."""
     from core.flows.extraction.report import writes_nothing
 
-    if writes_nothing(payload, drops):
+    if writes_nothing(review, drops):
         raise CommandError(
             f"nothing to approve: no concept is kept and no quote is linked, so approving would "
             f"only mark {target} processed; ask for changes with --feedback TEXT, or --abort "

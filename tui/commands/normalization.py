@@ -29,8 +29,21 @@ from tui.commands import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Callable, Mapping
+
+    from core.events import RunEvent
+    from core.merges.catalog import ConceptInfo
+    from core.merges.clusters import Cluster
+    from core.merges.reviews import Review
+    from core.merges.service import Merges, Resumed
     from core.services import Services
     from core.settings import Settings
+    from core.store import Store
+    from core.store.runs import RunRecord
+    from local_llm import Backend
+
+    Ask = Callable[[str], str]
+    """Asks the user a question (`input`, or a test's script)."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -90,14 +103,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 # -- normalize ------------------------------------------------------------------------------
 
 
-def run_normalize(args: argparse.Namespace, backend: Any = None) -> int:
+def run_normalize(args: argparse.Namespace, backend: Backend | None = None) -> int:
     """The `normalize` handler; `backend` is for tests (a scripted model)."""
     settings = settings_from(args)
     require_vault(settings)
     return run_async(_normalize(settings, args.strategy, backend, getattr(args, "resume", None)))
 
 
-def _run_to_resume(services: Services, prefix: str) -> Any:
+def _run_to_resume(services: Services, prefix: str) -> RunRecord:
     try:
         run = services.runtime.runs.find(prefix)
     except KeyError as exc:
@@ -109,7 +122,7 @@ def _run_to_resume(services: Services, prefix: str) -> Any:
 
 
 async def _normalize(
-    settings: Settings, strategy: str | None, backend: Any, resume: str | None = None
+    settings: Settings, strategy: str | None, backend: Backend | None, resume: str | None = None
 ) -> int:
     from core.model_failures import skipped_line
 
@@ -133,7 +146,9 @@ async def _normalize(
     return 3 if skipped else 0
 
 
-async def _follow(events: Any, run_id: str) -> tuple[str | None, dict[str, Any]]:
+async def _follow(
+    events: AsyncIterator[RunEvent], run_id: str
+) -> tuple[str | None, dict[str, Any]]:
     """Print a normalization run's progress; the id of the review it stored (if any) and the
     run's output."""
     from core.events import Done, Failed, Progress
@@ -166,21 +181,21 @@ class _Opened:
         self.services = open_app(settings, warm=False)
         self.merges = Merges(self.services.store, self.services.vault)
 
-    def __enter__(self) -> Any:
+    def __enter__(self) -> Merges:
         return self.merges
 
     def __exit__(self, *exc: object) -> None:
         self.services.store.close()
 
 
-def _review(merges: Any, review_id: str) -> Any:
+def _review(merges: Merges, review_id: str) -> Review:
     try:
         return merges.review(review_id)
     except KeyError as exc:
         raise CommandError(str(exc.args[0])) from exc
 
 
-def _print_review(store: Any, review_id: str) -> None:
+def _print_review(store: Store, review_id: str) -> None:
     from core.merges.reviews import ReviewsRepo
 
     review = ReviewsRepo(store).get(review_id)
@@ -227,12 +242,12 @@ def run_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cluster_line(n: int, cluster: Any, concepts: Any) -> str:
+def _cluster_line(n: int, cluster: Cluster, concepts: Mapping[str, ConceptInfo]) -> str:
     variants = ", ".join(concepts[v].title for v in cluster.variants)
     return f"  C{n}. {cluster.title(concepts)} <- {variants}"
 
 
-def _member(cluster: Any, concepts: Any, name: str) -> str:
+def _member(cluster: Cluster, concepts: Mapping[str, ConceptInfo], name: str) -> str:
     """The cluster member called `name` (title, case-insensitive, or an id prefix)."""
     wanted = name.strip().casefold()
     found = [m for m in cluster.members if concepts[m].title.casefold() == wanted]
@@ -285,7 +300,7 @@ def _waiting(holder: str) -> None:
     err(f"another noema process ({holder or 'unknown'}) is working on this review; waiting for it")
 
 
-def run_apply(args: argparse.Namespace, ask: Any = None) -> int:
+def run_apply(args: argparse.Namespace, ask: Ask | None = None) -> int:
     from core.merges.journal import ApplyInterrupted
     from vault.writer import VaultWriteError
 
@@ -301,7 +316,9 @@ def run_apply(args: argparse.Namespace, ask: Any = None) -> int:
                 raise CommandError(f"{exc.strerror or exc}: {exc.filename}") from exc
 
 
-def _apply(merges: Any, review: Any, args: argparse.Namespace, ask: Any, waited: bool) -> int:
+def _apply(
+    merges: Merges, review: Review, args: argparse.Namespace, ask: Ask, waited: bool
+) -> int:
     """The apply itself (the caller holds the review's lease)."""
     unfinished = merges.unfinished()
     if args.resume:
@@ -335,7 +352,7 @@ def _apply(merges: Any, review: Any, args: argparse.Namespace, ask: Any, waited:
     return 0
 
 
-def _print_resumed(review_id: str, resumed: Any) -> None:
+def _print_resumed(review_id: str, resumed: Resumed) -> None:
     if resumed.replanned:
         print(f"changed since the plan: {', '.join(resumed.replanned)}; the apply was rolled"
               " back and planned again over them")  # fmt: skip

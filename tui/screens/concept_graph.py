@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -25,6 +25,9 @@ from core.concept_graph import ConceptNode, Edge, Neighbourhood, ProposedRelatio
 from tui.keys import hints
 from tui.messages import ServicesReady
 from tui.screens.base import NoemaScreen
+
+if TYPE_CHECKING:
+    from core.flows.extraction.state import ExtractionReview
 
 HEADINGS = {"out": "→ its note says", "in": "← other notes say"}
 
@@ -208,12 +211,9 @@ class ConceptGraphScreen(NoemaScreen):
         return node.data if node is not None and isinstance(node.data, Edge) else None
 
 
-def from_extraction(payload: Mapping[str, Any], key: str) -> ConceptGraphScreen | None:
+def from_extraction(review: ExtractionReview, key: str) -> ConceptGraphScreen | None:
     """The graph of the extraction review's highlighted item (row key `kind|id...`), with the
     review's relations laid over the vault's; None for an item without a concept."""
-    from core.flows.extraction.state import ExtractionReview
-
-    review = ExtractionReview.model_validate(payload)
     kind, _, rest = key.partition("|")
     if kind == "relation":
         found = next((r for r in review.relations if r.id == rest), None)

@@ -11,7 +11,7 @@ approves (with the drops), `X` aborts. After the commit the written notes are li
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group
 from rich.text import Text
@@ -22,6 +22,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Label, Static
 
 from core.events import Done, Failed, Interrupted
+from core.flows.extraction.state import ExtractionReview
 from core.overview import SourceStatus, source_statuses
 from tui.keys import key_for
 from tui.messages import RunsChanged, RunUpdate, ServicesReady
@@ -34,11 +35,16 @@ from tui.widgets.extraction_review import (
     detail_text,
     drops_for,
     notes_text,
+    offered_actions,
     review_headline,
 )
 from tui.widgets.extraction_sources import SourcesTable
 from tui.widgets.extraction_steps import ExtractionSteps
 from tui.widgets.model_activity import ModelActivityLine
+
+if TYPE_CHECKING:
+    from core.store.runs import RunRecord
+    from tui.app import NoemaApp
 
 FLOW = "extraction"
 
@@ -72,7 +78,8 @@ class ExtractionScreen(NoemaScreen):
         self.run_id: str | None = run.id if run is not None else None
         self._wanted: str | None = None
         """A source the palette asked to extract before the sources were listed."""
-        self.payload: dict[str, Any] | None = None
+        self.review: ExtractionReview | None = None
+        """The review the run waits at, read from its interrupt payload once (None: none)."""
         self.dropped: set[str] = set()
         """ids of the logged events already shown by `follow` (their RunUpdate may follow)."""
 
@@ -209,7 +216,7 @@ class ExtractionScreen(NoemaScreen):
 
     def follow(self, run_id: str) -> None:
         """Show `run_id` from now on, starting with what it did so far (the app's log)."""
-        self.run_id, self.payload, self.dropped = run_id, None, set()
+        self.run_id, self.review, self.dropped = run_id, None, set()
         log = self.replay_run(run_id)
         self.query_one(ExtractionSteps).replay(log)
         if log:
@@ -238,7 +245,7 @@ class ExtractionScreen(NoemaScreen):
         elif isinstance(event, Done):
             self.show_outcome(event.output)
         elif isinstance(event, Failed):
-            self.payload = None
+            self.review = None
             self.query_one("#outcome", Static).update(
                 Text(f"Failed: {event.error}", style="bold red")
             )
@@ -256,15 +263,17 @@ class ExtractionScreen(NoemaScreen):
         except (AttributeError, KeyError):
             return False
 
-    def show_payload(self, payload: dict[str, Any]) -> None:
-        self.payload, self.dropped = payload, set()
+    def show_payload(self, payload: object) -> None:
+        """Show the review an interrupt carries (validated into `ExtractionReview` here, once)."""
+        review = self.review = ExtractionReview.model_validate(payload)
+        self.dropped = set()
         table = self.query_one(ReviewTable)
-        table.show(payload, self.dropped)
-        self.query_one("#notes", Static).update(notes_text(payload))
+        table.show(review, self.dropped)
+        self.query_one("#notes", Static).update(notes_text(review))
         self.show_detail()
         key = partial(key_for, self)
         self.query_one("#outcome", Static).update(
-            review_headline(payload, lambda action: key(f"extraction.{action}"))
+            review_headline(review, lambda action: key(f"extraction.{action}"))
         )
         # the items and the selected one's detail in view, the steps above them scrolled away
         # where the window is short (focus alone scrolled the table into view, or not, by a
@@ -279,7 +288,7 @@ class ExtractionScreen(NoemaScreen):
         pane's content changes height: the review's rows and detail take their place over
         the layouts that follow its arrival (focus alone scrolled the table into view, or
         not, by a race with them)."""
-        if self.payload is None:
+        if self.review is None:
             return
         right = self.query_one("#right", VerticalScroll)
         right.scroll_to_widget(self.query_one(ReviewTable), top=True, animate=False)
@@ -287,17 +296,17 @@ class ExtractionScreen(NoemaScreen):
     @on(DataTable.RowHighlighted, "#items")
     def show_detail(self) -> None:
         key = self.query_one(ReviewTable).current_key()
-        if self.payload is None or key is None:
+        if self.review is None or key is None:
             self.query_one("#detail", Static).update("")
             return
         restore = key_for(self, "extraction.drop")
-        detail = detail_text(self.payload, key)
+        detail = detail_text(self.review, key)
         if key in self.dropped:
             detail = Group(Text(f"DROPPED — {restore} restores it", style="bold red"), detail)
         self.query_one("#detail", Static).update(detail)
 
     def show_outcome(self, output: dict[str, Any]) -> None:
-        self.payload = None
+        self.review = None
         self.clear_review()
         written = output.get("written") or []
         messages = output.get("messages") or ["Done."]
@@ -322,18 +331,18 @@ class ExtractionScreen(NoemaScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("toggle_drop", "abort", "graph"):
-            return self.payload is not None
+            return self.review is not None
         if action in ("feedback", "approve"):  # no rounds left / nothing to commit: disabled
-            return self.payload is not None and action in self.payload.get("actions", [action])
+            return self.review is not None and action in offered_actions(self.review)
         return True
 
     def action_toggle_drop(self) -> None:
         table = self.query_one(ReviewTable)
         key = table.current_key()
-        if self.payload is None or key is None:
+        if self.review is None or key is None:
             return
         self.dropped.symmetric_difference_update({key})
-        table.show(self.payload, self.dropped)
+        table.show(self.review, self.dropped)
         self.show_detail()
 
     def action_graph(self) -> None:
@@ -341,18 +350,20 @@ class ExtractionScreen(NoemaScreen):
         from tui.screens.concept_graph import from_extraction
 
         key = self.query_one(ReviewTable).current_key()
-        screen = from_extraction(self.payload or {}, key) if key else None
+        screen = from_extraction(self.review, key) if key and self.review else None
         if screen is not None:
             self.app.push_screen(screen)
 
     def drops(self) -> list[dict[str, str]]:
-        items = [d for key in sorted(self.dropped) for d in drops_for(key, self.payload or {})]
+        if self.review is None:
+            return []
+        items = [d for key in sorted(self.dropped) for d in drops_for(key, self.review)]
         return [dict(t) for t in dict.fromkeys(tuple(sorted(d.items())) for d in items)]
 
     def answer(self, value: dict[str, Any]) -> None:
         if self.run_id is None:
             return
-        self.payload = None
+        self.review = None
         self.clear_review()  # the answered review no longer applies
         self.refresh_bindings()
         self.query_one("#outcome", Static).update("Continuing...")
@@ -364,7 +375,7 @@ class ExtractionScreen(NoemaScreen):
 
         drops = self.drops()
         value = {"action": "approve", "drops": drops}
-        if not writes_nothing(self.payload or {}, drops):
+        if self.review is not None and not writes_nothing(self.review, drops):
             self.answer(value)
             return
 
@@ -406,11 +417,11 @@ class ExtractionScreen(NoemaScreen):
         self.answer({"action": "abort"})
 
 
-def open_screen(app: Any) -> ExtractionScreen:
+def open_screen(app: NoemaApp) -> ExtractionScreen:
     """The screen as opened from home (the registry's `open` factory)."""
     return ExtractionScreen()
 
 
-def review_screen(app: Any, run: Any) -> ExtractionScreen:
+def review_screen(app: NoemaApp, run: RunRecord) -> ExtractionScreen:
     """The review of an extraction run awaiting review (the registry's `review` factory)."""
     return ExtractionScreen(run=run)

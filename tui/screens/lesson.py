@@ -10,7 +10,7 @@ waits at an escalation in the runs table (`review_screen`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import frontmatter
 from textual import on, work
@@ -34,6 +34,11 @@ from tui.widgets.lesson_stepper import LessonStepper
 from tui.widgets.markdown_preview import MarkdownPreview
 from tui.widgets.model_activity import ModelActivityLine
 
+if TYPE_CHECKING:
+    from core.store.runs import RunRecord
+    from core.vault_handle import VaultHandle
+    from tui.app import NoemaApp
+
 STATUS_MARK = {"accepted": "✓", "needs_review": "?", "needs_regeneration": "✗", "rejected": "−"}
 STATUS_LABEL = {"needs_review": "to review", "needs_regeneration": "regenerate"}
 """Statuses as the list names them (short enough for its status column)."""
@@ -41,7 +46,7 @@ STATUS_WIDTH = 10
 """The list cuts long topics (the preview shows the lesson in full)."""
 
 
-def lesson_list(vault: Any) -> list[tuple[str, str, str]]:
+def lesson_list(vault: VaultHandle) -> list[tuple[str, str, str]]:
     """(path, status, topic) of every note in the lessons folder."""
     folder = vault.root / vault.layout.lessons
     rows = []
@@ -82,7 +87,7 @@ class LessonScreen(NoemaScreen):
                   "field: generate a lesson"), ("tab", "move between the list, the field and "
                   "the panels")]  # fmt: skip
 
-    def __init__(self, run: Any = None, concept: str = "") -> None:
+    def __init__(self, run: RunRecord | None = None, concept: str = "") -> None:
         super().__init__()
         self.run_id: str | None = run.id if run is not None else None
         self.concept = concept
@@ -355,9 +360,9 @@ class LessonScreen(NoemaScreen):
         self.app.call_from_thread(self.start_run, {"mode": "review", "note_path": path}, path)
 
 
-def open_screen(app: Any) -> LessonScreen:
+def open_screen(app: NoemaApp) -> LessonScreen:
     return LessonScreen()
 
 
-def review_screen(app: Any, run: Any) -> LessonScreen:
+def review_screen(app: NoemaApp, run: RunRecord) -> LessonScreen:
     return LessonScreen(run=run)

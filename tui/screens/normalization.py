@@ -8,7 +8,7 @@ live in the store (core.merges), so the latest one shows whenever the screen ope
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.syntax import Syntax
 from rich.text import Text
@@ -27,6 +27,13 @@ from tui.widgets.banner import MechanicsBanner
 from tui.widgets.model_activity import ModelActivityLine
 from tui.widgets.normalization_live import NormalizationLive
 from tui.widgets.normalization_proposals import ProposalsView, build_rows, with_merged_concepts
+
+if TYPE_CHECKING:
+    from core.merges.plan import MergePlan
+    from core.merges.reviews import Review
+    from core.store.runs import RunRecord
+    from tui.app import NoemaApp
+    from tui.widgets.normalization_proposals import ProposalRow
 
 
 class RenameModal(NoemaModal):
@@ -254,7 +261,9 @@ class NormalizationScreen(NoemaScreen):
             self.query_one(ProposalsView).show_clusters, clusters, review, concepts
         )
 
-    def show_review(self, review: Any, rows: list[Any], unfinished: list[Any]) -> None:
+    def show_review(
+        self, review: Review, rows: list[ProposalRow], unfinished: list[tuple[str, int, str]]
+    ) -> None:
         self.review_id, self.review_status = review.id, review.status
         counts = review.counts()
         self.query_one("#review-title", Label).update(
@@ -330,7 +339,7 @@ class NormalizationScreen(NoemaScreen):
             return self.review_id is not None
         return True
 
-    def _current(self) -> Any:
+    def _current(self) -> ProposalRow | None:
         return self.query_one(ProposalsView).current()
 
     def _mark(self, status: str) -> None:
@@ -414,7 +423,7 @@ class NormalizationScreen(NoemaScreen):
             return
         self.app.call_from_thread(self.confirm_apply, plan)
 
-    def confirm_apply(self, plan: Any) -> None:
+    def confirm_apply(self, plan: MergePlan) -> None:
         def answer(ok: bool | None) -> None:
             if ok:
                 self.write_plan(plan)
@@ -422,7 +431,7 @@ class NormalizationScreen(NoemaScreen):
         self.app.push_screen(DiffModal(plan.summary(), plan.diff()), answer)
 
     @work(exclusive=True, group="normalization-apply", thread=True, exit_on_error=False)
-    def write_plan(self, plan: Any) -> None:
+    def write_plan(self, plan: MergePlan) -> None:
         from core.merges.journal import ApplyInterrupted
 
         try:
@@ -446,18 +455,18 @@ class NormalizationScreen(NoemaScreen):
         self.load_review(self.review_id)
 
 
-def open_screen(app: Any) -> NormalizationScreen:
+def open_screen(app: NoemaApp) -> NormalizationScreen:
     """The screen as opened from home (the registry's `open` factory)."""
     return NormalizationScreen()
 
 
-def review_screen(app: Any, run: Any) -> NormalizationScreen:
+def review_screen(app: NoemaApp, run: RunRecord) -> NormalizationScreen:
     """The review a normalization run stored (the registry's `review` factory; review id =
     run id)."""
     return NormalizationScreen(review_id=run.id)
 
 
-def run_screen(app: Any, run: Any) -> NormalizationScreen:
+def run_screen(app: NoemaApp, run: RunRecord) -> NormalizationScreen:
     """A running normalization run followed live (the registry's `running` factory); the
     latest review shows until the run stores its own."""
     return NormalizationScreen(run_id=run.id)

@@ -4,7 +4,7 @@ and a chart of the highlighted one across sessions (opened from home and from th
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -18,6 +18,9 @@ from tui.messages import ServicesReady
 from tui.screens.base import NoemaScreen
 from tui.text import clip
 from tui.widgets.mastery_chart import MasteryChart, mastery_colour
+
+if TYPE_CHECKING:
+    from tui.app import NoemaApp
 
 DUE_HELP = ("Due: weakest and longest unpracticed first (0.6 × what is not mastered + "
             "0.4 × days since practice / 14, capped at 1).")  # fmt: skip
@@ -131,6 +134,6 @@ class ProgressScreen(NoemaScreen):
         )
 
 
-def open_screen(app: Any, focus: tuple[str, str] | None = None) -> ProgressScreen:
+def open_screen(app: NoemaApp, focus: tuple[str, str] | None = None) -> ProgressScreen:
     """The progress screen (home's and the tutor's key)."""
     return ProgressScreen(focus)

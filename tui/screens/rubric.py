@@ -37,6 +37,9 @@ from tui.widgets.revision import RevisionModal, revision_renderable
 
 if TYPE_CHECKING:
     from core.flows.rubric.state import RevisionReview, RubricReview
+    from core.store.runs import RunRecord
+    from tui.app import NoemaApp
+    from vault.layout import VaultLayout
 
 FROM_NOTE = "(from note)"
 """Criteria choice meaning: the note's `rubric:` frontmatter key, else `default`."""
@@ -47,7 +50,7 @@ could not be made, or was rejected): the review shows it."""
 MAX_NOTES = 5000
 
 
-def note_paths(root: Path, layout: Any) -> list[str]:
+def note_paths(root: Path, layout: VaultLayout) -> list[str]:
     """Vault-relative paths of the notes (for the picker's suggestions)."""
     found = []
     for path in sorted(root.rglob("*.md")):
@@ -83,7 +86,9 @@ class RubricScreen(NoemaScreen):
     HELP_KEYS = [("enter", "in the note field: evaluate it"),
                  ("↑ ↓", "choose a criterion: its rationale and issues show below")]  # fmt: skip
 
-    def __init__(self, note: str = "", criteria: str | None = None, run: Any = None) -> None:
+    def __init__(
+        self, note: str = "", criteria: str | None = None, run: RunRecord | None = None
+    ) -> None:
         super().__init__()
         self.note, self.criteria = note, criteria or FROM_NOTE
         self.run_id: str | None = run.id if run is not None else None
@@ -329,7 +334,7 @@ class RubricScreen(NoemaScreen):
             return kind == "revision_review"
         return True
 
-    def answer(self, value: Any) -> None:
+    def answer(self, value: object) -> None:
         """Resume the run with the human's answer."""
         if self.run_id is None:
             return
@@ -388,12 +393,12 @@ class RubricScreen(NoemaScreen):
         self.query_one("#note", Input).focus()
 
 
-def open_screen(app: Any) -> RubricScreen:
+def open_screen(app: NoemaApp) -> RubricScreen:
     """The screen as opened from home (the registry's `open` factory)."""
     return RubricScreen()
 
 
-def review_screen(app: Any, run: Any) -> RubricScreen:
+def review_screen(app: NoemaApp, run: RunRecord) -> RubricScreen:
     """The review of a rubric run awaiting review (the registry's `review` factory)."""
     criteria = (run.input or {}).get("criteria")
     return RubricScreen(note=run.target, criteria=criteria, run=run)

@@ -17,7 +17,8 @@ from tui.messages import ServicesReady
 from tui.screens.base import NoemaScreen
 
 if TYPE_CHECKING:
-    from core.usage import Grouping
+    from core.usage import Call, Grouping
+    from tui.app import NoemaApp
 
 WINDOWS = (7, 30, 90)
 """The day windows `d` cycles through."""
@@ -44,7 +45,7 @@ class UsageScreen(NoemaScreen):
         super().__init__()
         self.grouping: Grouping = "flow"
         self.days = 30
-        self.calls: list[Any] = []
+        self.calls: list[Call] = []
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -136,6 +137,6 @@ class UsageScreen(NoemaScreen):
                           money(u.cost), key=u.key)  # fmt: skip
 
 
-def open_screen(app: Any) -> UsageScreen:
+def open_screen(app: NoemaApp) -> UsageScreen:
     """The factory the app's screen registry calls."""
     return UsageScreen(app)

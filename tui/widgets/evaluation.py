@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -51,7 +51,7 @@ def criterion_detail(c: dict[str, Any]) -> Group:
     head = Text().append(c["name"], style="bold").append("  ").append_text(score_bar(c))
     if c.get("is_critical"):
         head.append("  ★ critical", style="bold magenta")
-    parts: list[Any] = [head]
+    parts: list[RenderableType] = [head]
     if c.get("rationale"):
         parts.append(rich_markdown(c["rationale"]))
     issues = [
@@ -105,7 +105,7 @@ class CriteriaTable(DataTable):
 def remarks_text(evaluation: dict[str, Any]) -> Group:
     """Strengths, weaknesses, suggestions and the overall feedback (the model's text,
     rendered as Markdown)."""
-    parts: list[Any] = []
+    parts: list[RenderableType] = []
     for title, key, style in (
         ("Strengths", "strengths", "green"),
         ("Weaknesses", "weaknesses", "red"),

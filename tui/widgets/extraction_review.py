@@ -7,42 +7,43 @@ Row keys: `concept|ID`, `duplicate|CONCEPT_ID`, `relation|ID`, `attribution|CONC
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.widgets import DataTable
 
 from core.model_failures import skipped_line
 from tui.widgets.chat_markdown import rich_markdown
 
-Payload = dict[str, Any]
+if TYPE_CHECKING:
+    from core.flows.extraction.state import ExtractionReview, ReviewConcept
 
 
-def review_rows(payload: Payload) -> list[tuple[str, str, str, str]]:
+def review_rows(review: ExtractionReview) -> list[tuple[str, str, str, str]]:
     """(key, section, item, detail) for every reviewable item, in report order."""
-    rows = [(f"concept|{c['id']}", "new concept", c["title"], f"{len(c['quotes'])} quote(s)")
-            for c in payload.get("concepts", [])]  # fmt: skip
+    rows = [(f"concept|{c.id}", "new concept", c.title, f"{len(c.quotes)} quote(s)")
+            for c in review.concepts]  # fmt: skip
     rows += [
-        (f"duplicate|{d['concept_id']}", "duplicate", f"{d['candidate']} → {d['title']}",
-         f"{d['decided_by']} {d['confidence']:.2f}")
-        for d in payload.get("duplicates", [])
+        (f"duplicate|{d.concept_id}", "duplicate", f"{d.candidate} → {d.title}",
+         f"{d.decided_by} {d.confidence:.2f}")
+        for d in review.duplicates
     ]  # fmt: skip
     rows += [
-        (f"relation|{r['id']}", "relation", f"{r['source_title']} {r['type']} {r['target_title']}",
-         f"inverse {r['inverse_type']}")
-        for r in payload.get("relations", [])
+        (f"relation|{r.id}", "relation", f"{r.source_title} {r.type} {r.target_title}",
+         f"inverse {r.inverse_type}")
+        for r in review.relations
     ]  # fmt: skip
-    for a in payload.get("attributions", []):
-        for c in a["concepts"]:
-            mark = " ★" if a["multi"] else ""
-            rows.append((f"attribution|{c['id']}|{a['quote_id']}", "quote", f"[{a['quote_id']}]{mark} → {c['title']}",
-                         "existing" if c["existing"] else "new"))  # fmt: skip
+    for a in review.attributions:
+        for c in a.concepts:
+            mark = " ★" if a.multi else ""
+            rows.append((f"attribution|{c.id}|{a.quote_id}", "quote", f"[{a.quote_id}]{mark} → {c.title}",
+                         "existing" if c.existing else "new"))  # fmt: skip
     return rows
 
 
-def drops_for(key: str, payload: Payload) -> list[dict[str, str]]:
+def drops_for(key: str, review: ExtractionReview) -> list[dict[str, str]]:
     """The drop items of the flow's resume value for one row."""
     kind, _, rest = key.partition("|")
     if kind in ("concept", "relation"):
@@ -50,50 +51,47 @@ def drops_for(key: str, payload: Payload) -> list[dict[str, str]]:
     if kind == "attribution":
         concept_id, _, quote_id = rest.partition("|")
         return [{"kind": "attribution", "concept_id": concept_id, "quote_id": quote_id}]
-    link = next((e for e in payload.get("existing", []) if e["concept_id"] == rest), None)
+    link = next((e for e in review.existing if e.concept_id == rest), None)
     return [
         {"kind": "attribution", "concept_id": rest, "quote_id": q}
-        for q in (link or {}).get("quote_ids", [])
+        for q in (link.quote_ids if link else [])
     ]
 
 
-def concept_detail(c: dict[str, Any]) -> Group:
+def concept_detail(c: ReviewConcept) -> Group:
     """A new concept in full; what the model wrote for its note is rendered as Markdown."""
-    parts: list[Any] = [Text(c["title"], style="bold"), Text(c["short_summary"], style="italic")]
-    for label, field in (("Resumen: ", "summary"), ("Concepto: ", "concept"),
-                         ("Análisis: ", "analysis"), ("Why: ", "rationale")):  # fmt: skip
-        if c.get(field):
-            parts.append(rich_markdown(c[field], label))
-    quotes = Text("\n").join(Text(f"> [{q['id']}] {q['text']}", style="green") for q in c["quotes"])
+    parts: list[RenderableType] = [Text(c.title, style="bold"), Text(c.short_summary, style="italic")]
+    for label, text in (("Resumen: ", c.summary), ("Concepto: ", c.concept),
+                        ("Análisis: ", c.analysis), ("Why: ", c.rationale)):  # fmt: skip
+        if text:
+            parts.append(rich_markdown(text, label))
+    quotes = Text("\n").join(Text(f"> [{q.id}] {q.text}", style="green") for q in c.quotes)
     return Group(*parts, quotes)
 
 
-def detail_text(payload: Payload, key: str) -> Text | Group:
+def detail_text(review: ExtractionReview, key: str) -> Text | Group:
     """Everything about one item."""
     kind, _, rest = key.partition("|")
     text = Text()
     if kind == "concept":
-        return concept_detail(next(c for c in payload["concepts"] if c["id"] == rest))
+        return concept_detail(next(c for c in review.concepts if c.id == rest))
     if kind == "duplicate":
-        d = next(d for d in payload["duplicates"] if d["concept_id"] == rest)
-        text.append(f"{d['candidate']} is {d['title']}\n", style="bold")
-        text.append(
-            f"decided by {d['decided_by']}, confidence {d['confidence']:.2f}\n{d['reasoning']}\n"
-        )
-        text.append(f"quotes handed over: {', '.join(d['quote_ids'])}\n", style="green")
+        d = next(d for d in review.duplicates if d.concept_id == rest)
+        text.append(f"{d.candidate} is {d.title}\n", style="bold")
+        text.append(f"decided by {d.decided_by}, confidence {d.confidence:.2f}\n{d.reasoning}\n")
+        text.append(f"quotes handed over: {', '.join(d.quote_ids)}\n", style="green")
     elif kind == "relation":
-        r = next(r for r in payload["relations"] if r["id"] == rest)
-        text.append(f"{r['source_title']} —{r['type']}→ {r['target_title']}\n", style="bold")
+        r = next(r for r in review.relations if r.id == rest)
+        text.append(f"{r.source_title} —{r.type}→ {r.target_title}\n", style="bold")
         text.append(
-            f"and back: {r['target_title']} —{r['inverse_type']}→ {r['source_title']}\n",
-            style="dim",
+            f"and back: {r.target_title} —{r.inverse_type}→ {r.source_title}\n", style="dim"
         )
-        text.append(f"{r['explanation']} (confidence {r['confidence']:.2f})\n")
+        text.append(f"{r.explanation} (confidence {r.confidence:.2f})\n")
     else:
         concept_id, _, quote_id = rest.partition("|")
-        a = next(a for a in payload["attributions"] if a["quote_id"] == quote_id)
-        text.append(f"[{quote_id}] {a['quote_text']}\n", style="green")
-        text.append("supports: " + ", ".join(c["title"] for c in a["concepts"]) + "\n")
+        a = next(a for a in review.attributions if a.quote_id == quote_id)
+        text.append(f"[{quote_id}] {a.quote_text}\n", style="green")
+        text.append("supports: " + ", ".join(c.title for c in a.concepts) + "\n")
     return text
 
 
@@ -101,50 +99,55 @@ KEYS = {"drop": "drop/restore", "feedback": "feedback", "approve": "approve", "a
 """What each review key does, by action (the binding id is `extraction.<action>`)."""
 
 
-def review_headline(payload: Payload, key: Callable[[str], str]) -> Text:
+def offered_actions(review: ExtractionReview) -> list[str]:
+    """The answers the review takes now (every one for a payload that did not say)."""
+    return review.actions if "actions" in review.model_fields_set else list(KEYS)
+
+
+def review_headline(review: ExtractionReview, key: Callable[[str], str]) -> Text:
     """What is under review, the round, what was not done, and the keys that apply now
     (`key(action)` names the key bound to it now)."""
-    counts = (f"{len(payload['concepts'])} new, {len(payload['duplicates'])} duplicates, "
-              f"{len(payload['relations'])} relations")  # fmt: skip
-    text = Text(f"Review of {payload['source_title']} ({counts}; "
-                f"round {payload['round']}/{payload['max_rounds']})")  # fmt: skip
-    if payload.get("notice"):
-        text.append(f"\n{payload['notice']}", style="bold yellow")
-    skipped = payload.get("skipped") or []
-    if skipped:
-        text.append(f"\n{len(skipped)} step(s) not done by the model (see Not done below)",
+    counts = (f"{len(review.concepts)} new, {len(review.duplicates)} duplicates, "
+              f"{len(review.relations)} relations")  # fmt: skip
+    text = Text(f"Review of {review.source_title} ({counts}; "
+                f"round {review.round}/{review.max_rounds})")  # fmt: skip
+    if review.notice:
+        text.append(f"\n{review.notice}", style="bold yellow")
+    if review.skipped:
+        text.append(f"\n{len(review.skipped)} step(s) not done by the model (see Not done below)",
                     style="bold red")  # fmt: skip
-    if payload.get("round_notice"):
-        text.append(f"\n{payload['round_notice']}", style="bold yellow")
-    if "approve" not in payload.get("actions", ["approve"]):
+    if review.round_notice:
+        text.append(f"\n{review.round_notice}", style="bold yellow")
+    actions = offered_actions(review)
+    if "approve" not in actions:
         text.append("\nNothing to commit yet: give feedback or abort.", style="bold yellow")
-    offered = ["drop", *payload.get("actions", list(KEYS))]
+    offered = ["drop", *actions]
     keys = [f"{key(action)}: {what}" for action, what in KEYS.items() if action in offered]
     return text.append("\n" + "   ".join(keys), style="dim")
 
 
-def notes_text(payload: Payload) -> Text:
+def notes_text(review: ExtractionReview) -> Text:
     """What was not done (fallbacks), warnings (unattributed quotes, disconnected concepts,
     ...), the model's own notes and the critique log."""
     text = Text()
-    if payload.get("skipped"):
+    if review.skipped:
         text.append("Not done: no usable answer from the model; a fallback stands in\n",
                     style="bold red")  # fmt: skip
-        for entry in payload["skipped"]:
-            text.append(f"  ! {skipped_line(entry)}\n", style="red")
+        for skipped in review.skipped:
+            text.append(f"  ! {skipped_line(skipped.model_dump())}\n", style="red")
     text.append("Warnings\n", style="bold yellow")
-    for q in payload.get("unattributed", []):
-        text.append(f"  • unattributed [{q['id']}] {q['text']}\n")
-    for title in payload.get("disconnected", []):
+    for q in review.unattributed:
+        text.append(f"  • unattributed [{q.id}] {q.text}\n")
+    for title in review.disconnected:
         text.append(f"  • disconnected: {title}\n")
-    for warning in payload.get("warnings", []):
+    for warning in review.warnings:
         text.append(f"  • {warning}\n")
-    if payload.get("notes"):
+    if review.notes:
         text.append("The model's notes\n", style="bold")
-        for note in payload["notes"]:
+        for note in review.notes:
             text.append(f"  • {note}\n")
     text.append("Critique log\n", style="bold cyan")
-    for entry in payload.get("critique_log", []):
+    for entry in review.critique_log:
         verdict = {True: "passed", False: "failed", None: "unavailable"}[entry.get("passed")]
         text.append(f"  round {entry.get('round')}: {verdict} — {entry.get('summary', '')}\n")
     return text
@@ -159,13 +162,13 @@ class ReviewTable(DataTable):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
-        self.payload: Payload = {}
+        self.review: ExtractionReview | None = None
         self.dropped: set[str] = set()
 
-    def show(self, payload: Payload, dropped: set[str]) -> None:
-        self.payload, self.dropped = payload, set(dropped)
+    def show(self, review: ExtractionReview, dropped: set[str]) -> None:
+        self.review, self.dropped = review, set(dropped)
         row = self.cursor_row
-        rows = review_rows(payload)
+        rows = review_rows(review)
         self.clear(columns=True)
         for label, width in zip(("", "kind", "item", ""), self.widths(rows), strict=True):
             self.add_column(label, width=width)
@@ -194,12 +197,12 @@ class ReviewTable(DataTable):
         return natural
 
     def on_resize(self) -> None:
-        if self.payload:
-            self.show(self.payload, self.dropped)
+        if self.review is not None:
+            self.show(self.review, self.dropped)
 
     def clear(self, columns: bool = False) -> ReviewTable:
         if not columns:  # the screen clears the review: a resize must not bring it back
-            self.payload, self.dropped = {}, set()
+            self.review, self.dropped = None, set()
             self.display = False  # no empty box where the review was
         return super().clear(columns)
 

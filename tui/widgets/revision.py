@@ -7,9 +7,9 @@ waiting, and the rubric screen opens it again with its "view revision" key.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.syntax import Syntax
 from rich.text import Text
 from textual import on
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 def revision_renderable(review: RevisionReview) -> Group:
     """The diff of the proposal, then the revised text."""
-    parts: list[Any] = [Text("Changes", style="bold"), Syntax(review.diff or
+    parts: list[RenderableType] = [Text("Changes", style="bold"), Syntax(review.diff or
                                                                 "(no changes)", "diff")]  # fmt: skip
     if review.proposed:
         parts += [Text("\nRevised text", style="bold"), Text(review.proposed)]

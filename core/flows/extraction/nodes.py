@@ -49,7 +49,7 @@ from vault.embedding import Embedder
 from vault.search import Hit, search
 
 
-def report(step: str, message: str, **counts: Any) -> None:
+def report(step: str, message: str, **counts: object) -> None:
     """Progress on the custom stream (`{"node", "step", "message", ...counts}`)."""
     with contextlib.suppress(RuntimeError, KeyError, LookupError):
         get_stream_writer()(

@@ -163,15 +163,13 @@ def _attribution_lines(review: ExtractionReview) -> list[str]:
     return out
 
 
-def writes_nothing(payload: Mapping[str, Any], drops: list[dict[str, str]]) -> bool:
+def writes_nothing(review: ExtractionReview, drops: list[dict[str, str]]) -> bool:
     """Whether approving this review with these drops would write no concept and link no
     quote to an existing one (approving still marks the source processed: work lost)."""
     dropped = {d["id"] for d in drops if d.get("kind") == "concept"}
-    if any(c["id"] not in dropped for c in payload.get("concepts", [])):
+    if any(c.id not in dropped for c in review.concepts):
         return False
     unlinked = {(d["concept_id"], d["quote_id"]) for d in drops if d.get("kind") == "attribution"}
     return all(
-        (link["concept_id"], quote) in unlinked
-        for link in payload.get("existing", [])
-        for quote in link.get("quote_ids", [])
+        (link.concept_id, quote) in unlinked for link in review.existing for quote in link.quote_ids
     )

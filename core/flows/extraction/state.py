@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypedDict, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -23,8 +23,10 @@ class ExtractionInput(BaseModel):
     again: bool = False
     """Extract a source that was already processed (the user asked to extract it again)."""
 
+V = TypeVar("V")
 
-def merge_dicts(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
+
+def merge_dicts(left: dict[str, V] | None, right: dict[str, V] | None) -> dict[str, V]:
     """Reducer: later keys win (parallel branches report what they learned about concepts)."""
     return {**(left or {}), **(right or {})}
 

@@ -21,6 +21,7 @@ from core.flows.extraction import commit  # noqa: E402
 from core.flows.extraction.graph import SPEC  # noqa: E402
 from core.services import open_services  # noqa: E402
 from core.settings import Settings  # noqa: E402
+from local_llm.testing import ScriptedCall  # noqa: E402
 from tests.flows.extraction.script import (  # noqa: E402
     ConcurrencyBackend,
     FlowScript,
@@ -33,10 +34,10 @@ def held(script: FlowScript):
     """The script, its first call held until DRIVER_HOLD_FILE exists."""
     hold = os.environ.get("DRIVER_HOLD_FILE")
 
-    def answer(messages, schema):
+    def answer(call: ScriptedCall):
         while hold and not os.path.exists(hold):
             time.sleep(0.05)
-        return script(messages, schema)
+        return script(call)
 
     return answer
 

@@ -1,7 +1,7 @@
 """A scripted model for the extraction flow: answers each call kind from a small script.
 
-The kind of a call is read from its bounded schema (`match` -> duplicate detection,
-`criteria` -> self-critique, ...). Every answer respects the schema's enums, so a test
+The kind of a call is the name of its answer's schema, which the client records on the call
+(`DuplicateAnswer` -> duplicate detection, `EvaluationAnswer` -> self-critique, ...). Every answer respects the schema's enums, so a test
 script can say "the first quote id you were offered" without knowing it in advance.
 """
 
@@ -10,33 +10,39 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from core.evaluation import load_criteria
-from local_llm.testing import ScriptedBackend
+from local_llm.testing import CallResponder, ScriptedBackend, ScriptedCall
+from tests.flow_harness import SCRIPTED_MODELS, FlowHarness
+from tests.flows.extraction.notes import EXISTING, SOURCE, SOURCE_TEXT
 
 CRITERIA = load_criteria("concept_extraction").criteria.ids
 TYPES = {"GENERALIZES", "SPECIFIC_OF", "PART_OF", "HAS_PART", "SUPPORTS", "SUPPORTED_BY",
          "OPPOSES", "SIMILAR_TO", "RELATES_TO"}  # fmt: skip
 
 
-def kind_of(schema: dict[str, Any] | None) -> str:
-    props = (schema or {}).get("properties", {})
-    if "criteria" in props:
-        return "critique"
-    if "match" in props:
-        return "duplicate"
-    if set(props) & set(TYPES):
-        return "queries"
-    if "interpretation" in props:
-        return "feedback"
-    if "drop_concepts" in props:
-        return "refine"
-    if "relations" in props:
-        return "relations"
-    if "concepts" in props:
-        return "candidates"
-    return "unknown"
+SCHEMA_KINDS = {
+    "CandidatesAnswer": "candidates",
+    "DuplicateAnswer": "duplicate",
+    "RelationQueries": "queries",
+    "RelationsAnswer": "relations",
+    "EvaluationAnswer": "critique",
+    "Revision": "refine",
+    "FeedbackRevision": "feedback",
+}
+"""The kind of each extraction call, by the name of the answer's schema (as the client reports
+it on the call: local_llm.calls), never guessed from the prompt or the schema's fields."""
+
+
+def kind_of(call: ScriptedCall) -> str:
+    """The kind of answer a call asks for (its schema's name)."""
+    if call.schema_name in SCHEMA_KINDS:
+        return SCHEMA_KINDS[call.schema_name]
+    raise AssertionError(
+        f"the extraction script has no answer for schema {call.schema_name!r} (node {call.node!r})"
+    )
 
 
 def enum_of(schema: dict[str, Any], *path: str) -> list[str]:
@@ -144,21 +150,22 @@ class FlowScript:
         self.calls: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self.prompts: dict[str, list[str]] = defaultdict(list)
 
-    def __call__(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None) -> Any:
-        kind = kind_of(schema)
-        self.calls[kind].append(schema or {})
-        self.prompts[kind].append(messages[-1]["content"])
-        return fit(self.handlers[kind](messages, schema or {}), schema or {})
+    def __call__(self, call: ScriptedCall) -> Any:
+        kind, schema = kind_of(call), dict(call.json_schema or {})
+        self.calls[kind].append(schema)
+        self.prompts[kind].append(call.messages[-1]["content"])
+        return fit(self.handlers[kind](call.messages, schema), schema)
 
     def count(self, kind: str) -> int:
         return len(self.calls[kind])
 
 
 class ConcurrencyBackend(ScriptedBackend):
-    """A ScriptedBackend that records how many completions were in flight at once."""
+    """A ScriptedBackend answering each call with `script` (told which call it is), that records
+    how many completions were in flight at once."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, script: CallResponder | None = None, **kwargs: Any) -> None:
+        super().__init__(answer=script or FlowScript(), **kwargs)
         self.in_flight = 0
         self.max_in_flight = 0
 
@@ -172,3 +179,31 @@ class ConcurrencyBackend(ScriptedBackend):
             )
         finally:
             self.in_flight -= 1
+
+
+def extraction_harness(
+    base: Path, script: FlowScript | None = None, *, existing: bool = True,
+    sources: dict[str, str] | None = None, flows: dict[str, Any] | None = None,
+    latency_s: float = 0.0, context_budget: int = 8192, max_tokens: int = 4096,
+) -> FlowHarness:  # fmt: skip
+    """The extraction flow over a vault holding the source note(s) and, with `existing`, one
+    concept note already written (tests/flows/extraction/notes.py), answered by `script`."""
+    script = script or FlowScript()
+
+    def write(root: Path) -> None:
+        for rel, text in (sources or {SOURCE: SOURCE_TEXT}).items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text, encoding="utf-8")
+        (root / "08 - Ideas").mkdir(parents=True, exist_ok=True)
+        if existing:
+            (root / "08 - Ideas/Práctica de recuperación.md").write_text(EXISTING, encoding="utf-8")
+
+    models = {**SCRIPTED_MODELS, "retries": 1, "transient_retries": 0,
+              "context_budget": context_budget, "max_tokens": max_tokens}  # fmt: skip
+    return FlowHarness(
+        base, "extraction", backend=ConcurrencyBackend(script, latency_s=latency_s),
+        vault=write, script=script, make_input=lambda source=SOURCE: {"source": source},
+        models=models,
+        # the scripted concepts and the existing note are Spanish: so are the new notes
+        flows={"extraction": {"language": "es", "recursion_limit": 200, **(flows or {})}},
+    )  # fmt: skip

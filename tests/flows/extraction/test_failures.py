@@ -17,8 +17,9 @@ from core.services import VaultHandle, open_services
 from core.settings import Settings
 from local_llm import TransientModelError
 from local_llm.errors import ContextBudgetError
+from local_llm.testing import ScriptedCall
 from tests.flows.extraction.notes import EXISTING, SOURCE, SOURCE_TEXT
-from tests.flows.extraction.script import ConcurrencyBackend, FlowScript, candidates
+from tests.flows.extraction.script import ConcurrencyBackend, FlowScript, candidates, kind_of
 from vault.index import VaultIndex
 from vault.layout import VaultLayout
 
@@ -35,16 +36,16 @@ def vault(tmp_path: Path) -> Settings:
 
 
 class Outage:
-    """The server is down for calls of one kind while `down` is true."""
+    """The server is down for calls of one kind (script.kind_of) while `down` is true."""
 
-    def __init__(self, kind_marker: str) -> None:
-        self.down, self.marker = True, kind_marker
+    def __init__(self, kind: str) -> None:
+        self.down, self.kind = True, kind
 
     def __call__(self, script: FlowScript):
-        def answer(messages, schema):
-            if self.down and self.marker in str((schema or {}).get("properties", {})):
+        def answer(call: ScriptedCall):
+            if self.down and kind_of(call) == self.kind:
                 raise TransientModelError("Connection refused", status_code=None)
-            return script(messages, schema)
+            return script(call)
 
         return answer
 
@@ -52,7 +53,7 @@ class Outage:
 async def test_a_model_that_stops_answering_fails_the_run_at_that_step(tmp_path: Path) -> None:
     """Main turned the failed duplicate detections into warnings and reached the review."""
     script = FlowScript(candidates=candidates)
-    outage = Outage("match")
+    outage = Outage("duplicate")
     backend = ConcurrencyBackend(outage(script))
     async with open_services(vault(tmp_path), {"extraction": SPEC}, backend=backend) as app:
         app.vault.index.sync_files()
@@ -71,7 +72,7 @@ async def test_a_model_that_stops_answering_fails_the_run_at_that_step(tmp_path:
 
 async def test_a_critique_the_model_does_not_answer_fails_the_run(tmp_path: Path) -> None:
     script = FlowScript(candidates=candidates)
-    outage = Outage("criteria")
+    outage = Outage("critique")
     backend = ConcurrencyBackend(outage(script))
     async with open_services(vault(tmp_path), {"extraction": SPEC}, backend=backend) as app:
         app.vault.index.sync_files()
@@ -112,9 +113,9 @@ class Embedder:
 
 async def with_embeddings(h, embedder: Embedder) -> None:
     """The harness's vault, indexed with embeddings (so search asks the embedding model)."""
-    h.index = VaultIndex(h.store, h.root, VaultLayout(), embed=embedder, embed_model="letters")
-    assert (await h.index.sync_async()).embedded
-    h.vault = VaultHandle(h.root, h.vault.layout, h.vault.writer, h.index, "letters")
+    index = VaultIndex(h.store, h.root, VaultLayout(), embed=embedder, embed_model="letters")
+    assert (await index.sync_async()).embedded
+    h.vault = VaultHandle(h.root, h.vault.layout, h.vault.writer, index, "letters")
 
 
 async def test_an_embedding_model_that_stops_answering_fails_the_run_at_that_step(

@@ -1,27 +1,15 @@
-"""The lesson harness fixture (tests/flows/lesson/harness.py: a copy of the demo vault, the lesson
-runtime, `LessonScript` from tests/flows/lesson/script.py answering each call by its node)."""
+"""The lesson harness fixture: `lesson_harness` (tests/flows/lesson/script.py) over the shared
+`FlowHarness` (tests/flow_harness.py), one per call."""
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
 
 import pytest
 
-from tests.flows.lesson.harness import LessonHarness
-from tests.flows.lesson.script import (  # noqa: F401 - GOOD, IDS, SAMPLE_VAULT: for tests
-    CONCEPT,  # written before they moved (import them from tests.flows.lesson.script)
-    GOOD,
-    IDS,
-    SAMPLE_VAULT,
-    LessonScript,
-)
+from tests.flows.lesson.script import lesson_harness
 
 
 @pytest.fixture
-def harness_factory(tmp_path):
-    counter = iter(range(100))
-
-    def make(**lesson: Any) -> LessonHarness:
-        return LessonHarness(tmp_path / f"h{next(counter)}", **lesson)
-
-    return make
+def harness_factory(tmp_path: Path):
+    return lambda **lesson: lesson_harness(tmp_path, **lesson)

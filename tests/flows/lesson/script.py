@@ -3,11 +3,13 @@ which answers each lesson call by the node that makes it."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
 from core.evaluation import load_criteria
-from local_llm.testing import ScriptedCall
+from local_llm.testing import ScriptedBackend, ScriptedCall
+from tests.flow_harness import FlowHarness
 from tests.flows.lesson.corpus import PARAGRAPHS
 
 SAMPLE_VAULT = Path(__file__).resolve().parents[3] / "tui" / "sample_vault"
@@ -87,3 +89,34 @@ class LessonScript:
                                "score": score} for cid in IDS},
             "strengths": ["clear"], "weaknesses": ["short"], "suggestions": [], "feedback": "ok",
         }  # fmt: skip
+
+
+def lesson_input(**data: Any) -> dict[str, Any]:
+    """A run's input: generate a lesson on CONCEPT unless told otherwise."""
+    data.setdefault("mode", "generate")
+    if data["mode"] == "generate":
+        data.setdefault("concept", CONCEPT)
+    return data
+
+
+def lesson_harness(base: Path, **lesson: Any) -> FlowHarness:
+    """The lesson flow over a copy of the sample vault, `LessonScript` answering by node; a
+    writer and three judges (`judge-a`, `judge-b`, the tiebreak `judge-c`). Open it with
+    `async with` (it runs through the runtime)."""
+    script = LessonScript()
+    roles = {"judge": {"model": "judge-a"}, "judge_secondary": {"model": "judge-b"},
+             "judge_tiebreak": {"model": "judge-c"}}  # fmt: skip
+    return FlowHarness(
+        base, "lesson", backend=ScriptedBackend(answer=script), script=script,
+        vault=lambda root: shutil.copytree(SAMPLE_VAULT, root), make_input=lesson_input,
+        models={"model": "writer", "roles": roles, "embeddings_enabled": False},
+        flows={"lesson": {"section_count": 2, "tiebreak_role": "judge_tiebreak", **lesson}},
+    )  # fmt: skip
+
+
+def trace_phases(h: FlowHarness, run_id: str) -> list[tuple[str, str]]:
+    """The lesson trace's (phase, status) rows of a run, in order."""
+    rows = h.store.query(
+        "SELECT phase, status FROM lesson_traces WHERE run_id = ? ORDER BY id", (run_id,)
+    )
+    return [(r[0], r[1]) for r in rows]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.events import Done, Interrupted
 from core.flows.lesson.traces import savings_report
-from tests.flows.lesson.script import GOOD
+from tests.flows.lesson.script import GOOD, trace_phases
 
 
 async def test_generate_accepts_with_one_confident_judge(harness_factory):
@@ -13,8 +13,8 @@ async def test_generate_accepts_with_one_confident_judge(harness_factory):
         assert isinstance(events[-1], Done), events[-1]
         state = await h.state(run_id)
         assert state["status"] == "accepted"
-        assert h.judge_models() == ["judge-a"]
-        meta, body = h.note(state["lesson_path"])
+        assert h.models_asked("judge") == ["judge-a"]
+        meta, body = h.frontmatter(state["lesson_path"])
         assert state["lesson_path"].startswith("09 - Lessons/")
         assert meta["status"] == "accepted" and meta["language"] == "es"
         assert meta["topic"] == "Práctica de recuperación"
@@ -23,7 +23,7 @@ async def test_generate_accepts_with_one_confident_judge(harness_factory):
         assert meta["tokens"]["total"] > 0 and meta["tokens"]["judge"] > 0
         assert body.count("\n## ") + body.startswith("## ") == 2
         assert "Ahora veamos el siguiente paso" in body  # the smoother's transition
-        phases = [p for p, _ in h.phases(run_id)]
+        phases = [p for p, _ in trace_phases(h, run_id)]
         for phase in ("planner", "expander", "assembler", "smoother", "heuristics",
                       "self_review", "judge", "verdict", "write"):  # fmt: skip
             assert phase in phases
@@ -45,7 +45,7 @@ async def test_unconfident_primary_asks_secondary_agreeing_no_tiebreak(harness_f
         h.script.scores = {"judge-a": [0.72], "judge-b": [0.76], "judge-c": [0.9]}
         run_id, events = await h.run()
         assert isinstance(events[-1], Done)
-        assert h.judge_models() == ["judge-a", "judge-b"]
+        assert h.models_asked("judge") == ["judge-a", "judge-b"]
         cascade = (await h.state(run_id))["cascade"]
         assert cascade["decision"] == "accept" and abs(cascade["score"] - 0.74) < 1e-6
 
@@ -54,7 +54,7 @@ async def test_disagreeing_judges_call_the_tiebreak(harness_factory):
     async with harness_factory() as h:
         h.script.scores = {"judge-a": [0.72], "judge-b": [0.95], "judge-c": [0.8]}
         run_id, _ = await h.run()
-        assert h.judge_models() == ["judge-a", "judge-b", "judge-c"]
+        assert h.models_asked("judge") == ["judge-a", "judge-b", "judge-c"]
         cascade = (await h.state(run_id))["cascade"]
         assert abs(cascade["score"] - 0.8) < 1e-6  # the median of three
         report = savings_report(h.services.store, run_id)
@@ -68,7 +68,7 @@ async def test_planted_language_mixing_regenerates_before_self_review(harness_fa
         assert isinstance(events[-1], Done)
         assert h.script.count("section") == 4  # two sections, then both again
         assert h.script.count("review") == 1  # the self-reviewer only saw the clean lesson
-        phases = h.phases(run_id)
+        phases = trace_phases(h, run_id)
         assert ("heuristics", "REGENERATE") in phases
         state = await h.state(run_id)
         assert "这" not in state["lesson"] and state["regenerations"] == 1
@@ -88,7 +88,7 @@ async def test_artifact_fixed_by_code_then_rechecked_and_judged(harness_factory)
         assert "Claro, aquí tienes" not in state["lesson"]
         assert "Claro, aquí tienes" in state["before_fix"]
         assert h.script.count("review") == 1  # the recheck is free: heuristics, then the judge
-        assert [p for p, _ in h.phases(run_id)].count("heuristics") == 2
+        assert [p for p, _ in trace_phases(h, run_id)].count("heuristics") == 2
 
 
 async def test_model_regenerate_regenerates_once_then_judges(harness_factory):
@@ -105,7 +105,7 @@ async def test_model_regenerate_regenerates_once_then_judges(harness_factory):
         assert h.script.count("section") == 4  # two sections, written twice
         assert h.script.count("review") == 2
         assert state["self_review"]["decision"] == "REGENERATE"
-        assert h.judge_models()  # no retry left: the judges decide
+        assert h.models_asked("judge")  # no retry left: the judges decide
 
 
 async def test_targeted_fix_after_middling_verdict(harness_factory):
@@ -126,10 +126,10 @@ async def test_low_score_escalates_then_user_accepts(harness_factory):
         assert isinstance(events[-1], Interrupted)
         assert events[-1].payload["type"] == "lesson_review"
         assert "accept" in events[-1].payload["actions"]
-        events = await h.resume(run_id, {"action": "accept"})
+        events = await h.resume_run(run_id, {"action": "accept"})
         assert isinstance(events[-1], Done)
         state = await h.state(run_id)
-        meta, _ = h.note(state["lesson_path"])
+        meta, _ = h.frontmatter(state["lesson_path"])
         assert meta["status"] == "accepted" and meta["judge"]["decision"] == "escalate"
 
 
@@ -138,7 +138,7 @@ async def test_escalation_edit_is_checked_and_judged_again(harness_factory):
         h.script.scores = {"judge-a": [0.2, 0.9], "judge-b": [0.2, 0.9], "judge-c": [0.2]}
         run_id, _ = await h.run()
         edited = f"# Lección\n\n## Uno\n\n{GOOD[0]} {GOOD[1]}\n\n## Dos\n\n{GOOD[2]} {GOOD[3]}\n"
-        events = await h.resume(run_id, {"action": "edit", "content": edited})
+        events = await h.resume_run(run_id, {"action": "edit", "content": edited})
         assert isinstance(events[-1], Done)
         state = await h.state(run_id)
         assert state["lesson"] == edited and state["status"] == "accepted"
@@ -152,8 +152,8 @@ async def test_review_mode_catches_a_broken_note_before_any_judge(harness_factor
         (h.root / "09 - Lessons" / "Mala.md").write_text(bad, encoding="utf-8")
         run_id, events = await h.run(mode="review", note_path="09 - Lessons/Mala.md")
         assert isinstance(events[-1], Done)
-        assert h.judge_models() == [] and h.script.count("review") == 0
-        meta, _ = h.note("09 - Lessons/Mala.md")
+        assert h.models_asked("judge") == [] and h.script.count("review") == 0
+        meta, _ = h.frontmatter("09 - Lessons/Mala.md")
         assert meta["status"] == "needs_regeneration" and meta["topic"] == "Recursión"
         report = savings_report(h.services.store, run_id)
         assert report["judge_tokens"] == 0 and report["full_judge_tokens"] > 0
@@ -168,9 +168,9 @@ async def test_review_mode_judges_a_clean_note(harness_factory):
         (h.root / "09 - Lessons" / "Buena.md").write_text(good, encoding="utf-8")
         run_id, events = await h.run(mode="review", note_path="09 - Lessons/Buena.md")
         assert isinstance(events[-1], Done)
-        meta, _ = h.note("09 - Lessons/Buena.md")
+        meta, _ = h.frontmatter("09 - Lessons/Buena.md")
         assert meta["status"] == "accepted" and meta["mine"] == "keep"
-        assert h.judge_models() == ["judge-a"]
+        assert h.models_asked("judge") == ["judge-a"]
 
 
 async def test_review_mode_never_rewrites_the_note_itself(harness_factory):
@@ -184,8 +184,8 @@ async def test_review_mode_never_rewrites_the_note_itself(harness_factory):
         assert isinstance(events[-1], Interrupted)  # a fix of the user's note is the user's call
         assert (await h.state(run_id))["cascade"]["decision"] == "escalate"
         assert h.script.count("fix") == 0
-        events = await h.resume(run_id, {"action": "reject"})
-        meta, body = h.note("09 - Lessons/Media.md")
+        events = await h.resume_run(run_id, {"action": "reject"})
+        meta, body = h.frontmatter("09 - Lessons/Media.md")
         assert meta["status"] == "rejected" and GOOD[0] in body
 
 
@@ -221,10 +221,10 @@ async def test_planted_bad_lesson_of_the_sample_vault_is_caught_before_the_judge
     async with harness_factory() as h:
         run_id, events = await h.run(mode="review", note_path=path)
         assert isinstance(events[-1], Done)
-        assert h.judge_models() == [] and h.script.count("review") == 0
+        assert h.models_asked("judge") == [] and h.script.count("review") == 0
         failed = {c["name"] for c in (await h.state(run_id))["heuristics"]["checks"]
                   if c["status"] == "FAIL"}  # fmt: skip
         assert failed == {"language_consistency", "content_truncation"}
-        meta, _ = h.note(path)
+        meta, _ = h.frontmatter(path)
         assert meta["status"] == "needs_regeneration"
         assert savings_report(h.services.store, run_id)["caught"] == {"heuristics": 1}

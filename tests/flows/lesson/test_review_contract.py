@@ -45,7 +45,7 @@ async def test_the_escalation_round_trips_and_refuses_a_bad_answer(harness_facto
         review = LessonReview.model_validate(payload)
         assert review.payload() == payload and review.lesson and review.cascade is not None
         with pytest.raises(InvalidDecision, match="an edit needs the new text"):
-            await h.resume(run_id, {"action": "edit"})
+            await h.resume_run(run_id, {"action": "edit"})
         assert h.services.runtime.runs.get(run_id).status == "awaiting_review"
-        events = await h.resume(run_id, "accept")
+        events = await h.resume_run(run_id, "accept")
         assert isinstance(events[-1], Done)

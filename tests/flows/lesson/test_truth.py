@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from core.events import Done, Failed
 from local_llm import TransientModelError
+from tests.flows.lesson.script import trace_phases
 
 
 async def test_an_invalid_self_review_is_not_reviewed_and_flagged(harness_factory):
@@ -17,7 +18,7 @@ async def test_an_invalid_self_review_is_not_reviewed_and_flagged(harness_factor
         review = (await h.state(run_id))["self_review"]
         assert review["decision"] == "FLAG_TO_JUDGE" and review["passed"] is False
         assert "gave no valid answer after" in review["not_reviewed"]
-        assert h.judge_models()  # the judges still decide
+        assert h.models_asked("judge")  # the judges still decide
 
 
 async def test_a_self_reviewer_that_does_not_answer_fails_the_run(harness_factory):
@@ -26,7 +27,7 @@ async def test_a_self_reviewer_that_does_not_answer_fails_the_run(harness_factor
         run_id, events = await h.run()
         assert isinstance(events[-1], Failed)
         assert h.services.runtime.runs.get(run_id).status == "failed"
-        assert not h.judge_models()
+        assert not h.models_asked("judge")
 
 
 async def test_one_model_in_every_judge_role_skips_the_tiebreak(harness_factory):
@@ -44,7 +45,7 @@ async def test_one_model_in_every_judge_role_skips_the_tiebreak(harness_factory)
         state = await h.state(run_id)
         assert state.get("judge_tiebreak") is None
         assert "one model serves every judge role" in state["cascade"]["reason"]
-        assert ("judge", "skipped") in h.phases(run_id)
+        assert ("judge", "skipped") in trace_phases(h, run_id)
         report = savings_report(h.services.store, run_id, h.services.settings)
         assert report["one_judge_model"] is True
         row = h.services.store.query_one(
@@ -79,7 +80,7 @@ async def test_a_judge_that_does_not_answer_fails_the_run(harness_factory):
             if model == "judge-a" else answer(model)  # fmt: skip
         run_id, events = await h.run()
         assert isinstance(events[-1], Failed)
-        assert "judge-b" not in h.judge_models()  # the cascade did not go on without it
+        assert "judge-b" not in h.models_asked("judge")  # the cascade did not go on without it
         h.script._judge = answer
         events = await h.services.runtime.run_until_pause(run_id)  # resume at the judge
         assert isinstance(events[-1], Done)
@@ -104,8 +105,8 @@ async def test_judges_whose_answers_stay_invalid_escalate_saying_so(harness_fact
         assert state["judge_primary_status"] == "error"
         failed = [e for e in state["errors"] if e.startswith("lesson evaluation: ")]
         assert len(failed) == 3  # distinct judge models: all three asked (each re-asked too)
-        assert sorted(set(h.judge_models())) == ["judge-a", "judge-b", "judge-c"]
-        events = await h.resume(run_id, {"action": "accept"})
+        assert sorted(set(h.models_asked("judge"))) == ["judge-a", "judge-b", "judge-c"]
+        events = await h.resume_run(run_id, {"action": "accept"})
         assert isinstance(events[-1], Done)
         assert (await h.state(run_id))["status"] == "accepted"
 

@@ -10,7 +10,8 @@ from typing import Any
 
 from core.concept_notes import render_concept_note
 from core.domain import Concept
-from local_llm.testing import CallResponder, ScriptedCall
+from local_llm.testing import CallResponder, ScriptedBackend, ScriptedCall
+from tests.flow_harness import FlowHarness
 
 CONCEPTS = {
     "Metacognición": "Pensar sobre el propio pensamiento.",
@@ -85,3 +86,26 @@ def weak_when(*names: str) -> Callable[[list[dict], Any], Any]:
         return {"weak_merges": weak}
 
     return answer
+
+
+def normalization_harness(base: Path, generator: Any, evaluator: Any, **settings: Any) -> FlowHarness:
+    """The flow over the vault of CONCEPTS (written once per `base`: harnesses on one `base`
+    are runs that follow each other on one vault and store), scripted by node."""
+    return FlowHarness(
+        base, "normalization", backend=ScriptedBackend(answer=by_node(generator, evaluator)),
+        vault=lambda root: write_vault(root, CONCEPTS), run_id="run-1", shared=True,
+        flows={"normalization": settings},
+    )  # fmt: skip
+
+
+def calls(h: FlowHarness, kind: str = "generator") -> list[ScriptedCall]:
+    """The generator's calls (`generation` node) or the evaluator's (`validation`)."""
+    return [c for c in h.backend.calls_of("complete") if is_generator(c) == (kind == "generator")]
+
+
+def review_keys(h: FlowHarness, review_id: str) -> list[tuple[str, str]]:
+    """The name pairs a stored review holds, each pair and the list sorted."""
+    rows = h.store.query(
+        "SELECT a_name, b_name FROM normalization_review_items WHERE review_id=?", (review_id,)
+    )
+    return sorted((min(r[0], r[1]), max(r[0], r[1])) for r in rows)

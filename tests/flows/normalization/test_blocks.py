@@ -171,6 +171,6 @@ async def test_the_flow_proposes_a_synonym_pair_found_only_by_vectors(
     vectors[ids["Deep Work"]] = at_cosine(vectors[ids["Metacognición"]], unit_vector(rng, 32), 0.9)
     store_vectors(h.store, vectors)
     h.context.vault.embed_model = MODEL
-    state = await h.run()
+    state = await h.stream()
     keys = {tuple(sorted((m["a_name"], m["b_name"]))) for m in state["all_merges"].values()}
     assert (("Deep Work", "Metacognición") in keys) is found

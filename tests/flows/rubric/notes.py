@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from core.evaluation import load_criteria
+from local_llm.testing import Response, ScriptedBackend
+from tests.flow_harness import FlowHarness
 
 NOTE_PATH = "notes/Photosynthesis.md"
 NOTE_TEXT = """---
@@ -38,3 +41,18 @@ def evaluation(score: float) -> dict[str, Any]:
 REVISED_BODY = (
     "# Photosynthesis\n\nPlants turn light into chemical energy.\n\nFor example, a maple leaf.\n"
 )
+
+
+def write_note(root: Path) -> None:
+    (root / NOTE_PATH).parent.mkdir(parents=True, exist_ok=True)
+    (root / NOTE_PATH).write_text(NOTE_TEXT, encoding="utf-8")
+
+
+def rubric_harness(base: Path, responses: list[Response], **settings: Any) -> FlowHarness:
+    """The rubric flow over a vault holding NOTE_PATH; the model answers `responses` in order
+    (the flow's calls come one at a time: the judge, then the rewriter)."""
+    return FlowHarness(
+        base, "rubric", backend=ScriptedBackend(responses), vault=write_note,
+        make_input=lambda criteria="default", note=NOTE_PATH: {"note_path": note, "criteria": criteria},
+        flows={"rubric": settings} if settings else {},
+    )  # fmt: skip

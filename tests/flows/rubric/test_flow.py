@@ -14,14 +14,14 @@ from tests.flows.rubric.notes import NOTE_PATH, NOTE_TEXT, REVISED_BODY, evaluat
 async def test_approve_marks_the_note_with_a_minimal_frontmatter_edit(rubric) -> None:
     h = rubric([evaluation(0.85)])
     await h.start()
-    payload = await h.pending()
+    payload = await h.payload()
     assert payload["type"] == "evaluation_review" and payload["note_path"] == NOTE_PATH
     assert payload["round"] == 1 and payload["actions"] == ["approve", "revise", "edit"]
     assert (await h.state())["rubric_status"] == "awaiting_review"
     await h.resume({"action": "approve"})
     state = await h.state()
     assert state["rubric_status"] == "approved" and state["outcome"] == "approved"
-    text = h.note.read_text(encoding="utf-8")
+    text = h.read(NOTE_PATH)
     post = frontmatter.loads(text)
     assert post["review_status"] == "approved" and post["review_score"] == 0.85
     assert post["review_criteria"] == "default@1.0" and "passed with 0.85" in post["review_summary"]
@@ -36,23 +36,23 @@ async def test_revise_shows_a_diff_and_accepting_writes_and_reevaluates(rubric) 
     )
     await h.start()
     await h.resume({"action": "revise", "feedback": "give an example"})
-    payload = await h.pending()
+    payload = await h.payload()
     assert payload["type"] == "revision_review" and payload["actions"] == ["accept", "reject"]
     assert (
         "+For example, a maple leaf." in payload["diff"]
         and payload["description"] == "added an example"
     )
-    assert h.note.read_text(encoding="utf-8") == NOTE_TEXT  # nothing written before acceptance
+    assert h.read(NOTE_PATH) == NOTE_TEXT  # nothing written before acceptance
     rewrite_prompt = h.backend.calls_of("complete")[1].last_user
     assert "give an example" in rewrite_prompt and "add an example of a plant" in rewrite_prompt
     await h.resume("accept")
-    payload = await h.pending()
+    payload = await h.payload()
     assert payload["type"] == "evaluation_review" and payload["round"] == 2
     assert payload["evaluation"]["overall_score"] == 0.9
-    assert "For example, a maple leaf." in h.note.read_text(encoding="utf-8")
-    assert "custom_key: keep me" in h.note.read_text(encoding="utf-8")
+    assert "For example, a maple leaf." in h.read(NOTE_PATH)
+    assert "custom_key: keep me" in h.read(NOTE_PATH)
     await h.resume("approve")
-    post = frontmatter.loads(h.note.read_text(encoding="utf-8"))
+    post = frontmatter.loads(h.read(NOTE_PATH))
     assert post["review_status"] == "approved" and "maple" in post.content
     assert h.model_calls() == 3
 
@@ -62,20 +62,20 @@ async def test_rejecting_a_revision_returns_to_the_review(rubric) -> None:
     await h.start()
     await h.resume({"action": "revise"})
     await h.resume({"action": "maybe"})  # not understood: asked again
-    assert (await h.pending())["type"] == "revision_review"
+    assert (await h.payload())["type"] == "revision_review"
     await h.resume({"action": "reject"})
-    payload = await h.pending()
+    payload = await h.payload()
     assert payload["type"] == "evaluation_review" and payload["round"] == 1
-    assert h.note.read_text(encoding="utf-8") == NOTE_TEXT and h.model_calls() == 2
+    assert h.read(NOTE_PATH) == NOTE_TEXT and h.model_calls() == 2
 
 
 async def test_edit_writes_the_users_text_and_evaluates_again(rubric) -> None:
     h = rubric([evaluation(0.5), evaluation(0.8)])
     await h.start()
     await h.resume({"action": "edit", "content": "# Photosynthesis\n\nMy own words.\n"})
-    text = h.note.read_text(encoding="utf-8")
+    text = h.read(NOTE_PATH)
     assert text.startswith("---\ntags: [biology]") and text.endswith("My own words.\n")
-    payload = await h.pending()
+    payload = await h.payload()
     assert payload["round"] == 2 and h.model_calls() == 2
     assert "My own words." in h.backend.calls_of("complete")[1].last_user
     state = await h.state()
@@ -89,7 +89,7 @@ async def test_round_limit_stops_revisions(rubric) -> None:
     state = await h.state()
     assert state["outcome"] == "round_limit" and h.model_calls() == 1
     assert not (await h.app.aget_state(h.config)).next
-    assert h.note.read_text(encoding="utf-8") == NOTE_TEXT
+    assert h.read(NOTE_PATH) == NOTE_TEXT
 
 
 async def test_edit_at_the_round_limit_is_saved_but_not_reevaluated(rubric) -> None:
@@ -97,7 +97,7 @@ async def test_edit_at_the_round_limit_is_saved_but_not_reevaluated(rubric) -> N
     await h.start()
     await h.resume({"action": "edit", "content": "Edited.\n"})
     state = await h.state()
-    assert state["outcome"] == "round_limit" and h.note.read_text(encoding="utf-8").endswith(
+    assert state["outcome"] == "round_limit" and h.read(NOTE_PATH).endswith(
         "Edited.\n"
     )
     assert h.model_calls() == 1
@@ -106,12 +106,12 @@ async def test_edit_at_the_round_limit_is_saved_but_not_reevaluated(rubric) -> N
 async def test_a_note_changed_meanwhile_is_not_overwritten(rubric) -> None:
     h = rubric([evaluation(0.9)])
     await h.start()
-    h.note.write_text(NOTE_TEXT + "\nThe user's new line.\n", encoding="utf-8")
+    h.path(NOTE_PATH).write_text(NOTE_TEXT + "\nThe user's new line.\n", encoding="utf-8")
     await h.resume("approve")
     state = await h.state()
     assert state["rubric_status"] == "error" and state["outcome"] == "failed"
     assert "changed on disk" in state["errors"][-1]
-    assert "review_status" not in h.note.read_text(encoding="utf-8")
+    assert "review_status" not in h.read(NOTE_PATH)
 
 
 async def test_missing_note_and_missing_vault_fail_cleanly(rubric) -> None:
@@ -120,7 +120,7 @@ async def test_missing_note_and_missing_vault_fail_cleanly(rubric) -> None:
     state = await h.state()
     assert state["outcome"] == "failed" and "does not exist" in state["messages"][-1]
     h2 = rubric([])
-    h2.context.vault = None
+    h2.services.vault = None  # no vault configured
     await h2.start()
     assert "no vault" in (await h2.state())["errors"][0]
     h3 = rubric([])
@@ -133,7 +133,7 @@ async def test_evaluation_error_ends_the_run_as_failed(rubric) -> None:
     await h.start()
     state = await h.state()
     assert state["rubric_status"] == "error" and state["outcome"] == "failed"
-    assert "parse" in state["errors"][0] and h.note.read_text(encoding="utf-8") == NOTE_TEXT
+    assert "parse" in state["errors"][0] and h.read(NOTE_PATH) == NOTE_TEXT
 
 
 async def test_failed_rewrite_returns_to_the_review(rubric) -> None:
@@ -142,7 +142,7 @@ async def test_failed_rewrite_returns_to_the_review(rubric) -> None:
     h = rubric([evaluation(0.4), ModelUnavailableError("gone")])
     await h.start()
     await h.resume({"action": "revise"})
-    payload = await h.pending()
+    payload = await h.payload()
     state = await h.state()
     assert payload["type"] == "evaluation_review" and state["rubric_status"] == "awaiting_review"
     assert "could not produce a revision" in state["messages"][-1]
@@ -159,7 +159,7 @@ async def test_a_revision_that_echoes_the_prompt_is_asked_again(rubric) -> None:
     h = rubric([evaluation(0.4), ECHOED_PROMPT, {"body": REVISED_BODY, "summary": "example"}])
     await h.start()
     await h.resume({"action": "revise"})
-    payload = await h.pending()
+    payload = await h.payload()
     assert payload["type"] == "revision_review" and payload["proposed"] == REVISED_BODY
     assert "the body holds the marker" in h.backend.calls_of("complete")[2].last_user
 
@@ -169,11 +169,11 @@ async def test_a_revision_that_keeps_echoing_is_never_offered(rubric) -> None:
     h = rubric([evaluation(0.4), ECHOED_PROMPT, loop, ECHOED_PROMPT, loop])
     await h.start()
     await h.resume({"action": "revise"})
-    payload = await h.pending()
+    payload = await h.payload()
     state = await h.state()
     assert payload["type"] == "evaluation_review" and not state["proposed"]
     assert "could not produce a revision" in state["messages"][-1]
-    assert h.note.read_text(encoding="utf-8") == NOTE_TEXT
+    assert h.read(NOTE_PATH) == NOTE_TEXT
 
 
 async def test_user_criteria_folder_and_fallback(rubric) -> None:
@@ -223,8 +223,8 @@ async def test_an_edit_that_is_not_text_is_asked_again(rubric) -> None:
     await h.resume({"action": "edit", "content": {"not": "text"}})
     state = await h.state()
     assert state["rubric_status"] == "awaiting_review" and "non-empty text" in state["errors"][-1]
-    assert (await h.pending())["type"] == "evaluation_review"
-    assert h.note.read_text(encoding="utf-8") == NOTE_TEXT
+    assert (await h.payload())["type"] == "evaluation_review"
+    assert h.read(NOTE_PATH) == NOTE_TEXT
 
 
 async def test_a_judge_that_does_not_answer_fails_the_run_and_resuming_asks_again(rubric) -> None:

@@ -35,20 +35,20 @@ async def test_both_reviews_are_plain_data_that_reads_back(rubric) -> None:
         [evaluation(0.4), {"body": REVISED_BODY, "summary": "added an example"}, evaluation(0.9)]
     )
     await h.start()
-    payload = await h.pending()
+    payload = await h.payload()
     assert json.loads(json.dumps(payload)) == payload
     review = review_of(payload)
     assert isinstance(review, RubricReview) and review.note_path == NOTE_PATH
     assert review.evaluation.overall_score == 0.4 and review.round == 1
     assert review.payload() == payload
     await h.resume({"action": "revise", "feedback": "give an example"})
-    payload = await h.pending()
+    payload = await h.payload()
     revision = review_of(payload)
     assert isinstance(revision, RevisionReview) and "+For example" in revision.diff
     assert revision.payload() == payload
     answered = flow_spec().decision(payload, " Accept ")
     assert answered == {"action": "accept"}
     await h.resume(answered)
-    again = review_of(await h.pending())
+    again = review_of(await h.payload())
     assert isinstance(again, RubricReview) and again.round == 2
     assert again.evaluation.overall_score == 0.9
