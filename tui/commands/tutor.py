@@ -191,6 +191,7 @@ async def choose_lesson(services: Any, read: ReadLine, write: Write, concept: st
 def show_event(event: Any, write: Write) -> None:
     """Stream tokens, feedback and plan changes as they happen."""
     from core.events import Failed, NodeFinished, Progress
+    from core.flows.tutor.nodes import STAND_IN
 
     if isinstance(event, Progress) and "token" in event.data:
         write(event.data["token"])
@@ -201,6 +202,10 @@ def show_event(event: Any, write: Write) -> None:
     elif isinstance(event, NodeFinished) and event.node == "evaluator":
         for message in event.update.get("conversation", []):
             write(f"\n{message['content']}\n")
+    elif isinstance(event, NodeFinished) and event.node == "executor":
+        for message in event.update.get("conversation", []):
+            if message["content"].startswith(STAND_IN):  # no token came: the stand-in, said
+                write(message["content"])
     elif isinstance(event, Failed):
         write(f"\n[the turn failed: {event.error}]\n")
 

@@ -159,7 +159,9 @@ async def test_terminal_chat_says_when_the_plan_was_built_from_the_concepts(
     out: list[str] = []
     backend = ScriptedBackend(FieldNamePlans(), stream_chunk=3)
     async with open_services(vault_settings, {"tutor": SPEC}, backend=backend) as services:
-        lesson = await cli.choose_lesson(services, scripted_input(["2", "1", "1"]), out.append, None)
+        lesson = await cli.choose_lesson(
+            services, scripted_input(["2", "1", "1"]), out.append, None
+        )
         session = start_session(services.runtime, lesson, vault_settings).id
         values = await cli.chat(services, session, scripted_input([]), out.append)
         text = "".join(out)
@@ -171,3 +173,24 @@ async def test_terminal_chat_says_when_the_plan_was_built_from_the_concepts(
             "Explain: Práctica intercalada",
             "Apply both together",
         ]
+
+
+async def test_terminal_chat_shows_the_stand_in_when_the_model_wrote_nothing(
+    vault_settings: Settings,
+) -> None:
+    """In the walk the bundled model wrote no message twice: the chat showed an empty turn."""
+    from core.flows.tutor.session import start_session
+    from tests.flows.tutor.test_executor_output import Writes
+
+    out: list[str] = []
+    backend = ScriptedBackend(Writes(""), stream_chunk=3)
+    async with open_services(vault_settings, {"tutor": SPEC}, backend=backend) as services:
+        lesson = await cli.choose_lesson(
+            services, scripted_input(["2", "1", "1"]), out.append, None
+        )
+        session = start_session(services.runtime, lesson, vault_settings).id
+        await cli.chat(services, session, scripted_input([]), out.append)
+        assert (
+            "tutor> (The tutor model wrote nothing, twice; here is the planned step.) P1 step 1"
+            in "".join(out)
+        )
