@@ -66,8 +66,12 @@ def sweep(run_point: Callable[[int], list[Trial]], jobs: int, points: list[int] 
                     if trial.through:
                         print(f"---- {trial.name}: got through, no such point", flush=True)
                         continue
-                    print(("ok   " if trial.ok else "FAIL ") + trial.name
-                          + ("" if trial.ok else f": {trial.problems}"), flush=True)  # fmt: skip
+                    print(
+                        ("ok   " if trial.ok else "FAIL ")
+                        + trial.name
+                        + ("" if trial.ok else f": {trial.problems}"),
+                        flush=True,
+                    )
                 trials += result
             if any(t.through for t in trials):
                 break
@@ -84,8 +88,9 @@ def extraction_sweep(home: Path, jobs: int, points: list[int] | None) -> list[Tr
 def merge_sweep(home: Path, jobs: int, points: list[int] | None) -> tuple[list, list, int]:
     template = prepare_merges(home / "template")
     applied = reference_apply(template, home / "reference")
-    case = MergeCase(template, template.files(), template.folders(), applied.files(),
-                     applied.folders())  # fmt: skip
+    case = MergeCase(
+        template, template.files(), template.folders(), applied.files(), applied.folders()
+    )
     victims = {"killed": 0}
 
     def apply_point(n: int) -> list[Trial]:

@@ -128,8 +128,10 @@ async def main(concurrency: int) -> dict:
         serial = dedup_wall(timed)
         target = 1.5 * math.ceil(CANDIDATES / concurrency) * LATENCY_S
         print(f"duplicate detection, {CANDIDATES} candidates, {LATENCY_S * 1000:.0f} ms a call:")
-        print(f"  concurrency {concurrency}: {parallel * 1000:.0f} ms   serial: {serial * 1000:.0f} ms   "
-              f"speed-up {serial / parallel:.1f}x   target <= {target * 1000:.0f} ms")  # fmt: skip
+        print(
+            f"  concurrency {concurrency}: {parallel * 1000:.0f} ms   serial: {serial * 1000:.0f} ms   "
+            f"speed-up {serial / parallel:.1f}x   target <= {target * 1000:.0f} ms"
+        )
         tokens = {}
         for quotes in (10, 300):
             _, per_node, budget = await run_once(
@@ -145,8 +147,10 @@ async def main(concurrency: int) -> dict:
                 "naive_single_prompt": naive,
                 "budget": budget,
             }
-            print(f"prompt tokens, {quotes}-quote source: {total} in {sum(v['calls'] for v in per_node.values())} calls "
-                  f"(one prompt with every quote would be {naive} tokens; budget {budget})")  # fmt: skip
+            print(
+                f"prompt tokens, {quotes}-quote source: {total} in {sum(v['calls'] for v in per_node.values())} calls "
+                f"(one prompt with every quote would be {naive} tokens; budget {budget})"
+            )
             for node, figures in sorted(per_node.items()):
                 print(
                     f"    {node:<20} {figures['prompt_tokens']:>8} tokens in {figures['calls']} calls"
@@ -154,14 +158,19 @@ async def main(concurrency: int) -> dict:
     finally:
         shutil.rmtree(base, ignore_errors=True)
     return {
-        "bench": "extraction", "latency_ms": LATENCY_S * 1000, "candidates": CANDIDATES,
-        "concurrency": concurrency, "dedup_parallel_ms": round(parallel * 1000),
-        "dedup_serial_ms": round(serial * 1000), "dedup_target_ms": round(target * 1000),
+        "bench": "extraction",
+        "latency_ms": LATENCY_S * 1000,
+        "candidates": CANDIDATES,
+        "concurrency": concurrency,
+        "dedup_parallel_ms": round(parallel * 1000),
+        "dedup_serial_ms": round(serial * 1000),
+        "dedup_target_ms": round(target * 1000),
         "dedup_within_target": parallel <= target,
-        "prompt_tokens_10_quotes": tokens[10]["total"], "prompt_tokens_300_quotes": tokens[300]["total"],
+        "prompt_tokens_10_quotes": tokens[10]["total"],
+        "prompt_tokens_300_quotes": tokens[300]["total"],
         "naive_candidate_prompt_300_quotes": tokens[300]["naive_single_prompt"],
         "context_budget": tokens[300]["budget"],
-    }  # fmt: skip
+    }
 
 
 def _quotes(n: int) -> list[dict[str, str]]:

@@ -18,11 +18,19 @@ def judge_answer(score: float) -> dict[str, object]:
 
     ids = load_criteria("lesson").criteria.ids
     return {
-        "criteria": {c: {"rationale": "Scored against the guidelines.", "issues": [],
-                         "score": round(min(1.0, max(0.0, score)), 3)} for c in ids},
-        "strengths": ["clear structure"], "weaknesses": ["few examples"],
-        "suggestions": ["add a worked example"], "feedback": "A reasonable lesson.",
-    }  # fmt: skip
+        "criteria": {
+            c: {
+                "rationale": "Scored against the guidelines.",
+                "issues": [],
+                "score": round(min(1.0, max(0.0, score)), 3),
+            }
+            for c in ids
+        },
+        "strengths": ["clear structure"],
+        "weaknesses": ["few examples"],
+        "suggestions": ["add a worked example"],
+        "feedback": "A reasonable lesson.",
+    }
 
 
 class ScriptedReviewers:
@@ -39,8 +47,12 @@ class ScriptedReviewers:
     def __call__(self, messages, schema):
         system = messages[0]["content"]
         if "You review a lesson" in system:
-            return {"status": "PASS", "reasoning": "No problems found.", "issues": [],
-                    "patched_content": ""}  # fmt: skip
+            return {
+                "status": "PASS",
+                "reasoning": "No problems found.",
+                "issues": [],
+                "patched_content": "",
+            }
         if "You correct one lesson section" in system:  # a targeted fix: the section, tidied
             section = messages[-1]["content"].split("<SECTION>\n", 1)[1].split("\n</SECTION>")[0]
             return {"text": section.split("\n", 1)[1].strip()}
@@ -101,11 +113,17 @@ async def cascade_figures(per_language: int, seed: int) -> dict[str, object]:
     reviewers = ScriptedReviewers(quality, seed)
     backend = ScriptedBackend(reviewers)
     reviewers.backend = backend
-    roles = {"judge": {"model": "judge-a"}, "judge_secondary": {"model": "judge-b"},
-             "judge_tiebreak": {"model": "judge-c"}}  # fmt: skip
-    settings = Settings(vault={"path": root}, data={"directory": tmp / "data"},
-                        models={"model": "writer", "roles": roles, "embeddings_enabled": False},
-                        flows={"lesson": {"tiebreak_role": "judge_tiebreak"}})  # fmt: skip
+    roles = {
+        "judge": {"model": "judge-a"},
+        "judge_secondary": {"model": "judge-b"},
+        "judge_tiebreak": {"model": "judge-c"},
+    }
+    settings = Settings(
+        vault={"path": root},
+        data={"directory": tmp / "data"},
+        models={"model": "writer", "roles": roles, "embeddings_enabled": False},
+        flows={"lesson": {"tiebreak_role": "judge_tiebreak"}},
+    )
     services = open_services(settings, {"lesson": SPEC}, backend=backend)
     criteria = load_criteria("lesson").criteria
     baseline = 0
@@ -122,16 +140,23 @@ async def cascade_figures(per_language: int, seed: int) -> dict[str, object]:
             context = judge_context({"source_text": f"Topic: Lesson-{n:03d}"})
             messages = build_messages(criteria, sample.body, "lesson", None, context)
             for role in ("judge", "judge_secondary", "judge_tiebreak"):
-                await services.llm.structured(messages, EvaluationAnswer, role=role,
-                                              flow="bench", node="baseline_judge")  # fmt: skip
+                await services.llm.structured(
+                    messages, EvaluationAnswer, role=role, flow="bench", node="baseline_judge"
+                )
         baseline = _baseline_tokens(services.store)
         report = savings_report(services.store)
         self_review = sum(
-            r[0] for r in services.store.query(
-                "SELECT COALESCE(SUM(tokens), 0) FROM lesson_traces WHERE phase = 'self_review'")
-        )  # fmt: skip
-    return {"lessons": len(samples), "report": report, "baseline_full_panel": baseline,
-            "self_review_tokens": self_review}  # fmt: skip
+            r[0]
+            for r in services.store.query(
+                "SELECT COALESCE(SUM(tokens), 0) FROM lesson_traces WHERE phase = 'self_review'"
+            )
+        )
+    return {
+        "lessons": len(samples),
+        "report": report,
+        "baseline_full_panel": baseline,
+        "self_review_tokens": self_review,
+    }
 
 
 def _baseline_tokens(store) -> int:
@@ -153,8 +178,10 @@ def print_cascade(figures: dict[str, object]) -> dict[str, float]:
         "lessons (half clean, half with a planted defect):"
     )
     print(f"  judge calls {report['judges_called']} (full panel: {3 * figures['lessons']})")
-    print(f"  judge tokens {spent} vs {baseline} judging every lesson with three judges "
-          f"(measured): saved {saved:.1%}")  # fmt: skip
+    print(
+        f"  judge tokens {spent} vs {baseline} judging every lesson with three judges "
+        f"(measured): saved {saved:.1%}"
+    )
     single = baseline / 3
     print(
         f"  (for reference: one judge on every lesson would spend {single:.0f} tokens; "

@@ -61,8 +61,10 @@ def _pct(value: float | None) -> str:
 
 def print_independent(scores: Scores, lessons: int) -> None:
     langs = scores.languages()
-    print(f"independent corpus: {lessons} lessons, {scores.clean} clean ({scores.hard} hard "
-          f"negatives), {sum(scores.total.values())} labelled defects")  # fmt: skip
+    print(
+        f"independent corpus: {lessons} lessons, {scores.clean} clean ({scores.hard} hard "
+        f"negatives), {sum(scores.total.values())} labelled defects"
+    )
     print("  recall          all     " + "  ".join(f"{lang:>6}" for lang in langs))
     for family in scores.families():
         cells = "  ".join(f"{_pct(scores.recall(family, lang)):>6}" for lang in langs)
@@ -75,9 +77,11 @@ def print_independent(scores: Scores, lessons: int) -> None:
         f"{len(scores.fp_blocking_hard)}/{scores.hard} ({len(scores.fp_blocking_hard) / hard:.1%})"
     )
     print(f"  self-fixes on clean lessons (not blocking): {len(scores.fp_self_fix)}/{scores.clean}")
-    print(f"  checks per lesson, CPU: mean {statistics.fmean(scores.cpu_ms):.2f} ms, p95 "
-          f"{p95(scores.cpu_ms):.2f} ms; wall: mean {statistics.fmean(scores.wall_ms):.2f} ms, "
-          f"p95 {p95(scores.wall_ms):.2f} ms")  # fmt: skip
+    print(
+        f"  checks per lesson, CPU: mean {statistics.fmean(scores.cpu_ms):.2f} ms, p95 "
+        f"{p95(scores.cpu_ms):.2f} ms; wall: mean {statistics.fmean(scores.wall_ms):.2f} ms, "
+        f"p95 {p95(scores.wall_ms):.2f} ms"
+    )
 
 
 def print_details(scores: Scores) -> None:
@@ -85,14 +89,18 @@ def print_details(scores: Scores) -> None:
     for lesson, defect in scores.missed:
         check = scores.reports[lesson.file].check(FAMILY_CHECK[defect.type])
         said = "; ".join(f"{f.line + 1}:{f.message}" for f in check.findings) or "nothing"
-        print(f"  MISSED {lesson.file}:{defect.line} {defect.type} {defect.excerpt[:50]!r} "
-              f"-> {check.status} [{said[:160]}]")  # fmt: skip
+        print(
+            f"  MISSED {lesson.file}:{defect.line} {defect.type} {defect.excerpt[:50]!r} "
+            f"-> {check.status} [{said[:160]}]"
+        )
     for file in scores.fp_blocking + scores.fp_self_fix:
         print(f"  FALSE POSITIVE {file}: {scores.reports[file].summary()[:300]}")
 
 
-SPEC_FOREIGN = {"ru": re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]"),
-                "en": re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf\u0400-\u04ff]")}  # fmt: skip
+SPEC_FOREIGN = {
+    "ru": re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]"),
+    "en": re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf\u0400-\u04ff]"),
+}
 
 
 def spec_baseline(lesson: CorpusLesson) -> set[str]:
@@ -124,8 +132,10 @@ def baseline_figures(lessons: list[CorpusLesson]) -> dict[str, float]:
             found[defect.type] += defect.type in families
     figures = {f"recall_{f}": found[f] / total[f] for f in ("truncation", "language_drift")}
     figures["blocking_false_positive_rate"] = flagged / max(clean, 1)
-    print("baseline, spec 001 checks as written (same lessons): "
-          + ", ".join(f"{k} {v:.1%}" for k, v in figures.items()))  # fmt: skip
+    print(
+        "baseline, spec 001 checks as written (same lessons): "
+        + ", ".join(f"{k} {v:.1%}" for k, v in figures.items())
+    )
     return figures
 
 
@@ -162,7 +172,7 @@ def independent_figures(scores: Scores) -> dict[str, object]:
                 if (r := scores.recall(f, lang)) is not None
             }
             for lang in scores.languages()
-        },  # fmt: skip
+        },
         "blocking_false_positive_rate": round(len(scores.fp_blocking) / max(scores.clean, 1), 4),
         "blocking_false_positive_rate_hard": round(
             len(scores.fp_blocking_hard) / max(scores.hard, 1), 4

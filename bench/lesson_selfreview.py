@@ -46,8 +46,13 @@ from local_llm.testing import scripted_client  # noqa: E402
 from tests.flows.lesson.corpus_scoring import caught  # noqa: E402
 from tests.flows.lesson.lesson_corpus import FAMILIES, CorpusLesson, load_corpus  # noqa: E402
 
-ISSUE_TYPE = {"placeholder": "EMPTY", "truncation": "TRUNCATION", "language_drift": "LANGUAGE",
-              "empty_section": "EMPTY", "chatter": "HYGIENE"}  # fmt: skip
+ISSUE_TYPE = {
+    "placeholder": "EMPTY",
+    "truncation": "TRUNCATION",
+    "language_drift": "LANGUAGE",
+    "empty_section": "EMPTY",
+    "chatter": "HYGIENE",
+}
 
 
 class Oracle:
@@ -59,18 +64,32 @@ class Oracle:
     def __call__(self, messages, schema):
         lesson = self.lesson
         if lesson is None or lesson.clean:
-            return {"status": "PASS", "reasoning": "No problem found.", "issues": [],
-                    "patched_content": ""}  # fmt: skip
+            return {
+                "status": "PASS",
+                "reasoning": "No problem found.",
+                "issues": [],
+                "patched_content": "",
+            }
         defect = lesson.defects[0]
-        issue = {"type": ISSUE_TYPE[defect.type], "severity": "CRITICAL",
-                 "location": (defect.section or lesson.file)[:120],
-                 "description": f"{defect.type}: {defect.excerpt}"[:300]}  # fmt: skip
+        issue = {
+            "type": ISSUE_TYPE[defect.type],
+            "severity": "CRITICAL",
+            "location": (defect.section or lesson.file)[:120],
+            "description": f"{defect.type}: {defect.excerpt}"[:300],
+        }
         if defect.type == "chatter":
-            return {"status": "FIXED", "reasoning": "Assistant talk removed.",
-                    "issues": [{**issue, "severity": "FIXABLE"}],
-                    "patched_content": _without_block(lesson.lines, defect.line)}  # fmt: skip
-        return {"status": "REGENERATE", "reasoning": f"The lesson has a {defect.type}.",
-                "issues": [issue], "patched_content": ""}  # fmt: skip
+            return {
+                "status": "FIXED",
+                "reasoning": "Assistant talk removed.",
+                "issues": [{**issue, "severity": "FIXABLE"}],
+                "patched_content": _without_block(lesson.lines, defect.line),
+            }
+        return {
+            "status": "REGENERATE",
+            "reasoning": f"The lesson has a {defect.type}.",
+            "issues": [issue],
+            "patched_content": "",
+        }
 
 
 def _without_block(lines: list[str], line: int) -> str:
@@ -83,17 +102,31 @@ def _without_block(lines: list[str], line: int) -> str:
     return "\n".join(lines[:start] + lines[end + 1 :]).strip() + "\n"
 
 
-async def review(lesson: CorpusLesson, llm: LLMClient, report: HeuristicReport,
-                 settings: LessonSettings) -> tuple[bool, str, float]:  # fmt: skip
+async def review(
+    lesson: CorpusLesson, llm: LLMClient, report: HeuristicReport, settings: LessonSettings
+) -> tuple[bool, str, float]:
     """(caught, decision, seconds) of one self-review as the flow runs it."""
-    runtime = SimpleNamespace(context=SimpleNamespace(
-        llm=llm, settings=SimpleNamespace(flows=SimpleNamespace(lesson=settings))))  # fmt: skip
-    state = {"lesson": lesson.body, "language": lesson.language, "objectives": [],
-             "source_text": ""}  # fmt: skip
+    runtime = SimpleNamespace(
+        context=SimpleNamespace(
+            llm=llm, settings=SimpleNamespace(flows=SimpleNamespace(lesson=settings))
+        )
+    )
+    state = {
+        "lesson": lesson.body,
+        "language": lesson.language,
+        "objectives": [],
+        "source_text": "",
+    }
     started = time.perf_counter()
     answer = await _ask_reviewer(state, runtime, report)
-    result = decide(report, answer, lesson.body, lesson.language, can_fix=True,
-                    min_words=settings.min_section_words)  # fmt: skip
+    result = decide(
+        report,
+        answer,
+        lesson.body,
+        lesson.language,
+        can_fix=True,
+        min_words=settings.min_section_words,
+    )
     return not result.passed, str(result.decision), time.perf_counter() - started
 
 
@@ -109,9 +142,14 @@ def residual(lessons: list[CorpusLesson]) -> list[tuple[CorpusLesson, HeuristicR
     return out
 
 
-async def measure(name: str, lessons: list[CorpusLesson], llm: LLMClient, settings: LessonSettings,
-                  missed: list[tuple[CorpusLesson, HeuristicReport]],
-                  oracle: Oracle | None = None) -> dict[str, object]:  # fmt: skip
+async def measure(
+    name: str,
+    lessons: list[CorpusLesson],
+    llm: LLMClient,
+    settings: LessonSettings,
+    missed: list[tuple[CorpusLesson, HeuristicReport]],
+    oracle: Oracle | None = None,
+) -> dict[str, object]:
     """The second line on the lessons the checks miss; alone on every given lesson."""
     figures: dict[str, object] = {}
     second = [await _one(lesson, llm, report, settings, oracle) for lesson, report in missed]
@@ -139,10 +177,12 @@ async def measure(name: str, lessons: list[CorpusLesson], llm: LLMClient, settin
     figures["alone_false_alarms"] = f"{false_alarms}/{clean}"
     figures["decisions"] = dict(decisions)
     figures["seconds_per_review"] = round(sum(seconds) / max(len(seconds), 1), 3)
-    print(f"{name}: second line {figures['second_line_caught']}; alone "
-          + ", ".join(f"{k} {v}" for k, v in figures["alone_caught"].items())  # type: ignore[union-attr]
-          + f"; false alarms on clean {figures['alone_false_alarms']}; decisions {dict(decisions)}; "
-          f"{figures['seconds_per_review']} s per review")  # fmt: skip
+    print(
+        f"{name}: second line {figures['second_line_caught']}; alone "
+        + ", ".join(f"{k} {v}" for k, v in figures["alone_caught"].items())  # type: ignore[union-attr]
+        + f"; false alarms on clean {figures['alone_false_alarms']}; decisions {dict(decisions)}; "
+        f"{figures['seconds_per_review']} s per review"
+    )
     return figures
 
 
@@ -156,15 +196,19 @@ def sample(lessons: list[CorpusLesson], per_family: int) -> list[CorpusLesson]:
     """`per_family` defective lessons of each family and as many clean ones, languages mixed."""
     picked: list[CorpusLesson] = []
     for family in (*FAMILIES, None):
-        pool = [x for x in lessons if (x.clean if family is None else
-                                       not x.clean and x.defects[0].type == family)]  # fmt: skip
+        pool = [
+            x
+            for x in lessons
+            if (x.clean if family is None else not x.clean and x.defects[0].type == family)
+        ]
         step = max(1, len(pool) // max(per_family, 1))
         picked += pool[::step][:per_family]
     return picked
 
 
-async def local_figures(lessons: list[CorpusLesson], per_family: int, max_tokens: int,
-                        settings: LessonSettings, missed) -> dict[str, object]:  # fmt: skip
+async def local_figures(
+    lessons: list[CorpusLesson], per_family: int, max_tokens: int, settings: LessonSettings, missed
+) -> dict[str, object]:
     from local_llm.local_server import LocalServer
 
     with LocalServer("chat", ctx_size=4096) as server:
@@ -177,19 +221,27 @@ async def local_figures(lessons: list[CorpusLesson], per_family: int, max_tokens
 async def main_async(args: argparse.Namespace) -> dict[str, object]:
     lessons = load_corpus()
     settings = LessonSettings()
-    always_pass = scripted_client(lambda messages, schema: {
-        "status": "PASS", "reasoning": "fine", "issues": [], "patched_content": ""})  # fmt: skip
+    always_pass = scripted_client(
+        lambda messages, schema: {
+            "status": "PASS",
+            "reasoning": "fine",
+            "issues": [],
+            "patched_content": "",
+        }
+    )
     oracle = Oracle()
     oracle_llm = scripted_client(oracle)
     missed = residual(lessons)
     print(f"lessons with a defect the free checks miss: {[x.file for x, _ in missed]}")
-    result = {"lessons": len(lessons),
-              "pass": await measure("scripted PASS", lessons, always_pass, settings, missed),
-              "oracle": await measure("scripted oracle", lessons, oracle_llm, settings, missed,
-                                      oracle)}  # fmt: skip
+    result = {
+        "lessons": len(lessons),
+        "pass": await measure("scripted PASS", lessons, always_pass, settings, missed),
+        "oracle": await measure("scripted oracle", lessons, oracle_llm, settings, missed, oracle),
+    }
     if args.local:
-        result["local"] = await local_figures(lessons, args.local, args.max_tokens, settings,
-                                              missed)  # fmt: skip
+        result["local"] = await local_figures(
+            lessons, args.local, args.max_tokens, settings, missed
+        )
     return result
 
 

@@ -107,12 +107,15 @@ async def extraction(services: Any) -> Outcome:
     if not isinstance(last, Interrupted):
         return Outcome(type(last).__name__, {"error": getattr(last, "error", "")[-300:]})
     payload = last.payload
-    return Outcome("review", {
-        "new_concepts": len(payload.get("concepts", [])),
-        "linked_to_existing": len(payload.get("existing", [])),
-        "relations": len(payload.get("relations", [])),
-        "titles": [c.get("title", "") for c in payload.get("concepts", [])],
-    })  # fmt: skip
+    return Outcome(
+        "review",
+        {
+            "new_concepts": len(payload.get("concepts", [])),
+            "linked_to_existing": len(payload.get("existing", [])),
+            "relations": len(payload.get("relations", [])),
+            "titles": [c.get("title", "") for c in payload.get("concepts", [])],
+        },
+    )
 
 
 async def normalization(services: Any) -> Outcome:
@@ -131,8 +134,9 @@ async def lesson(services: Any) -> Outcome:
 
     run_id = start_lesson(services, {"mode": "generate", "concept": LESSON_CONCEPT})
     outcome = await drive_lesson(services, run_id, accept)
-    return Outcome(outcome.status, {"status": outcome.state.get("status", ""),
-                                    "error": outcome.error[-300:]})  # fmt: skip
+    return Outcome(
+        outcome.status, {"status": outcome.state.get("status", ""), "error": outcome.error[-300:]}
+    )
 
 
 async def rubric(services: Any) -> Outcome:
@@ -143,8 +147,9 @@ async def rubric(services: Any) -> Outcome:
 
     outcome = await review_note(services, RUBRIC_NOTE, None, later, lambda _line: None)
     evaluation = (outcome.payload or {}).get("evaluation") or {}
-    return Outcome(outcome.status, {"overall": evaluation.get("overall_score"),
-                                    "error": outcome.error[-300:]})  # fmt: skip
+    return Outcome(
+        outcome.status, {"overall": evaluation.get("overall_score"), "error": outcome.error[-300:]}
+    )
 
 
 async def tutor(services: Any) -> Outcome:
@@ -164,11 +169,15 @@ async def tutor(services: Any) -> Outcome:
         turns.append(round(time.perf_counter() - began, 2))
         if first_question is None:
             first_question = time.perf_counter() - started
-    return Outcome("done", {
-        "lesson": chosen.title, "turn_s": turns,
-        "first_token_s": round(first_token or 0.0, 2),
-        "first_question_s": round(first_question or 0.0, 2),
-    })  # fmt: skip
+    return Outcome(
+        "done",
+        {
+            "lesson": chosen.title,
+            "turn_s": turns,
+            "first_token_s": round(first_token or 0.0, 2),
+            "first_question_s": round(first_question or 0.0, 2),
+        },
+    )
 
 
 RUNNERS: dict[str, Callable[[Any], Awaitable[Outcome]]] = {
@@ -189,9 +198,13 @@ def startup_figures(runs: int) -> dict[str, Any]:
     if runs <= 0 or not script.exists():
         return {}
     done = subprocess.run(
-        [sys.executable, str(script), "--runs", str(runs)], capture_output=True, text=True,
-        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=900,
-    )  # fmt: skip
+        [sys.executable, str(script), "--runs", str(runs)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=900,
+    )
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     return json.loads(lines[-1]) if lines else {"error": done.stderr[-300:]}
 
@@ -205,8 +218,11 @@ async def warm_up(services: Any, collector: Collector) -> dict[str, float]:
     started = time.perf_counter()
     with collector.labelled("index"):
         await services.vault.index.sync_async()
-    return {"server_and_first_answer_s": round(server, 2), "first_answer_s": round(result, 2),
-            "index_s": round(time.perf_counter() - started, 2)}  # fmt: skip
+    return {
+        "server_and_first_answer_s": round(server, 2),
+        "first_answer_s": round(result, 2),
+        "index_s": round(time.perf_counter() - started, 2),
+    }
 
 
 # -- report -----------------------------------------------------------------------------------
@@ -237,7 +253,9 @@ def verdicts(per: dict[str, dict[str, Any]], totals: dict[str, Any]) -> dict[str
     met = {}
     for key, value in figures.items():
         target = TARGETS[key]
-        met[key] = None if value is None else (value >= target if "cached" in key else value <= target)
+        met[key] = (
+            None if value is None else (value >= target if "cached" in key else value <= target)
+        )
     return {"figures": figures, "met": met}
 
 
@@ -274,11 +292,14 @@ async def run_all(args: argparse.Namespace, base: Path) -> dict[str, Any]:
             per[name] = figures_of(collector.traces(name), wall)
             per[name]["outcome"] = {"status": outcome.status, **outcome.details}
             print(row(name, per[name]), flush=True)
-    totals = figures_of([t for n in per for t in collector.traces(n)],
-                        sum(f["wall_s"] for f in per.values()))  # fmt: skip
+    totals = figures_of(
+        [t for n in per for t in collector.traces(n)], sum(f["wall_s"] for f in per.values())
+    )
     ext = per.get("extraction")
     if ext:
-        concepts = ext["outcome"].get("new_concepts", 0) + ext["outcome"].get("linked_to_existing", 0)
+        concepts = ext["outcome"].get("new_concepts", 0) + ext["outcome"].get(
+            "linked_to_existing", 0
+        )
         ext["per_concept"] = {
             "concepts": concepts,
             "calls": round(ext["calls"] / concepts, 2) if concepts else None,
@@ -293,15 +314,24 @@ def run_baseline(code: Path, argv: list[str]) -> dict[str, Any]:
     """This bench's JSON line, run on the code in `code` (its output streams through)."""
     env = {**os.environ, "NOEMA_BENCH_CODE": str(code), "PYTHONPATH": f"{code}{os.pathsep}{ROOT}"}
     print(f"== before: {code}", flush=True)
-    done = subprocess.run([sys.executable, __file__, *argv], env=env, cwd=code,
-                          stdout=subprocess.PIPE, text=True)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, __file__, *argv], env=env, cwd=code, stdout=subprocess.PIPE, text=True
+    )
     print(done.stdout, end="", flush=True)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     return json.loads(lines[-1]) if lines else {"error": f"exit {done.returncode}"}
 
 
-COMPARED = ("wall_s", "calls", "invalid", "cut", "cached_pct", "evaluated_tokens",
-            "generated_tokens", "own_pct")  # fmt: skip
+COMPARED = (
+    "wall_s",
+    "calls",
+    "invalid",
+    "cut",
+    "cached_pct",
+    "evaluated_tokens",
+    "generated_tokens",
+    "own_pct",
+)
 
 
 def print_comparison(before: dict[str, Any], after: dict[str, Any]) -> None:
@@ -313,18 +343,29 @@ def print_comparison(before: dict[str, Any], after: dict[str, Any]) -> None:
         cells = [f"{k} {was.get(k, '-')} -> {figures.get(k)}" for k in COMPARED]
         print(f"{name:<13} " + ", ".join(cells))
     for key, value in after["figures"].items():
-        print(f"{key:<24} {before.get('figures', {}).get(key)!s:>10} -> {value!s:<10} "
-              f"target {TARGETS[key]}")  # fmt: skip
+        print(
+            f"{key:<24} {before.get('figures', {}).get(key)!s:>10} -> {value!s:<10} "
+            f"target {TARGETS[key]}"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--slots", type=int, default=1, help="chat server slots")
     parser.add_argument("--only", default=",".join(WORKFLOWS), help="workflows, comma-separated")
-    parser.add_argument("--startup-runs", type=int, default=3, help="bench/startup.py runs (0: skip)")
+    parser.add_argument(
+        "--startup-runs", type=int, default=3, help="bench/startup.py runs (0: skip)"
+    )
     parser.add_argument("--baseline-code", type=Path, help="a checkout to measure first (before)")
     args = parser.parse_args()
-    argv = ["--slots", str(args.slots), "--only", args.only, "--startup-runs", str(args.startup_runs)]
+    argv = [
+        "--slots",
+        str(args.slots),
+        "--only",
+        args.only,
+        "--startup-runs",
+        str(args.startup_runs),
+    ]
     args.only = [w for w in args.only.split(",") if w]
     before = run_baseline(args.baseline_code.resolve(), argv) if args.baseline_code else None
     if before is not None:
@@ -332,8 +373,10 @@ def main() -> None:
     load = [round(x, 2) for x in os.getloadavg()]
     startup = startup_figures(args.startup_runs)
     if startup:
-        print(f"start-up (bench/startup.py): help {startup.get('help_s')} s, doctor own "
-              f"{startup.get('doctor_own_s')} s, litellm import {startup.get('litellm_import_s')} s")  # fmt: skip
+        print(
+            f"start-up (bench/startup.py): help {startup.get('help_s')} s, doctor own "
+            f"{startup.get('doctor_own_s')} s, litellm import {startup.get('litellm_import_s')} s"
+        )
     base = Path(tempfile.mkdtemp(prefix="noema-bench-local-"))
     try:
         result = asyncio.run(run_all(args, base))
@@ -342,16 +385,24 @@ def main() -> None:
     checks = verdicts(result["per"], result["totals"])
     print_report(result["per"], result["totals"], checks)
     line = {
-        "bench": "local_model", "slots": args.slots, "cpus": os.cpu_count(),
+        "bench": "local_model",
+        "slots": args.slots,
+        "cpus": os.cpu_count(),
         "load_average": {"start": load, "end": [round(x, 2) for x in os.getloadavg()]},
         "startup": {k: startup.get(k) for k in ("help_s", "doctor_own_s", "litellm_import_s")},
-        "warm_up": result["start"], "workflows": result["per"], "totals": result["totals"],
-        "targets": TARGETS, "figures": checks["figures"], "met": checks["met"],
-    }  # fmt: skip
+        "warm_up": result["start"],
+        "workflows": result["per"],
+        "totals": result["totals"],
+        "targets": TARGETS,
+        "figures": checks["figures"],
+        "met": checks["met"],
+    }
     if before is not None:
         print_comparison(before, line)
-        line["before"] = {k: before.get(k) for k in
-                          ("load_average", "startup", "figures", "met", "totals", "workflows")}  # fmt: skip
+        line["before"] = {
+            k: before.get(k)
+            for k in ("load_average", "startup", "figures", "met", "totals", "workflows")
+        }
     print(json.dumps(line, ensure_ascii=False))
 
 

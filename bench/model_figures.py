@@ -95,10 +95,21 @@ def figures_of(traces: list[CallTrace], wall_s: float) -> dict[str, Any]:
 def _per_node(traces: list[CallTrace]) -> dict[str, dict[str, Any]]:
     nodes: dict[str, dict[str, Any]] = {}
     for t in traces:
-        entry = nodes.setdefault(t.node or "?", {
-            "calls": 0, "invalid": 0, "cut": 0, "prompt": 0, "cached": 0, "generated": 0,
-            "max_generated": 0, "max_tokens": 0, "unbounded_schema": 0, "problems": [],
-        })  # fmt: skip
+        entry = nodes.setdefault(
+            t.node or "?",
+            {
+                "calls": 0,
+                "invalid": 0,
+                "cut": 0,
+                "prompt": 0,
+                "cached": 0,
+                "generated": 0,
+                "max_generated": 0,
+                "max_tokens": 0,
+                "unbounded_schema": 0,
+                "problems": [],
+            },
+        )
         entry["calls"] += 1
         entry["invalid"] += t.outcome == "invalid"
         entry["cut"] += t.cut
@@ -110,6 +121,10 @@ def _per_node(traces: list[CallTrace]) -> dict[str, dict[str, Any]]:
         bound = getattr(t, "answer_bound", None)  # absent from a baseline's traces
         entry["unbounded_schema"] += t.kind == "structured" and bound is None
         problem = t.detail.replace("\n", " ")[:200]
-        if t.outcome == "invalid" and problem not in entry["problems"] and len(entry["problems"]) < 3:
+        if (
+            t.outcome == "invalid"
+            and problem not in entry["problems"]
+            and len(entry["problems"]) < 3
+        ):
             entry["problems"].append(problem)
     return nodes

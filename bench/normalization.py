@@ -61,8 +61,15 @@ SYLLABLES = [a + b for a in "bdfgklmnprstvz" for b in ("a", "e", "i", "o", "u", 
 COMMON = ["effect", "model", "theory", "learning", "memory", "practice", "method", "bias"]
 SUFFIXES = ["effect", "model", "theory", "principle"]
 ACCENTS = {"a": "á", "e": "é", "i": "í", "o": "ó", "u": "ú"}
-KINDS = [("plural", 30), ("case", 25), ("accent", 25), ("punct", 20),
-         ("acronym", 35), ("order", 35), ("suffix", 30)]  # fmt: skip
+KINDS = [
+    ("plural", 30),
+    ("case", 25),
+    ("accent", 25),
+    ("punct", 20),
+    ("acronym", 35),
+    ("order", 35),
+    ("suffix", 30),
+]
 """Kinds of planted duplicates per 200 pairs: the first four are deterministic variants."""
 SYNONYM_PAIRS = 50
 DIM = 128
@@ -230,10 +237,12 @@ async def run_flow(
         backend = ScriptedBackend(oracle(pairs))
         config = ModelConfig(model="oracle", context_budget=budget, max_tokens=16384, retries=0)
         llm = LLMClient({"default": config}, backend=backend)
-        flows = {"strategy": "auto" if noema else "full_list", "deterministic": noema,
-                 "max_merges_per_call": 200}  # fmt: skip
-        settings = Settings(data={"directory": Path(tmp) / "data"},
-                            flows={"normalization": flows})  # fmt: skip
+        flows = {
+            "strategy": "auto" if noema else "full_list",
+            "deterministic": noema,
+            "max_merges_per_call": 200,
+        }
+        settings = Settings(data={"directory": Path(tmp) / "data"}, flows={"normalization": flows})
         vault = SimpleNamespace(index=None, embed_model=EMBED_MODEL) if use_vectors else None
         context = FlowContext(settings, llm, store, vault, run_id="bench")
         app = build_graph().compile(checkpointer=InMemorySaver())
@@ -292,9 +301,18 @@ async def main() -> None:
             syn["with_vectors"]["focus_recall"] > syn["without_vectors"]["focus_recall"]
         ),
     }
-    print(json.dumps({"full_list": full, "noema": ours, "noema_5000": big,
-                      "token_share": round(share, 4), "synonyms": syn,
-                      "targets": targets}))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "full_list": full,
+                "noema": ours,
+                "noema_5000": big,
+                "token_share": round(share, 4),
+                "synonyms": syn,
+                "targets": targets,
+            }
+        )
+    )
 
 
 async def synonym_runs() -> dict[str, Any]:
@@ -302,12 +320,21 @@ async def synonym_runs() -> dict[str, Any]:
     rows, planted = synthesize(2000, 200)
     synonyms = add_synonyms(rows, SYNONYM_PAIRS)
     vectors = synthetic_vectors(rows, synonyms)
-    print(f"{len(rows)} concepts, {len(planted)} planted pairs + {len(synonyms)} synonym pairs"
-          " sharing no word, vectors stored")  # fmt: skip
+    print(
+        f"{len(rows)} concepts, {len(planted)} planted pairs + {len(synonyms)} synonym pairs"
+        " sharing no word, vectors stored"
+    )
     runs: dict[str, Any] = {"pairs": len(synonyms)}
     for label, use in (("without_vectors", False), ("with_vectors", True)):
-        r = await run_flow(rows, planted | synonyms, noema=True, budget=BUDGET, vectors=vectors,
-                           use_vectors=use, focus=synonyms)  # fmt: skip
+        r = await run_flow(
+            rows,
+            planted | synonyms,
+            noema=True,
+            budget=BUDGET,
+            vectors=vectors,
+            use_vectors=use,
+            focus=synonyms,
+        )
         show(f"noema {label.replace('_', ' ')}", r)
         print(f"{'':<26} synonym recall {r['focus_recall']:.3f}")
         runs[label] = r

@@ -125,9 +125,11 @@ async def main(sources: int, latency_ms: float) -> dict:
         for count in (1, 2, 3):
             seconds, counts, figures = await scenario(base, count, sources, latency_ms)
             results[count] = (seconds, counts, figures)
-            print(f"{count} server(s): {counts.total} sources in {seconds:.1f} s = "
-                  f"{counts.total / seconds * 60:.1f} sources/min; {counts.line()}; "
-                  f"calls per server {sorted(figures['calls_per_deployment'].values())}")  # fmt: skip
+            print(
+                f"{count} server(s): {counts.total} sources in {seconds:.1f} s = "
+                f"{counts.total / seconds * 60:.1f} sources/min; {counts.line()}; "
+                f"calls per server {sorted(figures['calls_per_deployment'].values())}"
+            )
         k_seconds, k_counts, killed = await scenario(base, 3, sources, latency_ms, kill=True)
     finally:
         shutil.rmtree(base, ignore_errors=True)
@@ -135,25 +137,35 @@ async def main(sources: int, latency_ms: float) -> dict:
     speedup = rate[3] / rate[1]
     reached = killed["awaiting_review"]
     every_review = reached == k_counts.total and killed["other_statuses"] == []
-    print(f"3 servers, one killed after {killed['killed_at_calls']} calls: {k_counts.total} sources "
-          f"in {k_seconds:.1f} s; {reached} reached their review; sources with two runs: "
-          f"{killed['sources_with_two_runs']}; calls per server "
-          f"{sorted(killed['calls_per_deployment'].values())}")  # fmt: skip
-    print(f"speed-up with 2 servers {rate[2] / rate[1]:.2f}x, with 3 {speedup:.2f}x "
-          f"(target >= {TARGET_SPEEDUP}x); load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+    print(
+        f"3 servers, one killed after {killed['killed_at_calls']} calls: {k_counts.total} sources "
+        f"in {k_seconds:.1f} s; {reached} reached their review; sources with two runs: "
+        f"{killed['sources_with_two_runs']}; calls per server "
+        f"{sorted(killed['calls_per_deployment'].values())}"
+    )
+    print(
+        f"speed-up with 2 servers {rate[2] / rate[1]:.2f}x, with 3 {speedup:.2f}x "
+        f"(target >= {TARGET_SPEEDUP}x); load average {os.getloadavg()[0]:.1f}"
+    )
     return {
-        "bench": "pool", "sources": results[1][1].total, "latency_ms": latency_ms,
+        "bench": "pool",
+        "sources": results[1][1].total,
+        "latency_ms": latency_ms,
         "slots_per_server": 1,
         "sources_per_min": {str(n): round(rate[n], 1) for n in rate},
         "seconds": {str(n): round(results[n][0], 1) for n in results},
-        "speedup_2": round(rate[2] / rate[1], 2), "speedup_3": round(speedup, 2),
-        "speedup_target": TARGET_SPEEDUP, "speedup_met": speedup >= TARGET_SPEEDUP,
-        "killed_after_calls": killed["killed_at_calls"], "killed_seconds": round(k_seconds, 1),
-        "killed_reached_review": reached, "killed_sources": k_counts.total,
+        "speedup_2": round(rate[2] / rate[1], 2),
+        "speedup_3": round(speedup, 2),
+        "speedup_target": TARGET_SPEEDUP,
+        "speedup_met": speedup >= TARGET_SPEEDUP,
+        "killed_after_calls": killed["killed_at_calls"],
+        "killed_seconds": round(k_seconds, 1),
+        "killed_reached_review": reached,
+        "killed_sources": k_counts.total,
         "killed_sources_with_two_runs": killed["sources_with_two_runs"],
         "killed_target_met": every_review and killed["sources_with_two_runs"] == 0,
         "load_average": round(os.getloadavg()[0], 1),
-    }  # fmt: skip
+    }
 
 
 if __name__ == "__main__":

@@ -56,9 +56,11 @@ async def fill(settings: Settings, store: Store, counter: Path) -> None:
         "INSERT INTO traces (run_id, flow, node, role, model, prompt_tokens, completion_tokens,"
         " latency_ms, outcome, created_at) VALUES (?, 'extraction', 'candidates', 'default',"
         " 'gemma3-270m', ?, ?, ?, 'ok', ?)",
-        [(f"run{i % RUNS}", 900 + i % 50, 120, 2100.5, f"2026-01-01T00:00:{i % 60:02}")
-         for i in range(TRACES)],
-    )  # fmt: skip
+        [
+            (f"run{i % RUNS}", 900 + i % 50, 120, 2100.5, f"2026-01-01T00:00:{i % 60:02}")
+            for i in range(TRACES)
+        ],
+    )
     store.executemany(
         "INSERT INTO tutor_sessions (id, title, status, mastery, created_at, updated_at)"
         " VALUES (?, ?, 'active', 0.5, 'a', 'a')",
@@ -100,15 +102,18 @@ def main() -> None:
             copied = migrate_to_postgres(local, conninfo(target.store), url)
             for table, (source, dest) in copied.tables.items():
                 print(f"{table:28} {dest:>7} row(s) (SQLite {source})")
-            print(f"checkpoints {copied.checkpoints}, writes {copied.writes}, "
-                  f"{copied.seconds:.1f} s (filling the SQLite store took {fill_s:.1f} s)")  # fmt: skip
+            print(
+                f"checkpoints {copied.checkpoints}, writes {copied.writes}, "
+                f"{copied.seconds:.1f} s (filling the SQLite store took {fill_s:.1f} s)"
+            )
 
             sqlite_store = Store(base / "bench-sqlite" / "noema.sqlite3")
             sqlite_settings = Settings(data={"directory": base / "bench-sqlite"})
             sqlite_ms = asyncio.run(stretch(sqlite_settings, sqlite_store, base / "d.json"))
             sqlite_store.close()
-            pg_settings = Settings(data={"directory": base / "bench-pg"},
-                                   store={**shared, "url": cluster.database()})  # fmt: skip
+            pg_settings = Settings(
+                data={"directory": base / "bench-pg"}, store={**shared, "url": cluster.database()}
+            )
             pg_store = open_store(pg_settings)
             pg_ms = asyncio.run(stretch(pg_settings, pg_store, base / "e.json"))
             pg_store.close()

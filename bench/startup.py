@@ -54,8 +54,9 @@ def timed(command: list[str], runs: int) -> tuple[float, str]:
     subprocess.run(command, env=env, cwd=ROOT, capture_output=True, timeout=600)
     for _ in range(runs):
         started = time.perf_counter()
-        done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True,
-                              timeout=600)  # fmt: skip
+        done = subprocess.run(
+            command, env=env, cwd=ROOT, capture_output=True, text=True, timeout=600
+        )
         times.append(time.perf_counter() - started)
         out = done.stdout
     return statistics.median(times), out
@@ -121,18 +122,22 @@ def main() -> None:
         "met": {
             "help_s": figures["help_s"] < HELP_TARGET_S,
             "doctor_own_s": doctor_own < DOCTOR_TARGET_S,
-        },  # fmt: skip
+        },
         "runs": args.runs,
         "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],
         "cpus": os.cpu_count(),
     }
     print(f"python alone          {figures['python_s']:.3f} s")
     print(f"import litellm        {figures['litellm_import_s']:.3f} s")
-    print(f"noema --help          {figures['help_s']:.3f} s (target < {HELP_TARGET_S}); "
-          f"with litellm imported eagerly {figures['help_eager_litellm_s']:.3f} s")  # fmt: skip
-    print(f"noema doctor (ollama) {figures['doctor_s']:.3f} s, of which the model "
-          f"{figures['doctor_model_s']:.3f} s: own {doctor_own:.3f} s "
-          f"(target < {DOCTOR_TARGET_S})")  # fmt: skip
+    print(
+        f"noema --help          {figures['help_s']:.3f} s (target < {HELP_TARGET_S}); "
+        f"with litellm imported eagerly {figures['help_eager_litellm_s']:.3f} s"
+    )
+    print(
+        f"noema doctor (ollama) {figures['doctor_s']:.3f} s, of which the model "
+        f"{figures['doctor_model_s']:.3f} s: own {doctor_own:.3f} s "
+        f"(target < {DOCTOR_TARGET_S})"
+    )
     print(
         f"noema doctor (litellm) {figures['doctor_litellm_s']:.3f} s (litellm warmed in the "
         f"background); importing it eagerly first {figures['doctor_eager_litellm_s']:.3f} s"

@@ -68,8 +68,11 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def summary(values: list[float]) -> dict[str, float]:
-    return {"median": round(statistics.median(values), 1),
-            "p99": round(percentile(values, 0.99), 1), "max": round(max(values), 1)}  # fmt: skip
+    return {
+        "median": round(statistics.median(values), 1),
+        "p99": round(percentile(values, 0.99), 1),
+        "max": round(max(values), 1),
+    }
 
 
 def main() -> None:
@@ -98,9 +101,11 @@ def main() -> None:
         "target": {"noema_gap_median_us_below": TARGET_GAP_US},
         "met": statistics.median(gap) < TARGET_GAP_US,
     }
-    print(f"window left: median {figures['window_us']['median']} us "
-          f"(the rename alone: {figures['rename_alone_us']['median']} us); "
-          f"first check only: median {figures['baseline_first_check_only_us']['median']} us")  # fmt: skip
+    print(
+        f"window left: median {figures['window_us']['median']} us "
+        f"(the rename alone: {figures['rename_alone_us']['median']} us); "
+        f"first check only: median {figures['baseline_first_check_only_us']['median']} us"
+    )
     print(json.dumps(figures))
 
 

@@ -71,9 +71,17 @@ class BacklogCounts:
 
     def line(self) -> str:
         parts = [f"{self.finished + self.waiting}/{self.total}", f"{self.review} to review"]
-        parts += [f"{n} {what}" for n, what in ((self.waiting, "already waiting"),
-                  (self.failed, "failed"), (self.done, "nothing to extract"),
-                  (self.elsewhere, "driven elsewhere"), (self.running, "running")) if n]  # fmt: skip
+        parts += [
+            f"{n} {what}"
+            for n, what in (
+                (self.waiting, "already waiting"),
+                (self.failed, "failed"),
+                (self.done, "nothing to extract"),
+                (self.elsewhere, "driven elsewhere"),
+                (self.running, "running"),
+            )
+            if n
+        ]
         if self.finished:
             parts.append(f"{self.per_minute:.1f}/min")
             if self.left > 0 and self.per_minute > 0:

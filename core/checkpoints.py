@@ -49,8 +49,12 @@ async def open_postgres_checkpointer(conninfo: str) -> AsyncIterator[BaseCheckpo
 
     settings = {"autocommit": True, "row_factory": dict_row}
     pool = AsyncConnectionPool(
-        conninfo, min_size=1, max_size=2, kwargs=settings, open=False,
-    )  # fmt: skip
+        conninfo,
+        min_size=1,
+        max_size=2,
+        kwargs=settings,
+        open=False,
+    )
     await pool.open(wait=True, timeout=30)
     try:
         saver = AsyncPostgresSaver(pool)  # type: ignore[arg-type]  # dict_row is set in kwargs

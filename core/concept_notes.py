@@ -38,9 +38,17 @@ from vault.note import Note, parse_note, read_note
 from vault.titles import note_title
 
 __all__ = [
-    "ConceptNote", "QuoteRef", "NoteLinks", "add_quotes", "add_relations", "headings_for",
-    "parse_concept_note", "read_concept_note", "relations_yaml", "render_concept_note",
-]  # fmt: skip
+    "ConceptNote",
+    "QuoteRef",
+    "NoteLinks",
+    "add_quotes",
+    "add_relations",
+    "headings_for",
+    "parse_concept_note",
+    "read_concept_note",
+    "relations_yaml",
+    "render_concept_note",
+]
 
 HEADINGS = {
     "es": ("Concepto", "Análisis", "Conexiones", "Fuente"),
@@ -138,8 +146,14 @@ def template_sections(note: Note, language: str) -> TemplateSections:
     limit = links.start if links else (source.start if source else None)
     analysis = last(names[1], limit)
     limit = analysis.start if analysis else limit
-    concept = next((s for s in level2 if s.heading.casefold() == names[0]
-                    and (limit is None or s.start < limit)), None)  # fmt: skip
+    concept = next(
+        (
+            s
+            for s in level2
+            if s.heading.casefold() == names[0] and (limit is None or s.start < limit)
+        ),
+        None,
+    )
     return TemplateSections(concept, analysis, links, source)
 
 

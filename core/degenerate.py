@@ -44,9 +44,9 @@ def field_names_as_values(values: Mapping[str, Any], names: Iterable[str]) -> li
 
     def named(word: str) -> bool:  # `reasons` is `reasoning`'s: a shared stem of 5+ letters
         return word in vocabulary or (
-            len(word) >= 5 and any(v.startswith(word) or word.startswith(v) for v in vocabulary
-                                   if len(v) >= 5)
-        )  # fmt: skip
+            len(word) >= 5
+            and any(v.startswith(word) or word.startswith(v) for v in vocabulary if len(v) >= 5)
+        )
 
     bad = []
     for field, value in values.items():

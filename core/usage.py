@@ -103,7 +103,7 @@ def load_calls(store: Store, days: int | None = 30, now: datetime | None = None)
             int(row[5]),
             float(row[6]),
             row[7] == "ok",
-        )  # fmt: skip
+        )
         for row in rows
     ]
 

@@ -57,9 +57,12 @@ def _client(base_url: str, timeout_s: float, api_key: str | None = None) -> Any:
     # a plain-http server needs no TLS context (loading the CA bundle costs ~0.1-0.5 s)
     plain = urlparse(base_url).scheme == "http"
     return httpx.AsyncClient(
-        base_url=base_url, timeout=timeout_s, trust_env=not local, headers=headers,
+        base_url=base_url,
+        timeout=timeout_s,
+        trust_env=not local,
+        headers=headers,
         verify=not plain,
-    )  # fmt: skip
+    )
 
 
 async def list_server_models(
@@ -69,8 +72,15 @@ async def list_server_models(
     a hosted provider (no base_url) cannot be listed: an empty list."""
     kind = server_kind(config)
     if kind == "local":
-        return [ServerModel(LOCAL_MODEL, parameters="270M", context_length=LOCAL_CONTEXT,
-                            family="gemma3", quantization="Q4_K_M")]  # fmt: skip
+        return [
+            ServerModel(
+                LOCAL_MODEL,
+                parameters="270M",
+                context_length=LOCAL_CONTEXT,
+                family="gemma3",
+                quantization="Q4_K_M",
+            )
+        ]
     if kind == "hosted":
         return []
     try:
@@ -94,11 +104,16 @@ async def _ollama_models(config: ModelConfig, timeout_s: float, details: bool) -
     for index, tag in enumerate(tags):
         info = tag.get("details") or {}
         show = shows[index] if shows else {}
-        models.append(ServerModel(
-            name=tag["name"], size_bytes=tag.get("size"),
-            parameters=info.get("parameter_size"), context_length=_context_length(show),
-            family=info.get("family"), quantization=info.get("quantization_level"),
-        ))  # fmt: skip
+        models.append(
+            ServerModel(
+                name=tag["name"],
+                size_bytes=tag.get("size"),
+                parameters=info.get("parameter_size"),
+                context_length=_context_length(show),
+                family=info.get("family"),
+                quantization=info.get("quantization_level"),
+            )
+        )
     return models
 
 
@@ -126,8 +141,11 @@ async def _openai_models(config: ModelConfig, timeout_s: float) -> list[ServerMo
     models = []
     for item in data:
         meta = item.get("meta") or {}
-        models.append(ServerModel(
-            name=str(item.get("id", "")), size_bytes=meta.get("size"),
-            context_length=meta.get("n_ctx_train") or item.get("context_length"),
-        ))  # fmt: skip
+        models.append(
+            ServerModel(
+                name=str(item.get("id", "")),
+                size_bytes=meta.get("size"),
+                context_length=meta.get("n_ctx_train") or item.get("context_length"),
+            )
+        )
     return models

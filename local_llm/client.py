@@ -67,32 +67,57 @@ class _Call:
     def watch(self, prompt: int, attempt: int = 1, items: int = 0) -> CallWatch:
         """Report this request as live activity (a no-op without an activity sink)."""
         return CallWatch(
-            self.activity, role=self.role, model=self.config.model, kind=self.kind,
-            flow=self.flow, node=self.node, run_id=self.run_id, prompt_tokens=prompt,
-            attempt=attempt, items=items,
-        )  # fmt: skip
+            self.activity,
+            role=self.role,
+            model=self.config.model,
+            kind=self.kind,
+            flow=self.flow,
+            node=self.node,
+            run_id=self.run_id,
+            prompt_tokens=prompt,
+            attempt=attempt,
+            items=items,
+        )
 
     def trace(
-        self, outcome: Outcome, *, started: float, prompt: int, completion: int = 0,
-        detail: str = "", attempt: int = 1, ended: float | None = None, deployment: str = "",
+        self,
+        outcome: Outcome,
+        *,
+        started: float,
+        prompt: int,
+        completion: int = 0,
+        detail: str = "",
+        attempt: int = 1,
+        ended: float | None = None,
+        deployment: str = "",
         usage: Completion | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         """One trace; `usage` is the server's report (cache, finish reason, its own time)."""
         emit(
             self.sink,
             CallTrace(
-                flow=self.flow, node=self.node, role=self.role, model=self.config.model,
-                kind=self.kind, prompt_tokens=prompt, completion_tokens=completion,
-                latency_ms=((ended or time.perf_counter()) - started) * 1000, outcome=outcome,
-                detail=detail[:500], run_id=self.run_id, attempt=attempt, deployment=deployment,
+                flow=self.flow,
+                node=self.node,
+                role=self.role,
+                model=self.config.model,
+                kind=self.kind,
+                prompt_tokens=prompt,
+                completion_tokens=completion,
+                latency_ms=((ended or time.perf_counter()) - started) * 1000,
+                outcome=outcome,
+                detail=detail[:500],
+                run_id=self.run_id,
+                attempt=attempt,
+                deployment=deployment,
                 cached_tokens=usage.cached_tokens if usage else None,
                 finish_reason=(usage.finish_reason or "") if usage else "",
                 max_tokens=self.config.max_tokens if self.kind != "embed" else 0,
                 prompt_ms=usage.prompt_ms if usage else None,
-                generation_ms=usage.generation_ms if usage else None, started=started,
+                generation_ms=usage.generation_ms if usage else None,
+                started=started,
                 answer_bound=self.answer_bound,
             ),
-        )  # fmt: skip
+        )
 
 
 @dataclass
@@ -115,10 +140,16 @@ class _Answer:
             done.completion_tokens if done.completion_tokens is not None else count_text(done.text)
         )
         call.trace(
-            outcome, started=self.started, prompt=prompt, completion=completion,
-            detail=detail, attempt=attempt, ended=self.ended, usage=done,
+            outcome,
+            started=self.started,
+            prompt=prompt,
+            completion=completion,
+            detail=detail,
+            attempt=attempt,
+            ended=self.ended,
+            usage=done,
             deployment=done.deployment,
-        )  # fmt: skip
+        )
 
 
 class LLMClient:
@@ -264,9 +295,7 @@ class LLMClient:
         base = [dict(m) for m in messages]
         prompt, raw, errors = base, "", []
         for attempt in range(1, call.config.retries + 2):
-            answer = await self._complete(
-                call, prompt, wire, schema_name(schema), attempt, needed
-            )
+            answer = await self._complete(call, prompt, wire, schema_name(schema), attempt, needed)
             raw = answer.completion.text
             try:
                 value = parse_answer(answer.completion, schema, json_schema)
@@ -354,7 +383,11 @@ class LLMClient:
             counts = _stream_counts(usage, counted, "".join(pieces))
             watch.finished(outcome, counts["completion"])
             call.trace(
-                outcome, started=started, detail=detail, usage=usage, deployment=deployment,
+                outcome,
+                started=started,
+                detail=detail,
+                usage=usage,
+                deployment=deployment,
                 **counts,
             )
 
@@ -396,10 +429,12 @@ class LLMClient:
                 except Exception as exc:
                     watch.finished("error")
                     call.trace(
-                        "error", started=started, prompt=tokens,
+                        "error",
+                        started=started,
+                        prompt=tokens,
                         detail=f"{type(exc).__name__}: {exc}",
                         deployment=getattr(exc, "deployment", ""),
-                    )  # fmt: skip
+                    )
                     raise
         except BaseException:  # cancelled (waiting or answering): no trace, the call is over
             watch.finished("stopped")  # (a no-op after an error)
@@ -501,7 +536,9 @@ class LLMClient:
         admit = getattr(self.backend(call.role), "admit", None)
         if admit is None:
             return contextlib.nullcontext()
-        admitted: AbstractAsyncContextManager[Any] = admit(call.config, call.kind, session=call.run_id)
+        admitted: AbstractAsyncContextManager[Any] = admit(
+            call.config, call.kind, session=call.run_id
+        )
         return admitted
 
     async def _ready(self, call: _Call) -> None:
@@ -520,14 +557,20 @@ class LLMClient:
         return exc
 
     async def _complete(
-        self, call: _Call, prompt: list[dict[str, Any]], wire: JsonSchema, name: str,
-        attempt: int, needed: int | None = None,
-    ) -> _Answer:  # fmt: skip
+        self,
+        call: _Call,
+        prompt: list[dict[str, Any]],
+        wire: JsonSchema,
+        name: str,
+        attempt: int,
+        needed: int | None = None,
+    ) -> _Answer:
         counted = self._check_budget(call, prompt)
         if needed is not None:
-            call = replace(call, config=call.config.replace(
-                max_tokens=answer_limit(needed, call.config, counted)
-            ))  # fmt: skip
+            call = replace(
+                call,
+                config=call.config.replace(max_tokens=answer_limit(needed, call.config, counted)),
+            )
         await self._ready(call)
         backend = self.backend(call.role)
         request = partial(
@@ -542,10 +585,13 @@ class LLMClient:
                 except Exception as exc:
                     watch.finished("error")
                     call.trace(
-                        "error", started=started, prompt=counted,
-                        detail=f"{type(exc).__name__}: {exc}", attempt=attempt,
+                        "error",
+                        started=started,
+                        prompt=counted,
+                        detail=f"{type(exc).__name__}: {exc}",
+                        attempt=attempt,
                         deployment=getattr(exc, "deployment", ""),
-                    )  # fmt: skip
+                    )
                     raise
         except BaseException:  # cancelled (waiting or answering): no trace, the call is over
             watch.finished("stopped")  # (a no-op after an error)

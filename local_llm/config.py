@@ -97,10 +97,14 @@ class ModelConfig:
     def for_deployment(self, deployment: Deployment) -> ModelConfig:
         """This config aimed at one deployment of its pool (its own model, server and key)."""
         return dataclasses.replace(
-            self, model=deployment.model, base_url=deployment.base_url,
-            api_key=deployment.api_key, api_key_env=deployment.api_key_env,
-            provider="litellm", deployments=(),
-        )  # fmt: skip
+            self,
+            model=deployment.model,
+            base_url=deployment.base_url,
+            api_key=deployment.api_key,
+            api_key_env=deployment.api_key_env,
+            provider="litellm",
+            deployments=(),
+        )
 
     @property
     def is_ollama(self) -> bool:

@@ -142,7 +142,9 @@ def _fit_strings(fitted: JsonSchema, wanted: dict[int, Any], limit: int) -> bool
     fixed = answer_tokens(fitted, WHITESPACE_TOKENS)
     if fixed is None:
         return False
-    bounded = [(node, w, int(wanted[id(node)])) for node, w in strings if wanted[id(node)] is not None]
+    bounded = [
+        (node, w, int(wanted[id(node)])) for node, w in strings if wanted[id(node)] is not None
+    ]
     free = [(node, w) for node, w in strings if wanted[id(node)] is None]
     budget = (limit - fixed - sum(w for _node, w, _n in bounded)) * CHARS_PER_TOKEN
     used = sum(w * n for _node, w, n in bounded)

@@ -124,11 +124,25 @@ class LocalServer:
     def command(self) -> list[str]:
         """The llama-server command line."""
         args = [
-            str(binary_path()), "--model", str(self._model or model_path()),
-            "--host", "127.0.0.1", "--port", str(self.port), "--alias", self.alias,
-            "--ctx-size", str(self.ctx_size * self.parallel), "--parallel", str(self.parallel),
-            "--threads", str(self.threads), "--threads-batch", str(self.threads), "--no-webui",
-        ]  # fmt: skip
+            str(binary_path()),
+            "--model",
+            str(self._model or model_path()),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--alias",
+            self.alias,
+            "--ctx-size",
+            str(self.ctx_size * self.parallel),
+            "--parallel",
+            str(self.parallel),
+            "--threads",
+            str(self.threads),
+            "--threads-batch",
+            str(self.threads),
+            "--no-webui",
+        ]
         if self.mode == "embedding":
             # a whole input must fit one physical batch, so batch = ubatch = context
             size = str(self.ctx_size)

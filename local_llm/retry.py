@@ -37,28 +37,61 @@ MAX_RETRY_AFTER_S = 60.0
 """A 429 asking to wait longer than this is not waited for: the call fails and says so."""
 
 _TIMEOUT_NAMES = frozenset(
-    {"ConnectTimeout", "ReadTimeout", "WriteTimeout", "PoolTimeout", "TimeoutException",
-     "APITimeoutError", "Timeout"}
-)  # fmt: skip
+    {
+        "ConnectTimeout",
+        "ReadTimeout",
+        "WriteTimeout",
+        "PoolTimeout",
+        "TimeoutException",
+        "APITimeoutError",
+        "Timeout",
+    }
+)
 _UNREACHABLE_NAMES = frozenset(
-    {"ConnectError", "RemoteProtocolError", "ReadError", "APIConnectionError",
-     "ServerDisconnectedError", "ClientConnectorError", "ClientOSError"}
-)  # fmt: skip
+    {
+        "ConnectError",
+        "RemoteProtocolError",
+        "ReadError",
+        "APIConnectionError",
+        "ServerDisconnectedError",
+        "ClientConnectorError",
+        "ClientOSError",
+    }
+)
 _SERVER_NAMES = frozenset({"ServiceUnavailableError", "InternalServerError", "BadGatewayError"})
 _CONTEXT_PHRASES = (
-    "context length", "context_length", "context window", "maximum context",
-    "exceeds the available context", "exceed_context_size", "too many tokens",
-    "prompt is too long", "input length",
-)  # fmt: skip
+    "context length",
+    "context_length",
+    "context window",
+    "maximum context",
+    "exceeds the available context",
+    "exceed_context_size",
+    "too many tokens",
+    "prompt is too long",
+    "input length",
+)
 _CONNECTION_PHRASES = (
-    "connection error", "connection refused", "cannot connect", "all connection attempts failed",
-    "connecterror", "server disconnected", "connection reset",
-)  # fmt: skip
+    "connection error",
+    "connection refused",
+    "cannot connect",
+    "all connection attempts failed",
+    "connecterror",
+    "server disconnected",
+    "connection reset",
+)
 _NOT_FOUND_PHRASES = ("not found", "does not exist", "no such model", "model_not_found")
 _NETWORK_ERRNOS = frozenset(
-    {errno.ECONNREFUSED, errno.ECONNRESET, errno.ECONNABORTED, errno.ENETUNREACH,
-     errno.EHOSTUNREACH, errno.EADDRNOTAVAIL, errno.ENETDOWN, errno.EPIPE}
-)  # fmt: skip
+    {
+        errno.ECONNREFUSED,
+        errno.ECONNRESET,
+        errno.ECONNABORTED,
+        errno.ENETUNREACH,
+        errno.EHOSTUNREACH,
+        errno.EADDRNOTAVAIL,
+        errno.ENETDOWN,
+        errno.EPIPE,
+    }
+)
 
 
 def status_code_of(exc: BaseException) -> int | None:
@@ -204,8 +237,12 @@ async def with_transient_retry(
                 raise typed from exc
             log.warning(
                 "%s failed (%s); retry %d/%d in %.2fs",
-                what, retry_reason(typed), attempt + 1, retries, delay,
-            )  # fmt: skip
+                what,
+                retry_reason(typed),
+                attempt + 1,
+                retries,
+                delay,
+            )
             log.debug("%s failed: %s", what, typed)
             attempt += 1
             await sleep(delay)

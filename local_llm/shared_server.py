@@ -185,15 +185,28 @@ class SharedServer:
         with contextlib.suppress(OSError):
             error.unlink()
         command = [
-            sys.executable, "-I", str(SUPERVISOR), "--registry", str(self.registry),
-            "--key", self.key, "--port", str(port), "--command", json.dumps(self._command(port)),
-            "--startup-timeout", str(self.startup_timeout_s),
-        ]  # fmt: skip
+            sys.executable,
+            "-I",
+            str(SUPERVISOR),
+            "--registry",
+            str(self.registry),
+            "--key",
+            self.key,
+            "--port",
+            str(port),
+            "--command",
+            json.dumps(self._command(port)),
+            "--startup-timeout",
+            str(self.startup_timeout_s),
+        ]
         with open(self.log_path, "ab") as log:
             supervisor = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
                 start_new_session=True,
-            )  # fmt: skip
+            )
         self._supervisor = supervisor
         return self._wait_published(supervisor, error)
 

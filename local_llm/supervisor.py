@@ -89,9 +89,12 @@ class Supervisor:
     def start(self) -> bool:
         log = open(self.registry / f"{self.key}.log", "ab")  # noqa: SIM115 - the child keeps it
         self.process = subprocess.Popen(
-            self.command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            self.command,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
             preexec_fn=die_with_parent,  # noqa: PLW1509 - only prctl, no locks taken
-        )  # fmt: skip
+        )
         deadline = time.monotonic() + self.startup_timeout_s
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -104,8 +107,13 @@ class Supervisor:
 
     def publish(self) -> None:
         assert self.process is not None
-        data = {"pid": os.getpid(), "server_pid": self.process.pid, "port": self.port,
-                "url": self.url, "started": time.time()}  # fmt: skip
+        data = {
+            "pid": os.getpid(),
+            "server_pid": self.process.pid,
+            "port": self.port,
+            "url": self.url,
+            "started": time.time(),
+        }
         tmp = self.info.with_suffix(".tmp")
         tmp.write_text(json.dumps(data))
         os.replace(tmp, self.info)

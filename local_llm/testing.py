@@ -39,7 +39,9 @@ from local_llm.errors import StreamCutError
 from local_llm.tokens import count_messages, count_text
 from local_llm.trace import CallTrace
 
-Response = str | dict[str, Any] | list[Any] | BaseModel | Completion | BaseException | type[BaseException]
+Response = (
+    str | dict[str, Any] | list[Any] | BaseModel | Completion | BaseException | type[BaseException]
+)
 Responder = Callable[[list[dict[str, Any]], JsonSchema | None], Response]
 _WORD = re.compile(r"\w+", re.UNICODE)
 

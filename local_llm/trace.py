@@ -50,6 +50,7 @@ class CallTrace:
     def cut(self) -> bool:
         """Whether the answer was cut at the token limit."""
         return self.finish_reason == "length"
+
     deployment: str = ""
     """The server of a pool that answered (or failed last); '' for a role without a pool."""
 

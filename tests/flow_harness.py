@@ -33,8 +33,13 @@ from core.vault_handle import VaultHandle
 from local_llm import LLMClient
 from local_llm.testing import ScriptedBackend
 
-SCRIPTED_MODELS = {"model": "scripted", "retries": 2, "transient_retries": 2, "backoff_s": 0.0,
-                   "embeddings_enabled": False}  # fmt: skip
+SCRIPTED_MODELS = {
+    "model": "scripted",
+    "retries": 2,
+    "transient_retries": 2,
+    "backoff_s": 0.0,
+    "embeddings_enabled": False,
+}
 """The model settings of a scripted run: quick re-asks, no backoff, no embeddings (the index
 searches by text unless a test gives it an embedder)."""
 
@@ -71,8 +76,9 @@ class FlowHarness:
         settings.setdefault("models", SCRIPTED_MODELS)
         self.settings = Settings(
             vault={"path": self.root, **settings.pop("vault", {})},
-            data={"directory": base / "data"}, **settings,
-        )  # fmt: skip
+            data={"directory": base / "data"},
+            **settings,
+        )
         self.services: Services = open_services(
             self.settings, {flow: self.spec}, backend=backend, warm=False
         )
@@ -197,4 +203,3 @@ class FlowHarness:
         calls = self.backend.calls_of("complete")
         models = [c.config.model for c in calls if c.config is not None]
         return [m for m in models if m.startswith(prefix)]
-

@@ -27,9 +27,12 @@ def noema(
     """Run the CLI in a fresh interpreter, as the console script would."""
     return subprocess.run(
         [sys.executable, "-m", "tui", *args],
-        cwd=REPO, env={**os.environ, **(env or {})}, capture_output=True, text=True,
+        cwd=REPO,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
         timeout=timeout,
-    )  # fmt: skip
+    )
 
 
 def write_settings(path: Path, vault: Path, data: Path, extra: str = "") -> Path:
@@ -101,8 +104,11 @@ def test_output_into_a_closed_pipe_ends_quietly(tmp_path, vault):
     seed_runs(make_settings(vault, tmp_path / "data"))
     process = subprocess.Popen(
         [sys.executable, "-m", "tui", "--settings", str(settings_file), "runs"],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     process.stdout.close()  # the reader is gone before anything is written
     stderr = process.stderr.read()
     process.wait(timeout=60)
@@ -133,8 +139,11 @@ def test_watch_prints_events_and_queued_runs(tmp_path, vault):
     settings_file = write_settings(tmp_path / "s.toml", vault, tmp_path / "data")
     process = subprocess.Popen(
         [sys.executable, "-m", "tui", "--settings", str(settings_file), "watch"],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert "Ctrl-C" in process.stderr.readline()  # the watcher is running
         time.sleep(0.5)

@@ -22,9 +22,14 @@ def noema(
     *args: str, env: dict[str, str] | None = None, stdin: str = ""
 ) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "tui", *args], cwd=REPO, env={**os.environ, **(env or {})},
-        input=stdin, capture_output=True, text=True, timeout=180,
-    )  # fmt: skip
+        [sys.executable, "-m", "tui", *args],
+        cwd=REPO,
+        env={**os.environ, **(env or {})},
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
 
 
 @pytest.fixture
@@ -72,8 +77,10 @@ def test_doctor_passes_with_the_model_there(tmp_path, vault, fake_ollama, model)
 
 
 def test_doctor_with_a_key_the_provider_refuses(tmp_path, vault, fake_openai_keyed):
-    models = (f'model = "openai/gpt-fake"\nbase_url = "{fake_openai_keyed.url}/v1"\n'
-              'api_key_env = "NOEMA_TEST_KEY"\n')  # fmt: skip
+    models = (
+        f'model = "openai/gpt-fake"\nbase_url = "{fake_openai_keyed.url}/v1"\n'
+        'api_key_env = "NOEMA_TEST_KEY"\n'
+    )
     path = settings_file(tmp_path, vault, models)
     result = noema("--settings", str(path), "doctor", env={"NOEMA_TEST_KEY": "sk-wrong-key-999"})
     assert result.returncode == 1, result.stdout
@@ -100,10 +107,16 @@ def test_doctor_fails_a_key_pasted_as_api_key_env(tmp_path, vault):
 
 def test_a_failed_extraction_says_how_to_resume_it(tmp_path, vault, fake_openai):
     fake_openai.fail(500, 1000)
-    models = (f'model = "openai/gpt-fake"\nbase_url = "{fake_openai.url}/v1"\n'
-              "transient_retries = 0\nretries = 0\n")  # fmt: skip
-    result = noema("--settings", str(settings_file(tmp_path, vault, models)), "extract",
-                   "Pensar rápido, pensar despacio")  # fmt: skip
+    models = (
+        f'model = "openai/gpt-fake"\nbase_url = "{fake_openai.url}/v1"\n'
+        "transient_retries = 0\nretries = 0\n"
+    )
+    result = noema(
+        "--settings",
+        str(settings_file(tmp_path, vault, models)),
+        "extract",
+        "Pensar rápido, pensar despacio",
+    )
     assert result.returncode == 1, result.stdout + result.stderr
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("noema: extraction of 03 - Sources/Pensar rápido, pensar despacio.md")
@@ -117,10 +130,13 @@ def test_a_failed_extraction_says_how_to_resume_it(tmp_path, vault, fake_openai)
 
 def test_a_failed_tutor_turn_exits_non_zero_with_the_resume_command(tmp_path, vault, fake_openai):
     fake_openai.fail(500, 1000)
-    models = (f'model = "openai/gpt-fake"\nbase_url = "{fake_openai.url}/v1"\n'
-              "transient_retries = 0\nretries = 0\n")  # fmt: skip
-    result = noema("--settings", str(settings_file(tmp_path, vault, models)), "tutor",
-                   "--concept", "Deep Work")  # fmt: skip
+    models = (
+        f'model = "openai/gpt-fake"\nbase_url = "{fake_openai.url}/v1"\n'
+        "transient_retries = 0\nretries = 0\n"
+    )
+    result = noema(
+        "--settings", str(settings_file(tmp_path, vault, models)), "tutor", "--concept", "Deep Work"
+    )
     assert result.returncode == 1, result.stdout + result.stderr
     assert "[the turn failed:" in result.stdout and "failed (HTTP 500)" in result.stdout
     assert "continue with: noema tutor --resume " in result.stderr.strip().splitlines()[-1]
@@ -166,9 +182,12 @@ def test_provider_local_starts_the_bundled_model_on_demand_and_nothing_outlives_
 
     process = subprocess.Popen(
         [sys.executable, "-m", "tui", "--settings", str(path), "tutor", "--concept", "Deep Work"],
-        cwd=REPO, env={**os.environ, **env}, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+        cwd=REPO,
+        env={**os.environ, **env},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    )
     info = registry / "chat-4096x1.json"
     deadline = time.monotonic() + 240
     while not info.exists() and time.monotonic() < deadline:
@@ -188,11 +207,19 @@ def test_lesson_generate_with_embeddings_enabled_indexes_without_a_traceback(
 ):
     """The demo's settings enable embeddings; the lesson command synced the index with the
     blocking call inside its event loop and died with a RuntimeError traceback."""
-    models = (f'provider = "ollama"\nmodel = "llama3.2"\nbase_url = "{fake_ollama.url}"\n'
-              "embeddings_enabled = true\ntransient_retries = 0\n"
-              '[models.roles.embedding]\nmodel = "nomic-embed-text"\n')  # fmt: skip
-    result = noema("--settings", str(settings_file(tmp_path, vault, models)), "lesson",
-                   "generate", "Deep Work", "--no-input")  # fmt: skip
+    models = (
+        f'provider = "ollama"\nmodel = "llama3.2"\nbase_url = "{fake_ollama.url}"\n'
+        "embeddings_enabled = true\ntransient_retries = 0\n"
+        '[models.roles.embedding]\nmodel = "nomic-embed-text"\n'
+    )
+    result = noema(
+        "--settings",
+        str(settings_file(tmp_path, vault, models)),
+        "lesson",
+        "generate",
+        "Deep Work",
+        "--no-input",
+    )
     assert "Traceback" not in result.stderr, result.stderr
     assert fake_ollama.requests("/api/embed"), "the index was not synced with embeddings"
     assert fake_ollama.requests("/api/chat"), "no lesson was asked for"

@@ -18,8 +18,9 @@ def test_one_model_for_every_judge_role_is_said(tmp_path) -> None:
 
 def test_distinct_judge_models_pass(tmp_path) -> None:
     roles = {"judge_secondary": {"model": "ollama_chat/llama3.1:8b"}}
-    two = Settings(data={"directory": tmp_path},
-                   models={"model": "ollama_chat/qwen2.5:7b", "roles": roles})  # fmt: skip
+    two = Settings(
+        data={"directory": tmp_path}, models={"model": "ollama_chat/qwen2.5:7b", "roles": roles}
+    )
     check = check_judges(two)
     assert check.mark == OK and "llama3.1:8b" in check.detail
 
@@ -28,7 +29,7 @@ def test_without_embeddings_doctor_says_what_they_would_add(tmp_path) -> None:
     settings = Settings(
         data={"directory": tmp_path},
         models={"base_url": "http://127.0.0.1:9", "transient_retries": 0, "timeout_s": 2},
-    )  # fmt: skip
+    )
     checks = {c.name: c for c in asyncio.run(check_models(settings, timeout_s=2))}
     detail = checks["embeddings"].detail
     assert checks["embeddings"].mark == SKIP

@@ -49,11 +49,21 @@ def test_evaluation_reference_material_is_delimited() -> None:
 
 
 def test_tutor_topic_and_step_are_delimited() -> None:
-    step = {"step_id": "s1", "title": f"Paso {HOSTILE}", "description": "d",
-            "teaching_approach": "a", "success_criteria": "c", "status": "in_progress",
-            "status_info": {"questions_asked": 0, "questions_correct": 0, "attempts": 0}}  # fmt: skip
-    state = {"topic_info": {"title": f"Fracciones {HOSTILE}", "objectives": [HOSTILE]},
-             "student_profile": {}, "guidelines": "g", "study_plan": {"todo_list": [step]}}  # fmt: skip
+    step = {
+        "step_id": "s1",
+        "title": f"Paso {HOSTILE}",
+        "description": "d",
+        "teaching_approach": "a",
+        "success_criteria": "c",
+        "status": "in_progress",
+        "status_info": {"questions_asked": 0, "questions_correct": 0, "attempts": 0},
+    }
+    state = {
+        "topic_info": {"title": f"Fracciones {HOSTILE}", "objectives": [HOSTILE]},
+        "student_profile": {},
+        "guidelines": "g",
+        "study_plan": {"todo_list": [step]},
+    }
     for messages in (
         tutor_planner({**state, "study_plan": {}}, []),
         executor_messages(state, step, [], None),

@@ -71,8 +71,11 @@ def test_start_up_makes_no_network_request(tmp_path):
     shutil.copytree(sample_vault(), vault)
     result = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(vault), str(tmp_path / "data")],
-        cwd=REPO, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["ready"], result.stderr

@@ -194,8 +194,9 @@ class NoemaApp(ModelWatch, App):
 
     def describe_run(self, run_id: str) -> str:
         """`extraction of Deep Work.md (run a1b2c3d4), at extract_batch`."""
-        step = next((e.node for e in reversed(self.run_log(run_id))
-                     if isinstance(e, NodeStarted)), "")  # fmt: skip
+        step = next(
+            (e.node for e in reversed(self.run_log(run_id)) if isinstance(e, NodeStarted)), ""
+        )
         try:
             run = self.services.runtime.runs.get(run_id) if self.services else None
         except KeyError:
@@ -219,8 +220,10 @@ class NoemaApp(ModelWatch, App):
             self.exit()
             return
         body = "\n".join(f"• {what}" for _run, what in work)
-        body += ("\n\nQuit anyway? Each run stops now and goes on from its last finished step "
-                 "the next time noema opens (home shows it as interrupted).")  # fmt: skip
+        body += (
+            "\n\nQuit anyway? Each run stops now and goes on from its last finished step "
+            "the next time noema opens (home shows it as interrupted)."
+        )
 
         def answer(quit_now: bool | None) -> None:
             if quit_now:

@@ -214,8 +214,13 @@ class IndexBarReport:
     def __init__(self) -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-        self.bar = Progress(TextColumn("  indexing notes"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("[dim]{task.description}"), transient=False)  # fmt: skip
+        self.bar = Progress(
+            TextColumn("  indexing notes"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("[dim]{task.description}"),
+            transient=False,
+        )
         self.task = self.bar.add_task("", total=None)
 
     def __enter__(self) -> IndexBarReport:
@@ -270,8 +275,9 @@ def index(demo: Demo, say: Say) -> None:
 
                 model = LOCAL_MODEL
         with index_progress(say) as progress:
-            result = index_vault(demo.settings, store, progress=progress, embed=embed,
-                                 embed_model=model)  # fmt: skip
+            result = index_vault(
+                demo.settings, store, progress=progress, embed=embed, embed_model=model
+            )
     finally:
         store.close()
     demo.index_summary = result.summary()

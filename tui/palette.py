@@ -61,8 +61,13 @@ class ScreensProvider(Searchable):
         entries: list[Entry] = []
         for screen in app.registry:
             key = key_for(app.screen, f"app.screen.{screen.name}")
-            entries.append((f"Open {screen.title}", f"{screen.title} screen (key {key})",
-                            partial(app.action_open_screen, screen.name)))  # fmt: skip
+            entries.append(
+                (
+                    f"Open {screen.title}",
+                    f"{screen.title} screen (key {key})",
+                    partial(app.action_open_screen, screen.name),
+                )
+            )
         entries.append(("Home", "Back to the home screen", app.action_home))
         entries.append(("Help", "The keys of this screen and the global ones", app.action_help))
         return entries
@@ -75,30 +80,54 @@ class ActionsProvider(Searchable):
     async def entries(self) -> list[Entry]:
         app = self.app
         entries: list[Entry] = [
-            ("Start normalization", "look for concept notes that are the same idea",
-             lambda: app.open_and(("normalization", "start"))),
+            (
+                "Start normalization",
+                "look for concept notes that are the same idea",
+                lambda: app.open_and(("normalization", "start")),
+            ),
             ("Index the vault", "sync the vault into the index (and embeddings)", app.index_vault),
-            ("Pull a model", "download a model on the Ollama server (model screen)",
-             lambda: app.open_and(("model", "focus_pull"))),
-            ("Evaluate a note", "score a note against a rubric (rubric screen)",
-             lambda: app.open_and(("rubric", "focus_note"))),
-            ("Generate a lesson", "write a lesson from a concept (lessons screen)",
-             lambda: app.open_and(("lesson", "focus_concept"))),
-            ("Mastery over time", "every concept and subtopic practiced, charted; what is due",
-             lambda: app.push_screen(progress_screen())),
-        ]  # fmt: skip
+            (
+                "Pull a model",
+                "download a model on the Ollama server (model screen)",
+                lambda: app.open_and(("model", "focus_pull")),
+            ),
+            (
+                "Evaluate a note",
+                "score a note against a rubric (rubric screen)",
+                lambda: app.open_and(("rubric", "focus_note")),
+            ),
+            (
+                "Generate a lesson",
+                "write a lesson from a concept (lessons screen)",
+                lambda: app.open_and(("lesson", "focus_concept")),
+            ),
+            (
+                "Mastery over time",
+                "every concept and subtopic practiced, charted; what is due",
+                lambda: app.push_screen(progress_screen()),
+            ),
+        ]
         services = app.services
         if services is None:
             return entries
         sources, sessions = await asyncio.to_thread(self._read, services)
         for path, status in sources[:MAX_PER_KIND]:
             name = PurePosixPath(path).stem
-            entries.append((f"Extract {name}", f"{status} source: {path}",
-                            partial(app.open_and, ("extraction", "extract_path", path))))  # fmt: skip
+            entries.append(
+                (
+                    f"Extract {name}",
+                    f"{status} source: {path}",
+                    partial(app.open_and, ("extraction", "extract_path", path)),
+                )
+            )
         for session in sessions[:MAX_PER_KIND]:
-            entries.append((f"Resume session {session.title}",
-                            f"tutoring, mastery {session.mastery:.0%}, {session.status}",
-                            partial(app.open_session, session.id)))  # fmt: skip
+            entries.append(
+                (
+                    f"Resume session {session.title}",
+                    f"tutoring, mastery {session.mastery:.0%}, {session.status}",
+                    partial(app.open_session, session.id),
+                )
+            )
         return entries
 
     @staticmethod
@@ -106,8 +135,11 @@ class ActionsProvider(Searchable):
         from core.flows.tutor.sessions import list_sessions
         from core.overview import source_statuses
 
-        sources = [(path, status) for path, _title, status, _run in source_statuses(services.store)
-                   if status != "processed"]  # fmt: skip
+        sources = [
+            (path, status)
+            for path, _title, status, _run in source_statuses(services.store)
+            if status != "processed"
+        ]
         return sources, list_sessions(services.store, MAX_PER_KIND)
 
 
@@ -132,8 +164,12 @@ class ConceptsProvider(NoemaProvider):
             title = f"Concept graph: {node.title}"
             score = matcher.match(title) or 0.5 / (rank + 1)  # an alias or accents matched
             also = f" (aka {', '.join(node.aliases)})" if node.aliases else ""
-            yield Hit(score, matcher.highlight(title), partial(self.open, node.id),
-                      help=(node.short_summary or node.path) + also)  # fmt: skip
+            yield Hit(
+                score,
+                matcher.highlight(title),
+                partial(self.open, node.id),
+                help=(node.short_summary or node.path) + also,
+            )
 
     def open(self, concept_id: str) -> None:
         from tui.screens.concept_graph import ConceptGraphScreen

@@ -377,7 +377,11 @@ class VaultIndex:
         db.executemany(
             "INSERT INTO concepts_fts (rowid, title, aliases, short_summary, summary)"
             " SELECT id, ?, ?, ?, ? FROM concepts WHERE entity_id=?",
-            [(*r.fts, r.concept[0]) for r in concepts if r.fts is not None and r.concept is not None],
+            [
+                (*r.fts, r.concept[0])
+                for r in concepts
+                if r.fts is not None and r.concept is not None
+            ],
         )
         db.executemany(
             "INSERT OR IGNORE INTO concept_relations VALUES (?, ?, ?)",

@@ -71,8 +71,10 @@ class VaultLayout:
         """Why a vault-relative note path is never read as a note, or None when it is read."""
         if self.is_hidden(rel):
             return "hidden"
-        for folder, why in ((self.templates, "templates folder"), (self.attachments,
-                            "attachments folder")):  # fmt: skip
+        for folder, why in (
+            (self.templates, "templates folder"),
+            (self.attachments, "attachments folder"),
+        ):
             folder = folder.strip("/")
             if folder and (rel == folder or rel.startswith(folder + "/")):
                 return why

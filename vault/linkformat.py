@@ -13,8 +13,19 @@ from dataclasses import dataclass
 
 from vault.resolve import LinkResolver
 
-_ENCODE = {"%": "%25", " ": "%20", "\t": "%09", "(": "%28", ")": "%29", "#": "%23",
-           "<": "%3C", ">": "%3E", "[": "%5B", "]": "%5D", "\\": "%5C"}  # fmt: skip
+_ENCODE = {
+    "%": "%25",
+    " ": "%20",
+    "\t": "%09",
+    "(": "%28",
+    ")": "%29",
+    "#": "%23",
+    "<": "%3C",
+    ">": "%3E",
+    "[": "%5B",
+    "]": "%5D",
+    "\\": "%5C",
+}
 
 
 def encode_href(path: str) -> str:

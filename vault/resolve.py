@@ -112,9 +112,10 @@ class LinkResolver:
         if "/" in written:
             tail = "/" + written.lower()
             candidates = [
-                p for p in candidates
+                p
+                for p in candidates
                 if (lowered := nfc(p).lower()).endswith(tail) or lowered.endswith(tail + ".md")
-            ]  # fmt: skip
+            ]
         if not candidates:
             return None
         if len(candidates) == 1:
@@ -123,8 +124,7 @@ class LinkResolver:
 
         def rank(path: str) -> tuple[bool, int, bool, str]:
             base = _stem(nfc(path).rsplit("/", 1)[-1])
-            return (posixpath.dirname(path) != folder, len(nfc(path)),
-                    base != _stem(name), path)  # fmt: skip
+            return (posixpath.dirname(path) != folder, len(nfc(path)), base != _stem(name), path)
 
         return min(candidates, key=rank)
 

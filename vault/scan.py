@@ -79,8 +79,9 @@ def _symlink(
     if not inside(base, target):
         scan.skipped.append(Skipped(rel, f"symlink to {target}, outside the vault: not read"))
     elif target.is_dir():
-        scan.skipped.append(Skipped(rel, "symlinked folder: not followed (its notes are read "
-                                         "where they are)"))  # fmt: skip
+        scan.skipped.append(
+            Skipped(rel, "symlinked folder: not followed (its notes are read where they are)")
+        )
     elif target.is_file():
         _file(rel, target.stat(), layout, scan)
 

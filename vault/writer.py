@@ -266,8 +266,14 @@ class VaultWriter:
         """Remove `folder` and its parents while a move has left them empty (never the vault
         root, never a folder of the layout)."""
         keep = {self.root}
-        for name in (self.layout.sources, self.layout.concepts, self.layout.lessons,
-                     self.layout.curriculum, self.layout.tutoring, self.layout.archive):  # fmt: skip
+        for name in (
+            self.layout.sources,
+            self.layout.concepts,
+            self.layout.lessons,
+            self.layout.curriculum,
+            self.layout.tutoring,
+            self.layout.archive,
+        ):
             if name.strip("/"):
                 keep.add(self.root / name.strip("/"))
         while folder not in keep and self.root in folder.parents:

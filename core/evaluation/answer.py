@@ -111,8 +111,18 @@ def answer_problems(answer: EvaluationAnswer, criteria: EvaluationCriteria) -> l
     return problems
 
 
-FIELD_NAMES = ("rationale", "issues", "what", "where", "score", "strengths", "weaknesses",
-               "suggestions", "feedback", "criteria")  # fmt: skip
+FIELD_NAMES = (
+    "rationale",
+    "issues",
+    "what",
+    "where",
+    "score",
+    "strengths",
+    "weaknesses",
+    "suggestions",
+    "feedback",
+    "criteria",
+)
 
 
 def degenerate_problems(answer: EvaluationAnswer, source: str) -> list[str]:
@@ -142,8 +152,11 @@ def _loops(answer: EvaluationAnswer) -> list[str]:
     for field in ("strengths", "weaknesses", "suggestions"):
         remarks |= {f"{field} {n}": text for n, text in enumerate(getattr(answer, field), 1)}
     remarks["feedback"] = answer.feedback
-    return [f"{name} repeats {loop!r} over and over" for name, text in remarks.items()
-            if (loop := looping(text))]  # fmt: skip
+    return [
+        f"{name} repeats {loop!r} over and over"
+        for name, text in remarks.items()
+        if (loop := looping(text))
+    ]
 
 
 def raw_answer(answer: EvaluationAnswer) -> dict[str, Any]:

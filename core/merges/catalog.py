@@ -64,6 +64,6 @@ def load_concepts(store: Store) -> list[ConceptInfo]:
                 summary=r[5] or "",
                 links=links,
                 language=r[6] or "",
-            )  # fmt: skip
+            )
         )
     return concepts

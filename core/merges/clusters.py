@@ -87,8 +87,12 @@ def build_clusters(
     for root, members in groups.items():
         chosen = [m for m in members if m in choices]
         canonical = chosen[0] if chosen else default_canonical(members, concepts)
-        ordered = [canonical, *sorted((m for m in members if m != canonical),
-                                      key=lambda m: concepts[m].title.casefold())]  # fmt: skip
+        ordered = [
+            canonical,
+            *sorted(
+                (m for m in members if m != canonical), key=lambda m: concepts[m].title.casefold()
+            ),
+        ]
         cluster_items = [i for i in kept if uf.find(i.a_id) == root]
         clusters.append(Cluster(canonical, ordered, cluster_items, choices.get(canonical)))
     clusters.sort(key=lambda c: concepts[c.canonical_id].title.casefold())

@@ -44,8 +44,12 @@ def retarget(
     result = []
     for relation in relations:
         target = id_map.get(relation.target_id, relation.target_id)
-        edge = Relation(source_id=source_id, type=relation.type, target_id=target,
-                        explanation=relation.explanation)  # fmt: skip
+        edge = Relation(
+            source_id=source_id,
+            type=relation.type,
+            target_id=target,
+            explanation=relation.explanation,
+        )
         if target != source_id and edge.key not in seen:
             seen.add(edge.key)
             result.append(edge)

@@ -111,15 +111,33 @@ class Journal:
             )
             journal_id = int(cursor.lastrowid)
             rows: list[tuple[Any, ...]] = [
-                (journal_id, i, "write", w.path, None, w.before_hash, w.before_text.encode("utf-8"),
-                 content_hash(w.after_text.encode("utf-8")), w.after_text)
+                (
+                    journal_id,
+                    i,
+                    "write",
+                    w.path,
+                    None,
+                    w.before_hash,
+                    w.before_text.encode("utf-8"),
+                    content_hash(w.after_text.encode("utf-8")),
+                    w.after_text,
+                )
                 for i, w in enumerate(plan.writes)
-            ]  # fmt: skip
+            ]
             rows += [
-                (journal_id, len(rows) + i, "move", m.path, m.new_path, m.expected_hash, None,
-                 m.expected_hash, None)
+                (
+                    journal_id,
+                    len(rows) + i,
+                    "move",
+                    m.path,
+                    m.new_path,
+                    m.expected_hash,
+                    None,
+                    m.expected_hash,
+                    None,
+                )
                 for i, m in enumerate(plan.moves)
-            ]  # fmt: skip
+            ]
             self.store.executemany(
                 "INSERT INTO merge_journal_steps (journal_id, seq, kind, path, new_path,"
                 " before_hash, before_bytes, after_hash, after_text) VALUES (?,?,?,?,?,?,?,?,?)",
@@ -203,8 +221,11 @@ class Journal:
 
     def _check_undo(self, steps: list[Step]) -> None:
         """Refuse before touching anything if a file noema wrote changed after the apply."""
-        changed = [s.path for s in steps if s.kind == "write" and s.done
-                   and self.state(s, steps) not in ("after", "before")]  # fmt: skip
+        changed = [
+            s.path
+            for s in steps
+            if s.kind == "write" and s.done and self.state(s, steps) not in ("after", "before")
+        ]
         if changed:
             raise ConflictError(
                 f"{', '.join(changed)} changed after the merge; undo refused (it would lose"
@@ -238,14 +259,16 @@ class Journal:
     def conflicts(self, journal_id: int) -> list[str]:
         """Files the unfinished steps would write or move that changed since the plan."""
         steps = self.steps(journal_id)
-        return [s.path for s in steps
-                if not s.done and self.state(s, steps) in ("edited", "gone")]  # fmt: skip
+        return [s.path for s in steps if not s.done and self.state(s, steps) in ("edited", "gone")]
 
     def blocks_rollback(self, journal_id: int) -> list[str]:
         """Files written by finished steps that were changed afterwards (no exact rollback)."""
         steps = self.steps(journal_id)
-        return [s.path for s in steps if s.kind == "write" and s.done
-                and self.state(s, steps) in ("edited", "gone")]  # fmt: skip
+        return [
+            s.path
+            for s in steps
+            if s.kind == "write" and s.done and self.state(s, steps) in ("edited", "gone")
+        ]
 
     def _backward(self, step: Step) -> bool:
         if step.kind == "move":

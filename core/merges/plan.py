@@ -143,14 +143,19 @@ class _Places:
 
 
 def _places(
-    writer: VaultWriter, layout: VaultLayout, clusters: list[Cluster],
+    writer: VaultWriter,
+    layout: VaultLayout,
+    clusters: list[Cluster],
     concepts: dict[str, ConceptInfo],
 ) -> _Places:
     scan = scan_vault(writer.root, layout)
     variants = {concepts[v].path for c in clusters for v in c.variants}
     freed = variants | {concepts[c.canonical_id].path for c in clusters if c.new_title}
-    taken = {name_key(PurePosixPath(p).stem) for p in [*scan.notes, *scan.files]
-             if p.endswith(".md") and p not in freed}  # fmt: skip
+    taken = {
+        name_key(PurePosixPath(p).stem)
+        for p in [*scan.notes, *scan.files]
+        if p.endswith(".md") and p not in freed
+    }
     renames: dict[str, str] = {}
     for cluster in clusters:
         canonical = concepts[cluster.canonical_id]
@@ -185,8 +190,12 @@ def plan_review(
         note_path = places.paths[cluster.canonical_id]
         _merge_cluster(texts, cluster, concepts, id_map, NoteLinks(places.paths, linker, note_path))
     _retarget_relations(store, texts, id_map, set(places.archived), places, linker)
-    redirects = {old: places.paths[c.canonical_id] for c in clusters for v in c.variants
-                 for old in [concepts[v].path]}  # fmt: skip
+    redirects = {
+        old: places.paths[c.canonical_id]
+        for c in clusters
+        for v in c.variants
+        for old in [concepts[v].path]
+    }
     redirects.update(places.renames)
     _rewrite_backlinks(store, writer, layout, texts, redirects, places)
     for path, text in list(texts.now.items()):
@@ -220,7 +229,10 @@ def _note(texts: _Texts, path: str) -> ConceptNote:
 
 
 def _merge_cluster(
-    texts: _Texts, cluster: Cluster, concepts: dict[str, ConceptInfo], id_map: dict[str, str],
+    texts: _Texts,
+    cluster: Cluster,
+    concepts: dict[str, ConceptInfo],
+    id_map: dict[str, str],
     links: NoteLinks,
 ) -> None:
     canonical = concepts[cluster.canonical_id]
@@ -230,14 +242,25 @@ def _merge_cluster(
     members = [
         PurePosixPath(concepts[c].path).stem for c in [cluster.canonical_id, *cluster.variants]
     ]
-    text = merge_into_canonical(texts.get(canonical.path), parsed, variants, id_map, links,
-                                new_title=new_title, member_names=members)  # fmt: skip
+    text = merge_into_canonical(
+        texts.get(canonical.path),
+        parsed,
+        variants,
+        id_map,
+        links,
+        new_title=new_title,
+        member_names=members,
+    )
     texts.set(canonical.path, text)
 
 
 def _retarget_relations(
-    store: Store, texts: _Texts, id_map: dict[str, str], variant_paths: set[str],
-    places: _Places, linker: Linker,
+    store: Store,
+    texts: _Texts,
+    id_map: dict[str, str],
+    variant_paths: set[str],
+    places: _Places,
+    linker: Linker,
 ) -> None:
     """Notes whose frontmatter relations point at a variant now point at its canonical."""
     if not id_map:
@@ -255,18 +278,26 @@ def _retarget_relations(
 
 
 def _rewrite_backlinks(
-    store: Store, writer: VaultWriter, layout: VaultLayout, texts: _Texts,
-    redirects: dict[str, str], places: _Places,
+    store: Store,
+    writer: VaultWriter,
+    layout: VaultLayout,
+    texts: _Texts,
+    redirects: dict[str, str],
+    places: _Places,
 ) -> None:
     """Every link that resolves to a variant (or a renamed canonical), anywhere outside the
     archive: the notes that hold one are found by the index's resolved paths."""
     archive = layout.archive.strip("/") + "/"
     olds = list(redirects)
-    rows = store.query(
-        "SELECT DISTINCT source_path FROM links"
-        f" WHERE resolved_path IN ({','.join('?' * len(olds))})",
-        olds,
-    ) if olds else []  # fmt: skip
+    rows = (
+        store.query(
+            "SELECT DISTINCT source_path FROM links"
+            f" WHERE resolved_path IN ({','.join('?' * len(olds))})",
+            olds,
+        )
+        if olds
+        else []
+    )
     for rel in sorted({r[0] for r in rows} | set(texts.now)):
         if rel in places.archived or rel.startswith(archive):
             continue
@@ -275,7 +306,13 @@ def _rewrite_backlinks(
         except NoteUnreadable:
             continue
         for old, new in redirects.items():
-            text, edits = rewrite_links(text, old, new, places.renames.get(rel, rel),
-                                        before=places.before, after=places.after)  # fmt: skip
+            text, edits = rewrite_links(
+                text,
+                old,
+                new,
+                places.renames.get(rel, rel),
+                before=places.before,
+                after=places.after,
+            )
             if edits:
                 texts.set(rel, text)

@@ -68,11 +68,21 @@ class ReviewsRepo:
             " (key, a_id, b_id, a_name, b_name, reason, explanation, origin, run_id, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (w["key"], w["a_id"], w["b_id"], w["a_name"], w["b_name"], w.get("reason", ""),
-                 w.get("explanation", ""), w.get("origin", "evaluator"), run_id, stamp)
+                (
+                    w["key"],
+                    w["a_id"],
+                    w["b_id"],
+                    w["a_name"],
+                    w["b_name"],
+                    w.get("reason", ""),
+                    w.get("explanation", ""),
+                    w.get("origin", "evaluator"),
+                    run_id,
+                    stamp,
+                )
                 for w in weak
             ],
-        )  # fmt: skip
+        )
 
     # -- reviews ---------------------------------------------------------------------------
 
@@ -93,11 +103,20 @@ class ReviewsRepo:
                 " (review_id, key, position, a_id, b_id, a_name, b_name, reason, origin)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (review_id, m["key"], i, m["a_id"], m["b_id"], m["a_name"], m["b_name"],
-                     m.get("reason", ""), m.get("origin", "model"))
+                    (
+                        review_id,
+                        m["key"],
+                        i,
+                        m["a_id"],
+                        m["b_id"],
+                        m["a_name"],
+                        m["b_name"],
+                        m.get("reason", ""),
+                        m.get("origin", "model"),
+                    )
                     for i, m in enumerate(merges)
                 ],
-            )  # fmt: skip
+            )
         return self.get(review_id)
 
     def get(self, review_id: str) -> Review:
@@ -121,16 +140,20 @@ class ReviewsRepo:
                 r["origin"],
                 r["status"],
                 r["position"],
-            )  # fmt: skip
+            )
             for r in self.store.query(
                 "SELECT * FROM normalization_review_items WHERE review_id=? ORDER BY position",
                 (row["id"],),
             )
         ]
         return Review(
-            row["id"], row["run_id"], row["status"], json.loads(row["trend_json"]),
-            row["created_at"], items,
-        )  # fmt: skip
+            row["id"],
+            row["run_id"],
+            row["status"],
+            json.loads(row["trend_json"]),
+            row["created_at"],
+            items,
+        )
 
     def list(self) -> list[Review]:
         """Every review, newest first."""

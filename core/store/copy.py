@@ -36,8 +36,9 @@ class Copied:
     def mismatches(self) -> list[str]:
         rows = dict(self.tables)
         rows |= {"checkpoints": self.checkpoints, "checkpoint writes": self.writes}
-        wrong = [f"{name}: {a} in SQLite, {b} in PostgreSQL" for name, (a, b) in rows.items()
-                 if a != b]  # fmt: skip
+        wrong = [
+            f"{name}: {a} in SQLite, {b} in PostgreSQL" for name, (a, b) in rows.items() if a != b
+        ]
         if self.threads[0] != self.threads[1]:
             wrong.append(
                 f"threads: {self.threads[1] - self.threads[0]} latest checkpoint(s) differ"
@@ -124,8 +125,12 @@ async def copy_checkpoints(path: Path, conninfo: str) -> tuple[list[Any], Any]:
 async def _put(target: Any, item: Any) -> None:
     configurable = item.config["configurable"]
     parent = (item.parent_config or {}).get("configurable", {}).get("checkpoint_id")
-    config = {"configurable": {"thread_id": configurable["thread_id"],
-                               "checkpoint_ns": configurable.get("checkpoint_ns", "")}}  # fmt: skip
+    config = {
+        "configurable": {
+            "thread_id": configurable["thread_id"],
+            "checkpoint_ns": configurable.get("checkpoint_ns", ""),
+        }
+    }
     if parent:
         config["configurable"]["checkpoint_id"] = parent
     stored = await target.aput(

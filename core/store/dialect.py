@@ -198,10 +198,15 @@ def _qualify_upsert(tokens: list[Token], table: str, columns: tuple[str, ...]) -
     the existing row's column; PostgreSQL calls it ambiguous: it becomes `table.b`."""
     words = [i for i, t in enumerate(tokens) if t.kind not in ("space", "comment")]
     start = next(
-        (n for n, i in enumerate(words[:-2]) if tokens[i].is_word("DO")
-         and tokens[words[n + 1]].is_word("UPDATE") and tokens[words[n + 2]].is_word("SET")),
+        (
+            n
+            for n, i in enumerate(words[:-2])
+            if tokens[i].is_word("DO")
+            and tokens[words[n + 1]].is_word("UPDATE")
+            and tokens[words[n + 2]].is_word("SET")
+        ),
         None,
-    )  # fmt: skip
+    )
     if start is None:
         return tokens
     out = list(tokens)
@@ -259,8 +264,14 @@ def _insert_before_returning(text: str, tokens: list[Token], clause: str) -> str
 
 # -- schema migrations -------------------------------------------------------------------------
 
-_TYPES = {"INTEGER": "BIGINT", "INT": "BIGINT", "REAL": "DOUBLE PRECISION",
-          "DOUBLE": "DOUBLE PRECISION", "FLOAT": "DOUBLE PRECISION", "BLOB": "BYTEA"}  # fmt: skip
+_TYPES = {
+    "INTEGER": "BIGINT",
+    "INT": "BIGINT",
+    "REAL": "DOUBLE PRECISION",
+    "DOUBLE": "DOUBLE PRECISION",
+    "FLOAT": "DOUBLE PRECISION",
+    "BLOB": "BYTEA",
+}
 
 
 def ddl_to_postgres(statement: str) -> str:

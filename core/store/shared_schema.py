@@ -141,7 +141,11 @@ def migrate_shared(pg: PostgresStore, known: list[tuple[int, str, str]], layout:
 
 
 def _apply(
-    conn: psycopg.Connection[Any], version: int, name: str, sql: str, layout: Layout,
+    conn: psycopg.Connection[Any],
+    version: int,
+    name: str,
+    sql: str,
+    layout: Layout,
     indexes: dict[str, str],
 ) -> None:
     with conn.transaction():

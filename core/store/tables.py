@@ -43,10 +43,29 @@ LOCAL_TABLES = frozenset(
 
 _TABLE_AFTER = {"FROM", "JOIN", "INTO", "UPDATE", "TABLE"}
 _ENDS_FROM_LIST = {
-    "WHERE", "GROUP", "ORDER", "LIMIT", "HAVING", "UNION", "EXCEPT", "INTERSECT", "ON",
-    "USING", "JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "NATURAL", "SET", "VALUES",
-    "RETURNING", "WINDOW", "SELECT",
-}  # fmt: skip
+    "WHERE",
+    "GROUP",
+    "ORDER",
+    "LIMIT",
+    "HAVING",
+    "UNION",
+    "EXCEPT",
+    "INTERSECT",
+    "ON",
+    "USING",
+    "JOIN",
+    "INNER",
+    "LEFT",
+    "RIGHT",
+    "FULL",
+    "CROSS",
+    "NATURAL",
+    "SET",
+    "VALUES",
+    "RETURNING",
+    "WINDOW",
+    "SELECT",
+}
 _NOT_A_NAME = {"IF", "NOT", "EXISTS", "ONLY", "LATERAL", "OR", "IGNORE", "REPLACE"}
 
 

@@ -73,9 +73,13 @@ class LocalBackend:
             parallel = 1 if mode == "embedding" else self.parallel
             command = self._command
             self._servers[key] = SharedServer(
-                self.registry, mode, ctx_size=ctx, parallel=parallel, model=self._model,
+                self.registry,
+                mode,
+                ctx_size=ctx,
+                parallel=parallel,
+                model=self._model,
                 command=(lambda port: command(mode, port)) if command is not None else None,
-            )  # fmt: skip
+            )
         return self._servers[key]
 
     async def prepare(self, config: ModelConfig, kind: str = "structured") -> None:
@@ -106,9 +110,11 @@ class LocalBackend:
         if mode == "embedding":
             budget = min(budget, EMBEDDING_MAX_CTX - 8)
         return config.replace(
-            provider="litellm", model=f"openai/{LOCAL_MODEL}", base_url=f"{url}/v1",
+            provider="litellm",
+            model=f"openai/{LOCAL_MODEL}",
+            base_url=f"{url}/v1",
             context_budget=budget,
-        )  # fmt: skip
+        )
 
     def release(self) -> None:
         """Give up this process's leases (the servers stop when no process holds one)."""

@@ -135,9 +135,11 @@ class PoolBackend:
         router = self.router(config)
         async with self._call(config) as holder:
             response = await router.acompletion(
-                model=self.module.GROUP, messages=[dict(m) for m in messages], stream=True,
+                model=self.module.GROUP,
+                messages=[dict(m) for m in messages],
+                stream=True,
                 **self._request_args(config),
-            )  # fmt: skip
+            )
             yield Completion(text="", deployment=holder.last)
             async for piece in stream_text(response, _server_finished):
                 yield piece
@@ -200,9 +202,16 @@ def pool_key(config: ModelConfig) -> ModelConfig:
     """What makes two roles' pools one Router: the config without each request's own
     arguments (sampling, completion limit, re-asks); the server's context stays."""
     return dataclasses.replace(
-        config, temperature=0.0, max_tokens=1, retries=0, transient_retries=0, backoff_s=0.0,
-        num_ctx=config.context_window, api_key=None, api_key_env="",
-    )  # fmt: skip
+        config,
+        temperature=0.0,
+        max_tokens=1,
+        retries=0,
+        transient_retries=0,
+        backoff_s=0.0,
+        num_ctx=config.context_window,
+        api_key=None,
+        api_key_env="",
+    )
 
 
 def _server_finished(response: Any, last_finish: str | None) -> bool:
@@ -213,8 +222,9 @@ def _server_finished(response: Any, last_finish: str | None) -> bool:
     if isinstance(chunks, list):
         return any(
             getattr(choice, "finish_reason", None)
-            for chunk in chunks for choice in (getattr(chunk, "choices", None) or [])
-        )  # fmt: skip
+            for chunk in chunks
+            for choice in (getattr(chunk, "choices", None) or [])
+        )
     return last_finish is not None
 
 

@@ -80,7 +80,9 @@ class SlotGate(CustomLogger):
 
         return await self.slots.wait_for(free)
 
-    async def async_pre_call_check(self, deployment: dict[str, Any], parent_otel_span: Any = None) -> None:
+    async def async_pre_call_check(
+        self, deployment: dict[str, Any], parent_otel_span: Any = None
+    ) -> None:
         deployment_id = _id(deployment)
         member = self.members.get(deployment_id)
         if member is None:
@@ -105,7 +107,9 @@ def _id(deployment: dict[str, Any]) -> str:
     return str((deployment.get("model_info") or {}).get("id", ""))
 
 
-def deployment_params(config: ModelConfig, deployment: Deployment, embedding: bool) -> dict[str, Any]:
+def deployment_params(
+    config: ModelConfig, deployment: Deployment, embedding: bool
+) -> dict[str, Any]:
     """What litellm sends to one deployment besides each request's own arguments: its model,
     server, key and timeout, and for chats its stop sequences and, on Ollama, `num_ctx` and
     `keep_alive` (fixed per role, so the server never reloads the model)."""
@@ -128,11 +132,13 @@ def build_router(config: ModelConfig, gate: SlotGate, embedding: bool = False) -
     for deployment in config.deployments:
         deployment_id = f"{gate.name}-{next(_ids)}"
         gate.add(deployment_id, deployment)
-        model_list.append({
-            "model_name": GROUP,
-            "litellm_params": deployment_params(config, deployment, embedding),
-            "model_info": {"id": deployment_id},
-        })  # fmt: skip
+        model_list.append(
+            {
+                "model_name": GROUP,
+                "litellm_params": deployment_params(config, deployment, embedding),
+                "model_info": {"id": deployment_id},
+            }
+        )
     router = Router(
         model_list=model_list,
         routing_strategy=LITELLM_ROUTING[policy.routing],

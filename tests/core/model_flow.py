@@ -63,5 +63,8 @@ def build_graph() -> StateGraph:
     return graph
 
 
-SPEC = FlowSpec(name="asking", build_graph=build_graph,
-                make_input=lambda data: {"counter_file": data["counter_file"]})  # fmt: skip
+SPEC = FlowSpec(
+    name="asking",
+    build_graph=build_graph,
+    make_input=lambda data: {"counter_file": data["counter_file"]},
+)

@@ -20,8 +20,15 @@ class Reply(BaseModel):
 
 
 def call(call_id: int, phase: str, started: float, run_id: str = "r") -> CallActivity:
-    return CallActivity(call_id, phase, "default", "m", "structured", run_id=run_id,  # type: ignore[arg-type]
-                        started=started)  # fmt: skip
+    return CallActivity(
+        call_id,
+        phase,
+        "default",
+        "m",
+        "structured",
+        run_id=run_id,  # type: ignore[arg-type]
+        started=started,
+    )
 
 
 def test_live_calls_oldest_first_filtered_by_run_and_finished_ones_kept():

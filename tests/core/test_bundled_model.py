@@ -16,14 +16,20 @@ def test_the_bundled_alias_is_the_local_servers() -> None:
 
 
 def test_the_bundled_model_is_recognised_by_role(tmp_path) -> None:
-    demo = Settings(data={"directory": tmp_path},
-                    models={"model": "openai/gemma3-270m", "base_url": "http://127.0.0.1:8080/v1"})  # fmt: skip
+    demo = Settings(
+        data={"directory": tmp_path},
+        models={"model": "openai/gemma3-270m", "base_url": "http://127.0.0.1:8080/v1"},
+    )
     assert uses_bundled_model(demo) and uses_bundled_model(demo, "judge")
     local = Settings(data={"directory": tmp_path}, models={"provider": "local"})
     assert uses_bundled_model(local)
-    mixed = Settings(data={"directory": tmp_path},
-                     models={"model": "openai/gemma3-270m",
-                             "roles": {"judge": {"model": "ollama_chat/qwen2.5:7b"}}})  # fmt: skip
+    mixed = Settings(
+        data={"directory": tmp_path},
+        models={
+            "model": "openai/gemma3-270m",
+            "roles": {"judge": {"model": "ollama_chat/qwen2.5:7b"}},
+        },
+    )
     assert uses_bundled_model(mixed) and not uses_bundled_model(mixed, "judge")
     own = Settings(data={"directory": tmp_path}, models={"model": "ollama_chat/llama3.2"})
     assert not uses_bundled_model(own)

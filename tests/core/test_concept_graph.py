@@ -22,8 +22,13 @@ IDS = {
 
 
 def concept_note(entity_id: str, title: str, relations: dict[str, list[str]], aliases=()) -> str:
-    lines = ["---", f"entity_id: {entity_id}", "entity_type: Concept",
-             f"short_summary: {title} en una línea", "aliases:"]  # fmt: skip
+    lines = [
+        "---",
+        f"entity_id: {entity_id}",
+        "entity_type: Concept",
+        f"short_summary: {title} en una línea",
+        "aliases:",
+    ]
     lines += [f"- {a}" for a in aliases] or ["  []"]
     if relations:
         lines.append("concept_relations:")
@@ -41,18 +46,25 @@ def store(tmp_path: Path):
     notes = {
         "Memoria a largo plazo": concept_note(IDS["memoria"], "Memoria a largo plazo", {}),
         "Repetición espaciada": concept_note(
-            IDS["espaciado"], "Repetición espaciada",
-            {"SUPPORTS": [IDS["memoria"]], "SUPPORTED_BY": [IDS["recuperacion"]],
-             "RELATES_TO": [IDS["gone"]]},
+            IDS["espaciado"],
+            "Repetición espaciada",
+            {
+                "SUPPORTS": [IDS["memoria"]],
+                "SUPPORTED_BY": [IDS["recuperacion"]],
+                "RELATES_TO": [IDS["gone"]],
+            },
             aliases=["Spaced repetition"],
         ),
         "Práctica de recuperación": concept_note(
-            IDS["recuperacion"], "Práctica de recuperación",
+            IDS["recuperacion"],
+            "Práctica de recuperación",
             {"SUPPORTS": [IDS["espaciado"], IDS["memoria"]], "PART_OF": [IDS["memoria"]]},
             aliases=["Retrieval practice", "Efecto del test"],
         ),
-        "漢字の記憶 🈶": concept_note(IDS["kanji"], "漢字の記憶 🈶", {"SIMILAR_TO": [IDS["espaciado"]]}),
-    }  # fmt: skip
+        "漢字の記憶 🈶": concept_note(
+            IDS["kanji"], "漢字の記憶 🈶", {"SIMILAR_TO": [IDS["espaciado"]]}
+        ),
+    }
     for name, text in notes.items():
         (ideas / f"{name}.md").write_text(text, encoding="utf-8")
     settings = Settings(vault={"path": vault}, data={"directory": tmp_path / "data"})

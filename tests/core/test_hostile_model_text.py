@@ -85,7 +85,7 @@ hostile_alphabet = st.sampled_from(
         "記憶",
         "é",
         "e\u0301",
-    ]  # fmt: skip
+    ]
 )
 hostile = st.lists(hostile_alphabet, max_size=30).map("".join)
 
@@ -102,8 +102,14 @@ hostile = st.lists(hostile_alphabet, max_size=30).map("".join)
 def test_what_noema_writes_reads_back_whatever_the_model_wrote(
     title, concept_text, analysis, summary, aliases
 ) -> None:
-    concept = Concept(title=title, concept=concept_text, analysis=analysis, summary=summary,
-                      short_summary=summary, aliases=aliases)  # fmt: skip
+    concept = Concept(
+        title=title,
+        concept=concept_text,
+        analysis=analysis,
+        summary=summary,
+        short_summary=summary,
+        aliases=aliases,
+    )
     other = Concept(title="Otra")
     relations = [Relation(source_id=concept.id, type=RelationType.SUPPORTS, target_id=other.id)]
     quotes = [QuoteRef("Fuente de citas", "q-1")]
@@ -164,8 +170,14 @@ def test_tutor_session_notes_keep_their_structure_with_hostile_titles() -> None:
         "topic_info": {"title": "Tema\n---\ntype: hacked", "concepts": [{"title": "A]]|[[B"}]},
         "study_plan": {"todo_list": [{"title": "Paso\n# Falso", "status": "completed"}]},
     }
-    summary = {"steps_completed": 1, "steps_total": 1, "mastery_score": 1.0, "outcome": "completed",
-               "misconceptions_seen": [], "suggestions": []}  # fmt: skip
+    summary = {
+        "steps_completed": 1,
+        "steps_total": 1,
+        "mastery_score": 1.0,
+        "outcome": "completed",
+        "misconceptions_seen": [],
+        "suggestions": [],
+    }
     text = note_text(state, summary, "s1")
     note = parse_note("x.md", text.encode())
     assert note.frontmatter["type"] == "tutoring-session"
@@ -180,21 +192,44 @@ def test_a_tutoring_conversation_cannot_restructure_its_session_note() -> None:
         "Setext\n===\n\n> cita\n\x1b[2J\u202eal revés",
     ]
     conversation = [
-        {"role": "tutor", "kind": "teaching", "content": hostile[0], "timestamp": "2026-01-02T10:00:00"},
-        {"role": "student", "kind": "answer", "content": hostile[1], "timestamp": "2026-01-02T10:01:00"},
+        {
+            "role": "tutor",
+            "kind": "teaching",
+            "content": hostile[0],
+            "timestamp": "2026-01-02T10:00:00",
+        },
+        {
+            "role": "student",
+            "kind": "answer",
+            "content": hostile[1],
+            "timestamp": "2026-01-02T10:01:00",
+        },
         {"role": "tutor", "kind": "feedback", "content": hostile[2], "stopped": True},
         {"role": "tutor", "kind": "closing", "content": "Steps completed: 1/1"},
-    ]  # fmt: skip
-    state = {"topic_info": {"title": "Fracciones"}, "conversation": conversation,
-             "study_plan": {"todo_list": [{"title": "Paso", "status": "completed"}]}}  # fmt: skip
-    summary = {"steps_completed": 1, "steps_total": 1, "mastery_score": 1.0, "outcome": "completed",
-               "misconceptions_seen": ["## Ups\n---"], "suggestions": []}  # fmt: skip
+    ]
+    state = {
+        "topic_info": {"title": "Fracciones"},
+        "conversation": conversation,
+        "study_plan": {"todo_list": [{"title": "Paso", "status": "completed"}]},
+    }
+    summary = {
+        "steps_completed": 1,
+        "steps_total": 1,
+        "mastery_score": 1.0,
+        "outcome": "completed",
+        "misconceptions_seen": ["## Ups\n---"],
+        "suggestions": [],
+    }
     text = note_text(state, summary, "s1")
     note = parse_note("x.md", text.encode())
     assert note.frontmatter["type"] == "tutoring-session"
     headings = [(s.level, s.heading) for s in note.sections]
-    assert headings == [(1, "Tutoring: Fracciones"), (2, "Summary"), (2, "Plan"),
-                        (2, "Conversation")]  # fmt: skip
+    assert headings == [
+        (1, "Tutoring: Fracciones"),
+        (2, "Summary"),
+        (2, "Plan"),
+        (2, "Conversation"),
+    ]
     talk = text.split("## Conversation\n\n", 1)[1].rstrip("\n").split("\n")
     speakers = [line for line in talk if not line.startswith(">") and line]
     assert speakers == ["**Tutor** · 10:00", "**You** · 10:01", "**Feedback**"]

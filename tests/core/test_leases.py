@@ -27,9 +27,12 @@ time.sleep(600)
 
 def hold_in_a_process(directory: Path, name: str) -> subprocess.Popen:
     process = subprocess.Popen(
-        [sys.executable, "-c", HOLD, str(directory), name], stdout=subprocess.PIPE, text=True,
-        cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
-    )  # fmt: skip
+        [sys.executable, "-c", HOLD, str(directory), name],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert process.stdout.readline().strip() == "held"
     return process
 

@@ -9,17 +9,32 @@ from local_llm.local_server import free_port
 
 
 async def test_ollama_models_come_with_size_parameters_and_context_length(fake_ollama):
-    fake_ollama.set_models([
-        {"name": "qwen2.5:7b", "size": 4683087332, "parameter_size": "7.6B",
-         "context_length": 32768, "family": "qwen2", "quantization": "Q4_K_M"},
-        {"name": "llama3.2:latest", "size": 2019393189, "parameter_size": "3.2B",
-         "context_length": 131072},
-    ])  # fmt: skip
+    fake_ollama.set_models(
+        [
+            {
+                "name": "qwen2.5:7b",
+                "size": 4683087332,
+                "parameter_size": "7.6B",
+                "context_length": 32768,
+                "family": "qwen2",
+                "quantization": "Q4_K_M",
+            },
+            {
+                "name": "llama3.2:latest",
+                "size": 2019393189,
+                "parameter_size": "3.2B",
+                "context_length": 131072,
+            },
+        ]
+    )
     models = await list_server_models(ModelConfig(model="ollama_chat/x", base_url=fake_ollama.url))
     qwen, llama = models
     assert (qwen.name, qwen.size_bytes, qwen.parameters, qwen.context_length) == (
-        "qwen2.5:7b", 4683087332, "7.6B", 32768,
-    )  # fmt: skip
+        "qwen2.5:7b",
+        4683087332,
+        "7.6B",
+        32768,
+    )
     assert qwen.family == "qwen2" and qwen.quantization == "Q4_K_M"
     assert llama.context_length == 131072
     assert len(fake_ollama.requests("/api/show")) == 2
@@ -39,8 +54,10 @@ async def test_health_is_one_result_per_check_each_failure_with_its_fix(fake_oll
     config = ModelConfig(model="ollama_chat/mistral", base_url=fake_ollama.url)
     checks = await check_model(LLMClient({"default": config}))
     assert [(c.name, c.status) for c in checks] == [
-        ("server", "ok"), ("model", "failed"), ("structured output", "skipped"),
-    ]  # fmt: skip
+        ("server", "ok"),
+        ("model", "failed"),
+        ("structured output", "skipped"),
+    ]
     assert checks[1].fix == (
         "run `ollama pull mistral`, or set models.model to one of: llama3.2:latest, "
         "nomic-embed-text:latest"

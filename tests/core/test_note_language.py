@@ -95,8 +95,11 @@ def test_prose_drops_code_links_and_urls() -> None:
 def open_context(tmp_path: Path):
     def build(notes: dict[str, str], **sections) -> FlowContext:
         root = write_vault(tmp_path / "vault", notes)
-        settings = Settings(vault={"path": root, **sections.pop("vault", {})},
-                            data={"directory": tmp_path / "data"}, **sections)  # fmt: skip
+        settings = Settings(
+            vault={"path": root, **sections.pop("vault", {})},
+            data={"directory": tmp_path / "data"},
+            **sections,
+        )
         store = Store(settings.store_path)
         return FlowContext(settings, None, store, open_vault(settings, store, None))
 
@@ -128,8 +131,13 @@ def test_a_french_concept_note_gets_english_headings_and_reads_back() -> None:
     from core.domain import Concept
     from vault.note import parse_note
 
-    concept = Concept(id="c-1", title="Mémoire de travail", concept="Elle retient peu.",
-                      analysis="Découper les problèmes.", language="fr")  # fmt: skip
+    concept = Concept(
+        id="c-1",
+        title="Mémoire de travail",
+        concept="Elle retient peu.",
+        analysis="Découper les problèmes.",
+        language="fr",
+    )
     text = render_concept_note(concept, [], {})
     assert "## Concept\n" in text and "## Concepto" not in text
     parsed = parse_concept_note(parse_note("m.md", text.encode()))

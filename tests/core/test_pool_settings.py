@@ -62,7 +62,7 @@ def test_a_role_with_only_a_fallback_is_a_pool_of_its_model_and_the_fallback(tmp
         '[models.roles.backup]\nprovider = "litellm"\nmodel = "openai/qwen"\n'
         'base_url = "http://10.0.0.9:8080/v1"\n'
         '[models.roles.default]\nfallback_roles = ["backup", "default"]\n'
-    )  # fmt: skip
+    )
     default = role_config(settings_from(tmp_path, text), "default")
     assert [(d.model, d.base_url, d.order) for d in default.deployments] == [
         ("ollama_chat/llama3.2", "http://127.0.0.1:11434", 1),  # Ollama reached through litellm
@@ -74,7 +74,7 @@ def test_two_roles_falling_back_on_each_other_do_not_loop(tmp_path):
     text = (
         '[models.roles.a]\nmodel = "openai/a"\nbase_url = "http://a:1/v1"\nfallback_roles = ["b"]\n'
         '[models.roles.b]\nmodel = "openai/b"\nbase_url = "http://b:1/v1"\nfallback_roles = ["a"]\n'
-    )  # fmt: skip
+    )
     settings = settings_from(tmp_path, text)
     assert [d.model for d in role_config(settings, "a").deployments] == ["openai/a", "openai/b"]
     assert [d.model for d in role_config(settings, "b").deployments] == ["openai/b", "openai/a"]
@@ -123,7 +123,7 @@ def test_the_trace_of_a_call_names_the_deployment_that_answered(tmp_path):
             outcome="ok",
             run_id="r1",
             deployment="gpu2.lan:11434",
-        )  # fmt: skip
+        )
     )
     row = store.query_one("SELECT deployment, model FROM traces WHERE run_id = 'r1'")
     assert tuple(row) == ("gpu2.lan:11434", "openai/q")

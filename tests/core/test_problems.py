@@ -55,8 +55,9 @@ def assert_actionable(line: str) -> None:
 
 async def test_unreachable_ollama_says_start_it_or_use_the_bundled_model():
     port = free_port()
-    config = ModelConfig(model="ollama_chat/llama3.2", base_url=f"http://127.0.0.1:{port}",
-                         transient_retries=1)  # fmt: skip
+    config = ModelConfig(
+        model="ollama_chat/llama3.2", base_url=f"http://127.0.0.1:{port}", transient_retries=1
+    )
     line = explain(await failure_of(config)).line
     assert f"cannot reach llama3.2 at http://127.0.0.1:{port} after 2 attempts" in line
     assert "`ollama serve`" in line and "`noema demo`" in line
@@ -73,8 +74,12 @@ async def test_a_model_not_pulled_says_which_pull_to_run(fake_ollama):
 
 
 async def test_a_refused_key_names_the_variable_it_came_from(fake_openai_keyed):
-    config = ModelConfig(model="openai/gpt-fake", base_url=f"{fake_openai_keyed.url}/v1",
-                         api_key="sk-wrong-0000", api_key_env="FAKE_OPENAI_KEY")  # fmt: skip
+    config = ModelConfig(
+        model="openai/gpt-fake",
+        base_url=f"{fake_openai_keyed.url}/v1",
+        api_key="sk-wrong-0000",
+        api_key_env="FAKE_OPENAI_KEY",
+    )
     line = explain(await failure_of(config)).line
     assert "refused the API key from $FAKE_OPENAI_KEY" in line and "check the key" in line
     assert "sk-wrong-0000" not in line
@@ -93,8 +98,9 @@ async def test_rate_limit_says_how_long_the_provider_asked_to_wait(fake_openai):
 
 async def test_server_errors_name_the_status_and_the_attempts(fake_openai):
     fake_openai.fail(500, 5)
-    config = ModelConfig(model="openai/gpt-fake", base_url=f"{fake_openai.url}/v1",
-                         transient_retries=1)  # fmt: skip
+    config = ModelConfig(
+        model="openai/gpt-fake", base_url=f"{fake_openai.url}/v1", transient_retries=1
+    )
     line = explain(await failure_of(config)).line
     assert "failed (HTTP 500) after 2 attempts" in line
     assert_actionable(line)
@@ -102,8 +108,12 @@ async def test_server_errors_name_the_status_and_the_attempts(fake_openai):
 
 async def test_a_timeout_names_the_setting_never_a_bare_timeouterror(fake_openai):
     fake_openai.answers({"text": '{"label": "a"}', "delay_s": 2})
-    config = ModelConfig(model="openai/gpt-fake", base_url=f"{fake_openai.url}/v1",
-                         timeout_s=0.3, transient_retries=0)  # fmt: skip
+    config = ModelConfig(
+        model="openai/gpt-fake",
+        base_url=f"{fake_openai.url}/v1",
+        timeout_s=0.3,
+        transient_retries=0,
+    )
     line = explain(await failure_of(config)).line
     assert "gave no answer within 0.3 s (models.timeout_s)" in line
     assert "raise models.timeout_s" in line and "TimeoutError" not in line
@@ -119,11 +129,20 @@ async def test_invalid_answers_name_the_re_asks_spent(fake_openai):
 
 
 async def test_a_prompt_too_large_for_the_servers_context(fake_openai):
-    body = {"error": {"message": "the request exceeds the available context size, try "
-                      "increasing it", "type": "exceed_context_size_error", "code": 400}}  # fmt: skip
+    body = {
+        "error": {
+            "message": "the request exceeds the available context size, try increasing it",
+            "type": "exceed_context_size_error",
+            "code": 400,
+        }
+    }
     fake_openai.answers({"status": 400, "body": body})
-    config = ModelConfig(model="openai/gpt-fake", base_url=f"{fake_openai.url}/v1",
-                         context_budget=3000, max_tokens=500)  # fmt: skip
+    config = ModelConfig(
+        model="openai/gpt-fake",
+        base_url=f"{fake_openai.url}/v1",
+        context_budget=3000,
+        max_tokens=500,
+    )
     line = explain(await failure_of(config)).line
     assert "larger than the context" in line and "num_ctx 3500" in line
     assert "models.context_budget" in line
@@ -134,8 +153,9 @@ async def test_a_prompt_over_our_own_budget_names_the_step():
     config = ModelConfig(model="scripted", context_budget=300, max_tokens=10)
     client = LLMClient({"default": config}, backend=None)
     with pytest.raises(Exception) as caught:
-        await client.structured([{"role": "user", "content": "word " * 2000}], Label,
-                                flow="extraction", node="extract")  # fmt: skip
+        await client.structured(
+            [{"role": "user", "content": "word " * 2000}], Label, flow="extraction", node="extract"
+        )
     line = explain(caught.value).line
     assert line.startswith("extraction/extract: a prompt of ") and "budget of 300" in line
     assert_actionable(line)

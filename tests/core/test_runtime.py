@@ -127,9 +127,12 @@ DRIVER = Path(__file__).with_name("restart_driver.py")
 def run_process(*args: str, store: dict | None = None) -> str:
     env = {**os.environ, **store_env(store or {})}
     done = subprocess.run(
-        [sys.executable, str(DRIVER), *args], capture_output=True, text=True, timeout=120,
+        [sys.executable, str(DRIVER), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
         env=env,
-    )  # fmt: skip
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 

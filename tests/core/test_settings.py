@@ -171,10 +171,13 @@ def test_variable_names_are_accepted_as_api_key_env(tmp_path, name):
 def test_local_provider_and_context_settings_reach_every_role(tmp_path):
     from core.models import model_configs
 
-    user = write(tmp_path / "local.toml", (
-        '[models]\nprovider = "local"\ncontext_budget = 3000\nmax_tokens = 200\n'
-        "[models.roles.judge]\nnum_ctx = 8000\n"
-    ))  # fmt: skip
+    user = write(
+        tmp_path / "local.toml",
+        (
+            '[models]\nprovider = "local"\ncontext_budget = 3000\nmax_tokens = 200\n'
+            "[models.roles.judge]\nnum_ctx = 8000\n"
+        ),
+    )
     configs = model_configs(load_settings(user))
     assert configs["default"].provider == "local" and configs["default"].model == "gemma3-270m"
     assert configs["default"].context_window == 3200 and configs["judge"].context_window == 8000
@@ -186,9 +189,12 @@ def test_local_slots_start_the_chat_server_with_that_many_slots_of_a_whole_conte
     """Parallel calls of a flow (duplicate checks, relations) are decoded together."""
     from core.models import local_backend, model_configs
 
-    user = write(tmp_path / "slots.toml", (
-        '[models]\nprovider = "local"\ncontext_budget = 3000\nmax_tokens = 200\nlocal_slots = 4\n'
-    ))  # fmt: skip
+    user = write(
+        tmp_path / "slots.toml",
+        (
+            '[models]\nprovider = "local"\ncontext_budget = 3000\nmax_tokens = 200\nlocal_slots = 4\n'
+        ),
+    )
     settings = load_settings(user)
     backend, config = local_backend(settings), model_configs(settings)["default"]
     chat = backend.server("chat", config)._command(8080)

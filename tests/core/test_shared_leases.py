@@ -35,9 +35,12 @@ time.sleep(600)
 def hold_on_another_machine(data: Path, store: dict, name: str) -> subprocess.Popen:
     """A process with its own data directory (another machine) holding a lease."""
     process = subprocess.Popen(
-        [sys.executable, "-c", HOLD, str(data), name], stdout=subprocess.PIPE, text=True,
-        cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO), **store_env(store)},
-    )  # fmt: skip
+        [sys.executable, "-c", HOLD, str(data), name],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO), **store_env(store)},
+    )
     assert process.stdout.readline().strip() == "held"
     return process
 

@@ -122,9 +122,12 @@ def test_the_vault_index_stays_local_and_shared_rows_go_to_postgresql(tmp_path, 
         RunsRepo(store).create("extraction", {})
         store.execute("INSERT INTO notes VALUES ('n.md', 'h', 0, 0, 'concept', 'N', '{}', 'now')")
         conn = store.shared._connect()
-        pg_tables = {r[0] for r in conn.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
-        ).fetchall()}  # fmt: skip
+        pg_tables = {
+            r[0]
+            for r in conn.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+            ).fetchall()
+        }
         assert {"runs", "tutor_mastery", "merge_journals", "noema_schema"} <= pg_tables
         assert not {"notes", "concepts", "embeddings", "quotes"} & pg_tables
         assert conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 1
@@ -180,8 +183,10 @@ def test_a_table_rebuilt_by_a_later_migration_keeps_its_rows_on_postgresql(
     first.close()
     store = open_store(settings)
     try:
-        row = store.query_one("SELECT source_path, status, written_json, error"
-                              " FROM extraction_commits WHERE run_id = 'r1'")  # fmt: skip
+        row = store.query_one(
+            "SELECT source_path, status, written_json, error"
+            " FROM extraction_commits WHERE run_id = 'r1'"
+        )
         assert tuple(row) == ("Fuentes/Señales 📡.md", "pending", "[]", None)
         store.execute(
             "UPDATE extraction_commits SET status='abandoned', error=? WHERE run_id='r1'",
@@ -216,10 +221,15 @@ def test_two_processes_opening_a_new_shared_store_at_once_migrate_it_once(
     )
     env = {**os.environ, "PYTHONPATH": str(REPO), **store_env(postgres_store)}
     procs = [
-        subprocess.Popen([sys.executable, "-c", code, str(tmp_path / f"d{i}")], env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(tmp_path / f"d{i}")],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for i in range(3)
-    ]  # fmt: skip
+    ]
     results = [p.communicate(timeout=120) for p in procs]
     assert [out.strip() for out, _ in results] == ["postgres"] * 3, results
     store = open_store(settings_for(tmp_path, postgres_store))

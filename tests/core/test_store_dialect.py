@@ -157,11 +157,21 @@ def test_tables_renamed_into_place_take_the_side_of_their_final_name() -> None:
 
 
 SHARED = {
-    "runs", "traces", "extraction_commits", "normalization_weak_merges",
-    "normalization_reviews", "normalization_review_items", "normalization_canonicals",
-    "merge_journals", "merge_journal_steps", "lesson_runs", "lesson_traces", "tutor_sessions",
-    "tutor_mastery", "tutor_mastery_history",
-}  # fmt: skip
+    "runs",
+    "traces",
+    "extraction_commits",
+    "normalization_weak_merges",
+    "normalization_reviews",
+    "normalization_review_items",
+    "normalization_canonicals",
+    "merge_journals",
+    "merge_journal_steps",
+    "lesson_runs",
+    "lesson_traces",
+    "tutor_sessions",
+    "tutor_mastery",
+    "tutor_mastery_history",
+}
 
 
 def test_every_table_is_deliberately_shared_or_local() -> None:

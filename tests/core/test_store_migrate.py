@@ -70,8 +70,13 @@ def test_migrate_copies_everything_checks_counts_and_the_run_resumes_there(
     assert main([*args, url, "--password-env", PASSWORD_ENV]) == 0
     out = capsys.readouterr().out
     assert f"copied into {url} in " in out and "every count matches" in out
-    for table, rows in (("runs", 2), ("traces", 0), ("merge_journal_steps", 1),
-                        ("tutor_sessions", 1), ("tutor_mastery", 1)):  # fmt: skip
+    for table, rows in (
+        ("runs", 2),
+        ("traces", 0),
+        ("merge_journal_steps", 1),
+        ("tutor_sessions", 1),
+        ("tutor_mastery", 1),
+    ):
         assert any(line.split()[:2] == [table, str(rows)] for line in out.splitlines()), table
     assert "1 of 1 run(s) end at the same checkpoint" in out
     assert f'password_env = "{PASSWORD_ENV}"' in out
@@ -115,8 +120,9 @@ def test_migrate_refuses_a_password_in_the_url_and_names_an_unreachable_server(
     tmp_path: Path, capsys, url: str, message: str
 ) -> None:
     used_sqlite_store(tmp_path)
-    code = main(["--settings", str(tmp_path / "settings.toml"), "store", "migrate", "--to",
-                 "postgres", url])  # fmt: skip
+    code = main(
+        ["--settings", str(tmp_path / "settings.toml"), "store", "migrate", "--to", "postgres", url]
+    )
     err = capsys.readouterr().err
     assert code == 1 and message in err and "hunter2" not in err and "Traceback" not in err
 

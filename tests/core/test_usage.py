@@ -13,16 +13,93 @@ NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 
 # (day, flow, node, role, model, kind, prompt, completion, latency_ms, outcome)
 TRACES = [
-    ("2026-03-10", "extraction", "extract", "default", "ollama_chat/qwen2.5:7b", "structured", 1200, 300, 4000.0, "ok"),
-    ("2026-03-10", "extraction", "critique", "judge", "gpt-4o-mini", "structured", 1000, 500, 900.0, "ok"),
-    ("2026-03-10", "extraction", "critique", "judge", "gpt-4o-mini", "structured", 2000, 0, 30000.0, "error"),
-    ("2026-03-09", "tutor", "executor", "default", "ollama_chat/qwen2.5:7b", "stream", 800, 200, 2000.0, "ok"),
-    ("2026-03-09", "tutor", "planner", "default", "ollama_chat/qwen2.5:7b", "structured", 900, 100, 1000.0, "ok"),
+    (
+        "2026-03-10",
+        "extraction",
+        "extract",
+        "default",
+        "ollama_chat/qwen2.5:7b",
+        "structured",
+        1200,
+        300,
+        4000.0,
+        "ok",
+    ),
+    (
+        "2026-03-10",
+        "extraction",
+        "critique",
+        "judge",
+        "gpt-4o-mini",
+        "structured",
+        1000,
+        500,
+        900.0,
+        "ok",
+    ),
+    (
+        "2026-03-10",
+        "extraction",
+        "critique",
+        "judge",
+        "gpt-4o-mini",
+        "structured",
+        2000,
+        0,
+        30000.0,
+        "error",
+    ),
+    (
+        "2026-03-09",
+        "tutor",
+        "executor",
+        "default",
+        "ollama_chat/qwen2.5:7b",
+        "stream",
+        800,
+        200,
+        2000.0,
+        "ok",
+    ),
+    (
+        "2026-03-09",
+        "tutor",
+        "planner",
+        "default",
+        "ollama_chat/qwen2.5:7b",
+        "structured",
+        900,
+        100,
+        1000.0,
+        "ok",
+    ),
     ("2026-03-09", "", "", "embedding", "ollama/nomic-embed-text", "embed", 50, 0, 100.0, "ok"),
-    ("2026-03-07", "lesson", "judge", "judge", "openai/gpt-4o-mini", "structured", 4000, 1000, 3000.0, "invalid"),
+    (
+        "2026-03-07",
+        "lesson",
+        "judge",
+        "judge",
+        "openai/gpt-4o-mini",
+        "structured",
+        4000,
+        1000,
+        3000.0,
+        "invalid",
+    ),
     ("2026-03-09", "tutor", "", "default", "ollama_chat/qwen2.5:7b", "failure", 0, 0, 0.0, "error"),
-    ("2025-12-01", "extraction", "extract", "default", "ollama_chat/qwen2.5:7b", "structured", 10, 10, 10.0, "ok"),
-]  # fmt: skip
+    (
+        "2025-12-01",
+        "extraction",
+        "extract",
+        "default",
+        "ollama_chat/qwen2.5:7b",
+        "structured",
+        10,
+        10,
+        10.0,
+        "ok",
+    ),
+]
 
 
 @pytest.fixture
@@ -82,5 +159,9 @@ def test_days_in_order_and_a_series_with_empty_days(store) -> None:
     assert [u.key for u in summarize(calls, "day")] == ["2026-03-07", "2026-03-09", "2026-03-10"]
     series = daily_series(calls, 5, NOW)
     assert [(u.key, u.calls) for u in series] == [
-        ("2026-03-06", 0), ("2026-03-07", 1), ("2026-03-08", 0), ("2026-03-09", 3), ("2026-03-10", 3),
-    ]  # fmt: skip
+        ("2026-03-06", 0),
+        ("2026-03-07", 1),
+        ("2026-03-08", 0),
+        ("2026-03-09", 3),
+        ("2026-03-10", 3),
+    ]

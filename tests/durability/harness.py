@@ -98,9 +98,14 @@ class Workspace:
     def cli(self, *args: str, timeout: float = 300, **env: str) -> subprocess.CompletedProcess:
         """Run `noema ARGS` to its end (env: extra NOEMA_ variables such as NOEMA_CRASH_AT)."""
         return subprocess.run(
-            self.command(*args), capture_output=True, text=True, timeout=timeout, cwd=REPO,
-            env=self.env(**env), stdin=subprocess.DEVNULL,
-        )  # fmt: skip
+            self.command(*args),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=REPO,
+            env=self.env(**env),
+            stdin=subprocess.DEVNULL,
+        )
 
     def start(self, *args: str, **env: str) -> Running:
         """Start `noema ARGS` without waiting; its output goes to files (readable meanwhile)."""
@@ -110,17 +115,26 @@ class Workspace:
         out, err = logs / f"{n}.out", logs / f"{n}.err"
         with open(out, "w") as stdout, open(err, "w") as stderr:
             process = subprocess.Popen(
-                self.command(*args), stdout=stdout, stderr=stderr, text=True, cwd=REPO,
-                env=self.env(**env), stdin=subprocess.DEVNULL,
-            )  # fmt: skip
+                self.command(*args),
+                stdout=stdout,
+                stderr=stderr,
+                text=True,
+                cwd=REPO,
+                env=self.env(**env),
+                stdin=subprocess.DEVNULL,
+            )
         return Running(process, out, err)
 
     def drive(self, action: str, arg: str, **env: str) -> subprocess.CompletedProcess:
         """The extraction driver (scripted model): `start SOURCE` runs to the review."""
         return subprocess.run(
             [sys.executable, str(DRIVER), str(self.vault), str(self.data), action, arg],
-            capture_output=True, text=True, timeout=300, cwd=REPO, env=self.env(**env),
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=REPO,
+            env=self.env(**env),
+        )
 
     # -- state -----------------------------------------------------------------------------
 
@@ -269,8 +283,9 @@ class Stall:
         (self.directory / f"{name}.go").touch()
 
 
-def assert_one_approval_won(won: subprocess.CompletedProcess, lost: subprocess.CompletedProcess,
-                            workspace: Workspace) -> None:  # fmt: skip
+def assert_one_approval_won(
+    won: subprocess.CompletedProcess, lost: subprocess.CompletedProcess, workspace: Workspace
+) -> None:
     """Two approvals of one review: the first committed, the second says it was done by the
     other, and the store holds one finished run and one finished commit."""
     assert won.returncode == 0 and "Committed" in won.stdout, won.stderr

@@ -120,9 +120,14 @@ class MergeCase:
 
 
 def merge_trial(
-    case: MergeCase, home: Path, n: int, m: int = 0, *, undo: bool = False,
+    case: MergeCase,
+    home: Path,
+    n: int,
+    m: int = 0,
+    *,
+    undo: bool = False,
     killed: Workspace | None = None,
-) -> Trial:  # fmt: skip
+) -> Trial:
     """Kill `noema merges apply --yes` at n; then finish it (`--resume`) or roll it back
     (`undo`), that command itself killed at m first when m > 0. `killed`: a copy of a
     workspace already killed at n (a sweep tries both recoveries on one kill)."""

@@ -34,8 +34,9 @@ def merges(tmp_path_factory) -> tuple[MergeCase, Workspace]:
     home = tmp_path_factory.mktemp("merges")
     template = prepare_merges(home / "template")
     applied = reference_apply(template, home / "reference")
-    case = MergeCase(template, template.files(), template.folders(), applied.files(),
-                     applied.folders())  # fmt: skip
+    case = MergeCase(
+        template, template.files(), template.folders(), applied.files(), applied.folders()
+    )
     return case, applied
 
 

@@ -76,10 +76,19 @@ def test_extract_joins_the_run_another_live_process_drives(tmp_path: Path) -> No
     driver = workspace.home / "driver.out"
     with open(driver, "w") as out:
         first = subprocess.Popen(
-            [sys.executable, str(DRIVER), str(workspace.vault), str(workspace.data), "start",
-             SOURCE], stdout=out, stderr=subprocess.STDOUT, cwd=REPO,
+            [
+                sys.executable,
+                str(DRIVER),
+                str(workspace.vault),
+                str(workspace.data),
+                "start",
+                SOURCE,
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=REPO,
             env=workspace.env(DRIVER_HOLD_FILE=str(hold)),
-        )  # fmt: skip
+        )
     try:
         wait_until(lambda: workspace.query("SELECT status FROM runs") == [("running",)])
         # a live process drives it: every CLI start leaves it alone

@@ -53,11 +53,15 @@ def test_new_notes_written_before_the_crash_follow_the_replanned_path(tmp_path: 
     a_text = "---\nentity_id: a-1\n---\n# Ἀρετή\n\n## Conexiones\n- RELATES_TO: [[Ορθός λόγος]]\n"
     b_text = "---\nentity_id: b-2\n---\n# Ορθός λόγος\n\n## Conexiones\n- RELATES_TO: [[Ἀρετή]]\n"
     plan = VaultPlan(
-        run_id="r", source="s.md", source_name="s",
-        create=[NoteCreate(path=f"{IDEAS}/Ἀρετή.md", entity_id="a-1", text=a_text),
-                NoteCreate(path=f"{IDEAS}/Ορθός λόγος.md", entity_id="b-2", text=b_text)],
+        run_id="r",
+        source="s.md",
+        source_name="s",
+        create=[
+            NoteCreate(path=f"{IDEAS}/Ἀρετή.md", entity_id="a-1", text=a_text),
+            NoteCreate(path=f"{IDEAS}/Ορθός λόγος.md", entity_id="b-2", text=b_text),
+        ],
         names={"a-1": "Ἀρετή", "b-2": "Ορθός λόγος"},
-    )  # fmt: skip
+    )
     writer.create(f"{IDEAS}/Ἀρετή.md", a_text)  # written before the crash
     (root / IDEAS / "Ορθός λόγος.md").write_text("mine\n", encoding="utf-8")  # then taken
 

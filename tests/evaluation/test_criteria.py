@@ -168,16 +168,31 @@ def test_existing_invalid_file_is_not_silently_replaced(tmp_path: Path) -> None:
 def test_a_file_written_as_the_spec_shows_it_is_accepted(tmp_path: Path) -> None:
     """Spec 003 3.3 spells the fields in camelCase; both spellings are read (issue 16)."""
     spec_file = {
-        "id": "research", "name": "Research", "version": "2.0", "passingThreshold": 0.65,
+        "id": "research",
+        "name": "Research",
+        "version": "2.0",
+        "passingThreshold": 0.65,
         "criteria": [
-            {"id": "depth", "name": "Depth", "description": "goes beyond the obvious",
-             "weight": 0.5, "isCritical": True, "passingThreshold": 0.6,
-             "scoringGuidelines": guidelines()},
-            {"id": "sources", "name": "Sources", "description": "cites what it uses",
-             "weight": 0.5, "isCritical": False, "passingThreshold": 0.5,
-             "scoringGuidelines": guidelines()},
+            {
+                "id": "depth",
+                "name": "Depth",
+                "description": "goes beyond the obvious",
+                "weight": 0.5,
+                "isCritical": True,
+                "passingThreshold": 0.6,
+                "scoringGuidelines": guidelines(),
+            },
+            {
+                "id": "sources",
+                "name": "Sources",
+                "description": "cites what it uses",
+                "weight": 0.5,
+                "isCritical": False,
+                "passingThreshold": 0.5,
+                "scoringGuidelines": guidelines(),
+            },
         ],
-    }  # fmt: skip
+    }
     path = write(tmp_path, spec_file)
     assert validate_criteria_files([path]) == []
     criteria = load_criteria_file(path)
@@ -208,8 +223,13 @@ def test_every_shipped_criteria_file_has_a_user() -> None:
     used = set(re.findall(r'content_type="([a-z_-]+)"', code)) | {"default"}
     spec_examples = {"research", "solution", "connection_pairs", "problem_statement"}
     vault = root / "tui" / "sample_vault"
-    named = set(re.findall(r"^rubric: *(\S+)", "\n".join(
-        p.read_text(encoding="utf-8") for p in vault.rglob("*.md")), flags=re.M))  # fmt: skip
+    named = set(
+        re.findall(
+            r"^rubric: *(\S+)",
+            "\n".join(p.read_text(encoding="utf-8") for p in vault.rglob("*.md")),
+            flags=re.M,
+        )
+    )
     from core.evaluation import BUILTIN_DIR
 
     for path in BUILTIN_DIR.glob("*.json"):

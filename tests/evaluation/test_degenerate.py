@@ -29,11 +29,13 @@ def remark_everywhere(text: str, where: str = "## Background") -> dict:
         (remark_everywhere("'entropy' is never defined"), "quotes 'entropy'"),
         (remark_everywhere("rationale"), "is not a remark"),
         (remark_everywhere("<why this score, by the guidelines>"), "is not a remark"),
-        (remark_everywhere("The note explains the topic but lacks any example of it at all."),
-         "every criterion has the same rationale"),
+        (
+            remark_everywhere("The note explains the topic but lacks any example of it at all."),
+            "every criterion has the same rationale",
+        ),
         ({**uniform(0.6), "feedback": "100% (100% (100% (100% ("}, "over and over"),
     ],
-)  # fmt: skip
+)
 async def test_a_degenerate_evaluation_is_asked_again(bad: dict, problem: str) -> None:
     llm = scripted_client([bad, uniform(0.8)])
     result = await evaluate_content(llm, options(), NOTE)
@@ -68,7 +70,11 @@ def test_a_fragment_said_over_and_over_is_a_loop_and_prose_is_not() -> None:
     assert looping("100% (100% (100% (100% (")
     assert looping("no no no no") == "no"
     assert looping("el sistema el sistema el sistema el sistema") == "el sistema"
-    for prose in ("El sistema 1 opera rápido. El sistema 2 piensa despacio.",
-                  "Ha, ha, ha, said the clown, who laughed at his own joke all evening long.",
-                  "x = 1, 2, 3, 4 and so on", "Готово, готово — сказал он и ушёл домой.", ""):
-        assert looping(prose) == "", prose  # fmt: skip
+    for prose in (
+        "El sistema 1 opera rápido. El sistema 2 piensa despacio.",
+        "Ha, ha, ha, said the clown, who laughed at his own joke all evening long.",
+        "x = 1, 2, 3, 4 and so on",
+        "Готово, готово — сказал он и ушёл домой.",
+        "",
+    ):
+        assert looping(prose) == "", prose

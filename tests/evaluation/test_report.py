@@ -30,7 +30,7 @@ def test_render_text_shows_verdict_criteria_and_remarks() -> None:
                 passed=False,
                 rationale="wrong date",
                 issues=[Issue(what="1066 is wrong", where="intro")],
-            )  # fmt: skip
+            )
         ],
         suggestions=["fix the date"],
         feedback="needs work",

@@ -56,9 +56,11 @@ async def test_an_embedding_request_names_how_many_texts():
     client = client_with(ScriptedBackend(), seen, embed_batch_size=2)
     await client.embed(["uno", "dos", "tres"], role="default")
     assert [(a.phase, a.kind, a.items) for a in seen] == [
-        ("started", "embed", 2), ("finished", "embed", 2),
-        ("started", "embed", 1), ("finished", "embed", 1),
-    ]  # fmt: skip
+        ("started", "embed", 2),
+        ("finished", "embed", 2),
+        ("started", "embed", 1),
+        ("finished", "embed", 1),
+    ]
 
 
 async def test_a_failed_call_ends_as_an_error_and_a_cancelled_one_as_stopped():

@@ -157,8 +157,10 @@ async def test_bounded_answers_come_back_valid_uncut_with_the_prefix_from_the_ca
     )
     limit = 400  # the fixture's 128 is less than this model writes for such an answer
     for topic in TOPICS[:3]:
-        messages = [{"role": "system", "content": JUDGE_SYSTEM},
-                    {"role": "user", "content": f"Topic: {topic}"}]  # fmt: skip
+        messages = [
+            {"role": "system", "content": JUDGE_SYSTEM},
+            {"role": "user", "content": f"Topic: {topic}"},
+        ]
         judged = await local_llm_client.structured(
             messages, Judged, json_schema=schema, max_tokens=limit
         )

@@ -44,14 +44,27 @@ class Table(BaseModel):
 
 def test_a_bounded_number_becomes_choices_the_grammar_enforces():
     assert number_choices({"type": "number", "minimum": 0, "maximum": 1}) == [
-        0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1
-    ]  # fmt: skip
+        0,
+        0.1,
+        0.2,
+        0.3,
+        0.4,
+        0.5,
+        0.6,
+        0.7,
+        0.8,
+        0.9,
+        1,
+    ]
     assert number_choices({"type": "number", "minimum": 0, "maximum": 10}) == list(range(11))
     assert number_choices({"type": "number", "exclusiveMinimum": 0, "maximum": 1})[0] == 0.1
     assert number_choices({"type": "number", "minimum": -1, "maximum": 1})[5] == 0
-    for open_ended in ({"type": "number"}, {"type": "number", "minimum": 0},
-                       {"type": "integer", "minimum": 0, "maximum": 9},
-                       {"type": "number", "minimum": 0, "maximum": 1, "enum": [0, 1]}):  # fmt: skip
+    for open_ended in (
+        {"type": "number"},
+        {"type": "number", "minimum": 0},
+        {"type": "integer", "minimum": 0, "maximum": 9},
+        {"type": "number", "minimum": 0, "maximum": 1, "enum": [0, 1]},
+    ):
         assert number_choices(open_ended) is None
 
 
@@ -59,8 +72,9 @@ def test_the_wire_schema_changes_only_bounded_numbers_and_leaves_the_original_al
     schema = bounded_schema(Verdict, enums={"match": ["none", "e1"]}, max_length={"reasoning": 90})
     before = json.dumps(schema, sort_keys=True)
     wire = grammar_schema(schema)
-    assert wire["properties"]["confidence"] == {"enum": number_choices(
-        {"type": "number", "minimum": 0, "maximum": 1})}  # fmt: skip
+    assert wire["properties"]["confidence"] == {
+        "enum": number_choices({"type": "number", "minimum": 0, "maximum": 1})
+    }
     assert wire["properties"]["match"] == schema["properties"]["match"]
     assert json.dumps(schema, sort_keys=True) == before
     plain = bounded_schema(Row, max_length={"name": 40, "tags": 12}, max_items={"tags": 3})
@@ -72,8 +86,10 @@ def longest_answer(schema: dict) -> object:
     if "enum" in schema:
         return max(schema["enum"], key=lambda v: len(json.dumps(v, ensure_ascii=False)))
     if "anyOf" in schema:
-        return max((longest_answer(s) for s in schema["anyOf"]),
-                   key=lambda v: len(json.dumps(v, ensure_ascii=False)))  # fmt: skip
+        return max(
+            (longest_answer(s) for s in schema["anyOf"]),
+            key=lambda v: len(json.dumps(v, ensure_ascii=False)),
+        )
     kind = schema["type"]
     if kind == "object":
         return {k: longest_answer(s) for k, s in schema["properties"].items()}
@@ -101,9 +117,11 @@ def tokens_at_most(text: str) -> int:
 
 
 def test_the_bound_holds_the_longest_valid_answer_however_it_is_indented():
-    schema = grammar_schema(bounded_schema(
-        Table, max_length={"name": 30, "tags": 8, "note": 120}, max_items={"rows": 4, "tags": 3}
-    ))  # fmt: skip
+    schema = grammar_schema(
+        bounded_schema(
+            Table, max_length={"name": 30, "tags": 8, "note": 120}, max_items={"rows": 4, "tags": 3}
+        )
+    )
     longest = longest_answer(schema)
     usual = answer_tokens(schema, WHITESPACE_TOKENS)  # an indentation run as one or two tokens
     assert usual is not None and usual <= answer_tokens(schema)
@@ -122,8 +140,10 @@ spaces or tabs), as the bundled Gemma wrote it in every gap of a tutor evaluatio
 def widest(value: object) -> str:
     """`value` as JSON with `GAP` wherever the grammar allows whitespace: after every token."""
     if isinstance(value, dict):
-        items = [json.dumps(k, ensure_ascii=False) + GAP + ":" + GAP + widest(v)
-                 for k, v in value.items()]  # fmt: skip
+        items = [
+            json.dumps(k, ensure_ascii=False) + GAP + ":" + GAP + widest(v)
+            for k, v in value.items()
+        ]
         return "{" + GAP + ("," + GAP).join(items) + "}" + GAP
     if isinstance(value, list):
         return "[" + GAP + ("," + GAP).join(widest(v) for v in value) + "]" + GAP
@@ -140,9 +160,11 @@ def tokens_at_worst(text: str) -> int:
 def test_the_bound_holds_an_answer_with_the_widest_whitespace_in_every_gap():
     """The bundled model answered the tutor's evaluator with a newline and 20 spaces and tabs
     between every two JSON tokens: 561 tokens where the bound said 470, cut at max_tokens."""
-    schema = grammar_schema(bounded_schema(
-        Table, max_length={"name": 30, "tags": 8, "note": 120}, max_items={"rows": 4, "tags": 3}
-    ))  # fmt: skip
+    schema = grammar_schema(
+        bounded_schema(
+            Table, max_length={"name": 30, "tags": 8, "note": 120}, max_items={"rows": 4, "tags": 3}
+        )
+    )
     text = widest(longest_answer(schema))
     assert json.loads(text) == longest_answer(schema)
     assert tokens_at_worst(text) <= answer_tokens(schema) < 3 * tokens_at_worst(text)
@@ -202,7 +224,9 @@ async def test_a_schema_longer_than_max_tokens_is_shrunk_to_fit_it():
     longest = json.dumps(longest_answer(sent.json_schema), ensure_ascii=False, indent=2)
     assert tokens_at_most(longest) <= sent.config.max_tokens
     # a limit too small even for the shortest strings: the longest answer, if the context holds it
-    tiny = scripted_client([answer], config=ModelConfig(model="s", context_budget=2000, max_tokens=20))
+    tiny = scripted_client(
+        [answer], config=ModelConfig(model="s", context_budget=2000, max_tokens=20)
+    )
     long = [{"role": "user", "content": "palabra " * 745}]
     await tiny.structured(long, Verdict, json_schema=schema)
     wire = tiny.backend().calls[-1].json_schema
@@ -214,8 +238,11 @@ async def test_a_schema_longer_than_max_tokens_is_shrunk_to_fit_it():
 async def test_what_a_schema_leaves_unbounded_is_bounded_to_fit_the_configured_limit():
     traces: list[CallTrace] = []
     config = ModelConfig(model="scripted", context_budget=2000, max_tokens=1200)
-    answer = {"rows": [{"name": "Ω", "kind": "PART_OF", "weight": 2, "tags": ["a"]}],
-              "note": None, "done": True}  # fmt: skip
+    answer = {
+        "rows": [{"name": "Ω", "kind": "PART_OF", "weight": 2, "tags": ["a"]}],
+        "note": None,
+        "done": True,
+    }
     client = scripted_client([answer], config=config, trace_sink=traces.append)
     await client.structured(MESSAGES, Table)
     sent = client.backend().calls[-1]
@@ -253,10 +280,14 @@ class Changes(BaseModel):
 def test_lists_hold_fewer_items_when_their_strings_at_the_floor_still_do_not_fit():
     """An extraction revision allowed 20 links, 10 edits... : 3,000 tokens with every string at
     its floor, and the bundled model wrote 1,400 of them (past the call's timeout)."""
-    schema = grammar_schema(bounded_schema(
-        Changes, max_items={"links": 20, "tags": 6, "drops": 3},
-        min_items={"drops": 2}, max_length={"name": 80, "tags": 30, "summary": 160},
-    ))  # fmt: skip
+    schema = grammar_schema(
+        bounded_schema(
+            Changes,
+            max_items={"links": 20, "tags": 6, "drops": 3},
+            min_items={"drops": 2},
+            max_length={"name": 80, "tags": 30, "summary": 160},
+        )
+    )
     assert answer_tokens(schema) > 1500
     fitted = fitted_schema(schema, 300)
     assert answer_tokens(fitted, WHITESPACE_TOKENS) <= 300

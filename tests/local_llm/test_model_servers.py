@@ -112,7 +112,7 @@ def _stream_configs(ollama_url: str, openai_url: str) -> dict[str, ModelConfig]:
         **ollama_configs(ollama_url),
         "litellm openai/": ModelConfig(
             model="openai/gpt-fake", base_url=f"{openai_url}/v1", transient_retries=0
-        ),  # fmt: skip
+        ),
     }
 
 
@@ -144,8 +144,12 @@ async def test_a_stream_cut_off_is_an_error_with_what_arrived(fake_ollama, fake_
 async def test_a_refused_key_is_an_authentication_error_and_not_retried(
     fake_openai_keyed, no_sleep
 ):
-    config = ModelConfig(model="openai/gpt-fake", base_url=f"{fake_openai_keyed.url}/v1",
-                         api_key="sk-wrong", api_key_env="FAKE_KEY")  # fmt: skip
+    config = ModelConfig(
+        model="openai/gpt-fake",
+        base_url=f"{fake_openai_keyed.url}/v1",
+        api_key="sk-wrong",
+        api_key_env="FAKE_KEY",
+    )
     with pytest.raises(AuthenticationError) as caught:
         await LLMClient({"default": config}).structured(MESSAGES, Label)
     assert len(fake_openai_keyed.requests("/v1/chat/completions")) == 1 and no_sleep == []
@@ -171,8 +175,9 @@ async def test_429_asking_for_an_hour_fails_at_once_saying_so(fake_openai, no_sl
 
 async def test_500_is_retried_then_reported_as_a_server_error(fake_openai, no_sleep):
     fake_openai.fail(500, 10)
-    config = ModelConfig(model="openai/gpt-fake", base_url=f"{fake_openai.url}/v1",
-                         transient_retries=2)  # fmt: skip
+    config = ModelConfig(
+        model="openai/gpt-fake", base_url=f"{fake_openai.url}/v1", transient_retries=2
+    )
     with pytest.raises(ServerError) as caught:
         await LLMClient({"default": config}).structured(MESSAGES, Label)
     assert caught.value.attempts == 3 and len(no_sleep) == 2
@@ -197,8 +202,9 @@ async def test_hostile_answers_end_in_a_structured_output_error_after_re_asks(fa
 
 
 async def test_a_server_that_dies_mid_run_is_unreachable(fake_openai, no_sleep):
-    config = ModelConfig(model="openai/gpt-fake", base_url=f"{fake_openai.url}/v1",
-                         transient_retries=1)  # fmt: skip
+    config = ModelConfig(
+        model="openai/gpt-fake", base_url=f"{fake_openai.url}/v1", transient_retries=1
+    )
     client = LLMClient({"default": config})
     assert (await client.structured(MESSAGES, Label)).label == "x"
     fake_openai.answers({"die": True})
@@ -209,8 +215,12 @@ async def test_a_server_that_dies_mid_run_is_unreachable(fake_openai, no_sleep):
 
 async def test_a_slow_server_times_out_with_a_message_naming_the_limit(fake_openai, no_sleep):
     fake_openai.answers({"text": '{"label": "a"}', "delay_s": 3})
-    config = ModelConfig(model="openai/gpt-fake", base_url=f"{fake_openai.url}/v1",
-                         timeout_s=0.5, transient_retries=0)  # fmt: skip
+    config = ModelConfig(
+        model="openai/gpt-fake",
+        base_url=f"{fake_openai.url}/v1",
+        timeout_s=0.5,
+        transient_retries=0,
+    )
     started = time.monotonic()
     with pytest.raises(ModelTimeoutError) as caught:
         await LLMClient({"default": config}).structured(MESSAGES, Label)

@@ -38,9 +38,11 @@ def pool_config(servers, *, policy: PoolPolicy | None = None, **options) -> Mode
     )
     defaults = {"transient_retries": 2, "backoff_s": 0.05, "timeout_s": 20.0}
     return ModelConfig(
-        model="openai/gpt-fake", deployments=deployments,
-        pool=policy or PoolPolicy(affinity="none"), **{**defaults, **options},
-    )  # fmt: skip
+        model="openai/gpt-fake",
+        deployments=deployments,
+        pool=policy or PoolPolicy(affinity="none"),
+        **{**defaults, **options},
+    )
 
 
 def client_of(config: ModelConfig, traces: list, run_id: str = "") -> LLMClient:
@@ -56,9 +58,7 @@ async def test_requests_are_spread_over_every_server(fake_servers):
     servers = fake_servers(3, latency_ms=150, slots=1)
     traces: list = []
     client = client_of(pool_config(servers), traces)
-    answers = await asyncio.gather(
-        *(client.structured(ask(n), Label) for n in range(12))
-    )  # fmt: skip
+    answers = await asyncio.gather(*(client.structured(ask(n), Label) for n in range(12)))
     assert len(answers) == 12
     assert [chats(s) for s in servers] == [4, 4, 4]
     answered_by = Counter(t.deployment for t in traces)
@@ -190,10 +190,13 @@ async def test_streams_name_their_server_and_a_cut_one_is_never_complete(fake_se
 async def test_ollama_servers_of_a_pool_get_num_ctx_stop_and_keep_alive(fake_servers):
     servers = fake_servers(2, kind="ollama")
     config = ModelConfig(
-        model="ollama_chat/llama3.2", context_budget=6000, max_tokens=500, keep_alive="45m",
+        model="ollama_chat/llama3.2",
+        context_budget=6000,
+        max_tokens=500,
+        keep_alive="45m",
         deployments=tuple(Deployment("ollama_chat/llama3.2", s.url) for s in servers),
         pool=PoolPolicy(affinity="none"),
-    )  # fmt: skip
+    )
     client = LLMClient({"default": config})
     await asyncio.gather(*(client.structured(ask(n), Label, max_tokens=50) for n in range(4)))
     _ = [piece async for piece in client.stream(ask(5))]
@@ -214,9 +217,11 @@ async def test_ollama_servers_of_a_pool_get_num_ctx_stop_and_keep_alive(fake_ser
 async def test_embeddings_go_through_the_pool_too(fake_servers):
     servers = fake_servers(2)
     config = ModelConfig(
-        model="openai/embed-fake", embed_batch_size=2, pool=PoolPolicy(affinity="none"),
+        model="openai/embed-fake",
+        embed_batch_size=2,
+        pool=PoolPolicy(affinity="none"),
         deployments=tuple(Deployment("openai/embed-fake", f"{s.url}/v1") for s in servers),
-    )  # fmt: skip
+    )
     traces: list = []
     client = LLMClient({"embedding": config}, trace_sink=traces.append)
     vectors = await client.embed(["alpha", "beta", "gamma", "delta"])

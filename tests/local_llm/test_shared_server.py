@@ -44,9 +44,13 @@ class Client:
     def __init__(self, registry: Path, delay: float = 0.0):
         self.process = subprocess.Popen(
             [sys.executable, "-c", CLIENT, str(registry), str(STAND_IN), str(delay)],
-            cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, text=True,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        )  # fmt: skip
+            cwd=REPO,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         assert self.process.stdout is not None
         self.url = self.process.stdout.readline().strip()
         assert self.url.startswith("http://127.0.0.1:"), self.process.stderr.read()  # type: ignore[union-attr]
@@ -139,9 +143,12 @@ def test_killing_the_supervisor_takes_the_server_down_and_the_next_use_restarts(
 
 def test_a_server_that_cannot_start_is_reported_with_its_exit_code(tmp_path):
     server = SharedServer(
-        tmp_path, "chat", ctx_size=64, startup_timeout_s=30,
+        tmp_path,
+        "chat",
+        ctx_size=64,
+        startup_timeout_s=30,
         command=lambda port: [sys.executable, str(STAND_IN), "--port", str(port), "--fail", "3"],
-    )  # fmt: skip
+    )
     started = time.monotonic()
     with pytest.raises(LocalServerError) as caught:
         server.acquire()
@@ -176,9 +183,13 @@ def test_loopback_down_is_detected_at_once_in_one_line(tmp_path):
     )
     started = time.monotonic()
     result = subprocess.run(
-        ["unshare", "-rn", sys.executable, "-c", script], cwd=REPO, capture_output=True,
-        text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60,
-    )  # fmt: skip
+        ["unshare", "-rn", sys.executable, "-c", script],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=60,
+    )
     assert result.returncode == 1 and time.monotonic() - started < 10
     assert "loopback interface (127.0.0.1) is down" in result.stdout
     assert "Traceback" not in result.stderr and len(result.stdout.strip().splitlines()) == 1
@@ -193,12 +204,20 @@ async def test_the_local_provider_starts_its_servers_on_first_use_and_lets_go_on
 
     inner = ScriptedBackend(['{"label": "a"}'])
     backend = LocalBackend(
-        tmp_path, inner=lambda: inner,
-        command=lambda mode, port: [sys.executable, str(STAND_IN), "--port", str(port),
-                                    "--delay", "0.5"],
-    )  # fmt: skip
-    config = ModelConfig(provider="local", model="gemma3-270m", context_budget=48,
-                         max_tokens=16, timeout_s=0.3)  # fmt: skip
+        tmp_path,
+        inner=lambda: inner,
+        command=lambda mode, port: [
+            sys.executable,
+            str(STAND_IN),
+            "--port",
+            str(port),
+            "--delay",
+            "0.5",
+        ],
+    )
+    config = ModelConfig(
+        provider="local", model="gemma3-270m", context_budget=48, max_tokens=16, timeout_s=0.3
+    )
     client = LLMClient({"default": config}, backends={"local": backend})
     from pydantic import BaseModel
 

@@ -24,12 +24,18 @@ def llama_usage(prompt: int, cached: int, completion: int) -> dict:
     """A llama.cpp server's usage and timings, as litellm hands them on."""
     return {
         "usage": SimpleNamespace(
-            prompt_tokens=prompt, completion_tokens=completion,
+            prompt_tokens=prompt,
+            completion_tokens=completion,
             prompt_tokens_details=SimpleNamespace(cached_tokens=cached),
         ),
-        "timings": {"cache_n": cached, "prompt_n": prompt - cached, "prompt_ms": 120.5,
-                    "predicted_n": completion, "predicted_ms": 830.25},
-    }  # fmt: skip
+        "timings": {
+            "cache_n": cached,
+            "prompt_n": prompt - cached,
+            "prompt_ms": 120.5,
+            "predicted_n": completion,
+            "predicted_ms": 830.25,
+        },
+    }
 
 
 class FakeLiteLLM:
@@ -93,15 +99,23 @@ async def test_an_ollama_stream_traces_its_final_counts_and_a_cut():
         async def chat(self, **kwargs):
             async def parts():
                 yield SimpleNamespace(message=SimpleNamespace(content="Hola"), done=False)
-                yield SimpleNamespace(message=SimpleNamespace(content=""), done=True,
-                                      prompt_eval_count=18, eval_count=9, done_reason="length")  # fmt: skip
+                yield SimpleNamespace(
+                    message=SimpleNamespace(content=""),
+                    done=True,
+                    prompt_eval_count=18,
+                    eval_count=9,
+                    done_reason="length",
+                )
 
             return parts()
 
     traces: list[CallTrace] = []
     backend = OllamaBackend(client_factory=lambda host, timeout: Fake())
-    client = LLMClient({"default": ModelConfig(provider="ollama", model="llama3.2")},
-                       backend=backend, trace_sink=traces.append)  # fmt: skip
+    client = LLMClient(
+        {"default": ModelConfig(provider="ollama", model="llama3.2")},
+        backend=backend,
+        trace_sink=traces.append,
+    )
     assert [p async for p in client.stream(MESSAGES)] == ["Hola"]
     (trace,) = traces
     assert (trace.prompt_tokens, trace.completion_tokens, trace.cut) == (18, 9, True)

@@ -33,13 +33,18 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 def index_rows(store: Store) -> dict[str, list[tuple]]:
     return {
-        "concepts": [tuple(r) for r in store.query(
-            "SELECT entity_id, path, title, aliases_json, summary FROM concepts ORDER BY entity_id")],
-        "relations": [tuple(r) for r in store.query(
-            "SELECT * FROM concept_relations ORDER BY 1, 2, 3")],
+        "concepts": [
+            tuple(r)
+            for r in store.query(
+                "SELECT entity_id, path, title, aliases_json, summary FROM concepts ORDER BY entity_id"
+            )
+        ],
+        "relations": [
+            tuple(r) for r in store.query("SELECT * FROM concept_relations ORDER BY 1, 2, 3")
+        ],
         "links": [tuple(r) for r in store.query("SELECT * FROM links ORDER BY 1, 2, 3, 4")],
         "quotes": [tuple(r) for r in store.query("SELECT * FROM quote_concepts ORDER BY 1, 2, 3")],
-    }  # fmt: skip
+    }
 
 
 class MergeVault:

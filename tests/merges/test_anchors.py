@@ -37,8 +37,9 @@ def _anchors(root: Path, rel: str) -> tuple[set[str], set[str]]:
     note = read_note(root, rel)
     text = note.text
     headings = {line.lstrip("#").strip() for line in text.splitlines() if line.startswith("#")}
-    blocks = {word[1:] for line in text.splitlines() for word in line.split()[-1:]
-              if word.startswith("^")}  # fmt: skip
+    blocks = {
+        word[1:] for line in text.splitlines() for word in line.split()[-1:] if word.startswith("^")
+    }
     return headings, blocks
 
 

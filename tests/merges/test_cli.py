@@ -134,8 +134,10 @@ def test_a_stopped_normalization_resumes_and_a_finished_one_is_refused(
     from contextlib import closing
 
     _vault, settings = configured
-    settings.write_text(settings.read_text(encoding="utf-8")
-                        + "[models]\ntransient_retries = 0\nretries = 1\n", encoding="utf-8")  # fmt: skip
+    settings.write_text(
+        settings.read_text(encoding="utf-8") + "[models]\ntransient_retries = 0\nretries = 1\n",
+        encoding="utf-8",
+    )
     generator = propose(("ZDP", "Zona de desarrollo próximo"))
 
     def down(call):

@@ -28,8 +28,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--models", default=None, help="JSON list of model dicts")
     parser.add_argument("--latency-ms", type=float, default=0.0, help="time of each chat answer")
     parser.add_argument("--slots", type=int, default=0, help="chats answered at once (0: any)")
-    parser.add_argument("--responder", choices=sorted(responders.RESPONDERS), default=None,
-                        help="answers chats without a scripted answer")  # fmt: skip
+    parser.add_argument(
+        "--responder",
+        choices=sorted(responders.RESPONDERS),
+        default=None,
+        help="answers chats without a scripted answer",
+    )
     args = parser.parse_args(argv)
     base, models = (
         (OllamaHandler, OLLAMA_MODELS) if args.kind == "ollama" else (OpenAIHandler, OPENAI_MODELS)

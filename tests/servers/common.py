@@ -188,8 +188,9 @@ class FakeHandler(BaseHTTPRequestHandler):
         self.state.record(method, path, {k.lower(): v for k, v in self.headers.items()}, body)
         failure = self.state.failure_for(path)
         if failure is not None:
-            self.send_json(failure.body or self.error_body(failure.status), failure.status,
-                           failure.headers)  # fmt: skip
+            self.send_json(
+                failure.body or self.error_body(failure.status), failure.status, failure.headers
+            )
             return
         handler = self.routes.get((method, path))
         if handler is None:
@@ -288,8 +289,9 @@ class FakeHandler(BaseHTTPRequestHandler):
         if answer.delay_s:
             threading.Event().wait(answer.delay_s)
         if answer.status != 200:
-            self.send_json(answer.body or self.error_body(answer.status), answer.status,
-                           answer.headers)  # fmt: skip
+            self.send_json(
+                answer.body or self.error_body(answer.status), answer.status, answer.headers
+            )
             return False
         return True
 
@@ -327,8 +329,9 @@ def example_of(schema: dict[str, Any], root: dict[str, Any] | None = None) -> An
         props = schema.get("properties") or {}
         return {name: example_of(props[name], root) for name in schema.get("required", props)}
     if kind == "array":
-        return [example_of(schema.get("items") or {}, root)
-                for _ in range(schema.get("minItems", 0))]  # fmt: skip
+        return [
+            example_of(schema.get("items") or {}, root) for _ in range(schema.get("minItems", 0))
+        ]
     if kind == "string":
         return "x" * max(1, schema.get("minLength", 1))
     if kind in ("integer", "number"):

@@ -21,11 +21,23 @@ from tests.servers.common import (
 )
 
 DEFAULT_MODELS = [
-    {"name": "llama3.2:latest", "size": 2019393189, "parameter_size": "3.2B",
-     "context_length": 131072, "family": "llama", "quantization": "Q4_K_M"},
-    {"name": "nomic-embed-text:latest", "size": 274302450, "parameter_size": "137M",
-     "context_length": 2048, "family": "nomic-bert", "quantization": "F16"},
-]  # fmt: skip
+    {
+        "name": "llama3.2:latest",
+        "size": 2019393189,
+        "parameter_size": "3.2B",
+        "context_length": 131072,
+        "family": "llama",
+        "quantization": "Q4_K_M",
+    },
+    {
+        "name": "nomic-embed-text:latest",
+        "size": 274302450,
+        "parameter_size": "137M",
+        "context_length": 2048,
+        "family": "nomic-bert",
+        "quantization": "F16",
+    },
+]
 
 
 def _now() -> str:
@@ -68,13 +80,19 @@ class OllamaHandler(FakeHandler):
     @staticmethod
     def describe(model: dict[str, Any]) -> dict[str, Any]:
         return {
-            "name": model["name"], "model": model["name"], "modified_at": _now(),
-            "size": model.get("size", 1000), "digest": "sha256:" + "0" * 64,
-            "details": {"format": "gguf", "family": model.get("family", "llama"),
-                        "families": [model.get("family", "llama")],
-                        "parameter_size": model.get("parameter_size", "1B"),
-                        "quantization_level": model.get("quantization", "Q4_K_M")},
-        }  # fmt: skip
+            "name": model["name"],
+            "model": model["name"],
+            "modified_at": _now(),
+            "size": model.get("size", 1000),
+            "digest": "sha256:" + "0" * 64,
+            "details": {
+                "format": "gguf",
+                "family": model.get("family", "llama"),
+                "families": [model.get("family", "llama")],
+                "parameter_size": model.get("parameter_size", "1B"),
+                "quantization_level": model.get("quantization", "Q4_K_M"),
+            },
+        }
 
     def show(self, body: dict[str, Any]) -> None:
         name = body.get("model") or body.get("name") or ""
@@ -83,14 +101,21 @@ class OllamaHandler(FakeHandler):
             self.missing(name)
             return
         family = model.get("family", "llama")
-        self.send_json({
-            "modelfile": f"FROM {name}", "parameters": "stop \"<|eot_id|>\"",
-            "template": "{{ .Prompt }}", "details": self.describe(model)["details"],
-            "model_info": {"general.architecture": family,
-                           f"{family}.context_length": model.get("context_length", 4096),
-                           "general.parameter_count": model.get("parameter_count", 1_000_000)},
-            "capabilities": model.get("capabilities", ["completion"]), "modified_at": _now(),
-        })  # fmt: skip
+        self.send_json(
+            {
+                "modelfile": f"FROM {name}",
+                "parameters": 'stop "<|eot_id|>"',
+                "template": "{{ .Prompt }}",
+                "details": self.describe(model)["details"],
+                "model_info": {
+                    "general.architecture": family,
+                    f"{family}.context_length": model.get("context_length", 4096),
+                    "general.parameter_count": model.get("parameter_count", 1_000_000),
+                },
+                "capabilities": model.get("capabilities", ["completion"]),
+                "modified_at": _now(),
+            }
+        )
 
     def chat(self, body: dict[str, Any]) -> None:
         name = body.get("model", "")
@@ -104,12 +129,17 @@ class OllamaHandler(FakeHandler):
         if body.get("stream", True):
             self.stream_chat(name, answer, prompt)
             return
-        self.send_json({
-            "model": name, "created_at": _now(),
-            "message": {"role": "assistant", "content": answer.text},
-            "done": True, "done_reason": answer.finish or "stop",
-            "prompt_eval_count": prompt, "eval_count": len(answer.text.split()),
-        })  # fmt: skip
+        self.send_json(
+            {
+                "model": name,
+                "created_at": _now(),
+                "message": {"role": "assistant", "content": answer.text},
+                "done": True,
+                "done_reason": answer.finish or "stop",
+                "prompt_eval_count": prompt,
+                "eval_count": len(answer.text.split()),
+            }
+        )
 
     def generate(self, body: dict[str, Any]) -> None:
         """`/api/generate` (litellm's `ollama/` route): a prompt in, `response` text out."""
@@ -124,11 +154,17 @@ class OllamaHandler(FakeHandler):
         if body.get("stream", True):
             self.stream_chat(name, answer, prompt, generate=True)
             return
-        self.send_json({
-            "model": name, "created_at": _now(), "response": answer.text, "done": True,
-            "done_reason": answer.finish or "stop", "prompt_eval_count": prompt,
-            "eval_count": len(answer.text.split()),
-        })  # fmt: skip
+        self.send_json(
+            {
+                "model": name,
+                "created_at": _now(),
+                "response": answer.text,
+                "done": True,
+                "done_reason": answer.finish or "stop",
+                "prompt_eval_count": prompt,
+                "eval_count": len(answer.text.split()),
+            }
+        )
 
     def stream_chat(self, name: str, answer: Answer, prompt: int, generate: bool = False) -> None:
         def content(piece: str) -> dict[str, Any]:
@@ -146,9 +182,15 @@ class OllamaHandler(FakeHandler):
         if answer.finish is None:
             self.end_stream()
             return
-        last = {"model": name, "created_at": _now(), "done": True, "done_reason": answer.finish,
-                **content(""), "prompt_eval_count": prompt,
-                "eval_count": len(answer.text.split())}  # fmt: skip
+        last = {
+            "model": name,
+            "created_at": _now(),
+            "done": True,
+            "done_reason": answer.finish,
+            **content(""),
+            "prompt_eval_count": prompt,
+            "eval_count": len(answer.text.split()),
+        }
         self.send_chunk(json.dumps(last).encode() + b"\n")
         self.end_stream()
 
@@ -159,8 +201,13 @@ class OllamaHandler(FakeHandler):
             return
         texts = body.get("input")
         texts = [texts] if isinstance(texts, str) else list(texts or [])
-        self.send_json({"model": name, "embeddings": [embedding_of(t) for t in texts],
-                        "prompt_eval_count": count_tokens(" ".join(texts))})  # fmt: skip
+        self.send_json(
+            {
+                "model": name,
+                "embeddings": [embedding_of(t) for t in texts],
+                "prompt_eval_count": count_tokens(" ".join(texts)),
+            }
+        )
 
     def pull(self, body: dict[str, Any]) -> None:
         name = body.get("model") or body.get("name") or ""
@@ -169,8 +216,15 @@ class OllamaHandler(FakeHandler):
             return
         self.start_stream("application/x-ndjson")
         steps = [{"status": "pulling manifest"}]
-        steps += [{"status": "pulling 6a0746a1ec1a", "digest": "sha256:6a07", "total": 1000,
-                   "completed": done} for done in (0, 250, 500, 1000)]  # fmt: skip
+        steps += [
+            {
+                "status": "pulling 6a0746a1ec1a",
+                "digest": "sha256:6a07",
+                "total": 1000,
+                "completed": done,
+            }
+            for done in (0, 250, 500, 1000)
+        ]
         steps += [{"status": "verifying sha256 digest"}, {"status": "success"}]
         for step in steps:
             self.send_chunk(json.dumps(step).encode() + b"\n")

@@ -28,24 +28,38 @@ class OpenAIHandler(FakeHandler):
 
     def error_body(self, status: int) -> Any:
         kinds = {401: "invalid_api_key", 429: "rate_limit_exceeded", 500: "server_error"}
-        return {"error": {"message": f"fake error {status}", "type": "api_error",
-                          "code": kinds.get(status, "error")}}  # fmt: skip
+        return {
+            "error": {
+                "message": f"fake error {status}",
+                "type": "api_error",
+                "code": kinds.get(status, "error"),
+            }
+        }
 
     def _dispatch(self, method: str) -> None:
         keyed = self.api_key and not self.path.startswith("/_fake/")
         if keyed and self.headers.get("Authorization") != f"Bearer {self.api_key}":
             headers = {k.lower(): v for k, v in self.headers.items()}
             self.state.record(method, self.path, headers, self._read_json())
-            self.send_json({"error": {"message": "Incorrect API key provided: sk-***.",
-                                      "type": "invalid_request_error",
-                                      "code": "invalid_api_key"}}, 401)  # fmt: skip
+            self.send_json(
+                {
+                    "error": {
+                        "message": "Incorrect API key provided: sk-***.",
+                        "type": "invalid_request_error",
+                        "code": "invalid_api_key",
+                    }
+                },
+                401,
+            )
             return
         super()._dispatch(method)
 
     def models(self, _body: dict[str, Any]) -> None:
         with self.state.lock:
-            data = [{"id": m["name"], "object": "model", "created": 1700000000,
-                     "owned_by": "fake"} for m in self.state.models]  # fmt: skip
+            data = [
+                {"id": m["name"], "object": "model", "created": 1700000000, "owned_by": "fake"}
+                for m in self.state.models
+            ]
         self.send_json({"object": "list", "data": data})
 
     def chat(self, body: dict[str, Any]) -> None:
@@ -59,19 +73,35 @@ class OpenAIHandler(FakeHandler):
         if body.get("stream"):
             self.stream_chat(model, answer)
             return
-        self.send_json({
-            "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
-            "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": answer.text},
-                         "finish_reason": answer.finish or "stop"}],
-            "usage": {"prompt_tokens": prompt, "completion_tokens": len(answer.text.split()),
-                      "total_tokens": prompt + len(answer.text.split())},
-        })  # fmt: skip
+        self.send_json(
+            {
+                "id": "chatcmpl-fake",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": model,
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": answer.text},
+                        "finish_reason": answer.finish or "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": prompt,
+                    "completion_tokens": len(answer.text.split()),
+                    "total_tokens": prompt + len(answer.text.split()),
+                },
+            }
+        )
 
     def _chunk(self, model: str, delta: dict[str, Any], finish: str | None) -> bytes:
-        data = {"id": "chatcmpl-fake", "object": "chat.completion.chunk",
-                "created": int(time.time()), "model": model,
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}  # fmt: skip
+        data = {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
         return b"data: " + json.dumps(data).encode() + b"\n\n"
 
     def stream_chat(self, model: str, answer: Answer) -> None:
@@ -90,8 +120,16 @@ class OpenAIHandler(FakeHandler):
     def embeddings(self, body: dict[str, Any]) -> None:
         texts = body.get("input")
         texts = [texts] if isinstance(texts, str) else list(texts or [])
-        data = [{"object": "embedding", "index": i, "embedding": embedding_of(str(t))}
-                for i, t in enumerate(texts)]  # fmt: skip
+        data = [
+            {"object": "embedding", "index": i, "embedding": embedding_of(str(t))}
+            for i, t in enumerate(texts)
+        ]
         tokens = count_tokens(" ".join(map(str, texts)))
-        self.send_json({"object": "list", "data": data, "model": body.get("model", ""),
-                        "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})  # fmt: skip
+        self.send_json(
+            {
+                "object": "list",
+                "data": data,
+                "model": body.get("model", ""),
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            }
+        )

@@ -15,8 +15,17 @@ from collections.abc import Callable
 from typing import Any
 
 Schema = dict[str, Any]
-RELATION_TYPES = {"GENERALIZES", "SPECIFIC_OF", "PART_OF", "HAS_PART", "SUPPORTS", "SUPPORTED_BY",
-                  "OPPOSES", "SIMILAR_TO", "RELATES_TO"}  # fmt: skip
+RELATION_TYPES = {
+    "GENERALIZES",
+    "SPECIFIC_OF",
+    "PART_OF",
+    "HAS_PART",
+    "SUPPORTS",
+    "SUPPORTED_BY",
+    "OPPOSES",
+    "SIMILAR_TO",
+    "RELATES_TO",
+}
 """Spec 002's nine relation types: the properties of a relation-query (1.1c) schema."""
 
 
@@ -54,10 +63,13 @@ def _candidates(messages: Any, schema: Schema) -> dict[str, Any]:
 def _critique(schema: Schema) -> dict[str, Any]:
     criteria = _props(schema)["criteria"]["properties"]
     judged = {
-        name: {"rationale": f"Se cumple bien en la propuesta ({n + 1}).", "issues": [],
-               "score": 0.9}
+        name: {
+            "rationale": f"Se cumple bien en la propuesta ({n + 1}).",
+            "issues": [],
+            "score": 0.9,
+        }
         for n, name in enumerate(criteria)
-    }  # fmt: skip
+    }
     answer: dict[str, Any] = {"criteria": judged}
     for field, spec in _props(schema).items():
         if field != "criteria":
@@ -73,8 +85,10 @@ def extraction(messages: Any, schema: Schema | None) -> Any:
     if "match" in props:
         return {"reasoning": "Es una idea distinta.", "match": "none", "confidence": 0.9}
     if props and set(props) & RELATION_TYPES:  # 1.1c: exactly n queries per type asked
-        return {name: [f"{name.lower()} {i}" for i in range(spec.get("minItems", 0))]
-                for name, spec in props.items()}  # fmt: skip
+        return {
+            name: [f"{name.lower()} {i}" for i in range(spec.get("minItems", 0))]
+            for name, spec in props.items()
+        }
     if "relations" in props:
         return {"relations": [], "notes": ""}
     if "concepts" in props:

@@ -51,11 +51,17 @@ async def open_from_palette(pilot, app: NoemaApp, typed: str, title: str) -> Non
     await wait_for(pilot, lambda: app.services is not None)
     await pilot.press("ctrl+p")
     await pilot.press(*typed)
-    await wait_for(pilot, lambda: f"Concept graph: {title}" in str(
-        [str(o.prompt) for o in app.screen.query("CommandList").first()._options]))  # fmt: skip
+    await wait_for(
+        pilot,
+        lambda: (
+            f"Concept graph: {title}"
+            in str([str(o.prompt) for o in app.screen.query("CommandList").first()._options])
+        ),
+    )
     await pilot.press("enter")
-    await wait_for(pilot, lambda: isinstance(app.screen, ConceptGraphScreen)
-                   and centre(app) == title)  # fmt: skip
+    await wait_for(
+        pilot, lambda: isinstance(app.screen, ConceptGraphScreen) and centre(app) == title
+    )
 
 
 async def test_palette_search_enter_follows_and_backspace_goes_back(make_app) -> None:
@@ -83,8 +89,13 @@ async def test_palette_search_enter_follows_and_backspace_goes_back(make_app) ->
         await wait_for(pilot, lambda: centre(app) == "Repetición espaciada")
         # the cursor is back on the relation that was followed
         tree = screen.query_one(Tree)
-        await wait_for(pilot, lambda: isinstance(tree.cursor_node.data, Edge)
-                       and tree.cursor_node.data.other.title == "Aprendizaje espaciado")  # fmt: skip
+        await wait_for(
+            pilot,
+            lambda: (
+                isinstance(tree.cursor_node.data, Edge)
+                and tree.cursor_node.data.other.title == "Aprendizaje espaciado"
+            ),
+        )
         await pilot.press("b")
         await wait_for(pilot, lambda: centre(app) == "Práctica de recuperación")
         await pilot.press("backspace")  # where it started: stays
@@ -102,8 +113,9 @@ async def test_normalization_g_opens_the_graph_of_the_merge_canonical(tmp_path: 
         await wait_for(pilot, lambda: len(normalization.rows(app)) == 3)
         canonical = normalization.rows(app)[0].canonical
         await pilot.press("g")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConceptGraphScreen)
-                       and centre(app) == canonical)  # fmt: skip
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ConceptGraphScreen) and centre(app) == canonical
+        )
         await pilot.press("escape")
         assert len(normalization.rows(app)) == 3  # the review is where it was
 
@@ -120,8 +132,9 @@ async def test_extraction_g_shows_a_new_concept_with_its_proposed_relations(
         relation = next(r for r in shown.relations if r.source_id == new.id)
         assert review.query_one(ReviewTable).current_key() == f"concept|{new.id}"
         await pilot.press("g")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConceptGraphScreen)
-                       and centre(app) == new.title)  # fmt: skip
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ConceptGraphScreen) and centre(app) == new.title
+        )
         [edge] = [e for e in app.screen.shown.edges() if e.other.id == relation.target_id]
         assert edge.proposed and edge.type == relation.type
         assert edge.other.title == relation.target_title

@@ -13,9 +13,18 @@ from tests.tui.helpers import wait_for
 from tui.widgets import concept_search
 from tui.widgets.concept_search import ConceptSearch, matching
 
-TITLES = ["Práctica de recuperación", "Recuperación espaciada", "Efecto de generación",
-          "Zona de desarrollo próximo", "Práctica intercalada", "Ley de Hick-Hyman",
-          "Teorema de Bayes", "曖昧さ回避", "Café ☕ y memoria", "Repetición"]  # fmt: skip
+TITLES = [
+    "Práctica de recuperación",
+    "Recuperación espaciada",
+    "Efecto de generación",
+    "Zona de desarrollo próximo",
+    "Práctica intercalada",
+    "Ley de Hick-Hyman",
+    "Teorema de Bayes",
+    "曖昧さ回避",
+    "Café ☕ y memoria",
+    "Repetición",
+]
 
 
 def refs(titles: list[str]) -> list[ConceptRef]:
@@ -55,8 +64,24 @@ def test_at_most_the_limit_and_nothing_typed_lists_the_first() -> None:
 def generated_titles(count: int) -> list[str]:
     """Concept-like titles: two or three words from a mixed vocabulary, all distinct."""
     rng = random.Random(19)
-    words = ["memoria", "atención", "práctica", "señal", "红色", "Σύνολο", "modelo", "teoría",
-             "efecto", "aprendizaje", "olvido", "curva", "ruido", "sesgo", "control", "ÿ"]  # fmt: skip
+    words = [
+        "memoria",
+        "atención",
+        "práctica",
+        "señal",
+        "红色",
+        "Σύνολο",
+        "modelo",
+        "teoría",
+        "efecto",
+        "aprendizaje",
+        "olvido",
+        "curva",
+        "ruido",
+        "sesgo",
+        "control",
+        "ÿ",
+    ]
     titles: set[str] = set()
     while len(titles) < count:
         titles.add(" ".join(rng.sample(words, rng.choice((2, 3)))) + f" {len(titles)}")

@@ -19,12 +19,20 @@ OLD_PAYLOAD = {
     "round": 1,
     "max_rounds": 3,
     "relations": [
-        {"id": "r1", "source_id": "c1", "source_title": "Efecto del espaciado",
-         "type": "PART_OF", "target_id": "e9", "target_title": "Práctica de recuperación",
-         "inverse_type": "HAS_PART", "confidence": 0.7, "explanation": "así"}
+        {
+            "id": "r1",
+            "source_id": "c1",
+            "source_title": "Efecto del espaciado",
+            "type": "PART_OF",
+            "target_id": "e9",
+            "target_title": "Práctica de recuperación",
+            "inverse_type": "HAS_PART",
+            "confidence": 0.7,
+            "explanation": "así",
+        }
     ],
     "existing": [{"concept_id": "e9", "title": "Práctica de recuperación", "quote_ids": ["q2"]}],
-}  # fmt: skip
+}
 """An older review: no concepts, duplicates, attributions, actions or notes keys at all."""
 
 
@@ -35,12 +43,17 @@ def test_a_review_missing_fields_reads_with_their_defaults() -> None:
     assert "a: approve" in headline  # a payload without actions offers every one, as before
     assert offered_actions(review) == ["drop", "feedback", "approve", "abort"]
     assert review_rows(review) == [
-        ("relation|r1", "relation", "Efecto del espaciado PART_OF Práctica de recuperación",
-         "inverse HAS_PART")
-    ]  # fmt: skip
-    assert "Efecto del espaciado —PART_OF→ Práctica de recuperación" in detail_text(
-        review, "relation|r1"
-    ).plain
+        (
+            "relation|r1",
+            "relation",
+            "Efecto del espaciado PART_OF Práctica de recuperación",
+            "inverse HAS_PART",
+        )
+    ]
+    assert (
+        "Efecto del espaciado —PART_OF→ Práctica de recuperación"
+        in detail_text(review, "relation|r1").plain
+    )
     assert drops_for("duplicate|e9", review) == [
         {"kind": "attribution", "concept_id": "e9", "quote_id": "q2"}
     ]

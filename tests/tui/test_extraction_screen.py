@@ -111,8 +111,12 @@ async def test_a_source_dropped_into_the_vault_is_extracted_reviewed_and_committ
     """The watcher queues the new source, the app starts the run by itself, the run stops
     at its review; the review is opened from the run and approved with the keyboard."""
     app, root, _script = make_app(tmp_path)
-    (root / SOURCE).write_text((root / SOURCE).read_text(encoding="utf-8").replace(
-        "category: book\n", "category: book\nprocessed_date: 2026-01-01\n"), encoding="utf-8")  # fmt: skip
+    (root / SOURCE).write_text(
+        (root / SOURCE)
+        .read_text(encoding="utf-8")
+        .replace("category: book\n", "category: book\nprocessed_date: 2026-01-01\n"),
+        encoding="utf-8",
+    )
     app._injected.vault.index.sync_files()
     app.watch_vault = True
     app.settings.vault.watch_debounce_ms = 50
@@ -273,8 +277,12 @@ async def test_a_processed_source_asks_then_extracts_again(tmp_path: Path) -> No
     processed' and nothing could extract it again)."""
     app, root, script = make_app(tmp_path)
     note = root / SOURCE
-    note.write_text(note.read_text(encoding="utf-8").replace(
-        "category: book\n", "category: book\nprocessed_date: 2024-05-01T10:00:00\n"), encoding="utf-8")  # fmt: skip
+    note.write_text(
+        note.read_text(encoding="utf-8").replace(
+            "category: book\n", "category: book\nprocessed_date: 2024-05-01T10:00:00\n"
+        ),
+        encoding="utf-8",
+    )
     async with app.run_test(size=(140, 50)) as pilot:
         await wait_for(pilot, lambda: app.services is not None)
         app.services.vault.index.sync_files()
@@ -294,8 +302,9 @@ async def test_a_processed_source_asks_then_extracts_again(tmp_path: Path) -> No
         await pilot.press("y")
         await wait_for(pilot, lambda: screen.review is not None)
         assert [c.title for c in screen.review.concepts] == [
-            "Efecto del espaciado", "Práctica intercalada",
-        ]  # fmt: skip
+            "Efecto del espaciado",
+            "Práctica intercalada",
+        ]
 
 
 async def test_an_empty_review_offers_no_approve(tmp_path: Path) -> None:
@@ -318,14 +327,20 @@ def test_a_new_concepts_fields_render_as_markdown() -> None:
     from tui.widgets.extraction_review import concept_detail
 
     concept = {
-        "title": "Efecto del espaciado", "short_summary": "Repasar espaciado retiene más.",
-        "summary": "", "concept": "El **repaso espaciado** supera al masivo:\n- día 1\n- día 3",
-        "analysis": "# No es un título\nSe ve en `Ebbinghaus`.", "rationale": "cita [q1]",
+        "title": "Efecto del espaciado",
+        "short_summary": "Repasar espaciado retiene más.",
+        "summary": "",
+        "concept": "El **repaso espaciado** supera al masivo:\n- día 1\n- día 3",
+        "analysis": "# No es un título\nSe ve en `Ebbinghaus`.",
+        "rationale": "cita [q1]",
         "quotes": [{"id": "q1", "text": "Spacing beats cramming."}],
-    }  # fmt: skip
+    }
     lines = shown(concept_detail(ReviewConcept.model_validate(concept)), width=60).splitlines()
-    assert lines[:3] == ["Efecto del espaciado", "Repasar espaciado retiene más.",
-                         "Concepto: El repaso espaciado supera al masivo:"]  # fmt: skip
+    assert lines[:3] == [
+        "Efecto del espaciado",
+        "Repasar espaciado retiene más.",
+        "Concepto: El repaso espaciado supera al masivo:",
+    ]
     assert " • día 1" in lines and "Se ve en Ebbinghaus." in lines
     assert not any("**" in line or line.startswith("#") for line in lines)
     assert "Resumen:" not in "\n".join(lines)  # an empty field is left out

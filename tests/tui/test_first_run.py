@@ -23,8 +23,9 @@ def first_run_app(tmp_path: Path, watch: bool = False) -> NoemaApp:
     user_file = tmp_path / "user.toml"
     user_file.write_text(USER_FILE, encoding="utf-8")
     settings = Settings(data={"directory": tmp_path / "data"})
-    return NoemaApp(settings, backend=ScriptedBackend([]), watch=watch, settings_path=user_file,
-                    first_run=True)  # fmt: skip
+    return NoemaApp(
+        settings, backend=ScriptedBackend([]), watch=watch, settings_path=user_file, first_run=True
+    )
 
 
 async def test_a_vault_chosen_at_first_run_is_remembered_and_opened(tmp_path: Path) -> None:
@@ -76,8 +77,10 @@ async def test_the_tree_fills_the_path_and_later_leaves_home_without_a_vault(tmp
 async def test_the_demo_vault_opens_from_the_first_run(fake_ollama, tmp_path: Path) -> None:
     user_file = tmp_path / "user.toml"
     user_file.write_text(USER_FILE, encoding="utf-8")
-    settings = Settings(data={"directory": tmp_path / "data"},
-                        models={"model": "ollama_chat/llama3.2", "base_url": fake_ollama.url})  # fmt: skip
+    settings = Settings(
+        data={"directory": tmp_path / "data"},
+        models={"model": "ollama_chat/llama3.2", "base_url": fake_ollama.url},
+    )
     app = NoemaApp(settings, watch=False, settings_path=user_file, first_run=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, FirstRunScreen))

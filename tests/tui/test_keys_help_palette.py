@@ -39,8 +39,15 @@ def keys_of(bindings: list[Binding]) -> set[str]:
 
 def test_screen_keys_never_shadow_the_global_keys():
     global_keys = keys_of(NoemaApp.BINDINGS) | {entry.key for entry in DEFAULT_REGISTRY}
-    screens = [HomeScreen, ModelScreen, ExtractionScreen, NormalizationScreen, LessonScreen,
-               RubricScreen, TutorScreen]  # fmt: skip
+    screens = [
+        HomeScreen,
+        ModelScreen,
+        ExtractionScreen,
+        NormalizationScreen,
+        LessonScreen,
+        RubricScreen,
+        TutorScreen,
+    ]
     for screen in screens:
         clash = keys_of(screen.BINDINGS) & global_keys
         assert not clash, f"{screen.__name__} shadows the global keys {sorted(clash)}"
@@ -59,8 +66,10 @@ async def test_help_lists_the_screen_s_keys_then_the_global_ones_with_enter(make
         assert mine.startswith("This screen") and everywhere == "Everywhere"
         assert own[0][0] == "enter" and "open the selected run" in own[0][1]
         assert [row[2] for row in own if row[2]][:3] == [
-            "home.open_run", "home.start_run", "home.cancel_run",
-        ]  # fmt: skip
+            "home.open_run",
+            "home.start_run",
+            "home.cancel_run",
+        ]
         assert {"app.help", "app.quit", "app.screen.tutor"} <= {r[2] for r in globals_}
         assert "app.home" not in {r[2] for r in globals_}  # home is where this is
         descriptions = " ".join(row[1] for row in help_screen.rows).lower()
@@ -71,9 +80,11 @@ async def test_the_command_palette_offers_actions_not_only_screens(tmp_path: Pat
     root = tmp_path / "vault"
     shutil.copytree(sample_vault(), root)
     settings = make_settings(root, tmp_path / "data")
-    services = open_services(settings, {"normalization": NORMALIZATION,
-                                        "extraction": EXTRACTION},
-                             backend=ScriptedBackend([]))  # fmt: skip
+    services = open_services(
+        settings,
+        {"normalization": NORMALIZATION, "extraction": EXTRACTION},
+        backend=ScriptedBackend([]),
+    )
     services.vault.index.sync_files()
     app = NoemaApp(settings, services=services, vault_label="sample", watch=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -82,22 +93,29 @@ async def test_the_command_palette_offers_actions_not_only_screens(tmp_path: Pat
 
         provider = ActionsProvider(app.screen)
         titles = [title for title, _help, _callback in await provider.entries()]
-        for wanted in ("Start normalization", "Index the vault", "Pull a model",
-                       "Extract Pensar rápido, pensar despacio"):  # fmt: skip
+        for wanted in (
+            "Start normalization",
+            "Index the vault",
+            "Pull a model",
+            "Extract Pensar rápido, pensar despacio",
+        ):
             assert wanted in titles
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"Start normalization")
         await pilot.pause(0.5)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, NormalizationScreen)
-                       and app.screen.run_id is not None)  # fmt: skip
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, NormalizationScreen) and app.screen.run_id is not None,
+        )
 
 
 async def test_after_a_remap_every_hint_names_the_new_key(tmp_path: Path):
     app, _root, _script = make_extraction_app(tmp_path)
-    app.set_keymap({"extraction.drop": "z", "extraction.approve": "ctrl+a",
-                    "rubric.modal.save": "ctrl+o"})  # fmt: skip
+    app.set_keymap(
+        {"extraction.drop": "z", "extraction.approve": "ctrl+a", "rubric.modal.save": "ctrl+o"}
+    )
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(pilot, app)
         outcome = str(screen.query_one("#outcome").render())
@@ -165,8 +183,9 @@ def cut_footer_keys(screen) -> list[str]:
     keys = list(screen.query(FooterKey))
     palette = [k.region.x for k in keys if k.key == "ctrl+p"]
     limit = min(palette + [screen.size.width])
-    return [k.key for k in keys
-            if k.key != "ctrl+p" and (not k.region.width or k.region.right > limit)]  # fmt: skip
+    return [
+        k.key for k in keys if k.key != "ctrl+p" and (not k.region.width or k.region.right > limit)
+    ]
 
 
 @pytest.mark.parametrize("screen_key", ["x", "n", "l", "e", "t"])

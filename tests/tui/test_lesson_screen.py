@@ -127,15 +127,27 @@ async def test_send_to_judge_and_edit_keys_on_a_written_lesson(tmp_path: Path) -
         judged = len(harness.models_asked("judge"))
         screen.payload = None
         await pilot.press("j")  # a review run of the written note: checks, self-review, judges
-        await wait_for(pilot, lambda: screen.run_id != first_run and finished(screen)
-                       and screen.state_values.get("mode") == "review")  # fmt: skip
+        await wait_for(
+            pilot,
+            lambda: (
+                screen.run_id != first_run
+                and finished(screen)
+                and screen.state_values.get("mode") == "review"
+            ),
+        )
         assert len(harness.models_asked("judge")) == judged + 1
         await pilot.press("E")
         area = app.screen.query_one("#modal-text")
         area.text = area.text.replace("## Parte 2", "## Parte dos")
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: finished(screen) and "## Parte dos" in screen.query_one("#preview").text
-                       and screen.state_values.get("status") == "accepted")  # fmt: skip
+        await wait_for(
+            pilot,
+            lambda: (
+                finished(screen)
+                and "## Parte dos" in screen.query_one("#preview").text
+                and screen.state_values.get("status") == "accepted"
+            ),
+        )
     notes = generated(harness)
     assert len(notes) == 1 and "## Parte dos" in notes[0].read_text(encoding="utf-8")
 
@@ -171,8 +183,13 @@ async def test_review_screen_from_the_runs_table_focuses_the_review(tmp_path: Pa
     harness.script.scores = {"judge-a": [0.2], "judge-b": [0.2], "judge-c": [0.2]}
     async with app.run_test(size=(150, 50)) as pilot:
         screen = await generate(pilot, app)
-        await wait_for(pilot, lambda: app.services.runtime.runs.get(screen.run_id).status
-                       == "awaiting_review" and screen.payload is not None)  # fmt: skip
+        await wait_for(
+            pilot,
+            lambda: (
+                app.services.runtime.runs.get(screen.run_id).status == "awaiting_review"
+                and screen.payload is not None
+            ),
+        )
         message = screen.query_one(LessonStepper).message
         assert message
         app.pop_screen()
@@ -233,8 +250,15 @@ async def test_enter_on_a_finished_run_opens_its_lesson_and_j_judges_it_again(
         assert opened is not screen and "## " in opened.query_one("#preview").text
         judged = len(harness.models_asked("judge"))
         await pilot.press("j")
-        await wait_for(pilot, lambda: opened.run_id != done.id and finished(opened)
-                       and opened.state_values.get("mode") == "review", timeout=30)  # fmt: skip
+        await wait_for(
+            pilot,
+            lambda: (
+                opened.run_id != done.id
+                and finished(opened)
+                and opened.state_values.get("mode") == "review"
+            ),
+            timeout=30,
+        )
         assert len(harness.models_asked("judge")) > judged
 
 
@@ -260,8 +284,12 @@ async def test_language_sections_and_objectives_reach_the_run(tmp_path: Path) ->
         await wait_for(pilot, lambda: app.services is not None)
         await pilot.press("l")
         screen = app.screen
-        for field, text in (("#concept", CONCEPT), ("#language", "en"), ("#sections", "3"),
-                            ("#objectives", "Explicar el efecto; Aplicarlo al estudio")):  # fmt: skip
+        for field, text in (
+            ("#concept", CONCEPT),
+            ("#language", "en"),
+            ("#sections", "3"),
+            ("#objectives", "Explicar el efecto; Aplicarlo al estudio"),
+        ):
             screen.query_one(field).value = text
         await pilot.click("#generate")
         await wait_for(pilot, lambda: screen.run_id is not None)
@@ -291,8 +319,12 @@ async def test_the_savings_report_opens_from_the_lessons_screen(tmp_path: Path) 
 def test_the_badge_says_not_reviewed_and_the_judge_panel_says_one_model() -> None:
     from tui.widgets.lesson_review import badge, judge_text
 
-    review = {"passed": False, "decision": "FLAG_TO_JUDGE", "not_reviewed": "gemma3-270m gave no "
-              "valid answer after 3 attempts", "issues": []}  # fmt: skip
+    review = {
+        "passed": False,
+        "decision": "FLAG_TO_JUDGE",
+        "not_reviewed": "gemma3-270m gave no valid answer after 3 attempts",
+        "issues": [],
+    }
     text = str(badge(review))
     assert "Not reviewed" in text and "no valid answer after 3" in text and "Passed" not in text
     note = "one model serves every judge role: the second judge repeats the first one's opinion"

@@ -75,10 +75,14 @@ async def test_clusters_are_trees_and_the_review_keys_work_on_them(tmp_path: Pat
         view = await open_clusters(pilot, app)
         assert app.screen.focused is view.query_one(ClusterTree)
         assert outline(app) == [
-            "★ Metacognición", "  metacognicion",
-            "★ Repetición espaciada", "  Aprendizaje espaciado", "    Práctica intercalada",
-            "★ Zona de desarrollo próximo", "  ZDP",
-        ]  # fmt: skip
+            "★ Metacognición",
+            "  metacognicion",
+            "★ Repetición espaciada",
+            "  Aprendizaje espaciado",
+            "    Práctica intercalada",
+            "★ Zona de desarrollo próximo",
+            "  ZDP",
+        ]
         await highlight(pilot, app, "Práctica intercalada")
         assert "interleaving «is» spacing?" in str(view.query_one("#def-variant").render())
         await pilot.press("r")  # the chain breaks: the merge goes to the rejected ones
@@ -92,8 +96,11 @@ async def test_clusters_are_trees_and_the_review_keys_work_on_them(tmp_path: Pat
         await pilot.press("c")  # the next member becomes the cluster's canonical
         await wait_for(pilot, lambda: "★ Aprendizaje espaciado" in outline(app))
         # both now hang from it, in the review's order of their merges
-        assert outline(app)[:3] == ["★ Aprendizaje espaciado", "  Repetición espaciada",
-                                    "  Práctica intercalada"]  # fmt: skip
+        assert outline(app)[:3] == [
+            "★ Aprendizaje espaciado",
+            "  Repetición espaciada",
+            "  Práctica intercalada",
+        ]
         key = view.current().key
         await pilot.press("v")  # back to the table, on the same merge
         table = view.query_one(DataTable)

@@ -31,10 +31,11 @@ def app_on(server, vault: Path, tmp_path: Path, flows=None, **tui) -> NoemaApp:
     user_file = tmp_path / "user-settings.toml"
     user_file.write_text(USER_FILE, encoding="utf-8")
     settings = make_settings(
-        vault, tmp_path / "data",
+        vault,
+        tmp_path / "data",
         models={"model": "ollama_chat/qwen2.5:7b", "base_url": server.url, "timeout_s": 20},
         tui={"model_recheck_s": 0.2, "model_recheck_max_s": 0.4, **tui},
-    )  # fmt: skip
+    )
     services = open_services(settings, flows or {})
     return NoemaApp(settings, services=services, watch=False, settings_path=user_file)
 
@@ -54,8 +55,10 @@ async def test_home_says_what_to_do_and_the_picker_fixes_it(fake_ollama, vault, 
         await settle(pilot, app)
         text = panel(app)
         assert "qwen2.5:7b is not on the server (it has: llama3.2:latest, nomic-embed-text" in text
-        assert ("Fix: run `ollama pull qwen2.5:7b` (or p on the model screen), or choose an "
-                "installed model with m") in text  # fmt: skip
+        assert (
+            "Fix: run `ollama pull qwen2.5:7b` (or p on the model screen), or choose an "
+            "installed model with m"
+        ) in text
         await pilot.press("m")
         screen = app.screen
         assert isinstance(screen, ModelScreen)
@@ -66,7 +69,9 @@ async def test_home_says_what_to_do_and_the_picker_fixes_it(fake_ollama, vault, 
             ["nomic-embed-text:latest", "274 MB", "137M", "2,048", ""],
         ]
         assert {r["json"]["model"] for r in fake_ollama.requests("/api/show")} == {
-            "llama3.2:latest", "nomic-embed-text:latest"}  # fmt: skip
+            "llama3.2:latest",
+            "nomic-embed-text:latest",
+        }
         table.focus()
         await pilot.press("enter")  # llama3.2 ...
         await wait_for(pilot, lambda: app.screen.query(OptionList))
@@ -184,10 +189,22 @@ def server_on(port: int, models: list[dict]):
 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.servers", "ollama", "--port", str(port),
-         "--models", json.dumps(models)],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "tests.servers",
+            "ollama",
+            "--port",
+            str(port),
+            "--models",
+            json.dumps(models),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
     assert process.stdout is not None and process.stdout.readline().startswith("LISTENING")
     return FakeServer("ollama", process, port)
 

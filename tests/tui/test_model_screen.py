@@ -30,8 +30,11 @@ async def test_roles_and_connection_test_round_trip(make_app):
         screen = await open_model_screen(pilot, app)
         roles = screen.query_one("#roles", DataTable)
         assert [roles.get_row_at(i)[0] for i in range(roles.row_count)][:4] == [
-            "default", "judge", "judge_secondary", "embedding",
-        ]  # fmt: skip
+            "default",
+            "judge",
+            "judge_secondary",
+            "embedding",
+        ]
         assert "not tested" in text_of(screen, "#test-result")
         await pilot.press("c")
         await settle(pilot, app)

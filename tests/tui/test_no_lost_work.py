@@ -64,8 +64,13 @@ async def test_the_tutor_answer_being_typed_survives_leaving_the_screen(tmp_path
         app.open_session(session)
         await wait_for(pilot, lambda: app.screen is not screen and app.screen.session_id == session)
         reopened = app.screen
-        await wait_for(pilot, lambda: bool(reopened.query("#answer"))
-                       and reopened.query_one("#answer").value == "la mitad, creo")  # fmt: skip
+        await wait_for(
+            pilot,
+            lambda: (
+                bool(reopened.query("#answer"))
+                and reopened.query_one("#answer").value == "la mitad, creo"
+            ),
+        )
 
 
 async def test_q_during_a_run_asks_and_the_run_is_left_interrupted_not_running(
@@ -102,10 +107,18 @@ async def test_q_during_a_run_asks_and_the_run_is_left_interrupted_not_running(
     assert (record.status, record.error, record.interrupted) == ("queued", INTERRUPTED, True)
 
     # the next start shows it as interrupted, and it resumes from its checkpoint to the review
-    services = open_services(settings, {"extraction": SPEC}, backend=GatedBackend(
-        FlowScript(candidates=candidates, relations=relations)))  # fmt: skip
-    app = NoemaApp(settings.model_copy(update={"tui": settings.tui.model_copy(
-        update={"autostart_queued_runs": False})}), services=services, watch=False)  # fmt: skip
+    services = open_services(
+        settings,
+        {"extraction": SPEC},
+        backend=GatedBackend(FlowScript(candidates=candidates, relations=relations)),
+    )
+    app = NoemaApp(
+        settings.model_copy(
+            update={"tui": settings.tui.model_copy(update={"autostart_queued_runs": False})}
+        ),
+        services=services,
+        watch=False,
+    )
     async with app.run_test(size=(140, 50)) as pilot:
         await wait_for(pilot, lambda: app.services is not None)
         table = app.screen.query_one(RunsTable)
@@ -113,8 +126,9 @@ async def test_q_during_a_run_asks_and_the_run_is_left_interrupted_not_running(
         assert "interrupted" in str(table.get_row(run.id)[0])
         services.llm.backend().gate.set()
         await pilot.press("s")
-        await wait_for(pilot, lambda: services.runtime.runs.get(run.id).status
-                       == "awaiting_review", timeout=30)  # fmt: skip
+        await wait_for(
+            pilot, lambda: services.runtime.runs.get(run.id).status == "awaiting_review", timeout=30
+        )
 
 
 async def test_q_with_nothing_in_progress_quits_at_once(tmp_path: Path) -> None:

@@ -88,9 +88,18 @@ async def test_a_wait_on_the_model_shows_the_call_its_time_and_what_waits_behind
 
 
 def call(call_id: int, node: str, started: float, **fields) -> CallActivity:
-    return CallActivity(call_id, "tokens", "default", "openai/gemma3-270m", fields.pop("kind", "stream"),
-                        flow="tutor", node=node, run_id=fields.pop("run_id", "s1"),
-                        started=started, **fields)  # fmt: skip
+    return CallActivity(
+        call_id,
+        "tokens",
+        "default",
+        "openai/gemma3-270m",
+        fields.pop("kind", "stream"),
+        flow="tutor",
+        node=node,
+        run_id=fields.pop("run_id", "s1"),
+        started=started,
+        **fields,
+    )
 
 
 def test_activity_text_names_the_call_elapsed_tokens_and_its_place_in_the_queue():

@@ -42,13 +42,18 @@ class GatedBackend(ScriptedBackend):
 
 
 def make_app(
-    tmp_path: Path, seed_review: bool = False, backend_class: type = ScriptedBackend,
+    tmp_path: Path,
+    seed_review: bool = False,
+    backend_class: type = ScriptedBackend,
     evaluator=None,
-) -> tuple[NoemaApp, Path]:  # fmt: skip
+) -> tuple[NoemaApp, Path]:
     root = tmp_path / "vault"
     shutil.copytree(SAMPLE, root)
-    settings = Settings(vault={"path": root}, data={"directory": tmp_path / "data"},
-                        models={"transient_retries": 0, "retries": 1})  # fmt: skip
+    settings = Settings(
+        vault={"path": root},
+        data={"directory": tmp_path / "data"},
+        models={"transient_retries": 0, "retries": 1},
+    )
     generator = propose(("ZDP", "Zona de desarrollo próximo"), ("Hábitos atómicos", "Deep Work"))
     evaluator = evaluator or weak_when("Deep Work")
     backend = backend_class(answer=by_node(generator, evaluator))
@@ -56,8 +61,11 @@ def make_app(
     index_vault(settings, services.store)
     if seed_review:
         ids = {r[0]: r[1] for r in services.store.query("SELECT title, entity_id FROM concepts")}
-        pairs = [("Zona de desarrollo próximo", "ZDP"), ("Metacognición", "metacognicion"),
-                 ("Repetición espaciada", "Aprendizaje espaciado")]  # fmt: skip
+        pairs = [
+            ("Zona de desarrollo próximo", "ZDP"),
+            ("Metacognición", "metacognicion"),
+            ("Repetición espaciada", "Aprendizaje espaciado"),
+        ]
         merges = [make_merge(ids[a], ids[b], a, b, "same idea") for a, b in pairs]
         ReviewsRepo(services.store).create("f" * 32, "f" * 32, merges, [3, 1, 0])
     app = NoemaApp(settings, services=services, watch=False)
@@ -149,8 +157,9 @@ async def test_running_run_opened_from_the_runs_table_is_followed_live(tmp_path:
         app.drive_run(run.id)
 
         def weak_logged() -> bool:
-            return any(isinstance(e, Progress) and e.data.get("latest_weak")
-                       for e in app.run_log(run.id))  # fmt: skip
+            return any(
+                isinstance(e, Progress) and e.data.get("latest_weak") for e in app.run_log(run.id)
+            )
 
         await wait_for(pilot, weak_logged)
         assert app.services.runtime.runs.get(run.id).status == "running"
@@ -216,8 +225,10 @@ async def test_after_apply_the_review_keeps_its_canonicals_and_shows_no_ids(
         await wait_for(pilot, lambda: isinstance(app.screen, DiffModal))
         await pilot.press("y")
         screen = app.screen
-        await wait_for(pilot, lambda: isinstance(screen, NormalizationScreen)
-                       and screen.review_status == "applied")  # fmt: skip
+        await wait_for(
+            pilot,
+            lambda: isinstance(screen, NormalizationScreen) and screen.review_status == "applied",
+        )
         await pilot.pause(0.2)
         assert [(r.canonical, r.variants) for r in rows(app)] == before
         table = screen.query_one("#proposals")

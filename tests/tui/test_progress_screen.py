@@ -24,9 +24,15 @@ HISTORY = [
     ("s3", "subtopic", SUBTOPIC, "Práctica de recuperación", 0.67, "2026-02-27T08:00:00+00:00"),
     ("s3", "subtopic", SUBTOPIC, "Práctica de recuperación", 1.0, "2026-02-27T08:10:00+00:00"),
     ("s1", "concept", "c-zdp", "Zona de desarrollo próximo 🧠", 0.25, "2026-02-01T10:09:00+00:00"),
-    ("s4", "concept", "c-metacog", "Metacognición — «pensar sobre pensar»", 0.1,
-     "2026-02-20T09:00:00+00:00"),
-]  # fmt: skip
+    (
+        "s4",
+        "concept",
+        "c-metacog",
+        "Metacognición — «pensar sobre pensar»",
+        0.1,
+        "2026-02-20T09:00:00+00:00",
+    ),
+]
 
 
 def seed_history(app: NoemaApp, rows=HISTORY) -> None:
@@ -70,9 +76,11 @@ async def test_progress_lists_most_due_first_and_charts_the_highlighted(
         screen = await open_progress(pilot, app)
         # ZDP: 0.6 x 0.75 + 0.4 x 1 (a month) = 0.85; Metacognición 0.54 + 0.4 x 9.1/14 = 0.80;
         # the subtopic, mastered two days ago: 0.06
-        assert rows(screen) == ["Zona de desarrollo próximo 🧠",
-                                "Metacognición — «pensar sobre pensar»",
-                                "Práctica de recuperación"]  # fmt: skip
+        assert rows(screen) == [
+            "Zona de desarrollo próximo 🧠",
+            "Metacognición — «pensar sobre pensar»",
+            "Práctica de recuperación",
+        ]
         chart = screen.query_one(MasteryChart)
         detail = screen.query_one("#progress-detail")
         await wait_for(pilot, lambda: "Zona de desarrollo" in str(detail.render()))
@@ -102,8 +110,13 @@ async def test_the_tutor_shows_the_session_across_sessions_and_f3_opens_its_char
         await pilot.press("enter")
         await wait_for(pilot, tutor.turns_done(screen, 3))
         # the answer moved the subtopic's mastery: its line now has the new session's point
-        await wait_for(pilot, lambda: practice.border_title == "Across sessions"
-                       and any(len(r.values) == 4 for r in practice.query(TrendRow)))  # fmt: skip
+        await wait_for(
+            pilot,
+            lambda: (
+                practice.border_title == "Across sessions"
+                and any(len(r.values) == 4 for r in practice.query(TrendRow))
+            ),
+        )
         await pilot.press("f3")
         await wait_for(pilot, lambda: isinstance(app.screen, ProgressScreen))
         progress = app.screen
@@ -134,8 +147,9 @@ async def test_the_practice_list_updates_its_rows_in_place() -> None:
     from core.flows.tutor.progress import Tracked
 
     def item(title: str, mastery: float) -> Tracked:
-        return Tracked("concept", f"c-{title}", title, mastery, "2026-02-27T08:00:00+00:00",
-                       1, 0.2, 1.0)  # fmt: skip
+        return Tracked(
+            "concept", f"c-{title}", title, mastery, "2026-02-27T08:00:00+00:00", 1, 0.2, 1.0
+        )
 
     class ListApp(App[None]):
         def compose(self):

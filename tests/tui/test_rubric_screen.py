@@ -184,7 +184,7 @@ def test_criterion_detail_marks_threshold_and_critical() -> None:
             "is_critical": True,
             "rationale": "why",
             "issues": [{"what": "wrong", "where": "intro"}],
-        },  # fmt: skip
+        },
     )
     text = shown(text)
     assert text.startswith(
@@ -247,8 +247,10 @@ async def test_revise_shows_the_revised_text_and_asks_yes_or_no(tmp_path: Path) 
         buttons = [str(b.label) for b in app.screen.query("Button")]
         assert "Accept (y)" in buttons and "Reject (n)" in buttons
         await pilot.press("n")
-        await wait_for(pilot, lambda: (screen.payload or {}).get("type") == "evaluation_review"
-                       and screen.ready)  # fmt: skip
+        await wait_for(
+            pilot,
+            lambda: (screen.payload or {}).get("type") == "evaluation_review" and screen.ready,
+        )
         assert "Revision discarded" in str(screen.query_one("#outcome").render())
     assert (root / NOTE_PATH).read_text(encoding="utf-8") == NOTE_TEXT
 
@@ -259,8 +261,9 @@ async def test_a_revision_the_model_could_not_make_says_why(tmp_path: Path) -> N
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await open_and_evaluate(pilot, app)
         await pilot.press("r", "ctrl+s")
-        await wait_for(pilot, lambda: "proposed no changes" in str(
-            screen.query_one("#outcome").render()))  # fmt: skip
+        await wait_for(
+            pilot, lambda: "proposed no changes" in str(screen.query_one("#outcome").render())
+        )
         assert screen.ready and screen.check_action("revise", ())
 
 
@@ -314,11 +317,15 @@ async def test_approving_a_note_that_did_not_pass_asks_first(tmp_path: Path) -> 
 def test_remarks_render_the_models_markdown() -> None:
     from tui.widgets.evaluation import remarks_text
 
-    text = shown(remarks_text({
-        "strengths": ["uses **clear** examples 🌱", "two\nlines"],
-        "weaknesses": [],
-        "feedback": "## Overall\nGood; add `CO₂` and <i>a diagram</i>",
-    }))  # fmt: skip
+    text = shown(
+        remarks_text(
+            {
+                "strengths": ["uses **clear** examples 🌱", "two\nlines"],
+                "weaknesses": [],
+                "feedback": "## Overall\nGood; add `CO₂` and <i>a diagram</i>",
+            }
+        )
+    )
     lines = text.splitlines()
     assert lines[:4] == ["Strengths", " • uses clear examples 🌱", " • two", "   lines"]
     assert "Weaknesses" not in text and "**" not in text and "##" not in text

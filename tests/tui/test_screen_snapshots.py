@@ -230,8 +230,14 @@ def test_lessons(tmp_path: Path, snap_compare, size):
 
     async def run_before(pilot) -> None:
         screen = await lesson.generate(pilot, app)
-        await wait_for(pilot, lambda: lesson.finished(screen) and screen.query_one(
-            "#lessons").row_count == len(lesson.SAMPLE_LESSONS) + 1, timeout=30)  # fmt: skip
+        await wait_for(
+            pilot,
+            lambda: (
+                lesson.finished(screen)
+                and screen.query_one("#lessons").row_count == len(lesson.SAMPLE_LESSONS) + 1
+            ),
+            timeout=30,
+        )
         await quiet(pilot, app)
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
@@ -339,13 +345,21 @@ def test_normalization_live(tmp_path: Path, snap_compare, size):
         await open_normalization(pilot, app)
         live = app.screen.query_one(NormalizationLive)
         for n, trend in enumerate(([6], [6, 4], [6, 4, 1]), start=1):
-            live.apply({
-                "phase": "validation", "iteration": n, "merges_found": trend[-1],
-                "total_merges": sum(trend), "weak_count": n, "new_unique_merges_trend": trend,
-                "agent_activity": f"Evaluator: iteration {n}",
-                "latest_merges": [{"a_name": f"Concept {n}", "b_name": f"Concepts {n}"}],
-                "latest_weak": [{"a_name": f"Part {n}", "b_name": "Whole", "reason": "component"}],
-            })  # fmt: skip
+            live.apply(
+                {
+                    "phase": "validation",
+                    "iteration": n,
+                    "merges_found": trend[-1],
+                    "total_merges": sum(trend),
+                    "weak_count": n,
+                    "new_unique_merges_trend": trend,
+                    "agent_activity": f"Evaluator: iteration {n}",
+                    "latest_merges": [{"a_name": f"Concept {n}", "b_name": f"Concepts {n}"}],
+                    "latest_weak": [
+                        {"a_name": f"Part {n}", "b_name": "Whole", "reason": "component"}
+                    ],
+                }
+            )
         await quiet(pilot, app)
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)

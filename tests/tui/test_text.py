@@ -69,8 +69,9 @@ async def test_the_proposals_table_cuts_the_reason_and_the_detail_shows_it_whole
     from tui.widgets.normalization_proposals import build_rows
 
     reason = "Los dos conceptos describen exactamente la misma estrategia de estudio " * 3
-    item = ReviewItem("k", "a", "b", "Recuperación activa", "Práctica de recuperación", reason,
-                      "llm", "pending")  # fmt: skip
+    item = ReviewItem(
+        "k", "a", "b", "Recuperación activa", "Práctica de recuperación", reason, "llm", "pending"
+    )
     review = Review("r", "r", "pending", [], "", [item])
 
     class Host(App):

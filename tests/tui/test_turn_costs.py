@@ -102,8 +102,17 @@ async def test_the_model_line_ticks_without_laying_the_screen_out() -> None:
         line = app.query_one(ModelActivityLine)
         await pilot.pause()
         layouts = count_layouts(app.screen)
-        call = CallActivity(1, "tokens", "default", "openai/gemma3-270m", "stream",
-                            flow="tutor", node="executor", run_id="s1", started=0.0)  # fmt: skip
+        call = CallActivity(
+            1,
+            "tokens",
+            "default",
+            "openai/gemma3-270m",
+            "stream",
+            flow="tutor",
+            node="executor",
+            run_id="s1",
+            started=0.0,
+        )
         line.live_calls = lambda: [call]
         line.tick()
         await pilot.pause()

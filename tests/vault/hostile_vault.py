@@ -36,8 +36,11 @@ SECRET_TEXT = "SECRET-OUTSIDE-THE-VAULT compounding"
 
 
 def concept(entity_id: str, title: str, body: str = "", language: str = "es") -> str:
-    heads = ("Concept", "Analysis", "Connections", "Source") if language == "en" else (
-        "Concepto", "Análisis", "Conexiones", "Fuente")  # fmt: skip
+    heads = (
+        ("Concept", "Analysis", "Connections", "Source")
+        if language == "en"
+        else ("Concepto", "Análisis", "Conexiones", "Fuente")
+    )
     return (
         f"---\nentity_id: {entity_id}\nentity_type: Concept\nshort_summary: Sobre {title}.\n"
         f"summary: Resumen de {title}.\naliases: []\nconcept_relations: {{}}\n---\n"
@@ -161,14 +164,19 @@ def files() -> dict[str, str | bytes]:
         f"{NEURO}/Plan.md": PLAN,
         f"{IDEAS}/Dopamina.md": concept("00000000-0000-4000-8000-000000000001", "Dopamina"),
         f"{IDEAS}/Psicología/Memoria de trabajo.md": concept(
-            "00000000-0000-4000-8000-000000000002", "Memoria de trabajo"),
+            "00000000-0000-4000-8000-000000000002", "Memoria de trabajo"
+        ),
         f"{IDEAS}/Psicología/memoria de Trabajo.md": concept(
-            "00000000-0000-4000-8000-000000000003", "memoria de Trabajo"),
+            "00000000-0000-4000-8000-000000000003", "memoria de Trabajo"
+        ),
         f"{IDEAS}/Psicología/Atención.md": ATENCION,
         CAFE_PATH: concept("00000000-0000-4000-8000-000000000004", "Café"),
         f"{IDEAS}/Three laws of motion.md": concept(
-            "00000000-0000-4000-8000-000000000005", "Three laws of motion",
-            "### First law\nInertia.", "en"),
+            "00000000-0000-4000-8000-000000000005",
+            "Three laws of motion",
+            "### First law\nInertia.",
+            "en",
+        ),
         f"{IDEAS}/🧠 Memoria.md": concept("00000000-0000-4000-8000-000000000006", "🧠 Memoria"),
         f"{IDEAS}/記憶の宮殿.md": concept("00000000-0000-4000-8000-000000000007", "記憶の宮殿"),
         f"{IDEAS}/Память.md": concept("00000000-0000-4000-8000-000000000008", "Память"),
@@ -181,7 +189,7 @@ def files() -> dict[str, str | bytes]:
         PODCAST: PODCAST_TEXT,
         "09 - Lessons/Lección rota.md": "---\n- a\n- b\n---\n# Lección\n",
         "00 - Inbox/Vacía.md": "   \n",
-    }  # fmt: skip
+    }
 
 
 def build(base: Path) -> Path:
@@ -307,9 +315,13 @@ The code spans and indented code of Inicio hold no link."""
 QUOTES = [
     ("00:12:34", "Compounding works on knowledge the way it works on money.", None),
     ("01:02:03", "The first rule of compounding is never to interrupt it unnecessarily.", None),
-    ("05:07", "Small daily improvements look like nothing until they suddenly look like everything.", None),
+    (
+        "05:07",
+        "Small daily improvements look like nothing until they suddenly look like everything.",
+        None,
+    ),
     ("00:45:10", "Habits are the compound interest of self-improvement.", "kp-habits"),
     (None, "A quote whose block id sits after a blank line.", "kp-blank"),
     (None, "A quote without any id.", None),
-]  # fmt: skip
+]
 """The podcast's quotes: (location, text, block id)."""

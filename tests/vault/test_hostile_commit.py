@@ -40,8 +40,12 @@ def candidates(messages, schema):
 
 def relations(messages, schema):
     target = enum_of(schema, "relations", "[]", "target")[0]
-    return {"relations": [{"target": target, "type": "SUPPORTS", "explanation": "x",
-                           "confidence": 0.8}], "notes": ""}  # fmt: skip
+    return {
+        "relations": [
+            {"target": target, "type": "SUPPORTS", "explanation": "x", "confidence": 0.8}
+        ],
+        "notes": "",
+    }
 
 
 def open_app(vault: Path, data: Path):
@@ -74,8 +78,13 @@ async def test_new_notes_follow_the_vault_and_cannot_be_restructured(tmp_path: P
         text = (vault / rel).read_text(encoding="utf-8")
         note = parse_note(rel, text.encode())
         headings = [(s.level, s.heading) for s in note.sections if s.level <= 2]
-        assert headings == [(1, Path(rel).stem), (2, "Concepto"), (2, "Análisis"),
-                            (2, "Conexiones"), (2, "Fuente")]  # fmt: skip
+        assert headings == [
+            (1, Path(rel).stem),
+            (2, "Concepto"),
+            (2, "Análisis"),
+            (2, "Conexiones"),
+            (2, "Fuente"),
+        ]
         own_links = text[note.section("Conexiones").start :]
         assert "[[" not in own_links and "](" in own_links  # the vault is set to Markdown links
         parsed = parse_concept_note(note)
@@ -106,9 +115,12 @@ async def test_a_commit_that_leads_out_of_the_vault_is_abandoned_not_retried(tmp
     vault = hv.build(tmp_path)
     planned = f"{hv.IDEAS}/Secreta idea.md"
     plan = VaultPlan(
-        run_id="old-run", source=f"{hv.SOURCES}/Secreto.md", source_name="Secreto",
-        block_ids=["q-1"], create=[NoteCreate(path=planned, entity_id="new-1", text="# x\n")],
-    )  # fmt: skip
+        run_id="old-run",
+        source=f"{hv.SOURCES}/Secreto.md",
+        source_name="Secreto",
+        block_ids=["q-1"],
+        create=[NoteCreate(path=planned, entity_id="new-1", text="# x\n")],
+    )
     async with open_app(vault, tmp_path / "data") as app:
         app.vault.index.sync_files()
         with app.store.transaction() as conn:  # what an older noema committed to the store
@@ -144,8 +156,11 @@ def test_every_path_of_a_plan_is_checked_before_the_store_commits(tmp_path: Path
     writer = VaultWriter(vault)
     good = VaultPlan(run_id="r", source=hv.PODCAST, source_name="x")
     check_paths(writer, good)  # nothing to say
-    through_folder = good.model_copy(update={"create": [
-        NoteCreate(path=f"{hv.IDEAS}/Externo/Nueva.md", entity_id="n", text="x")]})  # fmt: skip
+    through_folder = good.model_copy(
+        update={
+            "create": [NoteCreate(path=f"{hv.IDEAS}/Externo/Nueva.md", entity_id="n", text="x")]
+        }
+    )
     for plan in (good.model_copy(update={"source": f"{hv.SOURCES}/Secreto.md"}), through_folder):
         with pytest.raises(VaultWriteError, match="outside the vault"):
             check_paths(writer, plan)

@@ -88,8 +88,12 @@ def test_attachments_and_excluded_notes_are_files_of_the_vault_not_notes(indexed
     files = dict(store.query("SELECT path, kind FROM vault_files"))
     assert {p for p, k in files.items() if k == "attachment"} == set(hv.ATTACHMENTS)
     ignored = {p for p, k in files.items() if k == "ignored"}
-    assert {"Plantillas/Concepto.md", "Private/Diario.md", "Boceto.excalidraw.md",
-            "Attachments/Leeme.md"} <= ignored  # fmt: skip
+    assert {
+        "Plantillas/Concepto.md",
+        "Private/Diario.md",
+        "Boceto.excalidraw.md",
+        "Attachments/Leeme.md",
+    } <= ignored
     assert result.excluded == {
         "templates folder": 1,
         "excluded in Obsidian": 2,
@@ -147,9 +151,13 @@ def test_the_vault_settings_are_read_and_noema_settings_override_them(vault, tmp
     assert (layout.templates, layout.attachments) == ("Plantillas", "Attachments")
     assert layout.is_excluded("Private/Diario.md") and layout.is_excluded("B.excalidraw.md")
     own = Settings(
-        vault={"path": vault, "link_style": "wikilink", "link_format": "absolute",
-               "folders": {"templates": "Templates", "attachments": ""}}
-    )  # fmt: skip
+        vault={
+            "path": vault,
+            "link_style": "wikilink",
+            "link_format": "absolute",
+            "folders": {"templates": "Templates", "attachments": ""},
+        }
+    )
     layout = layout_from_settings(own)
     assert (layout.markdown_links, layout.link_format) == (False, "absolute")
     assert (layout.templates, layout.attachments) == ("Templates", "")
@@ -195,7 +203,9 @@ def test_links_and_their_files_agree_with_obsidiantools(vault, settings, tmp_pat
         key = name if name in files else note[:-3]
         rows = store.query(
             "SELECT kind, embed, target, resolved_path FROM links WHERE source_path=?"
-            " AND in_frontmatter=0 ORDER BY rowid", (note,))  # fmt: skip
+            " AND in_frontmatter=0 ORDER BY rowid",
+            (note,),
+        )
         wiki = [r for r in rows if r[0] == "wiki" and not r[1]]
         ours = [r[2][:-3] if r[2].endswith(".md") else r[2] for r in wiki]
         assert ours == (theirs.wikilinks_index.get(key) or []), note

@@ -88,9 +88,10 @@ writer.write("notes/Idea.md", "# Idea\\n\\nnew text\\n", expected_hash=note.hash
 
 def write_in_a_process(vault: Path, **env: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-c", WRITE, str(vault)], cwd=REPO,
+        [sys.executable, "-c", WRITE, str(vault)],
+        cwd=REPO,
         env={**os.environ, "PYTHONPATH": str(REPO), **env},
-    )  # fmt: skip
+    )
 
 
 def test_kill_9_mid_write_leaves_the_note_whole_and_repair_removes_the_leftover(vault) -> None:

@@ -61,10 +61,16 @@ def check_vault(settings: Settings) -> list[Check]:
     attachments = sum(1 for kind in scan.files.values() if kind == "attachment")
     excluded = sum(scan.excluded.values())
     indexed = _indexed_notes(settings)
-    notes = (f"{len(scan.notes)} notes to index" if indexed is None
-             else f"{indexed} notes indexed of {len(scan.notes)} to read")  # fmt: skip
-    checks = [Check("vault", OK, f"{path} ({notes}, {attachments} attachments, "
-                                 f"{excluded} notes excluded)")]  # fmt: skip
+    notes = (
+        f"{len(scan.notes)} notes to index"
+        if indexed is None
+        else f"{indexed} notes indexed of {len(scan.notes)} to read"
+    )
+    checks = [
+        Check(
+            "vault", OK, f"{path} ({notes}, {attachments} attachments, {excluded} notes excluded)"
+        )
+    ]
     problems = obsidian_config(settings).problems
     if problems:
         checks.append(Check("obsidian settings", SKIP, "\n".join(problems)))
@@ -111,8 +117,11 @@ def check_vault_notes(settings: Settings) -> Check | None:
     lines = [
         message if message.startswith(path) else f"{path}: {message}" for path, message in problems
     ]
-    return Check("vault notes", SKIP, f"{len(problems)} to fix (kept out of the workflows)\n"
-                 + "\n".join(lines))  # fmt: skip
+    return Check(
+        "vault notes",
+        SKIP,
+        f"{len(problems)} to fix (kept out of the workflows)\n" + "\n".join(lines),
+    )
 
 
 def check_data_dir(settings: Settings) -> Check:

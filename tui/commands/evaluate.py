@@ -53,10 +53,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
     criteria = subparsers.add_parser(
-        "criteria", help="list or validate evaluation criteria files",
+        "criteria",
+        help="list or validate evaluation criteria files",
         description="List the available evaluation criteria (rubrics) or validate criteria "
         "files: the shipped ones, or the FILE given.",
-    )  # fmt: skip
+    )
     actions = criteria.add_subparsers(title="actions", metavar="ACTION", required=True)
     validate = actions.add_parser(
         "validate", help="check criteria files (all shipped ones without FILE)"

@@ -42,12 +42,13 @@ FLOW = "extraction"
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     extract = subparsers.add_parser(
-        "extract", help="extract concepts from a source note, up to the review",
+        "extract",
+        help="extract concepts from a source note, up to the review",
         description="Extract concepts from a source note and its quotes, headless, up to the "
         "review: prints the proposed concepts, duplicates and relations, and the command that "
         "answers the review (noema review RUN). Running it again on a source with a run "
         "waiting shows that run's review.",
-    )  # fmt: skip
+    )
     extract.add_argument(
         "note", metavar="NOTE", nargs="?", help="vault-relative path or name of a source note"
     )
@@ -55,32 +56,39 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--again", action="store_true", help="extract a source that is already processed"
     )
     extract.add_argument(
-        "--all", action="store_true", dest="all_sources",
+        "--all",
+        action="store_true",
+        dest="all_sources",
         help="every unprocessed source, each its own run, several at once (the backlog)",
-    )  # fmt: skip
+    )
     extract.set_defaults(func=run_extract)
     review = subparsers.add_parser(
-        "review", help="approve, give feedback on, or abort an extraction review",
+        "review",
+        help="approve, give feedback on, or abort an extraction review",
         description="Answer an extraction run waiting at its review: --approve writes the "
         "concept notes, --feedback asks the model for changes, --drop leaves items out, "
         "--abort writes nothing. Without an action the review is printed again.",
-    )  # fmt: skip
+    )
     review.add_argument("run", metavar="RUN", help="run id (a prefix is enough)")
     action = review.add_mutually_exclusive_group()
     action.add_argument("--approve", action="store_true", help="commit the extraction")
     action.add_argument("--feedback", metavar="TEXT", help="ask the model for changes")
     action.add_argument("--abort", action="store_true", help="abandon the run; nothing is written")
     review.add_argument(
-        "--drop", action="append", default=[], metavar="ITEM",
+        "--drop",
+        action="append",
+        default=[],
+        metavar="ITEM",
         help="drop an item first: concept:ID, relation:ID or quote:CONCEPT_ID:QUOTE_ID (repeatable)",
-    )  # fmt: skip
+    )
     review.set_defaults(func=run_review)
     repair = subparsers.add_parser(
-        "repair", help="finish what a crash interrupted: commits, runs, temporary files",
+        "repair",
+        help="finish what a crash interrupted: commits, runs, temporary files",
         description="Finish what a crash interrupted: extraction commits whose vault half was "
         "not written, runs left running (queued again), noema's temporary files in the vault; "
         "then list the files written. The app does the same at start-up.",
-    )  # fmt: skip
+    )
     repair.set_defaults(func=run_repair)
 
 
@@ -121,8 +129,12 @@ def processed_on(vault: VaultHandle | None, rel: str) -> datetime | None:
     return source.processed_date
 
 
-CLI_ACTIONS = {"approve": "--approve", "feedback": "--feedback TEXT", "drop": "--drop concept:ID",
-               "abort": "--abort"}  # fmt: skip
+CLI_ACTIONS = {
+    "approve": "--approve",
+    "feedback": "--feedback TEXT",
+    "drop": "--drop concept:ID",
+    "abort": "--abort",
+}
 
 
 def print_report(payload: object, run_id: str) -> None:
@@ -194,13 +206,16 @@ async def follow(services: Services, rel: str, *, again: bool = False) -> int:
 
     while True:
         active = [
-            r for r in services.runtime.list_runs(flow=FLOW)
+            r
+            for r in services.runtime.list_runs(flow=FLOW)
             if r.target == rel and r.status in ACTIVE
-        ]  # fmt: skip
+        ]
         done = processed_on(services.vault, rel)
         if not active and done is not None and not again:
-            print(f"{rel} was already processed on {done:%Y-%m-%d}; nothing to do "
-                  f"(extract it again with: noema extract {shlex.quote(rel)} --again).")  # fmt: skip
+            print(
+                f"{rel} was already processed on {done:%Y-%m-%d}; nothing to do "
+                f"(extract it again with: noema extract {shlex.quote(rel)} --again)."
+            )
             return 0  # no run recorded: a "done" run per call would only clutter the runs list
         data = {"source": rel, "again": done is not None}
         run = active[0] if active else services.runtime.start_once(FLOW, data, rel)
@@ -353,11 +368,15 @@ def refuse_unavailable(args: argparse.Namespace, review: ExtractionReview) -> No
     """An answer the review does not offer now is refused before the run is touched."""
     actions = review.actions
     if args.approve and "approve" not in actions:
-        raise CommandError("nothing to commit: the review has no concepts and no quote "
-                           "attributions; give --feedback TEXT or --abort")  # fmt: skip
+        raise CommandError(
+            "nothing to commit: the review has no concepts and no quote "
+            "attributions; give --feedback TEXT or --abort"
+        )
     if args.feedback and "feedback" not in actions:
-        raise CommandError("no feedback rounds are left (flows.extraction.max_review_rounds): "
-                           "--approve what stands, or --abort")  # fmt: skip
+        raise CommandError(
+            "no feedback rounds are left (flows.extraction.max_review_rounds): "
+            "--approve what stands, or --abort"
+        )
 
 
 def run_repair(args: argparse.Namespace) -> int:

@@ -29,13 +29,13 @@ from tui.commands.editing import edit_text, editor, read_edit
 if TYPE_CHECKING:
     from core.settings import Settings
 
-CHOICES = {"a": "accept", "r": "regenerate", "j": "judge", "e": "edit", "x": "reject",
-           "l": "later"}  # fmt: skip
+CHOICES = {"a": "accept", "r": "regenerate", "j": "judge", "e": "edit", "x": "reject", "l": "later"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("lesson", help="generate, review and judge lessons",
-                                   description=plain(__doc__))  # fmt: skip
+    parser = subparsers.add_parser(
+        "lesson", help="generate, review and judge lessons", description=plain(__doc__)
+    )
     actions = parser.add_subparsers(title="actions", metavar="ACTION", required=True)
     gen = actions.add_parser("generate", help="write a lesson from a concept note")
     gen.add_argument("concept", metavar="CONCEPT", help="concept note title or vault path")
@@ -48,8 +48,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         mode = sub.add_mutually_exclusive_group()
         mode.add_argument("--accept", action="store_true", help="accept when escalated")
         mode.add_argument("--reject", action="store_true", help="reject when escalated")
-        mode.add_argument("--edit", metavar="FILE",
-                          help="when escalated, replace the lesson with FILE and judge it again")  # fmt: skip
+        mode.add_argument(
+            "--edit",
+            metavar="FILE",
+            help="when escalated, replace the lesson with FILE and judge it again",
+        )
         mode.add_argument("--no-input", action="store_true", help="leave escalations waiting")
         sub.set_defaults(func=run)
     savings = actions.add_parser("savings", help="judge tokens saved, and what was caught")
@@ -64,14 +67,21 @@ def run(args: argparse.Namespace, backend: Any = None, ask: Any = None) -> int:
     if getattr(args, "edit", None):
         read_edit(args.edit)  # a missing or empty file is refused before any run exists
     if getattr(args, "concept", None):
-        data = {"mode": "generate", "concept": args.concept, "language": args.language,
-                "objectives": args.objective, "sections": args.sections}  # fmt: skip
+        data = {
+            "mode": "generate",
+            "concept": args.concept,
+            "language": args.language,
+            "objectives": args.objective,
+            "sections": args.sections,
+        }
     else:
         data = {"mode": "review", "note_path": args.note}
     return run_async(_drive(settings, data, args, backend, ask or input))
 
 
-async def _drive(settings: Settings, data: dict[str, Any], args: Any, backend: Any, ask: Any) -> int:
+async def _drive(
+    settings: Settings, data: dict[str, Any], args: Any, backend: Any, ask: Any
+) -> int:
     from core.flows.lesson.driver import drive_lesson, start_lesson
 
     services = open_flows(settings, backend=backend)
@@ -131,8 +141,9 @@ class Decider:
         if self.args.no_input or (self.ask is input and not sys.stdin.isatty()):
             return None
         while True:
-            answer = self.ask("[a]ccept / [r]egenerate / [j]udge again / [e]dit / re[x]ject / "
-                              "[l]ater: ")  # fmt: skip
+            answer = self.ask(
+                "[a]ccept / [r]egenerate / [j]udge again / [e]dit / re[x]ject / [l]ater: "
+            )
             action = CHOICES.get(answer.strip().lower()[:1], answer.strip().lower())
             if action == "later":
                 return None

@@ -48,12 +48,13 @@ if TYPE_CHECKING:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     normalize = subparsers.add_parser(
-        "normalize", help="find concept notes that are the same idea; store a review",
+        "normalize",
+        help="find concept notes that are the same idea; store a review",
         description="Look for concept notes that are really the same idea (exact and fuzzy "
         "matches first, then the model), printing progress, and store a review of the "
         "proposed merges. Nothing is written to the vault: review them with noema merges "
         "show / accept / reject, then noema merges apply.",
-    )  # fmt: skip
+    )
     normalize.add_argument(
         "--strategy", choices=("auto", "full_list", "blocks"), help="override the settings"
     )
@@ -63,10 +64,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     normalize.set_defaults(func=run_normalize)
 
     merges = subparsers.add_parser(
-        "merges", help="review, apply and undo concept merges",
+        "merges",
+        help="review, apply and undo concept merges",
         description="Review the merges noema normalize proposed (list, show, accept, reject), "
         "apply the accepted ones after a dry-run diff, and undo an apply byte for byte.",
-    )  # fmt: skip
+    )
     actions = merges.add_subparsers(title="actions", metavar="ACTION", required=True)
     actions.add_parser("list", help="reviews and unfinished applies").set_defaults(func=run_list)
     for name, func, text in (
@@ -116,8 +118,10 @@ def _run_to_resume(services: Services, prefix: str) -> RunRecord:
     except KeyError as exc:
         raise CommandError(str(exc.args[0])) from exc
     if run.flow != "normalization" or run.status not in ("failed", "cancelled"):
-        raise CommandError(f"run {run.id[:8]} is a {run.flow} run that is {run.status}; "
-                           "only a failed or stopped normalization run can be resumed")  # fmt: skip
+        raise CommandError(
+            f"run {run.id[:8]} is a {run.flow} run that is {run.status}; "
+            "only a failed or stopped normalization run can be resumed"
+        )
     return run
 
 
@@ -159,8 +163,10 @@ async def _follow(
             err(f"[{event.data.get('phase', '')}] {event.data.get('agent_activity', '')}")
             review_id = event.data.get("review_id") or review_id
         elif isinstance(event, Failed):
-            raise CommandError(f"normalization failed: {event.error}\n"
-                               f"resume it with: noema normalize --resume {run_id[:8]}")  # fmt: skip
+            raise CommandError(
+                f"normalization failed: {event.error}\n"
+                f"resume it with: noema normalize --resume {run_id[:8]}"
+            )
         elif isinstance(event, Done):
             output = event.output
     return review_id, output
@@ -224,8 +230,10 @@ def run_list(args: argparse.Namespace) -> int:
                 print(f"apply of {review_id[:8]} in progress in another noema process")
                 continue
             print(f"UNFINISHED apply of {review_id[:8]} (journal {journal}): {error or 'crashed'}")
-            print(f"  finish: noema merges apply {review_id[:8]} --resume;"
-                  f" roll back: noema merges undo {review_id[:8]}")  # fmt: skip
+            print(
+                f"  finish: noema merges apply {review_id[:8]} --resume;"
+                f" roll back: noema merges undo {review_id[:8]}"
+            )
     return 0
 
 
@@ -237,8 +245,10 @@ def run_show(args: argparse.Namespace) -> int:
         concepts = merges.concepts()
         for n, cluster in enumerate(merges.clusters(review.id), start=1):
             print(_cluster_line(n, cluster, concepts))
-        print(f"choose or rename a canonical: noema merges canonical {review.id[:8]} C NAME"
-              " [--title TITLE]")  # fmt: skip
+        print(
+            f"choose or rename a canonical: noema merges canonical {review.id[:8]} C NAME"
+            " [--title TITLE]"
+        )
     return 0
 
 
@@ -270,8 +280,10 @@ def run_canonical(args: argparse.Namespace) -> int:
             raise CommandError(f"review {review.id[:8]} is already applied")
         clusters, concepts = merges.clusters(review.id), merges.concepts()
         if not 1 <= args.cluster <= len(clusters):
-            raise CommandError(f"no cluster C{args.cluster} in review {review.id[:8]}"
-                               f" ({len(clusters)} clusters; see `merges show`)")  # fmt: skip
+            raise CommandError(
+                f"no cluster C{args.cluster} in review {review.id[:8]}"
+                f" ({len(clusters)} clusters; see `merges show`)"
+            )
         cluster = clusters[args.cluster - 1]
         chosen = (
             cluster.canonical_id
@@ -316,9 +328,7 @@ def run_apply(args: argparse.Namespace, ask: Ask | None = None) -> int:
                 raise CommandError(f"{exc.strerror or exc}: {exc.filename}") from exc
 
 
-def _apply(
-    merges: Merges, review: Review, args: argparse.Namespace, ask: Ask, waited: bool
-) -> int:
+def _apply(merges: Merges, review: Review, args: argparse.Namespace, ask: Ask, waited: bool) -> int:
     """The apply itself (the caller holds the review's lease)."""
     unfinished = merges.unfinished()
     if args.resume:
@@ -331,8 +341,10 @@ def _apply(
         if waited:
             print(f"review {review.id[:8]} already applied by another process")
             return 0
-        raise CommandError(f"review {review.id[:8]} is already applied"
-                           f" (noema merges undo {review.id[:8]} rolls it back)")  # fmt: skip
+        raise CommandError(
+            f"review {review.id[:8]} is already applied"
+            f" (noema merges undo {review.id[:8]} rolls it back)"
+        )
     merges.vault.index.sync_files()
     if args.all:
         merges.reviews.accept_remaining(review.id)
@@ -354,8 +366,10 @@ def _apply(
 
 def _print_resumed(review_id: str, resumed: Resumed) -> None:
     if resumed.replanned:
-        print(f"changed since the plan: {', '.join(resumed.replanned)}; the apply was rolled"
-              " back and planned again over them")  # fmt: skip
+        print(
+            f"changed since the plan: {', '.join(resumed.replanned)}; the apply was rolled"
+            " back and planned again over them"
+        )
     if resumed.skipped:
         print(f"skipped, kept as they are (changed since the plan): {', '.join(resumed.skipped)}")
     print(f"apply of {review_id[:8]} finished (journal {resumed.journal_id})")

@@ -25,9 +25,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     migrate.add_argument("--to", required=True, choices=["postgres"], help="target backend")
     migrate.add_argument("url", help="postgresql://USER@HOST:PORT/DATABASE (no password)")
     migrate.add_argument(
-        "--password-env", metavar="NAME", help="environment variable holding the password "
+        "--password-env",
+        metavar="NAME",
+        help="environment variable holding the password "
         "(default: store.password_env of the settings)",
-    )  # fmt: skip
+    )
     migrate.set_defaults(func=run_migrate)
 
 
@@ -58,8 +60,10 @@ def run_migrate(args: argparse.Namespace) -> int:
 def report(copied, url: str, password_env: str) -> str:
     lines = [f"copied into {url} in {copied.seconds:.1f} s:"]
     rows = [(name, source, target) for name, (source, target) in copied.tables.items()]
-    rows += [("checkpoints (LangGraph)", *copied.checkpoints),
-             ("checkpoint writes", *copied.writes)]  # fmt: skip
+    rows += [
+        ("checkpoints (LangGraph)", *copied.checkpoints),
+        ("checkpoint writes", *copied.writes),
+    ]
     width = max(len(name) for name, _, _ in rows)
     for name, source, target in rows:
         mark = "" if source == target else f"   MISMATCH: {source} in SQLite"
@@ -69,8 +73,12 @@ def report(copied, url: str, password_env: str) -> str:
         return "\n".join(lines)
     same, threads = copied.threads
     lines.append(f"every count matches; {same} of {threads} run(s) end at the same checkpoint.")
-    lines += ["To use it, put this in your settings file (and on every machine that shares it):",
-              "  [store]", '  backend = "postgres"', f'  url = "{url}"']  # fmt: skip
+    lines += [
+        "To use it, put this in your settings file (and on every machine that shares it):",
+        "  [store]",
+        '  backend = "postgres"',
+        f'  url = "{url}"',
+    ]
     if password_env:
         lines.append(f'  password_env = "{password_env}"')
     return "\n".join(lines)

@@ -41,9 +41,12 @@ Write = Callable[[str], None]
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "tutor", help="a tutoring session in the terminal", description=plain(__doc__),
-        formatter_class=argparse.RawDescriptionHelpFormatter, usage=USAGE,
-    )  # fmt: skip
+        "tutor",
+        help="a tutoring session in the terminal",
+        description=plain(__doc__),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        usage=USAGE,
+    )
     parser.add_argument("--resume", metavar="SESSION", help="continue this session")
     parser.add_argument("--concept", metavar="NAME", help="tutor this concept note")
     parser.set_defaults(func=run_chat)
@@ -55,12 +58,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     logs.add_argument("--text", action="store_true", help="the readable log instead of JSON")
     logs.add_argument("--agent", choices=AGENT_NAMES, help="only this agent's steps")
     logs.add_argument(
-        "--summary", action="store_true",
+        "--summary",
+        action="store_true",
         help="per agent: steps, model calls, tokens, mean latency, errors",
-    )  # fmt: skip
+    )
     logs.add_argument("--page", type=int, metavar="N", help="only page N of the entries")
-    logs.add_argument("--per-page", type=int, default=20, metavar="N",
-                      help="entries per page (default 20)")  # fmt: skip
+    logs.add_argument(
+        "--per-page", type=int, default=20, metavar="N", help="entries per page (default 20)"
+    )
     logs.set_defaults(func=run_logs)
 
 
@@ -72,9 +77,17 @@ def format_sessions(rows: list[Any]) -> str:
         return "no tutoring sessions"
     table = [("ID", "STATUS", "MASTERY", "STEPS", "TURNS", "UPDATED", "TOPIC")]
     for row in rows:
-        table.append((row.id[:8], row.status, f"{row.mastery:.0%}",
-                      f"{row.steps_completed}/{row.steps_total}", str(row.turns),
-                      row.updated_at[:16], row.title))  # fmt: skip
+        table.append(
+            (
+                row.id[:8],
+                row.status,
+                f"{row.mastery:.0%}",
+                f"{row.steps_completed}/{row.steps_total}",
+                str(row.turns),
+                row.updated_at[:16],
+                row.title,
+            )
+        )
     widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
     return "\n".join("  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip() for r in table)
 
@@ -112,8 +125,10 @@ def run_logs(args: argparse.Namespace) -> int:
         page = logs.Page(args.page, args.per_page)
         total = len(logs.read(settings.data_dir, session, args.agent))
         if not 1 <= args.page <= page.count(total) or args.per_page < 1:
-            raise CommandError(f"no page {args.page}: {total} entries, "
-                               f"{page.count(total)} page(s) of {args.per_page}")  # fmt: skip
+            raise CommandError(
+                f"no page {args.page}: {total} entries, "
+                f"{page.count(total)} page(s) of {args.per_page}"
+            )
         err(f"page {args.page} of {page.count(total)} ({total} entries)")
     if args.text:
         print(logs.read_text(settings.data_dir, session, args.agent, page), end="")

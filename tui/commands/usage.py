@@ -18,9 +18,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--days", type=int, default=30, help="the last N days (default 30)")
     parser.add_argument("--all", action="store_true", help="every call ever recorded")
     parser.add_argument(
-        "--by", choices=("flow", "role", "model", "day"), action="append",
+        "--by",
+        choices=("flow", "role", "model", "day"),
+        action="append",
         help="group by this (repeatable; default: flow, role, model and day)",
-    )  # fmt: skip
+    )
     parser.set_defaults(func=run)
 
 
@@ -39,9 +41,18 @@ def usage_table(title: str, groups: list[Any]) -> str:
     """A plain-text table of `core.usage.Usage` rows under a title."""
     rows = [(title.upper(), "CALLS", "FAILED", "PROMPT", "COMPLETION", "MEDIAN", "P95", "COST")]
     for u in groups:
-        rows.append((u.key, str(u.calls), str(u.failed), f"{u.prompt_tokens:,}",
-                     f"{u.completion_tokens:,}", seconds(u.median_ms), seconds(u.p95_ms),
-                     money(u.cost)))  # fmt: skip
+        rows.append(
+            (
+                u.key,
+                str(u.calls),
+                str(u.failed),
+                f"{u.prompt_tokens:,}",
+                f"{u.completion_tokens:,}",
+                seconds(u.median_ms),
+                seconds(u.p95_ms),
+                money(u.cost),
+            )
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = []
     for row in rows:
@@ -71,9 +82,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"no model calls recorded {window}")
         return 0
     overall = total(calls)
-    print(f"{overall.calls} model calls {window}: {overall.prompt_tokens:,} prompt + "
-          f"{overall.completion_tokens:,} completion tokens, median {seconds(overall.median_ms)},"
-          f" p95 {seconds(overall.p95_ms)}, cost {money(overall.cost)}")  # fmt: skip
+    print(
+        f"{overall.calls} model calls {window}: {overall.prompt_tokens:,} prompt + "
+        f"{overall.completion_tokens:,} completion tokens, median {seconds(overall.median_ms)},"
+        f" p95 {seconds(overall.p95_ms)}, cost {money(overall.cost)}"
+    )
     for by in args.by or GROUPINGS:
         print()
         print(usage_table(by, summarize(calls, by)))

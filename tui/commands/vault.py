@@ -12,21 +12,25 @@ from tui.commands import CommandError, err, require_vault, settings_from
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     index = subparsers.add_parser(
-        "index", help="index the vault (incremental)", description="Sync the vault into the "
-        "store: changed notes by mtime and hash, deletions, renames, changed embeddings."
-    )  # fmt: skip
+        "index",
+        help="index the vault (incremental)",
+        description="Sync the vault into the "
+        "store: changed notes by mtime and hash, deletions, renames, changed embeddings.",
+    )
     index.set_defaults(func=run_index)
     watch = subparsers.add_parser(
-        "watch", help="watch the vault and queue extraction runs until Ctrl-C",
+        "watch",
+        help="watch the vault and queue extraction runs until Ctrl-C",
         description="Watch the vault: keep the index current and queue an extraction run for "
         "every new or changed unprocessed source note. Stop with Ctrl-C.",
-    )  # fmt: skip
+    )
     watch.set_defaults(func=run_watch)
     search = subparsers.add_parser(
-        "search", help="search concepts and the quotes of sources",
+        "search",
+        help="search concepts and the quotes of sources",
         description="Full-text search (accents ignored) over concept notes and the quotes of "
         "source notes, in the index (run `noema index` first).",
-    )  # fmt: skip
+    )
     search.add_argument("query", nargs="+", help="words to look for")
     search.add_argument("-k", type=int, default=10, help="how many of each (default 10)")
     search.set_defaults(func=run_search)

@@ -83,8 +83,10 @@ class ConceptGraphScreen(NoemaScreen):
         Binding("backspace,b", "back_concept", "Back", id="concept_graph.back"),
         Binding("escape", "back", "Close", id="concept_graph.close"),
     ]
-    HELP_KEYS = [("enter", "on a related concept: follow the relation (the tree centres on it)"),
-                 ("↑ ↓", "move; enter or space on a heading folds it")]  # fmt: skip
+    HELP_KEYS = [
+        ("enter", "on a related concept: follow the relation (the tree centres on it)"),
+        ("↑ ↓", "move; enter or space on a heading folds it"),
+    ]
 
     def __init__(
         self,
@@ -138,8 +140,9 @@ class ConceptGraphScreen(NoemaScreen):
         tree.root.data = None
         for direction, groups in (("out", around.outgoing), ("in", around.incoming)):
             count = sum(len(edges) for edges in groups.values())
-            heading = tree.root.add(Text.assemble((HEADINGS[direction], "bold"), f"  ({count})"),
-                                    expand=True)  # fmt: skip
+            heading = tree.root.add(
+                Text.assemble((HEADINGS[direction], "bold"), f"  ({count})"), expand=True
+            )
             if not groups:
                 heading.add_leaf(Text("none", style="dim"))
             for rel_type, edges in groups.items():
@@ -223,8 +226,9 @@ def from_extraction(review: ExtractionReview, key: str) -> ConceptGraphScreen | 
     if not concept_id:
         return None
     relations = review.relations
-    proposed = [ProposedRelation(r.source_id, r.type, r.target_id, r.explanation)
-                for r in relations]  # fmt: skip
+    proposed = [
+        ProposedRelation(r.source_id, r.type, r.target_id, r.explanation) for r in relations
+    ]
     titles = {c.id: c.title for c in review.concepts}
     titles |= {r.source_id: r.source_title for r in relations}
     titles |= {r.target_id: r.target_title for r in relations}

@@ -70,8 +70,10 @@ class ExtractionScreen(NoemaScreen):
         Binding("g", "graph", "Concept graph", id="extraction.graph", show=False),
         Binding("escape", "back", "Back", id="extraction.back"),
     ]
-    HELP_KEYS = [("enter", "on a source: start its extraction, or open the review it waits at"),
-                 ("↑ ↓", "choose a source, or an item of the review")]  # fmt: skip
+    HELP_KEYS = [
+        ("enter", "on a source: start its extraction, or open the review it waits at"),
+        ("↑ ↓", "choose a source, or an item of the review"),
+    ]
 
     def __init__(self, run: Any = None) -> None:
         super().__init__()
@@ -205,14 +207,18 @@ class ExtractionScreen(NoemaScreen):
 
         def answered(again: bool | None) -> None:
             if again and self.services is not None:
-                run = self.services.runtime.start(FLOW, {"source": path, "again": True},
-                                                  target=path)  # fmt: skip
+                run = self.services.runtime.start(
+                    FLOW, {"source": path, "again": True}, target=path
+                )
                 self.start(run.id, path)
 
-        body = (f"{path} is already processed. Extract it again? Its concept notes stay; a new "
-                "review proposes what it finds.")  # fmt: skip
-        self.app.push_screen(ConfirmModal("Extract again", body, "Extract again", "Cancel"),
-                             answered)  # fmt: skip
+        body = (
+            f"{path} is already processed. Extract it again? Its concept notes stay; a new "
+            "review proposes what it finds."
+        )
+        self.app.push_screen(
+            ConfirmModal("Extract again", body, "Extract again", "Cancel"), answered
+        )
 
     def follow(self, run_id: str) -> None:
         """Show `run_id` from now on, starting with what it did so far (the app's log)."""
@@ -383,9 +389,11 @@ class ExtractionScreen(NoemaScreen):
             if approve:
                 self.answer(value)
 
-        body = ("No concept is kept and no quote is linked: approving writes nothing and marks "
-                "the source processed. Approve anyway? (f asks for changes, X aborts and leaves "
-                "the source unprocessed; a processed source can be extracted again.)")  # fmt: skip
+        body = (
+            "No concept is kept and no quote is linked: approving writes nothing and marks "
+            "the source processed. Approve anyway? (f asks for changes, X aborts and leaves "
+            "the source unprocessed; a processed source can be extracted again.)"
+        )
         self.app.push_screen(ConfirmModal("Nothing to write", body, "Approve", "Back"), answer)
 
     def action_feedback(self) -> None:

@@ -139,8 +139,11 @@ class FirstRunScreen(NoemaScreen):
         self.app.settings = demo.settings
         self.app.settings_path = demo.settings_file
         self.app.vault_label = f"demo: {demo.vault}"
-        self.notify(f"demo vault at {demo.vault}; open it again with `noema demo --path "
-                    f"{demo.vault}`", title="Demo", timeout=10)  # fmt: skip
+        self.notify(
+            f"demo vault at {demo.vault}; open it again with `noema demo --path {demo.vault}`",
+            title="Demo",
+            timeout=10,
+        )
         self.app.reopen_services()
         self.dismiss_first_run()
 

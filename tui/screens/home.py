@@ -67,11 +67,14 @@ class HomeScreen(NoemaScreen):
         Binding("i", "index", "Index", id="home.index", tooltip="Index vault"),
         Binding("r", "refresh", "Refresh", id="home.refresh"),
         Binding("a", "extract_all", "Extract all", id="home.extract_all"),
-        Binding("p", "progress", "Progress", id="home.progress", show=False,
-                tooltip="Mastery over time"),
+        Binding(
+            "p", "progress", "Progress", id="home.progress", show=False, tooltip="Mastery over time"
+        ),
     ]
-    HELP_KEYS = [("enter", "open the selected run: its review, its live progress, or a session"),
-                 ("↑ ↓", "choose a run")]  # fmt: skip
+    HELP_KEYS = [
+        ("enter", "open the selected run: its review, its live progress, or a session"),
+        ("↑ ↓", "choose a run"),
+    ]
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -91,8 +94,13 @@ class HomeScreen(NoemaScreen):
         self.sub_title = self.vault_label
         self.query_one(RunsTable).focus()
         self.show_screens()
-        keys = hints(self, ("home.open_run", "open"), ("home.start_run", "start/retry"),
-                     ("home.cancel_run", "cancel"), sep=" · ")  # fmt: skip
+        keys = hints(
+            self,
+            ("home.open_run", "open"),
+            ("home.start_run", "start/retry"),
+            ("home.cancel_run", "cancel"),
+            sep=" · ",
+        )
         self.query_one("#runs-title", Label).update(f"Runs  (Enter or {keys})")
         self.show_vault(None)
         self.show_model("busy", "opening…")
@@ -201,8 +209,10 @@ class HomeScreen(NoemaScreen):
         if problem.name != "model":
             return problem.fix
         if self.app.services is not None and self.app.services.llm.config().is_ollama:
-            return (f"run `ollama pull {gate.model}` (or p on the model screen), "
-                    f"or choose an installed model with {key}")  # fmt: skip
+            return (
+                f"run `ollama pull {gate.model}` (or p on the model screen), "
+                f"or choose an installed model with {key}"
+            )
         return f"choose a model the server has with {key}"
 
     def screen_key(self, name: str) -> str | None:
@@ -324,8 +334,9 @@ class HomeScreen(NoemaScreen):
         elif self.app.waiting_for is not None:
             # not started against a missing model: queued, it starts once the model is there
             services.runtime.runs.set_status(run.id, "queued", error=run.error)
-            self.notify(f"run {run.id[:8]} waits for model {self.app.waiting_for}",
-                        severity="warning")  # fmt: skip
+            self.notify(
+                f"run {run.id[:8]} waits for model {self.app.waiting_for}", severity="warning"
+            )
             self.load_runs()
             self.app.check_model()
         else:

@@ -52,8 +52,13 @@ def lesson_list(vault: VaultHandle) -> list[tuple[str, str, str]]:
     rows = []
     for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
         meta = frontmatter.loads(path.read_text(encoding="utf-8")).metadata
-        rows.append((path.relative_to(vault.root).as_posix(), str(meta.get("status", "")),
-                     str(meta.get("topic", path.stem))))  # fmt: skip
+        rows.append(
+            (
+                path.relative_to(vault.root).as_posix(),
+                str(meta.get("status", "")),
+                str(meta.get("topic", path.stem)),
+            )
+        )
     return rows
 
 
@@ -73,7 +78,9 @@ class LessonScreen(NoemaScreen):
     LessonScreen #judge { margin: 1 0 0 0; }
     """
     BINDINGS = [
-        Binding("g", "focus_concept", "New", id="lesson.new", tooltip="New lesson: to the concept field"),
+        Binding(
+            "g", "focus_concept", "New", id="lesson.new", tooltip="New lesson: to the concept field"
+        ),
         Binding("a", "accept", "Accept", id="lesson.accept"),
         Binding("r", "regenerate", "Regen", id="lesson.regenerate", tooltip="Regenerate"),
         Binding("j", "judge", "Judge", id="lesson.judge"),
@@ -83,9 +90,14 @@ class LessonScreen(NoemaScreen):
         Binding("s", "savings", "Savings report", id="lesson.savings", show=False),
         Binding("escape", "back", "Back", id="lesson.back"),
     ]
-    HELP_KEYS = [("enter", "on a lesson: show it with its review and scores; in the concept "
-                  "field: generate a lesson"), ("tab", "move between the list, the field and "
-                  "the panels")]  # fmt: skip
+    HELP_KEYS = [
+        (
+            "enter",
+            "on a lesson: show it with its review and scores; in the concept "
+            "field: generate a lesson",
+        ),
+        ("tab", "move between the list, the field and the panels"),
+    ]
 
     def __init__(self, run: RunRecord | None = None, concept: str = "") -> None:
         super().__init__()
@@ -153,8 +165,12 @@ class LessonScreen(NoemaScreen):
         table.add_column("Lesson", width=max(8, room))
         table.add_column("Status", width=STATUS_WIDTH)
         for path, status, topic in rows:
-            table.add_row(STATUS_MARK.get(status, "·"), clip(topic, max(8, room)),
-                          clip(STATUS_LABEL.get(status, status), STATUS_WIDTH), key=path)  # fmt: skip
+            table.add_row(
+                STATUS_MARK.get(status, "·"),
+                clip(topic, max(8, room)),
+                clip(STATUS_LABEL.get(status, status), STATUS_WIDTH),
+                key=path,
+            )
         if table.row_count:
             table.move_cursor(row=min(max(current, 0), table.row_count - 1), animate=False)
 
@@ -199,11 +215,12 @@ class LessonScreen(NoemaScreen):
         sections = self.query_one("#sections", Input).value.strip()
         objectives = self.query_one("#objectives", Input).value.split(";")
         return {
-            "mode": "generate", "concept": concept,
+            "mode": "generate",
+            "concept": concept,
             "language": self.query_one("#language", Input).value.strip(),
             "sections": int(sections) if sections.isdigit() else 0,
             "objectives": [o.strip() for o in objectives if o.strip()],
-        }  # fmt: skip
+        }
 
     def start_run(self, data: dict[str, Any], target: str) -> None:
         from core.flows.lesson.driver import start_lesson
@@ -249,10 +266,14 @@ class LessonScreen(NoemaScreen):
 
     def show_state(self, values: dict[str, Any]) -> None:
         self.state_values = values
-        self.query_one(SelfReviewPanel).show(values.get("self_review"), values.get("before_fix", ""),
-                                             values.get("lesson", ""))  # fmt: skip
-        results = [values[f] for f in ("judge_primary", "judge_secondary", "judge_tiebreak")
-                   if values.get(f)]  # fmt: skip
+        self.query_one(SelfReviewPanel).show(
+            values.get("self_review"), values.get("before_fix", ""), values.get("lesson", "")
+        )
+        results = [
+            values[f]
+            for f in ("judge_primary", "judge_secondary", "judge_tiebreak")
+            if values.get(f)
+        ]
         width = self.query_one("#side").content_region.width or 52
         self.query_one("#judge", Static).update(
             judge_text(values.get("cascade"), results, self.judges_note(), width)
@@ -320,7 +341,9 @@ class LessonScreen(NoemaScreen):
         if self.payload is not None and self.state_values.get("plan"):
             self.answer({"action": "regenerate"})
             return
-        meta = frontmatter.loads((self.require_vault().root / self.path).read_text(encoding="utf-8"))
+        meta = frontmatter.loads(
+            (self.require_vault().root / self.path).read_text(encoding="utf-8")
+        )
         concept = str(meta.get("concept") or meta.get("topic") or "").strip("[]")
         if concept:
             self.start_run({"mode": "generate", "concept": concept}, concept)

@@ -79,9 +79,15 @@ class ModelScreen(NoemaScreen):
         table.add_columns("Role", "Provider", "Model", "Base URL", "Temp", "Budget", "Max tokens")
         for role, cfg in model_configs(self.app.settings).items():
             table.add_row(
-                role, cfg.provider, cfg.model, cfg.base_url or "-", f"{cfg.temperature:g}",
-                str(cfg.context_budget), str(cfg.max_tokens), key=role,
-            )  # fmt: skip
+                role,
+                cfg.provider,
+                cfg.model,
+                cfg.base_url or "-",
+                f"{cfg.temperature:g}",
+                str(cfg.context_budget),
+                str(cfg.max_tokens),
+                key=role,
+            )
 
     def manager(self):
         """(backend, config) that can pull models for the default role, or None: Ollama's own
@@ -160,8 +166,14 @@ class ModelScreen(NoemaScreen):
         table.clear()
         for model in models:
             context = f"{model.context_length:,}" if model.context_length else "-"
-            table.add_row(model.name, size_text(model.size_bytes), model.parameters or "-",
-                          context, ", ".join(self.roles_using(model.name)), key=model.name)  # fmt: skip
+            table.add_row(
+                model.name,
+                size_text(model.size_bytes),
+                model.parameters or "-",
+                context,
+                ", ".join(self.roles_using(model.name)),
+                key=model.name,
+            )
         where = config.base_url or "the bundled model"
         self.query_one("#installed-note", Static).update(f"{len(models)} installed at {where}")
         if models and not isinstance(self.focused, Input):
@@ -172,8 +184,11 @@ class ModelScreen(NoemaScreen):
         from local_llm.catalog import same_model
 
         embeddings = self.app.settings.models.embeddings_enabled
-        return [role for role, cfg in self.llm.roles.items()
-                if same_model(name, cfg.model) and (role != "embedding" or embeddings)]  # fmt: skip
+        return [
+            role
+            for role, cfg in self.llm.roles.items()
+            if same_model(name, cfg.model) and (role != "embedding" or embeddings)
+        ]
 
     @on(DataTable.RowSelected, "#installed")
     def _model_chosen(self, event: DataTable.RowSelected) -> None:

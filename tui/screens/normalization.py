@@ -275,8 +275,10 @@ class NormalizationScreen(NoemaScreen):
         self.show_view_hint()
         if unfinished:
             finish, undo = key_for(self, "normalization.apply"), key_for(self, "normalization.undo")
-            self.set_status(f"An apply was interrupted ({unfinished[0][2] or 'crash'}): "
-                            f"{finish} finishes it, {undo} undoes it.")  # fmt: skip
+            self.set_status(
+                f"An apply was interrupted ({unfinished[0][2] or 'crash'}): "
+                f"{finish} finishes it, {undo} undoes it."
+            )
         self.refresh_bindings()
 
     def set_status(self, text: str | Text) -> None:
@@ -327,8 +329,12 @@ class NormalizationScreen(NoemaScreen):
                 self.load_review(review)
         elif isinstance(event, Failed):
             self.failed_run = event.run_id
-            self.set_status(Text(f"Failed: {event.error}\ns resumes the run from the step that "
-                                 "failed.", style="bold red"))  # fmt: skip
+            self.set_status(
+                Text(
+                    f"Failed: {event.error}\ns resumes the run from the step that failed.",
+                    style="bold red",
+                )
+            )
 
     # -- review actions --------------------------------------------------------------------------
 
@@ -356,8 +362,9 @@ class NormalizationScreen(NoemaScreen):
     def show_view_hint(self) -> None:
         clusters = self.query_one(ProposalsView).showing_clusters
         other = "table" if clusters else "clusters"
-        keys = hints(self, ("normalization.view", other), ("normalization.graph", "graph"),
-                     sep=" · ")  # fmt: skip
+        keys = hints(
+            self, ("normalization.view", other), ("normalization.graph", "graph"), sep=" · "
+        )
         self.query_one("#view-hint", Label).update(keys)
 
     def action_graph(self) -> None:
@@ -437,8 +444,9 @@ class NormalizationScreen(NoemaScreen):
         try:
             self.merges().apply(plan)
         except ApplyInterrupted as exc:
-            keys = hints(self, ("normalization.apply", "resumes"), ("normalization.undo", "undoes"),
-                         sep=", ")  # fmt: skip
+            keys = hints(
+                self, ("normalization.apply", "resumes"), ("normalization.undo", "undoes"), sep=", "
+            )
             self.app.call_from_thread(self.after_write, f"{exc} ({keys})")
             return
         undo = key_for(self, "normalization.undo")

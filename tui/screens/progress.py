@@ -22,8 +22,10 @@ from tui.widgets.mastery_chart import MasteryChart, mastery_colour
 if TYPE_CHECKING:
     from tui.app import NoemaApp
 
-DUE_HELP = ("Due: weakest and longest unpracticed first (0.6 × what is not mastered + "
-            "0.4 × days since practice / 14, capped at 1).")  # fmt: skip
+DUE_HELP = (
+    "Due: weakest and longest unpracticed first (0.6 × what is not mastered + "
+    "0.4 × days since practice / 14, capped at 1)."
+)
 
 
 OTHER_COLUMNS = 1 + 7 + 5 + 5 + 2 * 5 + 2
@@ -93,9 +95,14 @@ class ProgressScreen(NoemaScreen):
         width = max(20, table.size.width - OTHER_COLUMNS)
         for item in self.items:
             kind = "◆" if item.kind == "subtopic" else "●"
-            table.add_row(kind, clip(item.title, width), mastery_cell(item.mastery),
-                          str(item.sessions), item.last_practiced[5:10],
-                          key=f"{item.kind}|{item.ref}")  # fmt: skip
+            table.add_row(
+                kind,
+                clip(item.title, width),
+                mastery_cell(item.mastery),
+                str(item.sessions),
+                item.last_practiced[5:10],
+                key=f"{item.kind}|{item.ref}",
+            )
         if not self.items:
             self.query_one(MasteryChart).show("Nothing practiced yet", [])
             self.query_one("#progress-detail", Static).update(

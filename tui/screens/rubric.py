@@ -76,15 +76,19 @@ class RubricScreen(NoemaScreen):
     RubricScreen RunProgress { padding: 0 1; }
     """
     BINDINGS = [
-        Binding("g", "focus_note", "New", id="rubric.new", tooltip="Evaluate a note: to the note field"),
+        Binding(
+            "g", "focus_note", "New", id="rubric.new", tooltip="Evaluate a note: to the note field"
+        ),
         Binding("a", "approve", "Approve", id="rubric.approve"),
         Binding("r", "revise", "Revise", id="rubric.revise"),
         Binding("E", "edit", "Edit", id="rubric.edit"),
         Binding("v", "view_revision", "View revision", id="rubric.view_revision"),
         Binding("escape", "back", "Back", id="rubric.back"),
     ]
-    HELP_KEYS = [("enter", "in the note field: evaluate it"),
-                 ("↑ ↓", "choose a criterion: its rationale and issues show below")]  # fmt: skip
+    HELP_KEYS = [
+        ("enter", "in the note field: evaluate it"),
+        ("↑ ↓", "choose a criterion: its rationale and issues show below"),
+    ]
 
     def __init__(
         self, note: str = "", criteria: str | None = None, run: RunRecord | None = None
@@ -263,8 +267,12 @@ class RubricScreen(NoemaScreen):
         self.show_criterion()
         self.query_one("#remarks", Static).update(remarks_text(evaluation))
         self.query_one("#diff", Static).update("")
-        keys = hints(self, ("rubric.approve", "approve"), ("rubric.revise", "revise"),
-                     ("rubric.edit", "edit"))  # fmt: skip
+        keys = hints(
+            self,
+            ("rubric.approve", "approve"),
+            ("rubric.revise", "revise"),
+            ("rubric.edit", "edit"),
+        )
         self.show_line(keys, self.note_message)
         table.focus()
 
@@ -276,7 +284,7 @@ class RubricScreen(NoemaScreen):
                 (review.title or "Proposed revision", "bold"),
                 "\n",
                 (review.description, "italic"),
-            )  # fmt: skip
+            )
         )
         self.query_one(CriteriaTable).display = False
         for name in ("#criterion-detail", "#remarks"):
@@ -362,16 +370,18 @@ class RubricScreen(NoemaScreen):
             if yes:
                 self.answer({"action": "approve"})
 
-        self.app.push_screen(ConfirmModal("This note did not pass", body, "Approve", "Cancel"),
-                             confirmed)  # fmt: skip
+        self.app.push_screen(
+            ConfirmModal("This note did not pass", body, "Approve", "Cancel"), confirmed
+        )
 
     def action_revise(self) -> None:
         def send(feedback: str | None) -> None:
             if feedback is not None:
                 self.answer({"action": "revise", "feedback": feedback.strip()})
 
-        modal = TextModal("What should the revision change? (optional)",
-                          draft=f"rubric.revise:{self.run_id}")  # fmt: skip
+        modal = TextModal(
+            "What should the revision change? (optional)", draft=f"rubric.revise:{self.run_id}"
+        )
         self.app.push_screen(modal, send)
 
     def action_edit(self) -> None:
@@ -385,8 +395,9 @@ class RubricScreen(NoemaScreen):
             if text is not None and text != body:
                 self.answer({"action": "edit", "content": text})
 
-        self.app.push_screen(TextModal(f"Edit {self.note}", body, draft=f"rubric.edit:{self.note}"),
-                             send)  # fmt: skip
+        self.app.push_screen(
+            TextModal(f"Edit {self.note}", body, draft=f"rubric.edit:{self.note}"), send
+        )
 
     def action_focus_note(self) -> None:
         """Put the cursor in the note field (the command palette's "Evaluate a note")."""

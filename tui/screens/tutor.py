@@ -61,10 +61,15 @@ class TutorScreen(TurnRelay, NoemaScreen):
         Binding("f3", "progress", "Progress", id="tutor.progress", show=False),
         Binding("escape", "back", "Back", id="tutor.back"),  # while a turn runs: stop it
     ]
-    HELP_KEYS = [("enter", "in the answer box: send the answer"),
-                 ("ctrl+j", "in the answer box: a new line (shift+enter or alt+enter too, where "
-                  "the terminal tells them from enter)"),
-                 ("esc", "while the tutor writes: stop the reply (what came stays)")]  # fmt: skip
+    HELP_KEYS = [
+        ("enter", "in the answer box: send the answer"),
+        (
+            "ctrl+j",
+            "in the answer box: a new line (shift+enter or alt+enter too, where "
+            "the terminal tells them from enter)",
+        ),
+        ("esc", "while the tutor writes: stop the reply (what came stays)"),
+    ]
 
     def __init__(self, session_id: str | None = None) -> None:
         super().__init__()
@@ -213,8 +218,12 @@ class TutorScreen(TurnRelay, NoemaScreen):
         if not self.busy or not self.session_id:
             return []
         topic = (self.values.get("topic_info") or {}).get("title", "")
-        return [(self.session_id, f"a tutor turn on {topic or 'a session'} "
-                                  f"(session {self.session_id[:8]})")]  # fmt: skip
+        return [
+            (
+                self.session_id,
+                f"a tutor turn on {topic or 'a session'} (session {self.session_id[:8]})",
+            )
+        ]
 
     def _clear_submitted(self) -> None:
         """Empty the answer box of the answer just sent (not of anything typed since)."""

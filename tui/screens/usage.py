@@ -99,10 +99,12 @@ class UsageScreen(NoemaScreen):
             text = f"No model calls in {window} (d: another window)."
         else:
             t = total(self.calls)
-            text = (f"{t.calls} model calls in {window} ({t.failed} failed): "
-                    f"{t.prompt_tokens:,} prompt + {t.completion_tokens:,} completion tokens · "
-                    f"median {seconds(t.median_ms)} · p95 {seconds(t.p95_ms)} · "
-                    f"cost {money(t.cost)}")  # fmt: skip
+            text = (
+                f"{t.calls} model calls in {window} ({t.failed} failed): "
+                f"{t.prompt_tokens:,} prompt + {t.completion_tokens:,} completion tokens · "
+                f"median {seconds(t.median_ms)} · p95 {seconds(t.p95_ms)} · "
+                f"cost {money(t.cost)}"
+            )
         self.query_one("#usage-total", Static).update(text)
 
     def show_chart(self) -> None:
@@ -132,9 +134,17 @@ class UsageScreen(NoemaScreen):
         table.clear(columns=True)
         table.add_columns(self.grouping.capitalize(), *COLUMNS)
         for u in summarize(self.calls, self.grouping):
-            table.add_row(u.key, str(u.calls), str(u.failed), f"{u.prompt_tokens:,}",
-                          f"{u.completion_tokens:,}", seconds(u.median_ms), seconds(u.p95_ms),
-                          money(u.cost), key=u.key)  # fmt: skip
+            table.add_row(
+                u.key,
+                str(u.calls),
+                str(u.failed),
+                f"{u.prompt_tokens:,}",
+                f"{u.completion_tokens:,}",
+                seconds(u.median_ms),
+                seconds(u.p95_ms),
+                money(u.cost),
+                key=u.key,
+            )
 
 
 def open_screen(app: NoemaApp) -> UsageScreen:

@@ -40,8 +40,9 @@ class AnswerBox(TextArea):
             return self.box
 
     def __init__(self, placeholder: str = "", **kwargs: Any) -> None:
-        super().__init__("", soft_wrap=True, tab_behavior="focus", placeholder=placeholder,
-                         **kwargs)  # fmt: skip
+        super().__init__(
+            "", soft_wrap=True, tab_behavior="focus", placeholder=placeholder, **kwargs
+        )
         self.border_subtitle = f"enter sends · {NEWLINE_HINT}"
 
     @property

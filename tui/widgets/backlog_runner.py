@@ -111,7 +111,9 @@ class BacklogLine(Label):
     @property
     def running(self) -> bool:
         return self._worker is not None and self._worker.state in (
-            WorkerState.PENDING, WorkerState.RUNNING)  # fmt: skip
+            WorkerState.PENDING,
+            WorkerState.RUNNING,
+        )
 
     def drives(self, run_id: str) -> bool:
         return run_id in self.claimed
@@ -146,16 +148,20 @@ class BacklogLine(Label):
             app.notify("no vault: nothing to extract", severity="warning")
             return
         if app.waiting_for is not None:
-            app.notify(f"the model {app.waiting_for} is not there; nothing was started "
-                       "(see the Model panel)", severity="warning")  # fmt: skip
+            app.notify(
+                f"the model {app.waiting_for} is not there; nothing was started "
+                "(see the Model panel)",
+                severity="warning",
+            )
             return
         self.add_class("-shown")
         self.update("Extract all: counting the unprocessed sources…")
         try:
             if app.watcher is None:  # else the watcher keeps the index current
                 await services.vault.index.sync_async()
-            backlog = Backlog(services, on_event=self._event, claim=self._claim,
-                              release=self._release)  # fmt: skip
+            backlog = Backlog(
+                services, on_event=self._event, claim=self._claim, release=self._release
+            )
             todo = await asyncio.to_thread(backlog.plan)
         except Exception as exc:  # noqa: BLE001 - one line, never a traceback
             self.remove_class("-shown")
@@ -192,8 +198,10 @@ class BacklogLine(Label):
         except asyncio.CancelledError:
             app.held.update(self.stopping)
             counts = backlog.counts
-            self.update(f"Extract all stopped at {counts.finished + counts.waiting}/{counts.total}"
-                        f" · {counts.review} to review · its runs wait, queued ({key} continues)")  # fmt: skip
+            self.update(
+                f"Extract all stopped at {counts.finished + counts.waiting}/{counts.total}"
+                f" · {counts.review} to review · its runs wait, queued ({key} continues)"
+            )
             app.post_message(RunsChanged())
             raise
         except Exception as exc:  # noqa: BLE001 - one line, never a traceback

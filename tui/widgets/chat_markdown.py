@@ -82,8 +82,12 @@ class ChatHeading(Heading):
 class BlockMarkdown(Markdown):
     """Rich's Markdown over tokens parsed already (one block of a message)."""
 
-    elements = {**Markdown.elements, "heading_open": ChatHeading, "fence": ChatCodeBlock,
-                "code_block": ChatCodeBlock}  # fmt: skip
+    elements = {
+        **Markdown.elements,
+        "heading_open": ChatHeading,
+        "fence": ChatCodeBlock,
+        "code_block": ChatCodeBlock,
+    }
 
     def __init__(self, tokens: list[Token]) -> None:  # noqa: D107 - not Markdown's: no parser
         # Markdown.__init__ builds a parser each time (most of a short message's cost); the
@@ -183,7 +187,10 @@ def render_block(
     """One block's lines; a `label` starts its paragraph, in the label's own style."""
     hard_breaks(tokens)
     if label is not None:  # the first token opens a paragraph; the second holds its text
-        tokens[1].children = [Token("text", "", 0, content=label.plain), *(tokens[1].children or [])]
+        tokens[1].children = [
+            Token("text", "", 0, content=label.plain),
+            *(tokens[1].children or []),
+        ]
     rendered = console.render_lines(BlockMarkdown(tokens), options, style=style, pad=False)
     strips = [Strip(line) for line in rendered]
     strips = trim_blank(strips)

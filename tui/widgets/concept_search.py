@@ -45,8 +45,9 @@ def matching(query: str, concepts: list[ConceptRef], keys: list[str], limit: int
     picked = found[:limit]
     if len(picked) < limit:  # typos and word order: fuzzy matches after the exact ones
         seen = set(picked)
-        fuzzy = process.extract(" ".join(words), keys, scorer=fuzz.WRatio,
-                                score_cutoff=FUZZY_CUTOFF, limit=limit * 2)  # fmt: skip
+        fuzzy = process.extract(
+            " ".join(words), keys, scorer=fuzz.WRatio, score_cutoff=FUZZY_CUTOFF, limit=limit * 2
+        )
         picked += [n for _, _, n in fuzzy if n not in seen][: limit - len(picked)]
     return [concepts[n] for n in picked]
 

@@ -128,9 +128,7 @@ def verdict_text(review: RubricReview) -> Text:
     )
     text.append(f"overall {ev['overall_score']:.2f} (threshold {ev['passing_threshold']:.2f})")
     text.append(f"   rubric {ev['criteria_id']}@{ev['criteria_version']}", style="dim")
-    text.append(
-        f"   round {review.round} of {review.max_rounds}", style="dim"
-    )
+    text.append(f"   round {review.round} of {review.max_rounds}", style="dim")
     if ev.get("failed_critical"):
         text.append(
             f"\ncritical below threshold: {', '.join(ev['failed_critical'])}", style="bold red"
@@ -182,8 +180,9 @@ class TextModal(NoemaModal[str | None]):
 
     def on_mount(self) -> None:
         """Labels name the keys bound now (after the keymap)."""
-        save, discard, close = (key_for(self, f"rubric.modal.{name}")
-                                for name in ("save", "discard", "cancel"))  # fmt: skip
+        save, discard, close = (
+            key_for(self, f"rubric.modal.{name}") for name in ("save", "discard", "cancel")
+        )
         self.query_one("#modal-save", Button).label = f"Send ({save})"
         self.query_one("#modal-discard", Button).label = f"Discard draft ({discard})"
         keeps = ", keeps the draft" if self.draft else ""

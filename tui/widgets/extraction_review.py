@@ -23,23 +23,39 @@ if TYPE_CHECKING:
 
 def review_rows(review: ExtractionReview) -> list[tuple[str, str, str, str]]:
     """(key, section, item, detail) for every reviewable item, in report order."""
-    rows = [(f"concept|{c.id}", "new concept", c.title, f"{len(c.quotes)} quote(s)")
-            for c in review.concepts]  # fmt: skip
+    rows = [
+        (f"concept|{c.id}", "new concept", c.title, f"{len(c.quotes)} quote(s)")
+        for c in review.concepts
+    ]
     rows += [
-        (f"duplicate|{d.concept_id}", "duplicate", f"{d.candidate} → {d.title}",
-         f"{d.decided_by} {d.confidence:.2f}")
+        (
+            f"duplicate|{d.concept_id}",
+            "duplicate",
+            f"{d.candidate} → {d.title}",
+            f"{d.decided_by} {d.confidence:.2f}",
+        )
         for d in review.duplicates
-    ]  # fmt: skip
+    ]
     rows += [
-        (f"relation|{r.id}", "relation", f"{r.source_title} {r.type} {r.target_title}",
-         f"inverse {r.inverse_type}")
+        (
+            f"relation|{r.id}",
+            "relation",
+            f"{r.source_title} {r.type} {r.target_title}",
+            f"inverse {r.inverse_type}",
+        )
         for r in review.relations
-    ]  # fmt: skip
+    ]
     for a in review.attributions:
         for c in a.concepts:
             mark = " ★" if a.multi else ""
-            rows.append((f"attribution|{c.id}|{a.quote_id}", "quote", f"[{a.quote_id}]{mark} → {c.title}",
-                         "existing" if c.existing else "new"))  # fmt: skip
+            rows.append(
+                (
+                    f"attribution|{c.id}|{a.quote_id}",
+                    "quote",
+                    f"[{a.quote_id}]{mark} → {c.title}",
+                    "existing" if c.existing else "new",
+                )
+            )
     return rows
 
 
@@ -60,9 +76,16 @@ def drops_for(key: str, review: ExtractionReview) -> list[dict[str, str]]:
 
 def concept_detail(c: ReviewConcept) -> Group:
     """A new concept in full; what the model wrote for its note is rendered as Markdown."""
-    parts: list[RenderableType] = [Text(c.title, style="bold"), Text(c.short_summary, style="italic")]
-    for label, text in (("Resumen: ", c.summary), ("Concepto: ", c.concept),
-                        ("Análisis: ", c.analysis), ("Why: ", c.rationale)):  # fmt: skip
+    parts: list[RenderableType] = [
+        Text(c.title, style="bold"),
+        Text(c.short_summary, style="italic"),
+    ]
+    for label, text in (
+        ("Resumen: ", c.summary),
+        ("Concepto: ", c.concept),
+        ("Análisis: ", c.analysis),
+        ("Why: ", c.rationale),
+    ):
         if text:
             parts.append(rich_markdown(text, label))
     quotes = Text("\n").join(Text(f"> [{q.id}] {q.text}", style="green") for q in c.quotes)
@@ -107,15 +130,20 @@ def offered_actions(review: ExtractionReview) -> list[str]:
 def review_headline(review: ExtractionReview, key: Callable[[str], str]) -> Text:
     """What is under review, the round, what was not done, and the keys that apply now
     (`key(action)` names the key bound to it now)."""
-    counts = (f"{len(review.concepts)} new, {len(review.duplicates)} duplicates, "
-              f"{len(review.relations)} relations")  # fmt: skip
-    text = Text(f"Review of {review.source_title} ({counts}; "
-                f"round {review.round}/{review.max_rounds})")  # fmt: skip
+    counts = (
+        f"{len(review.concepts)} new, {len(review.duplicates)} duplicates, "
+        f"{len(review.relations)} relations"
+    )
+    text = Text(
+        f"Review of {review.source_title} ({counts}; round {review.round}/{review.max_rounds})"
+    )
     if review.notice:
         text.append(f"\n{review.notice}", style="bold yellow")
     if review.skipped:
-        text.append(f"\n{len(review.skipped)} step(s) not done by the model (see Not done below)",
-                    style="bold red")  # fmt: skip
+        text.append(
+            f"\n{len(review.skipped)} step(s) not done by the model (see Not done below)",
+            style="bold red",
+        )
     if review.round_notice:
         text.append(f"\n{review.round_notice}", style="bold yellow")
     actions = offered_actions(review)
@@ -131,8 +159,9 @@ def notes_text(review: ExtractionReview) -> Text:
     ...), the model's own notes and the critique log."""
     text = Text()
     if review.skipped:
-        text.append("Not done: no usable answer from the model; a fallback stands in\n",
-                    style="bold red")  # fmt: skip
+        text.append(
+            "Not done: no usable answer from the model; a fallback stands in\n", style="bold red"
+        )
         for skipped in review.skipped:
             text.append(f"  ! {skipped_line(skipped.model_dump())}\n", style="red")
     text.append("Warnings\n", style="bold yellow")
@@ -188,8 +217,10 @@ class ReviewTable(DataTable):
 
     def widths(self, rows: list[tuple[str, str, str, str]]) -> list[int]:
         """Column widths: the item column shrinks to what the table's width leaves."""
-        natural = [max([cell_len(r[i]) for r in rows] + [len(h)])
-                   for i, h in enumerate(("", "kind", "item", ""))]  # fmt: skip
+        natural = [
+            max([cell_len(r[i]) for r in rows] + [len(h)])
+            for i, h in enumerate(("", "kind", "item", ""))
+        ]
         natural[0] = 1
         room = self.scrollable_content_region.width - 2 * self.cell_padding * len(natural)
         if room > 0:

@@ -13,9 +13,13 @@ from core.overview import SourceStatus
 from tui.text import clip
 
 STATUS_STYLES = {
-    "awaiting review": "bold magenta", "running": "yellow", "queued": "cyan",
-    "failed": "red", "unprocessed": "white", "processed": "green",
-}  # fmt: skip
+    "awaiting review": "bold magenta",
+    "running": "yellow",
+    "queued": "cyan",
+    "failed": "red",
+    "unprocessed": "white",
+    "processed": "green",
+}
 
 SOURCE_WIDTH, STATUS_WIDTH = 21, len("unprocessed")
 STATUS_LABEL = {"awaiting review": "to review"}

@@ -17,10 +17,17 @@ FAN_OUT = {"extract_batch", "detect_duplicate", "relation_queries", "relate"}
 
 
 STATE_STEPS: list[tuple[str, str]] = [
-    ("load", "quotes"), ("1.1a", "merged"), ("1.1b", "detections"), ("1.1c", "query_sets"),
-    ("1.1d", "pools"), ("1.1e", "relation_sets"), ("1.2", "critique_log"), ("2.1", "decision"),
-    ("3.1", "commit"), ("3.2", "written"),
-]  # fmt: skip
+    ("load", "quotes"),
+    ("1.1a", "merged"),
+    ("1.1b", "detections"),
+    ("1.1c", "query_sets"),
+    ("1.1d", "pools"),
+    ("1.1e", "relation_sets"),
+    ("1.2", "critique_log"),
+    ("2.1", "decision"),
+    ("3.1", "commit"),
+    ("3.2", "written"),
+]
 """Step -> the state key whose presence in a checkpoint means the step has run."""
 
 COUNTED = {"1.1a": "batches", "1.1b": "detections", "1.1c": "query_sets", "1.1e": "relation_sets"}

@@ -107,8 +107,9 @@ def judge_text(
     if not cascade:
         return head + Text("Not judged yet", style="dim")
     colour = {"accept": "green", "fix": "yellow", "regenerate": "red", "escalate": "magenta"}
-    text = head.append(f"Judge: {cascade['decision'].upper()}",
-                       style=f"bold {colour.get(cascade['decision'], '')}")  # fmt: skip
+    text = head.append(
+        f"Judge: {cascade['decision'].upper()}", style=f"bold {colour.get(cascade['decision'], '')}"
+    )
     text.append(f"  score {cascade['score']:.2f}  ({cascade.get('reason', '')})\n", style="dim")
     for vote in cascade.get("votes", []):
         text.append(

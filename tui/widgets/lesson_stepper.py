@@ -12,8 +12,13 @@ from textual.widgets import Static
 from core.events import Done, Failed, Interrupted, NodeStarted, Progress, RunEvent
 from core.flows.lesson.graph import NODE_STEP, STEPS
 
-MARKS = {"pending": ("○", "dim"), "running": ("◉", "bold yellow"), "done": ("✓", "green"),
-         "failed": ("✗", "red"), "waiting": ("⏸", "magenta")}  # fmt: skip
+MARKS = {
+    "pending": ("○", "dim"),
+    "running": ("◉", "bold yellow"),
+    "done": ("✓", "green"),
+    "failed": ("✗", "red"),
+    "waiting": ("⏸", "magenta"),
+}
 
 
 class LessonStepper(Static):

@@ -32,14 +32,21 @@ def evidence(item: ReviewItem) -> Text:
 
 def cluster_label(cluster: Cluster, title: str) -> Text:
     accepted = sum(1 for item in cluster.items if item.status == "accepted")
-    return Text.assemble(("★ ", "yellow"), (title, "bold"),
-                         (f"  canonical · {len(cluster.members)} concepts · "
-                          f"{accepted}/{len(cluster.items)} merges accepted", "dim"))  # fmt: skip
+    return Text.assemble(
+        ("★ ", "yellow"),
+        (title, "bold"),
+        (
+            f"  canonical · {len(cluster.members)} concepts · "
+            f"{accepted}/{len(cluster.items)} merges accepted",
+            "dim",
+        ),
+    )
 
 
 def pair_label(item: ReviewItem, title: Callable[[str], str], prefix: str = "") -> Text:
-    return Text.assemble(prefix, (f"{title(item.a_id)} = {title(item.b_id)}", "bold"), "  ",
-                         evidence(item))  # fmt: skip
+    return Text.assemble(
+        prefix, (f"{title(item.a_id)} = {title(item.b_id)}", "bold"), "  ", evidence(item)
+    )
 
 
 class ClusterTree(Tree[str]):
@@ -65,8 +72,11 @@ class ClusterTree(Tree[str]):
             self.add_cluster(cluster, title, canonical_title(cluster))
         rejected = list(rejected)
         if rejected:
-            group = self.root.add(Text(f"✗ Rejected ({len(rejected)})", style="red"),
-                                  data=rejected[0].key, expand=True)  # fmt: skip
+            group = self.root.add(
+                Text(f"✗ Rejected ({len(rejected)})", style="red"),
+                data=rejected[0].key,
+                expand=True,
+            )
             for item in rejected:
                 group.add_leaf(pair_label(item, title), data=item.key)
         self.root.expand()
@@ -78,8 +88,7 @@ class ClusterTree(Tree[str]):
         nodes: dict[str, TreeNode[str]] = {cluster.canonical_id: root}
         for edge in placed:
             label = Text.assemble((title(edge.child_id), "bold"), "  ← ", evidence(edge.item))
-            nodes[edge.child_id] = nodes[edge.parent_id].add(label, data=edge.item.key,
-                                                              expand=True)  # fmt: skip
+            nodes[edge.child_id] = nodes[edge.parent_id].add(label, data=edge.item.key, expand=True)
         for item in extra:  # a merge between members already placed (a cycle): evidence too
             root.add_leaf(pair_label(item, title, prefix="also "), data=item.key)
         for node in nodes.values():

@@ -48,7 +48,7 @@ class RoleModal(NoemaModal):
                         id=role,
                     )
                     for role in STANDARD_ROLES
-                ),  # fmt: skip
+                ),
                 id="roles",
             )
 

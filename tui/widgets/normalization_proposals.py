@@ -88,10 +88,20 @@ def build_rows(review: Any, clusters: list[Any], concepts: dict[str, Any]) -> li
             canonical_id = default_canonical(members, concepts)
             canonical = title(canonical_id)
         others = [cid for cid in (item.a_id, item.b_id) if cid != canonical_id]
-        rows.append(ProposalRow(item.key, item.status, canonical_id, canonical,
-                                " = ".join(title(c) for c in others), item.origin, item.reason,
-                                members, definition(canonical_id),
-                                "\n\n".join(definition(c) for c in others)))  # fmt: skip
+        rows.append(
+            ProposalRow(
+                item.key,
+                item.status,
+                canonical_id,
+                canonical,
+                " = ".join(title(c) for c in others),
+                item.origin,
+                item.reason,
+                members,
+                definition(canonical_id),
+                "\n\n".join(definition(c) for c in others),
+            )
+        )
     return rows
 
 
@@ -132,10 +142,14 @@ class ProposalsView(Vertical):
         title, reason = text_widths(self.size.width)
         for n, row in enumerate(rows, start=1):
             table.add_row(
-                str(n), Text(row.status, style=STATUS_STYLE.get(row.status, "")),
-                clip(row.canonical, title), clip(row.variants, title), clip(row.origin, 8),
-                clip(row.reason, reason), key=row.key,
-            )  # fmt: skip
+                str(n),
+                Text(row.status, style=STATUS_STYLE.get(row.status, "")),
+                clip(row.canonical, title),
+                clip(row.variants, title),
+                clip(row.origin, 8),
+                clip(row.reason, reason),
+                key=row.key,
+            )
         keys = [row.key for row in rows]
         if current is not None and current.key in keys:
             table.move_cursor(row=keys.index(current.key), animate=False)

@@ -15,8 +15,13 @@ from textual.widgets import Label, ProgressBar, Static
 
 from core.events import Done, Failed, Interrupted, NodeFinished, NodeStarted, Progress, RunEvent
 
-STEP_MARKS = {"pending": ("○", "dim"), "running": ("◌", "yellow"), "done": ("✓", "green"),
-              "failed": ("✗", "red"), "waiting": ("⏸", "magenta")}  # fmt: skip
+STEP_MARKS = {
+    "pending": ("○", "dim"),
+    "running": ("◌", "yellow"),
+    "done": ("✓", "green"),
+    "failed": ("✗", "red"),
+    "waiting": ("⏸", "magenta"),
+}
 
 
 class Stepper(Static):

@@ -27,8 +27,10 @@ if TYPE_CHECKING:
 
 def revision_renderable(review: RevisionReview) -> Group:
     """The diff of the proposal, then the revised text."""
-    parts: list[RenderableType] = [Text("Changes", style="bold"), Syntax(review.diff or
-                                                                "(no changes)", "diff")]  # fmt: skip
+    parts: list[RenderableType] = [
+        Text("Changes", style="bold"),
+        Syntax(review.diff or "(no changes)", "diff"),
+    ]
     if review.proposed:
         parts += [Text("\nRevised text", style="bold"), Text(review.proposed)]
     return Group(*parts)
@@ -57,10 +59,8 @@ class RevisionModal(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self.review.title or "Proposed revision", id="revision-title",
-                        markup=False)  # fmt: skip
-            yield Label(self.review.description, id="revision-description",
-                        markup=False)  # fmt: skip
+            yield Label(self.review.title or "Proposed revision", id="revision-title", markup=False)
+            yield Label(self.review.description, id="revision-description", markup=False)
             with VerticalScroll():
                 yield Static(revision_renderable(self.review), id="revision-text")
             with Horizontal():
@@ -69,8 +69,11 @@ class RevisionModal(ModalScreen[str | None]):
                 yield Button("Later", id="revision-later")
 
     def on_mount(self) -> None:
-        for name, binding in (("accept", "rubric.accept"), ("reject", "rubric.reject"),
-                              ("later", "rubric.revision.later")):  # fmt: skip
+        for name, binding in (
+            ("accept", "rubric.accept"),
+            ("reject", "rubric.reject"),
+            ("later", "rubric.revision.later"),
+        ):
             button = self.query_one(f"#revision-{name}", Button)
             button.label = f"{button.label} ({key_for(self, binding)})"
         self.query_one(VerticalScroll).focus()

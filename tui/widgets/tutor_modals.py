@@ -42,9 +42,16 @@ class SessionsModal(ModalScreen[str | None]):
         table = self.query_one(DataTable)
         table.add_columns("Session", "Topic", "Status", "Mastery", "Steps", "Turns", "Updated")
         for s in self.sessions:
-            table.add_row(s.id[:8], s.title, s.status, f"{s.mastery:.0%}",
-                          f"{s.steps_completed}/{s.steps_total}", str(s.turns),
-                          s.updated_at[:16], key=s.id)  # fmt: skip
+            table.add_row(
+                s.id[:8],
+                s.title,
+                s.status,
+                f"{s.mastery:.0%}",
+                f"{s.steps_completed}/{s.steps_total}",
+                str(s.turns),
+                s.updated_at[:16],
+                key=s.id,
+            )
         table.focus()
 
     @on(DataTable.RowSelected)
@@ -143,8 +150,10 @@ class ExportModal(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label("Export the conversation to a Markdown file (enter: write · esc: close)",
-                        classes="section")  # fmt: skip
+            yield Label(
+                "Export the conversation to a Markdown file (enter: write · esc: close)",
+                classes="section",
+            )
             yield Input(self.suggested, id="export-path")
             yield Label("", id="export-error")
 

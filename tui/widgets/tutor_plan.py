@@ -23,9 +23,11 @@ def mastery_text(value: float, width: int = BAR) -> Text:
     filled = round(max(0.0, min(1.0, value)) * width)
     colour = "green" if value >= 0.8 else "yellow" if value >= 0.4 else "red"
     return Text.assemble(
-        ("Mastery ", "bold"), ("█" * filled, colour), ("░" * (width - filled), "grey37"),
+        ("Mastery ", "bold"),
+        ("█" * filled, colour),
+        ("░" * (width - filled), "grey37"),
         f" {value:.0%}",
-    )  # fmt: skip
+    )
 
 
 def plan_text(plan: Mapping[str, Any] | None) -> Text:
@@ -36,8 +38,9 @@ def plan_text(plan: Mapping[str, Any] | None) -> Text:
         return Text("no plan yet", style="dim")
     meta = (plan or {}).get("metadata") or {}
     text.append(f"Plan v{meta.get('plan_version', 1)}", style="bold")
-    text.append(f"  (replans {meta.get('replan_count', 0)}/{meta.get('max_replans', 0)})\n",
-                style="dim")  # fmt: skip
+    text.append(
+        f"  (replans {meta.get('replan_count', 0)}/{meta.get('max_replans', 0)})\n", style="dim"
+    )
     current = next((s for s in todo if s["status"] == "in_progress"), None) or next(
         (s for s in todo if s["status"] == "pending"), None
     )
@@ -47,8 +50,9 @@ def plan_text(plan: Mapping[str, Any] | None) -> Text:
         bold = " bold" if step is current else ""
         text.append(f"{icon} ", style=style)
         text.append(f"{i}. {step['title']}", style=bold.strip() or None)
-        text.append(f"  {info.get('questions_correct', 0)}/{info.get('questions_asked', 0)}\n",
-                    style="dim")  # fmt: skip
+        text.append(
+            f"  {info.get('questions_correct', 0)}/{info.get('questions_asked', 0)}\n", style="dim"
+        )
     return text
 
 

@@ -35,9 +35,12 @@ def plan_batches(
             trial = [quote]
         if count(make(trial)) > budget:
             raise ContextBudgetError(
-                flow="extraction", node="load_source", role="default",
-                tokens=count(make(trial)), budget=budget,
-            )  # fmt: skip
+                flow="extraction",
+                node="load_source",
+                role="default",
+                tokens=count(make(trial)),
+                budget=budget,
+            )
         current = trial
     if current:
         batches.append([q["id"] for q in current])

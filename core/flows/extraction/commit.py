@@ -94,17 +94,18 @@ def build_plan(
         q for e in edits.values() for q in e.quote_ids
     ]
     plan = VaultPlan(
-        run_id=runtime.context.run_id or source, source=source,
-        source_name=PurePosixPath(source).stem, block_ids=list(dict.fromkeys(cited)),
-        create=create, edit=[e for e in edits.values() if e.relations or e.quote_ids],
+        run_id=runtime.context.run_id or source,
+        source=source,
+        source_name=PurePosixPath(source).stem,
+        block_ids=list(dict.fromkeys(cited)),
+        create=create,
+        edit=[e for e in edits.values() if e.relations or e.quote_ids],
         names=names,
-    )  # fmt: skip
+    )
     return plan, concepts, edges, existing
 
 
-def _edges(
-    proposal: Proposal, store: Store
-) -> tuple[list[Relation], dict[str, dict[str, Any]]]:
+def _edges(proposal: Proposal, store: Store) -> tuple[list[Relation], dict[str, dict[str, Any]]]:
     """Every relation with its inverse, between concepts that exist (new, or rows in the
     store), and the rows of the existing concepts the proposal refers to."""
     new_ids = proposal.new_ids()
@@ -127,17 +128,28 @@ def _edges(
 
 
 def _new_notes(
-    proposal: Proposal, paths: dict[str, str], names: dict[str, str], linker: Linker,
-    edges: list[Relation], source: str, language: str,
+    proposal: Proposal,
+    paths: dict[str, str],
+    names: dict[str, str],
+    linker: Linker,
+    edges: list[Relation],
+    source: str,
+    language: str,
 ) -> tuple[list[Concept], list[NoteCreate]]:
     """The new concepts and the notes that create them (with their relations and quotes)."""
     source_name = PurePosixPath(source).stem
     concepts, create = [], []
     for c in proposal.concepts:
         # the note's file name, its heading and the links to it are one text (13.8)
-        concept = Concept(id=c.id, title=PurePosixPath(paths[c.id]).stem,
-                          short_summary=c.short_summary, summary=c.summary, concept=c.concept,
-                          analysis=c.analysis, language=language)  # fmt: skip
+        concept = Concept(
+            id=c.id,
+            title=PurePosixPath(paths[c.id]).stem,
+            short_summary=c.short_summary,
+            summary=c.summary,
+            concept=c.concept,
+            analysis=c.analysis,
+            language=language,
+        )
         concepts.append(concept)
         quotes = [QuoteRef(source_name, q, path=source) for q in c.quote_ids]
         text = render_concept_note(concept, edges, NoteLinks(names, linker, paths[c.id]), quotes)
@@ -224,8 +236,12 @@ async def commit_store(state: ExtractionState, runtime: Runtime[FlowContext]) ->
     stored = load_plan(store, run_id)
     if stored is None:
         raise RuntimeError(f"run {run_id}: the store commit left no plan")
-    report("3.1", f"store: {len(stored.create)} concept(s), {len(stored.edit)} existing updated",
-           concepts=len(stored.create), existing=len(stored.edit))  # fmt: skip
+    report(
+        "3.1",
+        f"store: {len(stored.create)} concept(s), {len(stored.edit)} existing updated",
+        concepts=len(stored.create),
+        existing=len(stored.edit),
+    )
     return {
         "commit": {
             "run_id": run_id,
@@ -248,8 +264,11 @@ async def write_vault(state: ExtractionState, runtime: Runtime[FlowContext]) -> 
         )
     try:
         plan = replan_taken_paths(store, runtime.context.require_vault().writer, plan)
-        written = write_notes(runtime.context.require_vault().writer, plan,
-                              lambda msg, done, total: report("3.2", msg, done=done, total=total))  # fmt: skip
+        written = write_notes(
+            runtime.context.require_vault().writer,
+            plan,
+            lambda msg, done, total: report("3.2", msg, done=done, total=total),
+        )
     except Exception as exc:
         record_error(store, run_id, f"{type(exc).__name__}: {exc}")
         raise RuntimeError(
@@ -261,7 +280,11 @@ async def write_vault(state: ExtractionState, runtime: Runtime[FlowContext]) -> 
 
 async def mark_source(state: ExtractionState, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Step 3.3: processed_date on the source; the plan is done; the index refreshed."""
-    store, run_id, vault = runtime.context.store, state["commit"]["run_id"], runtime.context.require_vault()
+    store, run_id, vault = (
+        runtime.context.store,
+        state["commit"]["run_id"],
+        runtime.context.require_vault(),
+    )
     plan = load_plan(store, run_id)
     written = list(state.get("written", []))
     if plan is not None and commit_status(store, run_id) != "done":
@@ -279,8 +302,13 @@ async def mark_source(state: ExtractionState, runtime: Runtime[FlowContext]) -> 
         written=len(written),
     )
     listing = "\n".join(f"- {p}" for p in written)
-    return {"outcome": "committed", "written": written,
-            "messages": [f"Committed. Files written:\n{listing}" if written else "Committed; no file changed."]}  # fmt: skip
+    return {
+        "outcome": "committed",
+        "written": written,
+        "messages": [
+            f"Committed. Files written:\n{listing}" if written else "Committed; no file changed."
+        ],
+    }
 
 
 def _error_of(store: Store, run_id: str) -> str:

@@ -59,9 +59,13 @@ def build_graph() -> Graph:
     for name, node in NODES.items():
         graph.add_node(name, node)
     entry = add_evaluation(
-        graph, "critique", review.critique_options(),
-        on_continue="critique_gate", on_revise="critique_gate", on_error="critique_gate",
-    )  # fmt: skip
+        graph,
+        "critique",
+        review.critique_options(),
+        on_continue="critique_gate",
+        on_revise="critique_gate",
+        on_error="critique_gate",
+    )
     _add_pass(graph)
     _add_review(graph, entry)
     return graph

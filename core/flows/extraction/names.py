@@ -67,9 +67,12 @@ def similar_names(
             found.setdefault(n.row["entity_id"], n.row)
     folded = [fold(n.name) for n in names]
     matches = process.extract(
-        fold(title), folded, scorer=fuzz.token_sort_ratio,
-        score_cutoff=threshold * 100, limit=limit * 4,
-    )  # fmt: skip
+        fold(title),
+        folded,
+        scorer=fuzz.token_sort_ratio,
+        score_cutoff=threshold * 100,
+        limit=limit * 4,
+    )
     for _text, _score, index in matches:
         found.setdefault(names[index].row["entity_id"], names[index].row)
     return list(found.values())[:limit]

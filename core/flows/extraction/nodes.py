@@ -83,13 +83,19 @@ async def find_concepts(
             failures.append(exc)
             raise
 
-    found = await search(runtime.context.store, query, k=k, model=model,
-                         embed=embed_query if embed is not None else None)  # fmt: skip
+    found = await search(
+        runtime.context.store,
+        query,
+        k=k,
+        model=model,
+        embed=embed_query if embed is not None else None,
+    )
     if not failures:
         return found.hits, None
     raise_unless_fallback(failures[0])
-    skipped = skipped_entry(step, f"embedding search for {clip_words(query, 8)!r}",
-                            failures[0], "full-text search only")  # fmt: skip
+    skipped = skipped_entry(
+        step, f"embedding search for {clip_words(query, 8)!r}", failures[0], "full-text search only"
+    )
     return found.hits, skipped
 
 
@@ -116,8 +122,12 @@ async def load_source(state: ExtractionState, runtime: Runtime[FlowContext]) -> 
         }
     if not quotes:
         report("load", f"{path} has no quotes")
-        return {**base, "outcome": "no_quotes", "quotes": [],
-                "messages": [f"{path} has no quotes yet; it is extracted once quotes are added."]}  # fmt: skip
+        return {
+            **base,
+            "outcome": "no_quotes",
+            "quotes": [],
+            "messages": [f"{path} has no quotes yet; it is extracted once quotes are added."],
+        }
     items = [{"id": q.id, "text": q.text} for q in quotes]
     meta = {"author": source.author, "category": source.category}
     batches = batch_quotes(runtime, source.title, meta, items)
@@ -167,12 +177,18 @@ def route_after_load(state: ExtractionState) -> list[Send] | str:
     by_id = {q["id"]: q for q in state["quotes"]}
     batches = state["batches"]
     return [
-        Send("extract_batch", {
-            "source_title": state.get("source_title", ""), "source_meta": state.get("source_meta", {}),
-            "quotes": [by_id[i] for i in batch], "batch": n, "total": len(batches),
-        })
+        Send(
+            "extract_batch",
+            {
+                "source_title": state.get("source_title", ""),
+                "source_meta": state.get("source_meta", {}),
+                "quotes": [by_id[i] for i in batch],
+                "batch": n,
+                "total": len(batches),
+            },
+        )
         for n, batch in enumerate(batches, 1)
-    ]  # fmt: skip
+    ]
 
 
 # -- 1.1a -------------------------------------------------------------------------------------
@@ -188,9 +204,11 @@ async def extract_batch(state: BatchTask, runtime: Runtime[FlowContext]) -> Extr
     language = options(runtime).language
     messages = candidates_messages(state["source_title"], state["source_meta"], quotes, language)
     answer = await runtime.context.llm.structured(
-        messages, CandidatesAnswer, role="default",
+        messages,
+        CandidatesAnswer,
+        role="default",
         json_schema=candidates_schema(ids, max_tokens(runtime)),
-    )  # fmt: skip
+    )
     texts = {q["id"]: q["text"] for q in state["quotes"]}
     found, rejected = [], []
     for c in answer.concepts:
@@ -200,8 +218,13 @@ async def extract_batch(state: BatchTask, runtime: Runtime[FlowContext]) -> Extr
             rejected.append(f"candidate {c.title!r} rejected: {problem}")
         elif c.title.strip() and cited:
             found.append({**c.model_dump(), "quote_ids": cited, "batch": state["batch"]})
-    report("1.1a", f"batch {state['batch']}/{state['total']}: {len(found)} candidate(s)",
-           done=state["batch"], total=state["total"], candidates=len(found))  # fmt: skip
+    report(
+        "1.1a",
+        f"batch {state['batch']}/{state['total']}: {len(found)} candidate(s)",
+        done=state["batch"],
+        total=state["total"],
+        candidates=len(found),
+    )
     notes = [answer.notes.strip()] if says_something(answer.notes) else []
     return {"candidates": found, "extraction_notes": notes, "warnings": rejected}
 
@@ -262,7 +285,11 @@ def concept_rows(runtime: Runtime[FlowContext]) -> list[dict[str, Any]]:
 
 
 def detection(
-    candidate: Mapping[str, Any], existing: Mapping[str, Any] | None, confidence: float, reasoning: str, by: str
+    candidate: Mapping[str, Any],
+    existing: Mapping[str, Any] | None,
+    confidence: float,
+    reasoning: str,
+    by: str,
 ) -> dict[str, Any]:
     return {
         "candidate": candidate["key"],
@@ -275,8 +302,15 @@ def detection(
 
 
 def _hit(row: Mapping[str, Any]) -> Hit:
-    return Hit(entity_id=row["entity_id"], title=row["title"], path=row["path"],
-               short_summary=row.get("short_summary") or "", summary="", aliases=[], score=1.0)  # fmt: skip
+    return Hit(
+        entity_id=row["entity_id"],
+        title=row["title"],
+        path=row["path"],
+        short_summary=row.get("short_summary") or "",
+        summary="",
+        aliases=[],
+        score=1.0,
+    )
 
 
 async def duplicate_candidates(
@@ -332,15 +366,19 @@ async def ask_duplicate(
     listing = [(label, concept_card(h.title, h.short_summary)) for label, h in labels.items()]
     try:
         answer = await runtime.context.llm.structured(
-            duplicate_messages(candidate, listing), DuplicateAnswer, role="default",
+            duplicate_messages(candidate, listing),
+            DuplicateAnswer,
+            role="default",
             json_schema=duplicate_schema(list(labels)),
-        )  # fmt: skip
+        )
     except LLMError as exc:
         raise_unless_fallback(exc)
         skipped = skipped_entry(
-            "1.1b", f"duplicate detection of {candidate['title']!r}", exc,
+            "1.1b",
+            f"duplicate detection of {candidate['title']!r}",
+            exc,
             f"kept as a new concept without comparing it with {len(hits)} similar one(s)",
-        )  # fmt: skip
+        )
         return detection(candidate, None, 0.0, skipped["why"], "error"), skipped
     hit = labels.get(answer.match)
     existing = {"entity_id": hit.entity_id, "title": hit.title} if hit else None
@@ -353,29 +391,40 @@ async def ask_duplicate(
 def _new_concept(candidate: Mapping[str, Any]) -> NewConcept:
     summary = candidate.get("summary") or candidate.get("concept", "")
     return NewConcept(
-        id=candidate["key"], title=candidate["title"].strip(),
-        short_summary=candidate.get("short_summary", ""), summary=clip_words(summary, 100),
-        concept=candidate.get("concept", ""), analysis=candidate.get("analysis", ""),
-        quote_ids=candidate["quote_ids"], rationale=candidate.get("rationale", ""),
-    )  # fmt: skip
+        id=candidate["key"],
+        title=candidate["title"].strip(),
+        short_summary=candidate.get("short_summary", ""),
+        summary=clip_words(summary, 100),
+        concept=candidate.get("concept", ""),
+        analysis=candidate.get("analysis", ""),
+        quote_ids=candidate["quote_ids"],
+        rationale=candidate.get("rationale", ""),
+    )
 
 
 def _link(candidate: Mapping[str, Any], found: Mapping[str, Any]) -> ExistingLink:
     return ExistingLink(
-        concept_id=found["duplicate_of"], title=found["existing_title"],
-        quote_ids=candidate["quote_ids"], candidate=candidate["title"],
-        confidence=found["confidence"], reasoning=found["reasoning"],
+        concept_id=found["duplicate_of"],
+        title=found["existing_title"],
+        quote_ids=candidate["quote_ids"],
+        candidate=candidate["title"],
+        confidence=found["confidence"],
+        reasoning=found["reasoning"],
         decided_by=found["decided_by"],
-    )  # fmt: skip
+    )
 
 
 def _retarget(relations: list[ProposedRelation], moved: Mapping[str, str]) -> list[Any]:
     """Relations of a concept found to be a duplicate now point at the existing concept."""
     return [
-        r.model_copy(update={"source_id": moved.get(r.source_id, r.source_id),
-                             "target_id": moved.get(r.target_id, r.target_id)})
+        r.model_copy(
+            update={
+                "source_id": moved.get(r.source_id, r.source_id),
+                "target_id": moved.get(r.target_id, r.target_id),
+            }
+        )
         for r in relations
-    ]  # fmt: skip
+    ]
 
 
 def aggregate(state: ExtractionState) -> ExtractionState:
@@ -400,11 +449,21 @@ def aggregate(state: ExtractionState) -> ExtractionState:
     relations = dedupe_relations(_retarget(proposal.relations, moved), set(concepts), known)
     first_pass = not state.get("checked")
     notes = [*state.get("extraction_notes", []), *proposal.notes] if first_pass else proposal.notes
-    updated = Proposal(concepts=list(concepts.values()), existing=merge_links(links),
-                       relations=relations, notes=list(notes))  # fmt: skip
-    report("1.1b", f"{len(novel)} new concept(s), {len(moved)} duplicate(s)",
-           new=len(novel), duplicates=len(moved))  # fmt: skip
+    updated = Proposal(
+        concepts=list(concepts.values()),
+        existing=merge_links(links),
+        relations=relations,
+        notes=list(notes),
+    )
+    report(
+        "1.1b",
+        f"{len(novel)} new concept(s), {len(moved)} duplicate(s)",
+        new=len(novel),
+        duplicates=len(moved),
+    )
     return {
-        "proposal": updated.model_dump(mode="json"), "pending": [],
-        "checked": [*state.get("checked", []), *keys], "relating": novel,
-    }  # fmt: skip
+        "proposal": updated.model_dump(mode="json"),
+        "pending": [],
+        "checked": [*state.get("checked", []), *keys],
+        "relating": novel,
+    }

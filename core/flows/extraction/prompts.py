@@ -125,11 +125,15 @@ def candidates_schema(quote_ids: Sequence[str], max_tokens: int = 4096) -> JsonS
         min_items={"quote_ids": 1},
         max_items={"concepts": most, "quote_ids": min(len(ids), MAX_QUOTES_PER_CONCEPT)},
         max_length={
-            "title": MAX_TITLE, "short_summary": MAX_SHORT, "summary": MAX_SUMMARY,
-            "concept": MAX_CONCEPT, "analysis": MAX_ANALYSIS, "rationale": MAX_RATIONALE,
+            "title": MAX_TITLE,
+            "short_summary": MAX_SHORT,
+            "summary": MAX_SUMMARY,
+            "concept": MAX_CONCEPT,
+            "analysis": MAX_ANALYSIS,
+            "rationale": MAX_RATIONALE,
             "notes": MAX_REASON,
         },
-    )  # fmt: skip
+    )
 
 
 # -- 1.1b duplicate detection ----------------------------------------------------------------
@@ -206,9 +210,11 @@ def queries_messages(
     concept: Mapping[str, Any], n: int, language: str, types: Sequence[str] = TYPES
 ) -> Messages:
     system = QUERIES_SYSTEM.format(
-        n=n, language=language_name(language), types=relation_types_text(types),
+        n=n,
+        language=language_name(language),
+        types=relation_types_text(types),
         data_rule=_data_rule(),
-    )  # fmt: skip
+    )
     card = concept_card(
         concept["title"], concept.get("short_summary", ""), concept.get("concept", "")
     )
@@ -226,9 +232,11 @@ def type_batches(n: int, max_tokens: int) -> list[list[str]]:
 def queries_schema(n: int, types: Sequence[str] = TYPES) -> JsonSchema:
     bounds = dict.fromkeys(types, n)
     return bounded_schema(
-        queries_model(types), min_items=bounds, max_items=bounds,
+        queries_model(types),
+        min_items=bounds,
+        max_items=bounds,
         max_length=dict.fromkeys(types, 80),
-    )  # fmt: skip
+    )
 
 
 # -- 1.1e relations --------------------------------------------------------------------------

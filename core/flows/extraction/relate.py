@@ -42,7 +42,9 @@ def relating(state: ExtractionState) -> list[dict[str, Any]]:
     return [c for c in state["proposal"]["concepts"] if c["id"] in wanted]
 
 
-def route_after_aggregate(state: ExtractionState, runtime: Runtime[FlowContext]) -> list[Send] | str:
+def route_after_aggregate(
+    state: ExtractionState, runtime: Runtime[FlowContext]
+) -> list[Send] | str:
     """Existing concepts -> 1.1c per novel concept of this pass; else 1.1e among the new."""
     concepts = relating(state)
     if not concepts:
@@ -54,7 +56,9 @@ def route_after_aggregate(state: ExtractionState, runtime: Runtime[FlowContext])
     return route_to_relate(state)
 
 
-async def relation_queries(state: RelationQueryTask, runtime: Runtime[FlowContext]) -> ExtractionState:
+async def relation_queries(
+    state: RelationQueryTask, runtime: Runtime[FlowContext]
+) -> ExtractionState:
     """Call 1.1c: exactly `queries_per_relation` queries for each of the nine relation types,
     in as many calls as the completion budget needs."""
     concept, opts = state["concept"], options(runtime)
@@ -64,20 +68,30 @@ async def relation_queries(state: RelationQueryTask, runtime: Runtime[FlowContex
     for types in type_batches(n, max_tokens(runtime)):
         try:
             answer = await runtime.context.llm.structured(
-                queries_messages(concept, n, opts.language, types), queries_model(types),
-                role="default", json_schema=queries_schema(n, types),
-            )  # fmt: skip
+                queries_messages(concept, n, opts.language, types),
+                queries_model(types),
+                role="default",
+                json_schema=queries_schema(n, types),
+            )
         except LLMError as exc:
             raise_unless_fallback(exc)
-            skipped.append(skipped_entry(
-                "1.1c", f"relation queries ({', '.join(types)}) of {concept['title']!r}", exc,
-                "searched by the title for these relation types",
-            ))  # fmt: skip
+            skipped.append(
+                skipped_entry(
+                    "1.1c",
+                    f"relation queries ({', '.join(types)}) of {concept['title']!r}",
+                    exc,
+                    "searched by the title for these relation types",
+                )
+            )
             continue
         queries |= {t: [q for q in qs if q.strip()] for t, qs in answer.model_dump().items()}
     count = sum(len(q) for q in queries.values())
-    report("1.1c", f"{concept['title']!r}: {count} search queries", queries=count,
-           total=state.get("total", 1))  # fmt: skip
+    report(
+        "1.1c",
+        f"{concept['title']!r}: {count} search queries",
+        queries=count,
+        total=state.get("total", 1),
+    )
     return {"query_sets": [{"concept_id": concept["id"], "queries": queries}], "skipped": skipped}
 
 
@@ -142,24 +156,31 @@ async def relate(state: RelateTask, runtime: Runtime[FlowContext]) -> Extraction
         listing.append((f"k{i}", card))
     try:
         answer = await runtime.context.llm.structured(
-            relations_messages(concept, listing), RelationsAnswer, role="default",
+            relations_messages(concept, listing),
+            RelationsAnswer,
+            role="default",
             json_schema=relations_schema(list(labels), max_tokens(runtime)),
-        )  # fmt: skip
+        )
     except LLMError as exc:
         raise_unless_fallback(exc)
-        skipped = skipped_entry("1.1e", f"relations of {concept['title']!r}", exc,
-                                "no relation proposed for it")  # fmt: skip
+        skipped = skipped_entry(
+            "1.1e", f"relations of {concept['title']!r}", exc, "no relation proposed for it"
+        )
         return {
             "relation_sets": [{"concept_id": concept["id"], "relations": []}],
             "skipped": [skipped],
         }
     relations = [
         ProposedRelation(
-            source_id=concept["id"], type=r.type, target_id=labels[r.target],
-            explanation=r.explanation, confidence=r.confidence,
+            source_id=concept["id"],
+            type=r.type,
+            target_id=labels[r.target],
+            explanation=r.explanation,
+            confidence=r.confidence,
         ).model_dump(mode="json")
-        for r in answer.relations if r.target in labels
-    ]  # fmt: skip
+        for r in answer.relations
+        if r.target in labels
+    ]
     report(
         "1.1e", f"{concept['title']!r}: {len(relations)} relation(s)", total=state.get("total", 1)
     )

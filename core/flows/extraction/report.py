@@ -24,7 +24,9 @@ def _titles(proposal: Proposal, known: Mapping[str, Mapping[str, Any]]) -> dict[
     return titles | {c.id: c.title for c in proposal.concepts}
 
 
-def _attributions(proposal: Proposal, quotes: dict[str, str], titles: dict[str, str]) -> list[dict[str, Any]]:
+def _attributions(
+    proposal: Proposal, quotes: dict[str, str], titles: dict[str, str]
+) -> list[dict[str, Any]]:
     by_quote: dict[str, list[dict[str, Any]]] = {}
     for c in proposal.concepts:
         for q in c.quote_ids:
@@ -35,9 +37,15 @@ def _attributions(proposal: Proposal, quotes: dict[str, str], titles: dict[str, 
                 {"id": e.concept_id, "title": titles.get(e.concept_id, e.title), "existing": True}
             )
     return [
-        {"quote_id": q, "quote_text": quotes.get(q, ""), "concepts": by_quote[q], "multi": len(by_quote[q]) > 1}
-        for q in quotes if q in by_quote
-    ]  # fmt: skip
+        {
+            "quote_id": q,
+            "quote_text": quotes.get(q, ""),
+            "concepts": by_quote[q],
+            "multi": len(by_quote[q]) > 1,
+        }
+        for q in quotes
+        if q in by_quote
+    ]
 
 
 def actions_for(proposal: Proposal, rounds_left: int) -> list[str]:
@@ -53,8 +61,10 @@ def round_notice(rounds_left: int, max_rounds: int) -> str:
     if rounds_left == 1:
         return "This is the last feedback round: after it you can only approve or abort."
     if rounds_left == 0:
-        return (f"All {max_rounds} feedback rounds are used (flows.extraction.max_review_rounds): "
-                "approve what stands, or abort.")  # fmt: skip
+        return (
+            f"All {max_rounds} feedback rounds are used (flows.extraction.max_review_rounds): "
+            "approve what stands, or abort."
+        )
     return ""
 
 
@@ -75,29 +85,45 @@ def build_report(state: ExtractionState, max_rounds: int) -> ExtractionReview:
     duplicates = [e.model_dump(mode="json") for e in proposal.existing if e.candidate]
     relations = [
         {
-            "id": r.id, "source_id": r.source_id, "source_title": titles.get(r.source_id, r.source_id),
-            "type": r.type.value, "target_id": r.target_id, "target_title": titles.get(r.target_id, r.target_id),
-            "inverse_type": RELATION_MAP[r.type].value, "target_is_new": r.target_id in new_ids,
-            "explanation": r.explanation, "confidence": r.confidence,
+            "id": r.id,
+            "source_id": r.source_id,
+            "source_title": titles.get(r.source_id, r.source_id),
+            "type": r.type.value,
+            "target_id": r.target_id,
+            "target_title": titles.get(r.target_id, r.target_id),
+            "inverse_type": RELATION_MAP[r.type].value,
+            "target_is_new": r.target_id in new_ids,
+            "explanation": r.explanation,
+            "confidence": r.confidence,
         }
         for r in proposal.relations
-    ]  # fmt: skip
+    ]
     unattributed = [{"id": q, "text": quotes[q]} for q in proposal.unattributed(quotes)]
     disconnected = [c.title for c in proposal.disconnected()]
-    return ExtractionReview.model_validate({
-        "source": state.get("source", ""), "source_title": state.get("source_title", ""),
-        "round": state.get("review_round", 0), "max_rounds": max_rounds,
-        "concepts": concepts, "duplicates": duplicates, "relations": relations,
-        "existing": [e.model_dump(mode="json") for e in proposal.existing],
-        "attributions": _attributions(proposal, quotes, titles),
-        "unattributed": unattributed, "disconnected": disconnected,
-        "warnings": list(dict.fromkeys(state.get("warnings", []))),
-        "critique_log": list(state.get("critique_log", [])), "notes": proposal.notes,
-        "skipped": list(state.get("skipped", [])), "rounds_left": rounds_left,
-        "round_notice": round_notice(rounds_left, max_rounds),
-        "notice": state.get("review_notice", ""),
-        "quote_count": len(quotes), "actions": actions_for(proposal, rounds_left),
-    })  # fmt: skip
+    return ExtractionReview.model_validate(
+        {
+            "source": state.get("source", ""),
+            "source_title": state.get("source_title", ""),
+            "round": state.get("review_round", 0),
+            "max_rounds": max_rounds,
+            "concepts": concepts,
+            "duplicates": duplicates,
+            "relations": relations,
+            "existing": [e.model_dump(mode="json") for e in proposal.existing],
+            "attributions": _attributions(proposal, quotes, titles),
+            "unattributed": unattributed,
+            "disconnected": disconnected,
+            "warnings": list(dict.fromkeys(state.get("warnings", []))),
+            "critique_log": list(state.get("critique_log", [])),
+            "notes": proposal.notes,
+            "skipped": list(state.get("skipped", [])),
+            "rounds_left": rounds_left,
+            "round_notice": round_notice(rounds_left, max_rounds),
+            "notice": state.get("review_notice", ""),
+            "quote_count": len(quotes),
+            "actions": actions_for(proposal, rounds_left),
+        }
+    )
 
 
 def _critique_lines(log: list[dict[str, Any]]) -> list[str]:
@@ -121,18 +147,25 @@ def skipped_lines(payload: Mapping[str, Any]) -> list[str]:
 def report_text(review: ExtractionReview | Mapping[str, Any]) -> str:
     """The report as the terminal prints it (a payload is read as the review first)."""
     r = review if isinstance(review, ExtractionReview) else ExtractionReview.model_validate(review)
-    out = [f"Extraction of {r.source_title or r.source} "
-           f"(feedback round {r.round}/{r.max_rounds})", ""]  # fmt: skip
+    out = [
+        f"Extraction of {r.source_title or r.source} (feedback round {r.round}/{r.max_rounds})",
+        "",
+    ]
     out += skipped_lines(r.payload())
     out += [f"NOTE: {r.notice}", ""] if r.notice else []
     out += [r.round_notice, ""] if r.round_notice else []
     out += _concept_lines(r)
     out.append(f"Duplicates found ({len(r.duplicates)}):")
-    out += [f"  * {d.candidate} -> {d.title} ({d.decided_by}, confidence {d.confidence:.2f}): {d.reasoning}"
-            for d in r.duplicates]  # fmt: skip
+    out += [
+        f"  * {d.candidate} -> {d.title} ({d.decided_by}, confidence {d.confidence:.2f}): {d.reasoning}"
+        for d in r.duplicates
+    ]
     out.append(f"Relations ({len(r.relations)}):")
-    out += [f"  * [{x.id}] {x.source_title} -{x.type}-> {x.target_title} "
-            f"(inverse {x.inverse_type}): {x.explanation}" for x in r.relations]  # fmt: skip
+    out += [
+        f"  * [{x.id}] {x.source_title} -{x.type}-> {x.target_title} "
+        f"(inverse {x.inverse_type}): {x.explanation}"
+        for x in r.relations
+    ]
     out += _attribution_lines(r)
     out.append("Warnings:")
     out += [f"  * unattributed quote [{q.id}] {q.text[:120]}" for q in r.unattributed]
@@ -148,7 +181,11 @@ def report_text(review: ExtractionReview | Mapping[str, Any]) -> str:
 def _concept_lines(review: ExtractionReview) -> list[str]:
     out = [f"New concepts ({len(review.concepts)}):"]
     for c in review.concepts:
-        out += [f"  * {c.title}  [{c.id[:8]}]", f"    {c.short_summary}", f"    concept: {c.concept}"]
+        out += [
+            f"  * {c.title}  [{c.id[:8]}]",
+            f"    {c.short_summary}",
+            f"    concept: {c.concept}",
+        ]
         out += [f"    why: {c.rationale}"] if c.rationale else []
         out += [f"    > [{q.id}] {q.text[:160]}" for q in c.quotes]
     return out
@@ -158,8 +195,10 @@ def _attribution_lines(review: ExtractionReview) -> list[str]:
     out = [f"Quote attributions ({len(review.attributions)} of {review.quote_count} quotes):"]
     for a in review.attributions:
         mark = " [several concepts]" if a.multi else ""
-        out.append(f"  * [{a.quote_id}]{mark} -> " + ", ".join(
-            f"{c.title}{' (existing)' if c.existing else ''}" for c in a.concepts))  # fmt: skip
+        out.append(
+            f"  * [{a.quote_id}]{mark} -> "
+            + ", ".join(f"{c.title}{' (existing)' if c.existing else ''}" for c in a.concepts)
+        )
     return out
 
 

@@ -158,16 +158,30 @@ def critique_gate(state: ExtractionState) -> ExtractionState:
         result = EvaluationResult.model_validate(state["critique"])
         failing = [c.name for c in result.criteria if not c.passed]
         entry |= {
-            "passed": not failing and not blocking, "overall": result.overall_score,
-            "failing": failing, "scores": result.scores, "summary": result.summary(),
-            "feedback": result.feedback, "suggestions": result.suggestions,
-            "issues": [{"criterion": c.id, "what": i.what, "where": i.where} for c in result.criteria for i in c.issues],
-        }  # fmt: skip
+            "passed": not failing and not blocking,
+            "overall": result.overall_score,
+            "failing": failing,
+            "scores": result.scores,
+            "summary": result.summary(),
+            "feedback": result.feedback,
+            "suggestions": result.suggestions,
+            "issues": [
+                {"criterion": c.id, "what": i.what, "where": i.where}
+                for c in result.criteria
+                for i in c.issues
+            ],
+        }
     else:
         why = "; ".join(state.get("errors", [])[-1:]) or "no answer"
         entry |= {"passed": None if not blocking else False, "summary": f"not done: {why}"}
-        skipped.append({"step": "1.2", "what": f"self-critique round {round_no}", "why": why,
-                        "fallback": "the extraction goes on without the model's critique"})  # fmt: skip
+        skipped.append(
+            {
+                "step": "1.2",
+                "what": f"self-critique round {round_no}",
+                "why": why,
+                "fallback": "the extraction goes on without the model's critique",
+            }
+        )
     report("1.2", f"critique {round_no}: {entry.get('summary')}", round=round_no)
     return {"critique_round": round_no, "critique_log": [entry], "skipped": skipped}
 
@@ -225,12 +239,20 @@ async def refine(state: ExtractionState, runtime: Runtime[FlowContext]) -> Extra
     report("1.3", f"refinement {round_no}: {len(proposal.concepts)} concept(s)")
     skipped = []
     if error is not None:
-        skipped = [skipped_entry("1.3", f"refinement {round_no}", error,
-                                 "the extraction stays as the critique found it")]  # fmt: skip
+        skipped = [
+            skipped_entry(
+                "1.3",
+                f"refinement {round_no}",
+                error,
+                "the extraction stays as the critique found it",
+            )
+        ]
     return {
-        "proposal": proposal.model_dump(mode="json"), "skipped": skipped,
-        "pending": unchecked(state, proposal), "return_to": "critique_checks",
-    }  # fmt: skip
+        "proposal": proposal.model_dump(mode="json"),
+        "skipped": skipped,
+        "pending": unchecked(state, proposal),
+        "return_to": "critique_checks",
+    }
 
 
 # -- 2.1 / 2.2 ---------------------------------------------------------------------------------
@@ -247,8 +269,10 @@ def parse_decision(value: object) -> dict[str, Any]:
 
 
 def rounds_left(state: ExtractionState, runtime: Runtime[FlowContext]) -> int:
-    return max(0, runtime.context.settings.flows.extraction.max_review_rounds
-               - state.get("review_round", 0))  # fmt: skip
+    return max(
+        0,
+        runtime.context.settings.flows.extraction.max_review_rounds - state.get("review_round", 0),
+    )
 
 
 async def review(state: ExtractionState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
@@ -264,7 +288,9 @@ async def review(state: ExtractionState, runtime: Runtime[FlowContext]) -> dict[
         update["proposal"] = proposal.model_dump(mode="json")
         messages += [f"Dropped {', '.join(dropped)}."] if dropped else []
     if decision["action"] == "invalid":
-        messages.append(f"{decision['why']}. Answer approve, feedback (with text), drop (with items) or abort.")
+        messages.append(
+            f"{decision['why']}. Answer approve, feedback (with text), drop (with items) or abort."
+        )
     if decision["action"] == "feedback" and not rounds_left(state, runtime):
         messages.append("No feedback rounds are left: approve what stands, or abort.")
     if decision["action"] == "approve" and empty(update.get("proposal") or state["proposal"]):
@@ -312,14 +338,25 @@ async def incorporate(state: ExtractionState, runtime: Runtime[FlowContext]) -> 
         if answer.unresolved.strip():
             warnings = [f"unresolved feedback: {answer.unresolved}"]
     if error is not None:
-        skipped = [skipped_entry("2.3", f"feedback round {round_no}", error,
-                                 "the extraction is unchanged; the round still counts")]  # fmt: skip
+        skipped = [
+            skipped_entry(
+                "2.3",
+                f"feedback round {round_no}",
+                error,
+                "the extraction is unchanged; the round still counts",
+            )
+        ]
     report("2.3", f"feedback round {round_no} incorporated", round=round_no)
     return {
-        "proposal": proposal.model_dump(mode="json"), "review_round": round_no,
-        "messages": notes, "warnings": warnings, "skipped": skipped,
-        "pending": unchecked(state, proposal), "return_to": "review", "review_notice": "",
-    }  # fmt: skip
+        "proposal": proposal.model_dump(mode="json"),
+        "review_round": round_no,
+        "messages": notes,
+        "warnings": warnings,
+        "skipped": skipped,
+        "pending": unchecked(state, proposal),
+        "return_to": "review",
+        "review_notice": "",
+    }
 
 
 def aborted(state: ExtractionState) -> ExtractionState:

@@ -206,27 +206,37 @@ def revision_schema(
     if new and len(every) > 1:
         enums |= {"add_relations.source": new, "add_relations.target": every}
     lengths = {
-        "title": MAX_TITLE, "short_summary": MAX_SHORT, "summary": MAX_SUMMARY,
-        "concept_text": MAX_CONCEPT, "add_concepts.concept": MAX_CONCEPT,
-        "analysis": MAX_ANALYSIS, "changes": MAX_REASON,
-    }  # fmt: skip
+        "title": MAX_TITLE,
+        "short_summary": MAX_SHORT,
+        "summary": MAX_SUMMARY,
+        "concept_text": MAX_CONCEPT,
+        "add_concepts.concept": MAX_CONCEPT,
+        "analysis": MAX_ANALYSIS,
+        "changes": MAX_REASON,
+    }
     if model is FeedbackRevision:
         lengths |= {"interpretation": MAX_REASON, "unresolved": MAX_REASON}
     return bounded_schema(
-        model, enums=enums, max_items=max_items, max_length=lengths,
+        model,
+        enums=enums,
+        max_items=max_items,
+        max_length=lengths,
         min_items={"add_concepts.quote_ids": 1} if quote_ids else None,
-    )  # fmt: skip
+    )
 
 
 def _edited(concept: NewConcept, edit: ConceptEdit) -> NewConcept:
     update = {
         key: value.strip()
         for key, value in (
-            ("title", edit.title), ("short_summary", edit.short_summary),
-            ("summary", edit.summary), ("concept", edit.concept_text), ("analysis", edit.analysis),
+            ("title", edit.title),
+            ("short_summary", edit.short_summary),
+            ("summary", edit.summary),
+            ("concept", edit.concept_text),
+            ("analysis", edit.analysis),
         )
         if value.strip()
-    }  # fmt: skip
+    }
     if "summary" in update:
         update["summary"] = clip_words(update["summary"], 100)
     elif "concept" in update:  # a new text without a new summary: the old one would be wrong
@@ -277,12 +287,17 @@ def _revised_concepts(
     for add in revision.add_concepts:
         quotes = [q for q in add.quote_ids if q in valid_quotes]
         if add.title.strip() and quotes:
-            concepts.append(NewConcept(
-                title=add.title.strip(), short_summary=add.short_summary, concept=add.concept,
-                summary=clip_words(add.summary or add.concept, 100), analysis=add.analysis,
-                quote_ids=quotes,
-                rationale="added by refinement",
-            ))  # fmt: skip
+            concepts.append(
+                NewConcept(
+                    title=add.title.strip(),
+                    short_summary=add.short_summary,
+                    concept=add.concept,
+                    summary=clip_words(add.summary or add.concept, 100),
+                    analysis=add.analysis,
+                    quote_ids=quotes,
+                    rationale="added by refinement",
+                )
+            )
     return concepts
 
 

@@ -23,6 +23,7 @@ class ExtractionInput(BaseModel):
     again: bool = False
     """Extract a source that was already processed (the user asked to extract it again)."""
 
+
 V = TypeVar("V")
 
 

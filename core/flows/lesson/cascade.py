@@ -37,8 +37,9 @@ def one_judge_model(settings: Any) -> bool:
     return len(models) == 1
 
 
-def confidence(score: float, accept: float, fix: float, *, flagged: bool,
-               margin: float = 0.1) -> float:  # fmt: skip
+def confidence(
+    score: float, accept: float, fix: float, *, flagged: bool, margin: float = 0.1
+) -> float:
     """0.5 at a threshold, 1.0 at `margin` (the tolerated judge disagreement) or more away;
     minus a penalty for flagged lessons."""
     distance = min(abs(score - accept), abs(score - fix))
@@ -56,10 +57,15 @@ def vote(
     return JudgeVote(
         role=role,
         score=score,
-        confidence=confidence(score, settings.accept_threshold, settings.fix_threshold,
-                              flagged=flagged, margin=settings.judge_disagreement),
+        confidence=confidence(
+            score,
+            settings.accept_threshold,
+            settings.fix_threshold,
+            flagged=flagged,
+            margin=settings.judge_disagreement,
+        ),
         passed=bool(result["passed"]),
-    )  # fmt: skip
+    )
 
 
 def after_primary(primary: JudgeVote | None, settings: Any) -> Literal["secondary", "verdict"]:
@@ -69,8 +75,13 @@ def after_primary(primary: JudgeVote | None, settings: Any) -> Literal["secondar
     return "secondary"
 
 
-def after_secondary(primary: JudgeVote | None, secondary: JudgeVote | None,
-                    settings: Any, *, one_model: bool = False) -> Literal["tiebreak", "verdict"]:  # fmt: skip
+def after_secondary(
+    primary: JudgeVote | None,
+    secondary: JudgeVote | None,
+    settings: Any,
+    *,
+    one_model: bool = False,
+) -> Literal["tiebreak", "verdict"]:
     """Two judges that differ by more than the setting (or a failed one) call a third, unless
     one model serves every judge role (a third call to it breaks no tie)."""
     if one_model:
@@ -94,16 +105,30 @@ def combine(votes: list[JudgeVote]) -> tuple[float, bool]:
 
 def mean_scores(results: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     ids = [cid for cid in results[0].get("scores", {})] if results else []
-    return {cid: round(statistics.fmean(r["scores"][cid] for r in results if cid in r.get("scores", {})), 4)
-            for cid in ids}  # fmt: skip
+    return {
+        cid: round(
+            statistics.fmean(r["scores"][cid] for r in results if cid in r.get("scores", {})), 4
+        )
+        for cid in ids
+    }
 
 
-def verdict(votes: list[JudgeVote], results: Sequence[Mapping[str, Any]], settings: Any, *,
-            fixes_left: bool, regenerations_left: bool) -> CascadeVerdict:  # fmt: skip
+def verdict(
+    votes: list[JudgeVote],
+    results: Sequence[Mapping[str, Any]],
+    settings: Any,
+    *,
+    fixes_left: bool,
+    regenerations_left: bool,
+) -> CascadeVerdict:
     """Accept, targeted fix, regenerate or escalate, from the combined score and settings."""
     if not votes:
-        return CascadeVerdict(decision="escalate", score=0.0, passed=False,
-                              reason="no judge could evaluate the lesson")  # fmt: skip
+        return CascadeVerdict(
+            decision="escalate",
+            score=0.0,
+            passed=False,
+            reason="no judge could evaluate the lesson",
+        )
     score, passed = combine(votes)
     scores = mean_scores(results)
     decision: Decision
@@ -117,5 +142,11 @@ def verdict(votes: list[JudgeVote], results: Sequence[Mapping[str, Any]], settin
         reason = f"score {score:.2f} < {settings.fix_threshold:.2f}"
     if decision == "escalate":
         reason += "; no automatic remedy left"
-    return CascadeVerdict(decision=decision, score=round(score, 4), passed=passed,
-                          votes=votes, reason=reason, scores=scores)  # fmt: skip
+    return CascadeVerdict(
+        decision=decision,
+        score=round(score, 4),
+        passed=passed,
+        votes=votes,
+        reason=reason,
+        scores=scores,
+    )

@@ -60,8 +60,14 @@ def check_input(services: Services, data: dict[str, Any]) -> None:
         raise ValueError(f"no concept note named {concept!r} (title, alias or vault path)")
 
 
-async def drive_lesson(services: Services, run_id: str, decide: Decide | None = None,
-                       on_event: OnEvent | None = None, *, resume: Any = None) -> LessonOutcome:  # fmt: skip
+async def drive_lesson(
+    services: Services,
+    run_id: str,
+    decide: Decide | None = None,
+    on_event: OnEvent | None = None,
+    *,
+    resume: Any = None,
+) -> LessonOutcome:
     """Run to the end, a failure, or an unanswered escalation."""
     runtime = services.runtime
     events = runtime.resume(run_id, resume) if resume is not None else runtime.stream(run_id)
@@ -71,9 +77,21 @@ async def drive_lesson(services: Services, run_id: str, decide: Decide | None = 
     return _outcome(services, run_id, stop.status, stop.output, stop.error, stop.payload)
 
 
-def _outcome(services: Services, run_id: str, status: Any, state: dict[str, Any] | None = None,
-             error: str = "", payload: dict[str, Any] | None = None) -> LessonOutcome:  # fmt: skip
+def _outcome(
+    services: Services,
+    run_id: str,
+    status: Any,
+    state: dict[str, Any] | None = None,
+    error: str = "",
+    payload: dict[str, Any] | None = None,
+) -> LessonOutcome:
     store = services.store
-    return LessonOutcome(run_id, status, state or {}, error, payload,
-                         phase_traces(store, run_id),
-                         savings_report(store, run_id, getattr(services, "settings", None)))  # fmt: skip
+    return LessonOutcome(
+        run_id,
+        status,
+        state or {},
+        error,
+        payload,
+        phase_traces(store, run_id),
+        savings_report(store, run_id, getattr(services, "settings", None)),
+    )

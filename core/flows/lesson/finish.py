@@ -34,11 +34,16 @@ ACTIONS = ("accept", "regenerate", "judge", "edit", "reject")
 
 async def escalate(state: LessonState) -> LessonState:
     """Ask the user: accept, regenerate, send to the judges again, edit, or reject."""
-    shown = LessonReview.model_validate({
-        "title": f"Lesson: {state.get('topic', '')}", "lesson": state.get("lesson", ""),
-        "cascade": state.get("cascade"), "self_review": state.get("self_review"),
-        "heuristics": state.get("heuristics"), "actions": list(ACTIONS),
-    })  # fmt: skip
+    shown = LessonReview.model_validate(
+        {
+            "title": f"Lesson: {state.get('topic', '')}",
+            "lesson": state.get("lesson", ""),
+            "cascade": state.get("cascade"),
+            "self_review": state.get("self_review"),
+            "heuristics": state.get("heuristics"),
+            "actions": list(ACTIONS),
+        }
+    )
     value = interrupt(shown.payload())
     try:
         decision = LessonDecision.parse(value)
@@ -58,11 +63,18 @@ async def apply_decision(state: LessonState) -> dict[str, Any]:
     """The user's edit or request to judge again: clear the old verdict (side effects here,
     after the interrupt's node)."""
     decision = state.get("decision") or {}
-    update: dict[str, Any] = {"judge_primary": None, "judge_secondary": None,
-                              "judge_tiebreak": None, "cascade": None}  # fmt: skip
+    update: dict[str, Any] = {
+        "judge_primary": None,
+        "judge_secondary": None,
+        "judge_tiebreak": None,
+        "cascade": None,
+    }
     if decision.get("action") == "edit":
-        update |= {"before_fix": state["lesson"], "lesson": str(decision["content"]),
-                   "skip_self_review": True}  # fmt: skip
+        update |= {
+            "before_fix": state["lesson"],
+            "lesson": str(decision["content"]),
+            "skip_self_review": True,
+        }
     return update
 
 
@@ -82,17 +94,26 @@ def frontmatter_of(state: Mapping[str, Any], status: str, tokens: dict[str, int]
     review = state.get("self_review") or {}
     cascade = state.get("cascade") or {}
     meta: dict[str, Any] = {
-        "type": "lesson", "topic": state.get("topic", ""), "language": state.get("language", ""),
-        "objectives": list(state.get("objectives") or []), "status": status,
-        "self_review": {"decision": review.get("decision", "not run"),
-                        "issues": len(review.get("issues", [])),
-                        "fix_applied": bool(review.get("self_fix_applied"))},
-        "judge": {"decision": cascade.get("decision", "not judged"),
-                  "score": cascade.get("score"), "judges": len(cascade.get("votes", [])),
-                  "scores": cascade.get("scores", {})},
-        "tokens": tokens, "noema_run": runtime_id(state),
+        "type": "lesson",
+        "topic": state.get("topic", ""),
+        "language": state.get("language", ""),
+        "objectives": list(state.get("objectives") or []),
+        "status": status,
+        "self_review": {
+            "decision": review.get("decision", "not run"),
+            "issues": len(review.get("issues", [])),
+            "fix_applied": bool(review.get("self_fix_applied")),
+        },
+        "judge": {
+            "decision": cascade.get("decision", "not judged"),
+            "score": cascade.get("score"),
+            "judges": len(cascade.get("votes", [])),
+            "scores": cascade.get("scores", {}),
+        },
+        "tokens": tokens,
+        "noema_run": runtime_id(state),
         "updated": datetime.now(UTC).isoformat(timespec="seconds"),
-    }  # fmt: skip
+    }
     if state.get("concept_path"):
         meta["concept"] = f"[[{state['concept_path'].rsplit('/', 1)[-1].removesuffix('.md')}]]"
     return meta
@@ -150,21 +171,34 @@ async def write_lesson(state: LessonState, runtime: Runtime[FlowContext]) -> dic
         ctx.vault.reindex(path)
     cascade = state.get("cascade") or {}
     spent = node_tokens(ctx.store, ctx.run_id, *JUDGE_NODES)
-    save_run(ctx.store, LessonRunRow(
-        run_id=ctx.run_id, mode=state.get("mode", "generate"), topic=state.get("topic", ""),
-        language=state.get("language", ""), lesson_path=path, status=status,
-        heuristic_action=str((state.get("heuristics") or {}).get("action", "NONE")),
-        self_review_status=str((state.get("self_review") or {}).get("decision", "")),
-        caught_by=state.get("caught_by", ""), judges_called=_judge_calls(ctx),
-        judge_tokens=spent,
-        # the full panel never costs less than the judging this run really did (a cascade that
-        # called every judge, or re-asked one, spent more than the per-call estimate)
-        full_judge_tokens=max(full_judging_cost(state, runtime), spent),
-        total_tokens=tokens["total"], score=cascade.get("score"),
-    ))  # fmt: skip
+    save_run(
+        ctx.store,
+        LessonRunRow(
+            run_id=ctx.run_id,
+            mode=state.get("mode", "generate"),
+            topic=state.get("topic", ""),
+            language=state.get("language", ""),
+            lesson_path=path,
+            status=status,
+            heuristic_action=str((state.get("heuristics") or {}).get("action", "NONE")),
+            self_review_status=str((state.get("self_review") or {}).get("decision", "")),
+            caught_by=state.get("caught_by", ""),
+            judges_called=_judge_calls(ctx),
+            judge_tokens=spent,
+            # the full panel never costs less than the judging this run really did (a cascade that
+            # called every judge, or re-asked one, spent more than the per-call estimate)
+            full_judge_tokens=max(full_judging_cost(state, runtime), spent),
+            total_tokens=tokens["total"],
+            score=cascade.get("score"),
+        ),
+    )
     trace(runtime, "write", status, started, (), path=path)
-    return {"lesson_path": path, "note_hash": digest, "status": status,
-            "messages": [f"Lesson written to {path} ({status})."]}  # fmt: skip
+    return {
+        "lesson_path": path,
+        "note_hash": digest,
+        "status": status,
+        "messages": [f"Lesson written to {path} ({status})."],
+    }
 
 
 def _judge_calls(ctx: FlowContext) -> int:

@@ -27,11 +27,25 @@ FLOW_NAME = "lesson"
 STEPS = ("Planner", "Expander", "Assembler", "Smoother", "Self-Review", "Judge")
 """The six steps the screen shows, in order."""
 NODE_STEP = {
-    "load_sources": 0, "planner": 0, "expand_section": 1, "prepare_regen": 1, "assembler": 2,
-    "smoother": 3, "load_lesson": 4, "heuristics": 4, "self_review": 4, "caught": 5,
-    "judge_primary": 5, "judge_secondary": 5, "judge_tiebreak": 5, "verdict": 5,
-    "targeted_fix": 5, "escalate": 5, "apply_decision": 5, "write_lesson": 5,
-}  # fmt: skip
+    "load_sources": 0,
+    "planner": 0,
+    "expand_section": 1,
+    "prepare_regen": 1,
+    "assembler": 2,
+    "smoother": 3,
+    "load_lesson": 4,
+    "heuristics": 4,
+    "self_review": 4,
+    "caught": 5,
+    "judge_primary": 5,
+    "judge_secondary": 5,
+    "judge_tiebreak": 5,
+    "verdict": 5,
+    "targeted_fix": 5,
+    "escalate": 5,
+    "apply_decision": 5,
+    "write_lesson": 5,
+}
 """Which step each node belongs to."""
 
 
@@ -40,16 +54,25 @@ def route_start(state: Mapping[str, Any]) -> Literal["generate", "review"]:
 
 
 NODES: dict[str, Callable[..., Any]] = {
-    "load_sources": nodes.load_sources, "load_lesson": nodes.load_lesson,
-    "planner": nodes.planner, "expand_section": nodes.expand_section,
-    "assembler": nodes.assembler, "smoother": nodes.smoother,
-    "heuristics": review_nodes.heuristics, "self_review": review_nodes.self_review,
-    "prepare_regen": review_nodes.prepare_regen, "caught": review_nodes.caught,
-    "judge_primary": judging.judge_primary, "judge_secondary": judging.judge_secondary,
-    "judge_tiebreak": judging.judge_tiebreak, "verdict": judging.verdict,
-    "targeted_fix": judging.targeted_fix, "escalate": finish.escalate,
-    "apply_decision": finish.apply_decision, "write_lesson": finish.write_lesson,
-}  # fmt: skip
+    "load_sources": nodes.load_sources,
+    "load_lesson": nodes.load_lesson,
+    "planner": nodes.planner,
+    "expand_section": nodes.expand_section,
+    "assembler": nodes.assembler,
+    "smoother": nodes.smoother,
+    "heuristics": review_nodes.heuristics,
+    "self_review": review_nodes.self_review,
+    "prepare_regen": review_nodes.prepare_regen,
+    "caught": review_nodes.caught,
+    "judge_primary": judging.judge_primary,
+    "judge_secondary": judging.judge_secondary,
+    "judge_tiebreak": judging.judge_tiebreak,
+    "verdict": judging.verdict,
+    "targeted_fix": judging.targeted_fix,
+    "escalate": finish.escalate,
+    "apply_decision": finish.apply_decision,
+    "write_lesson": finish.write_lesson,
+}
 
 
 def route_decision(state: LessonState) -> Literal["edit", "judge"]:
@@ -97,26 +120,49 @@ def _add_checks(graph: Graph) -> None:
         "judge": "judge_primary",
         "caught": "caught",
     }
-    graph.add_conditional_edges("heuristics", review_nodes.route_heuristics,
-                                to_judge | {"self_review": "self_review"})  # fmt: skip
-    graph.add_conditional_edges("self_review", review_nodes.route_self_review,
-                                to_judge | {"recheck": "heuristics"})  # fmt: skip
-    graph.add_conditional_edges("judge_primary", judging.route_primary,
-                                {"secondary": "judge_secondary", "verdict": "verdict"})  # fmt: skip
-    graph.add_conditional_edges("judge_secondary", judging.route_secondary,
-                                {"tiebreak": "judge_tiebreak", "verdict": "verdict"})  # fmt: skip
+    graph.add_conditional_edges(
+        "heuristics", review_nodes.route_heuristics, to_judge | {"self_review": "self_review"}
+    )
+    graph.add_conditional_edges(
+        "self_review", review_nodes.route_self_review, to_judge | {"recheck": "heuristics"}
+    )
+    graph.add_conditional_edges(
+        "judge_primary",
+        judging.route_primary,
+        {"secondary": "judge_secondary", "verdict": "verdict"},
+    )
+    graph.add_conditional_edges(
+        "judge_secondary",
+        judging.route_secondary,
+        {"tiebreak": "judge_tiebreak", "verdict": "verdict"},
+    )
     graph.add_edge("judge_tiebreak", "verdict")
-    graph.add_conditional_edges("verdict", judging.route_verdict, {
-        "accept": "write_lesson", "fix": "targeted_fix", "regenerate": "prepare_regen",
-        "escalate": "escalate",
-    })  # fmt: skip
+    graph.add_conditional_edges(
+        "verdict",
+        judging.route_verdict,
+        {
+            "accept": "write_lesson",
+            "fix": "targeted_fix",
+            "regenerate": "prepare_regen",
+            "escalate": "escalate",
+        },
+    )
     graph.add_edge("targeted_fix", "heuristics")
-    graph.add_conditional_edges("escalate", route_escalation, {
-        "accept": "write_lesson", "reject": "write_lesson", "regenerate": "prepare_regen",
-        "judge": "apply_decision", "edit": "apply_decision", "escalate": "escalate",
-    })  # fmt: skip
-    graph.add_conditional_edges("apply_decision", route_decision,
-                                {"edit": "heuristics", "judge": "judge_primary"})  # fmt: skip
+    graph.add_conditional_edges(
+        "escalate",
+        route_escalation,
+        {
+            "accept": "write_lesson",
+            "reject": "write_lesson",
+            "regenerate": "prepare_regen",
+            "judge": "apply_decision",
+            "edit": "apply_decision",
+            "escalate": "escalate",
+        },
+    )
+    graph.add_conditional_edges(
+        "apply_decision", route_decision, {"edit": "heuristics", "judge": "judge_primary"}
+    )
     graph.add_edge("caught", "write_lesson")
     graph.add_edge("write_lesson", END)
 

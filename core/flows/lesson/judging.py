@@ -50,10 +50,15 @@ def judge_options(field: str, role: str | None) -> EvaluationNodeOptions:
         return changes
 
     return EvaluationNodeOptions(
-        content_type="lesson", content_extractor=lambda s: s.get("lesson"),
-        result_field=field, status_field=f"{field}_status", human_review=False,
-        context_extractor=judge_context, configure=configure, reraise_unanswered=True,
-    )  # fmt: skip
+        content_type="lesson",
+        content_extractor=lambda s: s.get("lesson"),
+        result_field=field,
+        status_field=f"{field}_status",
+        human_review=False,
+        context_extractor=judge_context,
+        configure=configure,
+        reraise_unanswered=True,
+    )
 
 
 def make_judge(
@@ -86,18 +91,25 @@ def flagged(state: LessonState) -> bool:
 
 def votes_of(state: LessonState, runtime: Any) -> list[Any]:
     settings = lesson_settings(runtime)
-    roles: dict[JudgeField, str] = {"judge_primary": "judge", "judge_secondary": "judge_secondary",
-                                    "judge_tiebreak": settings.tiebreak_role}  # fmt: skip
+    roles: dict[JudgeField, str] = {
+        "judge_primary": "judge",
+        "judge_secondary": "judge_secondary",
+        "judge_tiebreak": settings.tiebreak_role,
+    }
     votes = [cascade.vote(roles[f], state.get(f), settings, flagged(state)) for f in roles]
     return votes
 
 
-def route_primary(state: LessonState, runtime: Runtime[FlowContext]) -> Literal["secondary", "verdict"]:
+def route_primary(
+    state: LessonState, runtime: Runtime[FlowContext]
+) -> Literal["secondary", "verdict"]:
     primary = votes_of(state, runtime)[0]
     return cascade.after_primary(primary, lesson_settings(runtime))
 
 
-def route_secondary(state: LessonState, runtime: Runtime[FlowContext]) -> Literal["tiebreak", "verdict"]:
+def route_secondary(
+    state: LessonState, runtime: Runtime[FlowContext]
+) -> Literal["tiebreak", "verdict"]:
     primary, secondary, _ = votes_of(state, runtime)
     one_model = cascade.one_judge_model(runtime.context.settings)
     return cascade.after_secondary(
@@ -114,21 +126,38 @@ async def verdict(state: LessonState, runtime: Runtime[FlowContext]) -> LessonSt
     # a reviewed note is the user's own text: fixing or regenerating it is the user's call
     can_regen = generating and state.get("regenerations", 0) < settings.max_regenerations
     can_fix = generating and state.get("judge_fixes", 0) < settings.max_judge_fixes
-    result = cascade.verdict(votes, results, settings, fixes_left=can_fix,
-                             regenerations_left=can_regen)  # fmt: skip
+    result = cascade.verdict(
+        votes, results, settings, fixes_left=can_fix, regenerations_left=can_regen
+    )
     if cascade.one_judge_model(runtime.context.settings):
         primary, secondary, _ = votes_of(state, runtime)
         if (
             state.get("judge_secondary")
             and cascade.after_secondary(primary, secondary, settings) == "tiebreak"
         ):
-            trace(runtime, "judge", "skipped", time.perf_counter(), (), judge="judge_tiebreak",
-                  reason=cascade.ONE_MODEL_NOTE)  # fmt: skip
+            trace(
+                runtime,
+                "judge",
+                "skipped",
+                time.perf_counter(),
+                (),
+                judge="judge_tiebreak",
+                reason=cascade.ONE_MODEL_NOTE,
+            )
         result.reason += "; " + cascade.ONE_MODEL_NOTE
-    trace(runtime, "verdict", result.decision, time.perf_counter(), (), score=result.score,
-          judges=len(votes))  # fmt: skip
-    return {"cascade": result.model_dump(mode="json"),
-            "messages": [f"Judges: {result.decision} ({result.reason})."]}  # fmt: skip
+    trace(
+        runtime,
+        "verdict",
+        result.decision,
+        time.perf_counter(),
+        (),
+        score=result.score,
+        judges=len(votes),
+    )
+    return {
+        "cascade": result.model_dump(mode="json"),
+        "messages": [f"Judges: {result.decision} ({result.reason})."],
+    }
 
 
 def route_verdict(state: LessonState) -> Literal["accept", "fix", "regenerate", "escalate"]:
@@ -153,8 +182,11 @@ def _problems(state: LessonState) -> tuple[list[str], str]:
 def sections_to_fix(body: str, wheres: list[str], limit: int = 2) -> list[int]:
     """Sections named by the judges' issues; else the shortest ones."""
     _, sections = document.split_sections(body)
-    named = [n for n, (h, text) in enumerate(sections)
-             if any(w and (w.lower() in h.lower() or w.lower()[:40] in text.lower()) for w in wheres)]  # fmt: skip
+    named = [
+        n
+        for n, (h, text) in enumerate(sections)
+        if any(w and (w.lower() in h.lower() or w.lower()[:40] in text.lower()) for w in wheres)
+    ]
     if not named:
         named = sorted(range(len(sections)), key=lambda n: len(sections[n][1]))
     return named[:limit]
@@ -169,14 +201,20 @@ async def targeted_fix(state: LessonState, runtime: Runtime[FlowContext]) -> Les
     schema = section_schema(runtime)
     for n in chosen:
         heading, text = sections[n]
-        messages = fix_messages(f"## {heading}\n\n{text}", state["language"], problems,
-                                state.get("source_text", ""))  # fmt: skip
+        messages = fix_messages(
+            f"## {heading}\n\n{text}", state["language"], problems, state.get("source_text", "")
+        )
         draft: SectionDraft = await ask(runtime, messages, SectionDraft, schema)
         sections[n] = (heading, document.strip_heading(draft.text) or text)
     trace(runtime, "targeted_fix", "ok", started, sections=chosen)
     return {
-        "before_fix": state["lesson"], "lesson": document.join_sections(preamble, sections),
-        "judge_fixes": state.get("judge_fixes", 0) + 1, "skip_self_review": True,
-        "judge_primary": None, "judge_secondary": None, "judge_tiebreak": None, "cascade": None,
+        "before_fix": state["lesson"],
+        "lesson": document.join_sections(preamble, sections),
+        "judge_fixes": state.get("judge_fixes", 0) + 1,
+        "skip_self_review": True,
+        "judge_primary": None,
+        "judge_secondary": None,
+        "judge_tiebreak": None,
+        "cascade": None,
         "messages": [f"Fixed {len(chosen)} section(s) the judges pointed at."],
-    }  # fmt: skip
+    }

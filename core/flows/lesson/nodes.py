@@ -32,20 +32,44 @@ def lesson_settings(runtime: Runtime[FlowContext]) -> LessonSettings:
     return runtime.context.settings.flows.lesson
 
 
-def trace(runtime: Runtime[FlowContext], phase: str, status: str, started: float,
-          nodes: tuple[str, ...] = (), **detail: Any) -> int:  # fmt: skip
+def trace(
+    runtime: Runtime[FlowContext],
+    phase: str,
+    status: str,
+    started: float,
+    nodes: tuple[str, ...] = (),
+    **detail: Any,
+) -> int:
     """Record a phase trace (tokens from the model traces of `nodes`) and report progress."""
     ctx = runtime.context
     elapsed = (time.perf_counter() - started) * 1000
-    tokens = record_phase(ctx.store, ctx.run_id, phase, status, nodes=nodes or (phase,),
-                          duration_ms=elapsed, detail=detail)  # fmt: skip
-    progress(node=phase, phase=phase, status=status, tokens=tokens, duration_ms=round(elapsed, 1),
-             message=f"{phase}: {status}")  # fmt: skip
+    tokens = record_phase(
+        ctx.store,
+        ctx.run_id,
+        phase,
+        status,
+        nodes=nodes or (phase,),
+        duration_ms=elapsed,
+        detail=detail,
+    )
+    progress(
+        node=phase,
+        phase=phase,
+        status=status,
+        tokens=tokens,
+        duration_ms=round(elapsed, 1),
+        message=f"{phase}: {status}",
+    )
     return tokens
 
 
-async def ask(runtime: Runtime[FlowContext], messages: list[dict[str, str]], model: type,
-              schema: dict[str, Any], role: str = "default") -> Any:  # fmt: skip
+async def ask(
+    runtime: Runtime[FlowContext],
+    messages: list[dict[str, str]],
+    model: type,
+    schema: dict[str, Any],
+    role: str = "default",
+) -> Any:
     """A structured generation call with the lesson's completion limit."""
     limit = lesson_settings(runtime).generation_max_tokens or None
     return await runtime.context.llm.structured(
@@ -82,22 +106,33 @@ async def load_sources(state: LessonState, runtime: Runtime[FlowContext]) -> Les
     started = time.perf_counter()
     settings = lesson_settings(runtime)
     material = read_sources(
-        vault_of(runtime), runtime.context.store, state["concept"],
-        language=state.get("language", ""), related_limit=settings.related_limit,
+        vault_of(runtime),
+        runtime.context.store,
+        state["concept"],
+        language=state.get("language", ""),
+        related_limit=settings.related_limit,
         quote_limit=settings.quote_limit,
-    )  # fmt: skip
+    )
     language = material.language or settings.language
-    trace(runtime, "sources", "ok", started, related=len(material.related),
-          quotes=len(material.quotes))  # fmt: skip
+    trace(
+        runtime,
+        "sources",
+        "ok",
+        started,
+        related=len(material.related),
+        quotes=len(material.quotes),
+    )
     return {
         "topic": material.topic,
         "concept_path": material.concept_path,
         "language": language,
         "source_text": material.text(),
         "status": "generating",
-        "regenerations": 0, "self_fixes": 0, "judge_fixes": 0,
+        "regenerations": 0,
+        "self_fixes": 0,
+        "judge_fixes": 0,
         "messages": [f"Writing a lesson on {material.topic} ({language})."],
-    }  # fmt: skip
+    }
 
 
 async def load_lesson(state: LessonState, runtime: Runtime[FlowContext]) -> LessonState:
@@ -116,9 +151,11 @@ async def load_lesson(state: LessonState, runtime: Runtime[FlowContext]) -> Less
         "lesson_path": state["note_path"],
         "source_text": _review_sources(runtime, str(meta.get("concept") or ""), topic),
         "status": "generating",
-        "regenerations": 0, "self_fixes": 0, "judge_fixes": 0,
+        "regenerations": 0,
+        "self_fixes": 0,
+        "judge_fixes": 0,
         "messages": [f"Reviewing {state['note_path']}."],
-    }  # fmt: skip
+    }
 
 
 def _review_sources(runtime: Runtime[FlowContext], concept: str, topic: str) -> str:
@@ -129,9 +166,13 @@ def _review_sources(runtime: Runtime[FlowContext], concept: str, topic: str) -> 
         settings = lesson_settings(runtime)
         try:
             return read_sources(
-                vault_of(runtime), runtime.context.store, name, language="",
-                related_limit=settings.related_limit, quote_limit=settings.quote_limit,
-            ).text()  # fmt: skip
+                vault_of(runtime),
+                runtime.context.store,
+                name,
+                language="",
+                related_limit=settings.related_limit,
+                quote_limit=settings.quote_limit,
+            ).text()
         except (FileNotFoundError, OSError, ValueError):
             pass
     return f"Topic: {topic}"
@@ -147,8 +188,13 @@ async def planner(state: LessonState, runtime: Runtime[FlowContext]) -> dict[str
         max_items={"objectives": 5, "sections": count},
         min_items={"sections": count, "objectives": 1},
     )
-    messages = planner_messages(state["topic"], state["language"], state["source_text"],
-                                list(state.get("objectives") or []), count)  # fmt: skip
+    messages = planner_messages(
+        state["topic"],
+        state["language"],
+        state["source_text"],
+        list(state.get("objectives") or []),
+        count,
+    )
     plan: Plan = await ask(runtime, messages, Plan, schema)
     if state.get("objectives"):
         plan.objectives = list(state["objectives"])
@@ -172,7 +218,7 @@ def fan_out(state: LessonState) -> list[Send]:
                 "language": state["language"],
                 "source_text": state.get("source_text", ""),
             },
-        )  # fmt: skip
+        )
         for n in state.get("regen_sections") or range(len(state["plan"]["sections"]))
     ]
 
@@ -182,8 +228,9 @@ async def expand_section(task: SectionTask, runtime: Runtime[FlowContext]) -> Le
     settings = lesson_settings(runtime)
     plan = Plan.model_validate(task["plan"])
     index = int(task["index"])
-    messages = expander_messages(plan, index, task["language"], task["source_text"],
-                                 settings.min_section_words)  # fmt: skip
+    messages = expander_messages(
+        plan, index, task["language"], task["source_text"], settings.min_section_words
+    )
     draft: SectionDraft = await ask(runtime, messages, SectionDraft, section_schema(runtime))
     progress(node="expander", message=f"section {index + 1} written", section=index)
     return {"drafts": {str(index): document.strip_heading(draft.text)}}
@@ -193,8 +240,14 @@ async def assembler(state: LessonState, runtime: Runtime[FlowContext]) -> Lesson
     """Code joins the sections in plan order; records the expander's and its own phase."""
     started = time.perf_counter()
     plan = Plan.model_validate(state["plan"])
-    trace(runtime, "expander", "ok", started, ("expand_section",),
-          sections=len(state.get("regen_sections") or []))  # fmt: skip
+    trace(
+        runtime,
+        "expander",
+        "ok",
+        started,
+        ("expand_section",),
+        sections=len(state.get("regen_sections") or []),
+    )
     lesson = document.assemble(plan.title, [s.title for s in plan.sections], state["drafts"])
     trace(runtime, "assembler", "ok", time.perf_counter(), (), chars=len(lesson))
     return {"lesson": lesson}
@@ -207,9 +260,12 @@ async def smoother(state: LessonState, runtime: Runtime[FlowContext]) -> LessonS
     if sections < 2:
         trace(runtime, "smoother", "skipped", started)
         return {}
-    schema = bounded_schema(Transitions, max_length={"transitions": 240, "use": 40, "instead_of": 40},
-                            max_items={"transitions": sections - 1, "terminology": 4},
-                            min_items={"transitions": sections - 1})  # fmt: skip
+    schema = bounded_schema(
+        Transitions,
+        max_length={"transitions": 240, "use": 40, "instead_of": 40},
+        max_items={"transitions": sections - 1, "terminology": 4},
+        min_items={"transitions": sections - 1},
+    )
     messages = smoother_messages(state["lesson"], state["language"], sections - 1)
     answer: Transitions = await ask(runtime, messages, Transitions, schema)
     lesson = document.add_transitions(state["lesson"], answer.transitions)

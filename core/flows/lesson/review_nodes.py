@@ -43,17 +43,26 @@ async def heuristics(state: LessonState, runtime: Runtime[FlowContext]) -> dict[
     """Every free check on the current lesson (no model)."""
     started = time.perf_counter()
     settings = lesson_settings(runtime)
-    report = run_heuristics(state["lesson"], state["language"],
-                            min_section_words=settings.min_section_words)  # fmt: skip
+    report = run_heuristics(
+        state["lesson"], state["language"], min_section_words=settings.min_section_words
+    )
     status = "PASS" if report.passed else str(report.action)
-    trace(runtime, "heuristics", status, started, (), summary=report.summary(),
-          ms=round(report.duration_ms, 3))  # fmt: skip
+    trace(
+        runtime,
+        "heuristics",
+        status,
+        started,
+        (),
+        summary=report.summary(),
+        ms=round(report.duration_ms, 3),
+    )
     update: dict[str, Any] = {
         "heuristics": {**report.model_dump(mode="json"), "action": report.action.value}
     }
     if not state.get("caught_by") and report.action not in (
-        HeuristicAction.NONE, HeuristicAction.FLAG_TO_JUDGE,
-    ):  # fmt: skip
+        HeuristicAction.NONE,
+        HeuristicAction.FLAG_TO_JUDGE,
+    ):
         update["caught_by"] = "heuristics"
     return update
 
@@ -82,50 +91,81 @@ async def self_review(state: LessonState, runtime: Runtime[FlowContext]) -> dict
     if report.action not in REGEN_ACTIONS:  # code already knows: no model call
         answer, not_reviewed = await _ask_reviewer(state, runtime, report)
     can_fix = state.get("self_fixes", 0) < settings.max_self_fixes
-    result = decide(report, answer, state["lesson"], state["language"], can_fix=can_fix,
-                    min_words=settings.min_section_words, not_reviewed=not_reviewed)  # fmt: skip
+    result = decide(
+        report,
+        answer,
+        state["lesson"],
+        state["language"],
+        can_fix=can_fix,
+        min_words=settings.min_section_words,
+        not_reviewed=not_reviewed,
+    )
     result.duration_ms = round((time.perf_counter() - started) * 1000, 3)
-    result.tokens_used = trace(runtime, "self_review", str(result.decision), started,
-                               issues=len(result.issues), fixed=result.self_fix_applied,
-                               override=result.overridden_by_code)  # fmt: skip
+    result.tokens_used = trace(
+        runtime,
+        "self_review",
+        str(result.decision),
+        started,
+        issues=len(result.issues),
+        fixed=result.self_fix_applied,
+        override=result.overridden_by_code,
+    )
     return _review_update(state, result)
 
 
 def _review_update(state: LessonState, result: SelfReviewResult) -> dict[str, Any]:
     update: dict[str, Any] = {"self_review": result.model_dump(mode="json")}
     if result.self_fix_applied and result.fixed_content:
-        update |= {"before_fix": state["lesson"], "lesson": result.fixed_content,
-                   "self_fixes": state.get("self_fixes", 0) + 1, "skip_self_review": True}  # fmt: skip
+        update |= {
+            "before_fix": state["lesson"],
+            "lesson": result.fixed_content,
+            "self_fixes": state.get("self_fixes", 0) + 1,
+            "skip_self_review": True,
+        }
     if not state.get("caught_by") and not result.passed:
         update["caught_by"] = "self_review"
     if result.not_reviewed:
-        update["messages"] = [f"Not self-reviewed ({result.not_reviewed}); the judges see it "
-                              "flagged."]  # fmt: skip
+        update["messages"] = [
+            f"Not self-reviewed ({result.not_reviewed}); the judges see it flagged."
+        ]
     else:
         update["messages"] = [f"Self-review: {result.decision} ({len(result.issues)} issues)."]
     return update
 
 
-async def _ask_reviewer(state: LessonState, runtime: Runtime[FlowContext],
-                        report: HeuristicReport) -> tuple[SelfReviewAnswer | None, str]:  # fmt: skip
+async def _ask_reviewer(
+    state: LessonState, runtime: Runtime[FlowContext], report: HeuristicReport
+) -> tuple[SelfReviewAnswer | None, str]:
     """(the answer, '') or (None, why it could not review): an answer invalid after re-asks.
     A model that does not answer at all fails the run here (resuming asks again)."""
     settings = lesson_settings(runtime)
     lesson = state["lesson"]
     schema = bounded_schema(
         SelfReviewAnswer,
-        max_length={"reasoning": 400, "location": 120, "description": 300,
-                    "patched_content": int(len(lesson) * 1.3) + 200},
+        max_length={
+            "reasoning": 400,
+            "location": 120,
+            "description": 300,
+            "patched_content": int(len(lesson) * 1.3) + 200,
+        },
         max_items={"issues": 6},
-    )  # fmt: skip
-    messages = self_review_messages(lesson, state["language"], list(state.get("objectives") or []),
-                                    state.get("source_text", ""), report.summary(),
-                                    settings.min_section_words)  # fmt: skip
+    )
+    messages = self_review_messages(
+        lesson,
+        state["language"],
+        list(state.get("objectives") or []),
+        state.get("source_text", ""),
+        report.summary(),
+        settings.min_section_words,
+    )
     try:
         answer = await runtime.context.llm.structured(
-            messages, SelfReviewAnswer, role="default", json_schema=schema,
+            messages,
+            SelfReviewAnswer,
+            role="default",
+            json_schema=schema,
             max_tokens=settings.generation_max_tokens or None,
-        )  # fmt: skip
+        )
     except LLMError as exc:
         raise_unless_fallback(exc)
         return None, why(exc)
@@ -158,20 +198,30 @@ async def prepare_regen(state: LessonState, runtime: Runtime[FlowContext]) -> Le
         wanted = set(report.sections_to_regenerate())
         named = [n for n, title in enumerate(sections) if title.strip() in wanted]
     chosen = named or list(range(len(sections)))
-    trace(runtime, "regenerate", "partial" if named else "full", time.perf_counter(), (),
-          sections=chosen)  # fmt: skip
+    trace(
+        runtime,
+        "regenerate",
+        "partial" if named else "full",
+        time.perf_counter(),
+        (),
+        sections=chosen,
+    )
     return {
         "regen_sections": chosen,
         "regenerations": state.get("regenerations", 0) + 1,
         "skip_self_review": False,
-        "judge_primary": None, "judge_secondary": None, "judge_tiebreak": None,
+        "judge_primary": None,
+        "judge_secondary": None,
+        "judge_tiebreak": None,
         "cascade": None,
         "messages": [f"Regenerating {len(chosen)} of {len(sections)} sections."],
-    }  # fmt: skip
+    }
 
 
 async def caught(state: LessonState, runtime: Runtime[FlowContext]) -> LessonState:
     """Review mode: the lesson failed before any judge; no judge tokens are spent."""
     trace(runtime, "judge", "skipped", time.perf_counter(), (), reason="caught before judging")
-    return {"status": "needs_regeneration",
-            "messages": ["The lesson needs regeneration; it was not sent to the judges."]}  # fmt: skip
+    return {
+        "status": "needs_regeneration",
+        "messages": ["The lesson needs regeneration; it was not sent to the judges."],
+    }

@@ -67,8 +67,16 @@ def patch_acceptable(original: str, patched: str, language: str, min_words: int)
     )
 
 
-def decide(report: HeuristicReport, answer: SelfReviewAnswer | None, lesson: str, language: str,
-           *, can_fix: bool, min_words: int, not_reviewed: str = "") -> SelfReviewResult:  # fmt: skip
+def decide(
+    report: HeuristicReport,
+    answer: SelfReviewAnswer | None,
+    lesson: str,
+    language: str,
+    *,
+    can_fix: bool,
+    min_words: int,
+    not_reviewed: str = "",
+) -> SelfReviewResult:
     """The self-review result from the checks and the model's answer.
 
     `answer` is None when the model was not asked (the heuristics already demand a
@@ -84,30 +92,56 @@ def decide(report: HeuristicReport, answer: SelfReviewAnswer | None, lesson: str
     action = report.action
     if action in (HeuristicAction.REGENERATE, HeuristicAction.PARTIAL_REGEN):
         override = "" if status == SelfReviewStatus.REGENERATE else f"heuristics: {action}"
-        return SelfReviewResult(passed=False, decision=SelfReviewStatus.REGENERATE,
-                                issues=issues, reasoning=reasoning, overridden_by_code=override)  # fmt: skip
+        return SelfReviewResult(
+            passed=False,
+            decision=SelfReviewStatus.REGENERATE,
+            issues=issues,
+            reasoning=reasoning,
+            overridden_by_code=override,
+        )
     fixed, how = _fix(report, answer, lesson, language, can_fix=can_fix, min_words=min_words)
     if fixed is not None:
-        return SelfReviewResult(passed=False, decision=SelfReviewStatus.FIXED, issues=issues,
-                                self_fix_applied=True, fixed_content=fixed, reasoning=reasoning,
-                                overridden_by_code=how, not_reviewed=not_reviewed)  # fmt: skip
+        return SelfReviewResult(
+            passed=False,
+            decision=SelfReviewStatus.FIXED,
+            issues=issues,
+            self_fix_applied=True,
+            fixed_content=fixed,
+            reasoning=reasoning,
+            overridden_by_code=how,
+            not_reviewed=not_reviewed,
+        )
     if status == SelfReviewStatus.FIXED:  # a fix we could not apply: the judges decide
         status = SelfReviewStatus.FLAG_TO_JUDGE
     if status == SelfReviewStatus.PASS and (issues or action != HeuristicAction.NONE):
         status = SelfReviewStatus.PASS_WITH_FLAGS
     return SelfReviewResult(
         passed=status in (SelfReviewStatus.PASS, SelfReviewStatus.PASS_WITH_FLAGS),
-        decision=status, issues=issues, reasoning=reasoning, not_reviewed=not_reviewed,
-    )  # fmt: skip
+        decision=status,
+        issues=issues,
+        reasoning=reasoning,
+        not_reviewed=not_reviewed,
+    )
 
 
-def _fix(report: HeuristicReport, answer: SelfReviewAnswer | None, lesson: str, language: str,
-         *, can_fix: bool, min_words: int) -> tuple[str | None, str]:  # fmt: skip
+def _fix(
+    report: HeuristicReport,
+    answer: SelfReviewAnswer | None,
+    lesson: str,
+    language: str,
+    *,
+    can_fix: bool,
+    min_words: int,
+) -> tuple[str | None, str]:
     """The patched lesson (the model's if acceptable, else code's) and who made it."""
     if not can_fix:
         return None, ""
     model_fixed = answer is not None and answer.status == SelfReviewStatus.FIXED
-    if answer is not None and model_fixed and patch_acceptable(lesson, answer.patched_content, language, min_words):
+    if (
+        answer is not None
+        and model_fixed
+        and patch_acceptable(lesson, answer.patched_content, language, min_words)
+    ):
         return answer.patched_content.strip() + "\n", ""
     if report.action == HeuristicAction.SELF_FIX:
         fixed, applied = deterministic_fixes(lesson, language)

@@ -88,8 +88,9 @@ def supporting_quotes(store: Store, entity_id: str, limit: int) -> list[tuple[st
     return [(str(a), str(b)) for a, b in rows]
 
 
-def load_sources(vault: Any, store: Store, concept: str, *, language: str, related_limit: int,
-                 quote_limit: int) -> SourceMaterial:  # fmt: skip
+def load_sources(
+    vault: Any, store: Store, concept: str, *, language: str, related_limit: int, quote_limit: int
+) -> SourceMaterial:
     """Read the concept note and gather its related concepts and quotes from the index."""
     path = resolve_concept(store, concept)
     if path is None:

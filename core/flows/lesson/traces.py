@@ -48,8 +48,16 @@ def recorded_tokens(store: Store, run_id: str, nodes: tuple[str, ...]) -> int:
     return int(row[0]) if row else 0
 
 
-def record_phase(store: Store, run_id: str, phase: str, status: str, *, nodes: tuple[str, ...],
-                 duration_ms: float, detail: dict[str, Any] | None = None) -> int:  # fmt: skip
+def record_phase(
+    store: Store,
+    run_id: str,
+    phase: str,
+    status: str,
+    *,
+    nodes: tuple[str, ...],
+    duration_ms: float,
+    detail: dict[str, Any] | None = None,
+) -> int:
     """One trace row for a phase; its tokens are those of `nodes` not yet recorded (a phase
     can run several times, and several nodes can share a phase, like the three judges)."""
     tokens = max(0, node_tokens(store, run_id, *nodes) - recorded_tokens(store, run_id, nodes))
@@ -57,9 +65,8 @@ def record_phase(store: Store, run_id: str, phase: str, status: str, *, nodes: t
     store.execute(
         "INSERT INTO lesson_traces (run_id, phase, status, tokens, duration_ms, detail_json,"
         " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (run_id, phase, status, tokens, round(duration_ms, 3), json.dumps(detail),
-         now_iso()),
-    )  # fmt: skip
+        (run_id, phase, status, tokens, round(duration_ms, 3), json.dumps(detail), now_iso()),
+    )
     return tokens
 
 
@@ -71,10 +78,15 @@ def phase_traces(store: Store, run_id: str) -> list[dict[str, Any]]:
         (run_id,),
     )
     return [
-        {"phase": r[0], "status": r[1], "tokens": r[2], "duration_ms": r[3],
-         "detail": json.loads(r[4])}
+        {
+            "phase": r[0],
+            "status": r[1],
+            "tokens": r[2],
+            "duration_ms": r[3],
+            "detail": json.loads(r[4]),
+        }
         for r in rows
-    ]  # fmt: skip
+    ]
 
 
 def judge_call_estimate(store: Store, run_id: str, prompt_tokens: int) -> int:
@@ -122,10 +134,24 @@ def save_run(store: Store, row: LessonRunRow) -> None:
         " heuristic_action, self_review_status, caught_by, judges_called, judge_tokens,"
         " full_judge_tokens, total_tokens, score, updated_at)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (row.run_id, row.mode, row.topic, row.language, row.lesson_path, row.status,
-         row.heuristic_action, row.self_review_status, row.caught_by, row.judges_called,
-         row.judge_tokens, row.full_judge_tokens, row.total_tokens, row.score, now_iso()),
-    )  # fmt: skip
+        (
+            row.run_id,
+            row.mode,
+            row.topic,
+            row.language,
+            row.lesson_path,
+            row.status,
+            row.heuristic_action,
+            row.self_review_status,
+            row.caught_by,
+            row.judges_called,
+            row.judge_tokens,
+            row.full_judge_tokens,
+            row.total_tokens,
+            row.score,
+            now_iso(),
+        ),
+    )
 
 
 def run_total_tokens(store: Store, run_id: str) -> int:

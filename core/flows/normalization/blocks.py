@@ -73,8 +73,10 @@ def similar_pairs(
     stems = {c.id: _stems(c) for c in concepts}
     df = Counter(w for ws in stems.values() for w in ws)
     total = max(1, len(concepts))
-    weight = {w: (0.0 if n > max(3, total * common_share) else math.log(1 + total / n))
-              for w, n in df.items()}  # fmt: skip
+    weight = {
+        w: (0.0 if n > max(3, total * common_share) else math.log(1 + total / n))
+        for w, n in df.items()
+    }
     edges: dict[str, set[str]] = {}
 
     def link(a: str, b: str) -> None:

@@ -22,7 +22,9 @@ from core.runtime import FlowSpec
 FLOW_NAME = "normalization"
 
 
-def build_graph() -> StateGraph[NormalizationState, FlowContext, NormalizationState, NormalizationState]:
+def build_graph() -> StateGraph[
+    NormalizationState, FlowContext, NormalizationState, NormalizationState
+]:
     """The uncompiled normalization graph."""
     graph = StateGraph(NormalizationState, context_schema=FlowContext)
     graph.add_node("load", nodes.load)

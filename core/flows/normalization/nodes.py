@@ -42,12 +42,15 @@ ANSWER_RESERVE = 600
 def emit(node: str, phase: Phase, activity: str, state: Mapping[str, Any], **fields: Any) -> None:
     """One progress event with the fields of spec 000's NormalizationStreamEvent."""
     event = NormalizationStreamEvent(
-        node=node, phase=phase, agent_activity=activity, message=activity,
+        node=node,
+        phase=phase,
+        agent_activity=activity,
+        message=activity,
         iteration=fields.pop("iteration", state.get("iteration", 0)),
         total_merges=fields.pop("total_merges", len(state.get("all_merges", {}))),
         weak_count=fields.pop("weak_count", len(state.get("weak_merges", {}))),
         **fields,
-    )  # fmt: skip
+    )
     with contextlib.suppress(RuntimeError):  # outside a graph run (a helper's unit test)
         get_stream_writer()(event.model_dump())
 
@@ -74,7 +77,9 @@ def _block_budget(runtime: Runtime[FlowContext]) -> int:
     return max(100, min(_settings(runtime).block_tokens, limit))
 
 
-def _full_list_fits(runtime: Runtime[FlowContext], names: list[str], weak: Mapping[str, Any]) -> bool:
+def _full_list_fits(
+    runtime: Runtime[FlowContext], names: list[str], weak: Mapping[str, Any]
+) -> bool:
     messages = prompts.generator_messages(names, format_weak(weak.values()), len(weak))
     llm = runtime.context.llm
     return llm.count_tokens(messages) <= llm.budget("default")
@@ -105,9 +110,13 @@ async def load(state: NormalizationState, runtime: Runtime[FlowContext]) -> dict
             vector_pairs, store, model, settings.neighbors, settings.vector_similarity
         )
         units = build_units(
-            concepts, names, searcher, budget=_block_budget(runtime),
-            neighbors=settings.neighbors, close=close,
-        )  # fmt: skip
+            concepts,
+            names,
+            searcher,
+            budget=_block_budget(runtime),
+            neighbors=settings.neighbors,
+            close=close,
+        )
     mode = f"{len(units)} groups of similar names" if units else "the full list"
     update: dict[str, Any] = {
         "concepts": [c.to_dict() for c in concepts],
@@ -122,8 +131,14 @@ async def load(state: NormalizationState, runtime: Runtime[FlowContext]) -> dict
             f" code; the generator works on {mode}."
         ],
     }
-    emit("load", "generation", update["messages"][0], {**state, **update},
-         latest_merges=list(merged.values()), merges_found=len(merged))  # fmt: skip
+    emit(
+        "load",
+        "generation",
+        update["messages"][0],
+        {**state, **update},
+        latest_merges=list(merged.values()),
+        merges_found=len(merged),
+    )
     return update
 
 
@@ -151,9 +166,10 @@ async def _generate_one(
     names = concept_names(concepts)
     by_name = {n.name: n.concept_id for n in names}
     weak = [
-        w for w in state.get("weak_merges", {}).values()
+        w
+        for w in state.get("weak_merges", {}).values()
         if w["a_id"] in wanted and w["b_id"] in wanted
-    ]  # fmt: skip
+    ]
     room = prompts.merges_that_fit(list(by_name), _max_tokens(runtime))
     limit = min(_settings(runtime).max_merges_per_call, room)
     answer = await runtime.context.llm.structured(
@@ -170,7 +186,9 @@ async def _generate_one(
     return found
 
 
-async def generation(state: NormalizationState, runtime: Runtime[FlowContext]) -> NormalizationState:
+async def generation(
+    state: NormalizationState, runtime: Runtime[FlowContext]
+) -> NormalizationState:
     """The generator proposes merges; known weak and already accepted keys are dropped."""
     iteration = state.get("iteration", 0) + 1
     known = set(state.get("all_merges", {})) | set(state.get("weak_merges", {}))
@@ -183,18 +201,26 @@ async def generation(state: NormalizationState, runtime: Runtime[FlowContext]) -
         except LLMError as exc:  # an invalid answer is skipped (said so); no answer fails here
             raise_unless_fallback(exc)
             where = f" (block {n} of {len(calls)})" if len(calls) > 1 else ""
-            skipped.append(skipped_entry(
-                "generation", f"generator call of iteration {iteration}{where}, {len(ids)} concepts",
-                exc, "no merges proposed among these names in this iteration",
-            ))  # fmt: skip
+            skipped.append(
+                skipped_entry(
+                    "generation",
+                    f"generator call of iteration {iteration}{where}, {len(ids)} concepts",
+                    exc,
+                    "no merges proposed among these names in this iteration",
+                )
+            )
             continue
         for merge in proposals:
             if merge["key"] not in known and merge["key"] not in batch:
                 batch[merge["key"]] = merge
         where = f" (block {n} of {len(calls)})" if state.get("units") else ""
-        emit("generation", "generation",
-             f"Generator: iteration {iteration}{where}, {len(batch)} new proposals so far.",
-             state, iteration=iteration)  # fmt: skip
+        emit(
+            "generation",
+            "generation",
+            f"Generator: iteration {iteration}{where}, {len(batch)} new proposals so far.",
+            state,
+            iteration=iteration,
+        )
     return {"iteration": iteration, "new_merge_batch": list(batch.values()), "skipped": skipped}
 
 
@@ -228,20 +254,31 @@ async def _judge(
         except LLMError as exc:
             raise_unless_fallback(exc)
             names = ", ".join(f"{m['a_name']} = {m['b_name']}" for m in chunk[:3])
-            skipped.append(skipped_entry(
-                "validation", f"evaluator call on {len(chunk)} proposed merges ({names}...)",
-                exc, "these merges are not accepted (and may be proposed again)",
-            ))  # fmt: skip
+            skipped.append(
+                skipped_entry(
+                    "validation",
+                    f"evaluator call on {len(chunk)} proposed merges ({names}...)",
+                    exc,
+                    "these merges are not accepted (and may be proposed again)",
+                )
+            )
             continue
         for merge, item in judged:
-            weak[merge["key"]] = {**merge, "reason": item.reason,
-                                  "explanation": item.explanation, "origin": "evaluator"}  # fmt: skip
+            weak[merge["key"]] = {
+                **merge,
+                "reason": item.reason,
+                "explanation": item.explanation,
+                "origin": "evaluator",
+            }
         accepted.extend(m for m in chunk if m["key"] not in weak)
     return accepted, weak, skipped
 
 
 def _next_active(
-    state: NormalizationState, merged: Mapping[str, Any], latest: list[dict[str, Any]], new_weak: Mapping[str, Any]
+    state: NormalizationState,
+    merged: Mapping[str, Any],
+    latest: list[dict[str, Any]],
+    new_weak: Mapping[str, Any],
 ) -> list[int]:
     """Units to re-ask: those whose prompt changed (a new weak merge among their names), and
     those that gave a new merge while some of their names are still in no merge. A unit whose
@@ -258,7 +295,9 @@ def _next_active(
     return active
 
 
-async def validation(state: NormalizationState, runtime: Runtime[FlowContext]) -> NormalizationState:
+async def validation(
+    state: NormalizationState, runtime: Runtime[FlowContext]
+) -> NormalizationState:
     """The evaluator returns weak merges; accepted = batch minus every weak key ever seen."""
     batch = state.get("new_merge_batch", [])
     accepted, new_weak, skipped = await _judge(runtime, batch, state) if batch else ([], {}, [])
@@ -271,10 +310,18 @@ async def validation(state: NormalizationState, runtime: Runtime[FlowContext]) -
         f"Evaluator: iteration {state.get('iteration', 0)}, {result.new_unique} new merges,"
         f" {len(new_weak)} weak."
     )
-    emit("validation", "validation", activity, state, merges_found=result.new_unique,
-         total_merges=len(result.all_merges), latest_merges=result.latest,
-         weak_count=len(weak), latest_weak=list(new_weak.values()),
-         new_unique_merges_trend=trend)  # fmt: skip
+    emit(
+        "validation",
+        "validation",
+        activity,
+        state,
+        merges_found=result.new_unique,
+        total_merges=len(result.all_merges),
+        latest_merges=result.latest,
+        weak_count=len(weak),
+        latest_weak=list(new_weak.values()),
+        new_unique_merges_trend=trend,
+    )
     return {
         "all_merges": result.all_merges,
         "weak_merges": weak,
@@ -292,9 +339,12 @@ def converged(state: NormalizationState, trend: list[int], runtime: Runtime[Flow
     """Stop on < min_new_merges new merges for `patience` iterations, or at max_iterations."""
     s = _settings(runtime)
     return should_stop(
-        trend, state.get("iteration", 0),
-        max_iterations=s.max_iterations, min_new=s.min_new_merges, patience=s.patience,
-    )  # fmt: skip
+        trend,
+        state.get("iteration", 0),
+        max_iterations=s.max_iterations,
+        min_new=s.min_new_merges,
+        patience=s.patience,
+    )
 
 
 def route_convergence(state: NormalizationState) -> Literal["continue", "end"]:
@@ -316,10 +366,18 @@ async def finish(state: NormalizationState, runtime: Runtime[FlowContext]) -> No
         )
     skipped = list(state.get("skipped", []))
     activity = outcome_line(len(merges), len(skipped))
-    emit("finish", "complete", activity, state, requires_review=bool(merges),
-         review_id=review_id or None, latest_merges=merges, merges_found=len(merges),
-         new_unique_merges_trend=list(state.get("new_unique_merges_trend", [])),
-         skipped=skipped)  # fmt: skip
+    emit(
+        "finish",
+        "complete",
+        activity,
+        state,
+        requires_review=bool(merges),
+        review_id=review_id or None,
+        latest_merges=merges,
+        merges_found=len(merges),
+        new_unique_merges_trend=list(state.get("new_unique_merges_trend", [])),
+        skipped=skipped,
+    )
     return {"review_id": review_id, "messages": [activity]}
 
 
@@ -327,6 +385,8 @@ def outcome_line(merges: int, skipped: int) -> str:
     """How the run ended, in one line: partial when model calls gave invalid answers."""
     found = f"{merges} merges to review" if merges else "no merges to propose"
     if skipped:
-        return (f"Partial: {found}; {skipped} model call(s) gave invalid answers, so merges among "
-                "their names may be missing (run normalization again to retry them).")  # fmt: skip
+        return (
+            f"Partial: {found}; {skipped} model call(s) gave invalid answers, so merges among "
+            "their names may be missing (run normalization again to retry them)."
+        )
     return f"Done: {found}."

@@ -42,7 +42,7 @@ ARTICLES: dict[str, frozenset[str]] = {
             "einer",
             "eines",
         }
-    ),  # fmt: skip
+    ),
     "it": frozenset({"il", "lo", "la", "i", "gli", "le", "l", "un", "uno", "una"}),
     "pt": frozenset({"o", "a", "os", "as", "um", "uma", "uns", "umas"}),
 }

@@ -168,8 +168,10 @@ async def rewrite(state: RubricState, runtime: Runtime[FlowContext]) -> RubricSt
         call = runtime.context.llm.structured(
             revision_messages(state.get("note_title", ""), body, result, feedback),
             grounded(RevisedNote, lambda revised: revision_problems(revised, body)),
-            role="default", json_schema=schema, timeout_s=timeout,
-        )  # fmt: skip
+            role="default",
+            json_schema=schema,
+            timeout_s=timeout,
+        )
         revised = await asyncio.wait_for(call, timeout)
     except TimeoutError:
         return back_to_review(
@@ -224,7 +226,9 @@ async def confirm_revision(state: RubricState) -> RubricState:
     return {"revision_accepted": True}
 
 
-def write_body(state: RubricState, runtime: Runtime[FlowContext], body: str) -> tuple[str | None, str]:
+def write_body(
+    state: RubricState, runtime: Runtime[FlowContext], body: str
+) -> tuple[str | None, str]:
     """Write frontmatter + body through the vault writer: (new hash, "") or (None, error)."""
     writer = writer_of(runtime)
     if writer is None:

@@ -39,8 +39,11 @@ def revision_problems(revised: RevisedNote, body: str) -> list[str]:
     problems = [
         f"the body holds the marker {m}" for m in (BEGIN, END) if m in new and m not in body
     ]
-    echoed = [s for s in sentences(REVISION_SYSTEM) if len(s.split()) >= 5
-              and f" {fold(s)} " in f" {fold(new)} " and f" {fold(s)} " not in old]  # fmt: skip
+    echoed = [
+        s
+        for s in sentences(REVISION_SYSTEM)
+        if len(s.split()) >= 5 and f" {fold(s)} " in f" {fold(new)} " and f" {fold(s)} " not in old
+    ]
     if echoed:
         problems.append(f"the body repeats the instructions ({echoed[0][:60]!r}); write the note")
     for found in (repeated_sentence(new), looping(new)):

@@ -27,28 +27,42 @@ REPLAN_NOTICE = "The model's new plan was unusable: the current plan goes on."
 
 PHRASES: dict[str, dict[str, str]] = {
     "en": {
-        "recall": "Recall: {c}", "recall_d": "Say what you already know about {c}.",
-        "recall_a": "questions about what {c} is", "recall_s": "states what {c} is",
-        "explain": "Explain: {c}", "explain_d": "Explain {c} in your own words.",
+        "recall": "Recall: {c}",
+        "recall_d": "Say what you already know about {c}.",
+        "recall_a": "questions about what {c} is",
+        "recall_s": "states what {c} is",
+        "explain": "Explain: {c}",
+        "explain_d": "Explain {c} in your own words.",
         "explain_a": "the learner explains, the tutor corrects",
         "explain_s": "explains {c} correctly in own words",
-        "apply": "Apply: {c}", "apply_d": "Apply {c} to a concrete example.",
-        "apply_a": "a worked example, then a new one", "apply_s": "applies {c} to a new example",
-        "both": "Apply both together", "both_d": "Use {c} together in one example.",
-        "both_a": "one example that needs both", "both_s": "applies {c} together correctly",
+        "apply": "Apply: {c}",
+        "apply_d": "Apply {c} to a concrete example.",
+        "apply_a": "a worked example, then a new one",
+        "apply_s": "applies {c} to a new example",
+        "both": "Apply both together",
+        "both_d": "Use {c} together in one example.",
+        "both_a": "one example that needs both",
+        "both_s": "applies {c} together correctly",
     },
     "es": {
-        "recall": "Recordar: {c}", "recall_d": "Di lo que ya sabes sobre {c}.",
-        "recall_a": "preguntas sobre qué es {c}", "recall_s": "dice qué es {c}",
-        "explain": "Explicar: {c}", "explain_d": "Explica {c} con tus propias palabras.",
+        "recall": "Recordar: {c}",
+        "recall_d": "Di lo que ya sabes sobre {c}.",
+        "recall_a": "preguntas sobre qué es {c}",
+        "recall_s": "dice qué es {c}",
+        "explain": "Explicar: {c}",
+        "explain_d": "Explica {c} con tus propias palabras.",
         "explain_a": "el estudiante explica, el tutor corrige",
         "explain_s": "explica {c} bien con sus palabras",
-        "apply": "Aplicar: {c}", "apply_d": "Aplica {c} a un ejemplo concreto.",
-        "apply_a": "un ejemplo resuelto y luego uno nuevo", "apply_s": "aplica {c} a un ejemplo nuevo",
-        "both": "Aplicar ambos juntos", "both_d": "Usa {c} juntos en un ejemplo.",
-        "both_a": "un ejemplo que necesita ambos", "both_s": "aplica {c} juntos bien",
+        "apply": "Aplicar: {c}",
+        "apply_d": "Aplica {c} a un ejemplo concreto.",
+        "apply_a": "un ejemplo resuelto y luego uno nuevo",
+        "apply_s": "aplica {c} a un ejemplo nuevo",
+        "both": "Aplicar ambos juntos",
+        "both_d": "Usa {c} juntos en un ejemplo.",
+        "both_a": "un ejemplo que necesita ambos",
+        "both_s": "aplica {c} juntos bien",
     },
-}  # fmt: skip
+}
 """Step texts by the learner's language (the planner prompt's `language`); others get English."""
 
 
@@ -93,9 +107,11 @@ def fallback_draft(info: Mapping[str, Any], language: str, reason: str) -> PlanD
     )
     return PlanDraft(
         reasoning=f"built from the concept: {reason}"[:120],
-        titles=titles, descriptions=descriptions,
-        teaching_approaches=approaches, success_criteria=criteria,
-    )  # fmt: skip
+        titles=titles,
+        descriptions=descriptions,
+        teaching_approaches=approaches,
+        success_criteria=criteria,
+    )
 
 
 def kept_plan(plan: Mapping[str, Any]) -> dict[str, Any]:

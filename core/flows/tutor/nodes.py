@@ -157,9 +157,14 @@ async def planner(state: SimplifiedState, runtime: Runtime[FlowContext]) -> dict
     plan, reasoning, notice = await drafted_plan(state, runtime, replanning)
     message = notice or ("plan changed" if replanning else "plan ready")
     get_stream_writer()(
-        {"node": "planner", "message": message, "plan": plan,
-         "replanned": replanning and not notice, "notice": notice}
-    )  # fmt: skip
+        {
+            "node": "planner",
+            "message": message,
+            "plan": plan,
+            "replanned": replanning and not notice,
+            "notice": notice,
+        }
+    )
     title = (state.get("topic_info") or {}).get("title", "")
     what = (
         f"Replan for {title!r}: {state.get('replan_reason')}" if replanning else f"Plan {title!r}"
@@ -180,7 +185,9 @@ async def planner(state: SimplifiedState, runtime: Runtime[FlowContext]) -> dict
 # -- EXECUTOR ------------------------------------------------------------------------------
 
 
-async def stream_message(runtime: Runtime[FlowContext], messages: list[dict[str, Any]]) -> tuple[str, list[Any]]:
+async def stream_message(
+    runtime: Runtime[FlowContext], messages: list[dict[str, Any]]
+) -> tuple[str, list[Any]]:
     """Stream the model's text to the front end token by token; returns (message, hints)."""
     write = get_stream_writer()
     splitter = HintSplitter()
@@ -222,9 +229,13 @@ async def executor(state: SimplifiedState, runtime: Runtime[FlowContext]) -> dic
     if general:
         hints = fallback_hints(step)
     message = {
-        "role": "tutor", "content": text, "timestamp": p.now_iso(), "kind": "teaching",
-        "hints": hints, "step_id": step["step_id"],
-    }  # fmt: skip
+        "role": "tutor",
+        "content": text,
+        "timestamp": p.now_iso(),
+        "kind": "teaching",
+        "hints": hints,
+        "step_id": step["step_id"],
+    }
     get_stream_writer()({"node": "executor", "message": "done", "done": True})
     output = {"message": text, "hints": hints} | ({"fallback": stand_in} if stand_in else {})
     output |= {"hints_by": "code (the model wrote none)"} if general else {}
@@ -275,7 +286,10 @@ def last_question(state: SimplifiedState) -> str:
 
 
 def evaluation_update(
-    state: SimplifiedState, step: Mapping[str, Any], answer: EvaluatorAnswer, settings: TutorSettings
+    state: SimplifiedState,
+    step: Mapping[str, Any],
+    answer: EvaluatorAnswer,
+    settings: TutorSettings,
 ) -> dict[str, Any]:
     """Plan statuses, notes, feedback message and routing flags from one evaluation."""
     plan = state.get("study_plan") or {}
@@ -283,33 +297,50 @@ def evaluation_update(
     correct, overridden = judged_correct(answer, student, settings.pass_score)
     if not answer.was_off_topic:
         plan = p.apply_answer(
-            plan, step["step_id"], correct=correct, proposed=answer.step_status,
+            plan,
+            step["step_id"],
+            correct=correct,
+            proposed=answer.step_status,
             correct_to_complete=settings.correct_to_complete,
             failures_to_block=settings.failures_to_block,
-        )  # fmt: skip
+        )
     updated = p.steps(plan)[p.step_index(plan, step["step_id"])]
     replan, reason = decide_replan(answer, updated, plan, correct)
     feedback = (answer.off_topic_response or REDIRECT) if answer.was_off_topic else answer.feedback
     stamp = p.now_iso()
     message = {
-        "role": "tutor", "content": feedback or ("Correct!" if correct else "Not quite."),
-        "timestamp": stamp, "kind": "redirect" if answer.was_off_topic else "feedback",
-        "hints": [], "step_id": step["step_id"],
-    }  # fmt: skip
+        "role": "tutor",
+        "content": feedback or ("Correct!" if correct else "Not quite."),
+        "timestamp": stamp,
+        "kind": "redirect" if answer.was_off_topic else "feedback",
+        "hints": [],
+        "step_id": step["step_id"],
+    }
     notes = (state.get("assessment_notes") or "").rstrip()
     note = f"{stamp} - {step['title']}: {answer.assessment_note or answer.reasoning}"
     last = {
-        "score": answer.score, "feedback": message["content"], "reasoning": answer.reasoning,
-        "correct": correct, "step_id": step["step_id"], "step_status": updated["status"],
-        "was_off_topic": answer.was_off_topic, "replan_needed": replan, "replan_reason": reason,
+        "score": answer.score,
+        "feedback": message["content"],
+        "reasoning": answer.reasoning,
+        "correct": correct,
+        "step_id": step["step_id"],
+        "step_status": updated["status"],
+        "was_off_topic": answer.was_off_topic,
+        "replan_needed": replan,
+        "replan_reason": reason,
         "overridden": overridden,
-    }  # fmt: skip
+    }
     misconceptions = [answer.misconception] if answer.misconception and not correct else []
     return {
-        "study_plan": plan, "conversation": [message], "last_evaluation": last,
-        "assessment_notes": f"{notes}\n{note}".strip(), "replan_needed": replan,
-        "replan_reason": reason, "misconceptions": misconceptions, "mastery": p.mastery(plan),
-    }  # fmt: skip
+        "study_plan": plan,
+        "conversation": [message],
+        "last_evaluation": last,
+        "assessment_notes": f"{notes}\n{note}".strip(),
+        "replan_needed": replan,
+        "replan_reason": reason,
+        "misconceptions": misconceptions,
+        "mastery": p.mastery(plan),
+    }
 
 
 async def evaluator(state: SimplifiedState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
@@ -334,15 +365,23 @@ async def evaluator(state: SimplifiedState, runtime: Runtime[FlowContext]) -> di
     except LLMError as exc:  # invalid after re-asks: not counted, and said; no answer: fails
         raise_unless_fallback(exc)
         update = not_evaluated(state, step, why(exc))
-        item = logs.entry("evaluator", f"Not evaluated: {student[:120]}",
-                          {"fallback": update["last_evaluation"]["not_evaluated"]}, "", timer)  # fmt: skip
+        item = logs.entry(
+            "evaluator",
+            f"Not evaluated: {student[:120]}",
+            {"fallback": update["last_evaluation"]["not_evaluated"]},
+            "",
+            timer,
+        )
         return {**update, **finish_log(runtime, sid, item)}
     update = evaluation_update(state, step, answer, settings)
     record_mastery(runtime.context.store, sid, {**state, **update})
     item = logs.entry(
-        "evaluator", f"Evaluate answer for {step['title']!r}: {student[:120]}",
-        {**answer.model_dump(), "decided": update["last_evaluation"]}, answer.reasoning, timer,
-    )  # fmt: skip
+        "evaluator",
+        f"Evaluate answer for {step['title']!r}: {student[:120]}",
+        {**answer.model_dump(), "decided": update["last_evaluation"]},
+        answer.reasoning,
+        timer,
+    )
     return {**update, **finish_log(runtime, sid, item)}
 
 
@@ -355,7 +394,9 @@ def route_after_evaluation(state: SimplifiedState) -> str:
 # -- end of session ------------------------------------------------------------------------
 
 
-def save_note(runtime: Runtime[FlowContext], state: Mapping[str, Any], summary: dict[str, Any], sid: str) -> str:
+def save_note(
+    runtime: Runtime[FlowContext], state: Mapping[str, Any], summary: dict[str, Any], sid: str
+) -> str:
     """Write the summary note into the vault's tutoring folder ('' without a vault)."""
     vault = runtime.context.vault
     if vault is None:
@@ -378,11 +419,20 @@ async def finish(state: SimplifiedState, runtime: Runtime[FlowContext]) -> dict[
     summary = build_summary(state, outcome)
     summary["note_path"] = save_note(runtime, state, summary, sid)
     message = {
-        "role": "tutor", "content": summary_text(summary), "timestamp": p.now_iso(),
-        "kind": "closing", "hints": [], "step_id": "",
-    }  # fmt: skip
-    update = {"is_complete": True, "outcome": outcome, "summary": summary,
-              "conversation": [message], "replan_needed": False}  # fmt: skip
+        "role": "tutor",
+        "content": summary_text(summary),
+        "timestamp": p.now_iso(),
+        "kind": "closing",
+        "hints": [],
+        "step_id": "",
+    }
+    update = {
+        "is_complete": True,
+        "outcome": outcome,
+        "summary": summary,
+        "conversation": [message],
+        "replan_needed": False,
+    }
     full = merged(state, update)
     record_session(runtime.context.store, sid, full)
     record_mastery(runtime.context.store, sid, full)

@@ -142,7 +142,9 @@ def route_entry(state: SimplifiedState) -> Literal["planner", "evaluator", "exec
     return "executor"
 
 
-def route_after_evaluation(state: SimplifiedState, max_replans: int) -> Literal["replan", "continue", "end"]:
+def route_after_evaluation(
+    state: SimplifiedState, max_replans: int
+) -> Literal["replan", "continue", "end"]:
     """Replan while replans are left; end when every step is done or no replan is left."""
     plan = state.get("study_plan")
     if state.get("replan_needed"):

@@ -144,8 +144,18 @@ def tracked(store: Store, *, now: datetime | None = None) -> list[Tracked]:
     items = []
     for (kind, ref), (title, value, when) in latest.items():
         days = days_between(when, now)
-        items.append(Tracked(kind, ref, title, value, when, len(sessions[(kind, ref)]), days,
-                             practice_priority(value, days)))  # fmt: skip
+        items.append(
+            Tracked(
+                kind,
+                ref,
+                title,
+                value,
+                when,
+                len(sessions[(kind, ref)]),
+                days,
+                practice_priority(value, days),
+            )
+        )
     items.sort(key=lambda t: (-t.priority, t.last_practiced, t.title.casefold()))
     return items
 
@@ -159,8 +169,10 @@ def due_with_history(
     store: Store, limit: int = 3, *, now: datetime | None = None
 ) -> list[tuple[Tracked, list[float]]]:
     """The items most due, each with its mastery values oldest first (for a trend line)."""
-    return [(item, [p.mastery for p in history(store, item.kind, item.ref)])
-            for item in due(store, limit, now=now)]  # fmt: skip
+    return [
+        (item, [p.mastery for p in history(store, item.kind, item.ref)])
+        for item in due(store, limit, now=now)
+    ]
 
 
 def session_progress(
@@ -170,5 +182,6 @@ def session_progress(
     each with its values across every session, oldest first."""
     wanted = [(kind, ref) for kind, ref, _title in session_items(topic_info)]
     found = {(t.kind, t.ref): t for t in tracked(store, now=now)}
-    return [(found[key], [p.mastery for p in history(store, *key)])
-            for key in wanted if key in found]  # fmt: skip
+    return [
+        (found[key], [p.mastery for p in history(store, *key)]) for key in wanted if key in found
+    ]

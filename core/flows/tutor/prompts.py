@@ -95,10 +95,13 @@ class PlanDraft(BaseModel):
         return [
             StepDraft(title=t, description=d, teaching_approach=a, success_criteria=c)
             for t, d, a, c in zip(
-                self.titles, self.descriptions, self.teaching_approaches, self.success_criteria,
+                self.titles,
+                self.descriptions,
+                self.teaching_approaches,
+                self.success_criteria,
                 strict=False,
             )
-        ]  # fmt: skip
+        ]
 
 
 LISTS = ("titles", "descriptions", "teaching_approaches", "success_criteria")
@@ -142,7 +145,9 @@ PLANNER_SYSTEM = (
 )
 
 
-def planner_messages(state: Mapping[str, Any], recent: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def planner_messages(
+    state: Mapping[str, Any], recent: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
     """The initial plan, or (when a plan exists) a replan from the old plan and what happened."""
     info, profile = state.get("topic_info") or {}, state.get("student_profile") or {}
     parts = [
@@ -263,8 +268,11 @@ def evaluator_problems(answer: EvaluatorAnswer, student: str = "") -> list[str]:
         problems.append(f"the feedback repeats {repeated[:60]!r}")
     said = fold(student)
     if len(said.split()) >= 2:
-        problems += [f"{f} repeats the learner's answer; write your own words"
-                     for f in ("feedback", "off_topic_response") if fold(values[f]) == said]  # fmt: skip
+        problems += [
+            f"{f} repeats the learner's answer; write your own words"
+            for f in ("feedback", "off_topic_response")
+            if fold(values[f]) == said
+        ]
     return problems
 
 

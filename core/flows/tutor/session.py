@@ -56,8 +56,14 @@ def concept_session_lesson(vault: Any, store: Store, concept_id: str) -> Lesson:
 
 
 def student_message(text: str) -> dict[str, Any]:
-    return {"role": "student", "content": text, "timestamp": now_iso(), "kind": "answer",
-            "hints": [], "step_id": ""}  # fmt: skip
+    return {
+        "role": "student",
+        "content": text,
+        "timestamp": now_iso(),
+        "kind": "answer",
+        "hints": [],
+        "step_id": "",
+    }
 
 
 async def turn(runtime: Any, session_id: str, text: str | None = None) -> AsyncIterator[RunEvent]:
@@ -83,9 +89,15 @@ async def stop_turn(runtime: Any, session_id: str, streamed: str) -> None:
     if streamed.strip():
         values = await session_values(runtime, session_id)
         step = p.current_step(values.get("study_plan")) or {}
-        message = {"role": "tutor", "content": streamed.strip(), "timestamp": now_iso(),
-                   "kind": "teaching", "hints": [], "step_id": step.get("step_id", ""),
-                   "stopped": True}  # fmt: skip
+        message = {
+            "role": "tutor",
+            "content": streamed.strip(),
+            "timestamp": now_iso(),
+            "kind": "teaching",
+            "hints": [],
+            "step_id": step.get("step_id", ""),
+            "stopped": True,
+        }
         await runtime.update_state(session_id, {"conversation": [message]}, "executor")
     runtime.runs.set_status(session_id, "done")
 

@@ -52,11 +52,33 @@ TRIGGER_REASONS = {
     "repeated_failure": "the learner keeps failing the same idea",
     "approach_not_working": "the teaching approach is not working",
 }
-NON_ANSWERS = ("no se", "no lo se", "ni idea", "no idea", "i don t know", "i dont know",
-               "dont know", "idk", "no tengo idea", "je ne sais pas", "weiss nicht")  # fmt: skip
-NEGATIVE_OPENINGS = ("not quite", "incorrect", "wrong", "that s not", "that is not",
-                     "no es correct", "incorrecto", "no es asi", "no exactamente", "todavia no",
-                     "aun no", "pas tout a fait")  # fmt: skip
+NON_ANSWERS = (
+    "no se",
+    "no lo se",
+    "ni idea",
+    "no idea",
+    "i don t know",
+    "i dont know",
+    "dont know",
+    "idk",
+    "no tengo idea",
+    "je ne sais pas",
+    "weiss nicht",
+)
+NEGATIVE_OPENINGS = (
+    "not quite",
+    "incorrect",
+    "wrong",
+    "that s not",
+    "that is not",
+    "no es correct",
+    "incorrecto",
+    "no es asi",
+    "no exactamente",
+    "todavia no",
+    "aun no",
+    "pas tout a fait",
+)
 
 
 def judged_correct(answer: EvaluatorAnswer, student: str, pass_score: float) -> tuple[bool, str]:
@@ -80,15 +102,33 @@ def not_evaluated(state: Mapping[str, Any], step: Mapping[str, Any], why: str) -
     as its feedback): the answer is not counted, nothing about the step changes, and the
     learner is told so and asked again."""
     stamp = p.now_iso()
-    text = ("(The tutor model could not evaluate this answer, so it is not counted. "
-            "Please answer again, in other words.)")  # fmt: skip
-    message = {"role": "tutor", "content": text, "timestamp": stamp, "kind": "feedback",
-               "hints": [], "step_id": step["step_id"]}  # fmt: skip
+    text = (
+        "(The tutor model could not evaluate this answer, so it is not counted. "
+        "Please answer again, in other words.)"
+    )
+    message = {
+        "role": "tutor",
+        "content": text,
+        "timestamp": stamp,
+        "kind": "feedback",
+        "hints": [],
+        "step_id": step["step_id"],
+    }
     last = {
-        "score": 0.0, "feedback": text, "reasoning": "", "correct": False,
-        "step_id": step["step_id"], "step_status": step.get("status", "in_progress"),
-        "was_off_topic": False, "replan_needed": False, "replan_reason": None,
+        "score": 0.0,
+        "feedback": text,
+        "reasoning": "",
+        "correct": False,
+        "step_id": step["step_id"],
+        "step_status": step.get("status", "in_progress"),
+        "was_off_topic": False,
+        "replan_needed": False,
+        "replan_reason": None,
         "not_evaluated": why,
-    }  # fmt: skip
-    return {"conversation": [message], "last_evaluation": last, "replan_needed": False,
-            "replan_reason": None}  # fmt: skip
+    }
+    return {
+        "conversation": [message],
+        "last_evaluation": last,
+        "replan_needed": False,
+        "replan_reason": None,
+    }

@@ -14,22 +14,68 @@ from pathlib import Path
 from tui.demo import sample_vault
 
 BOOKS = [
-    ("Make It Stick", "Peter C. Brown", ["Retrieval practice strengthens memory more than rereading does.",
-     "Spacing out practice makes learning more durable than massed practice."]),
-    ("Pensar rápido, pensar despacio", "Daniel Kahneman", ["El Sistema 1 opera de manera rápida y automática, con poco o ningún esfuerzo.",
-     "La ilusión de validez persiste aunque conozcamos las estadísticas."]),
-    ("L’Art de la guerre — notes", "Sun Tzu", ["Connais ton ennemi et connais-toi toi-même.",
-     "La suprême excellence consiste à briser la résistance de l’ennemi sans combattre."]),
-    ("Thinking in Systems 🌱", "Donella Meadows", ["A system is more than the sum of its parts.",
-     "Delays in feedback loops are critical determinants of system behavior."]),
-    ("Q&A: «Deep» Learning?", "Ian Goodfellow", ["Representation learning discovers the features needed for a task.",
-     "Depth lets a model reuse features at many levels of abstraction."]),
-    ("学習の科学", "山田太郎", ["間隔をあけた復習は記憶の定着を助ける。", "テストは学習そのものを強化する。"]),
-    ("Die Kunst des klaren Denkens", "Rolf Dobelli", ["Der Survivorship Bias lässt uns die Erfolgsaussichten überschätzen.",
-     "Wir halten an Investitionen fest, weil wir schon so viel hineingesteckt haben."]),
-    ("Atomic Habits (2nd read)", "James Clear", ["Habits are the compound interest of self-improvement.",
-     "You do not rise to the level of your goals; you fall to the level of your systems."]),
-]  # fmt: skip
+    (
+        "Make It Stick",
+        "Peter C. Brown",
+        [
+            "Retrieval practice strengthens memory more than rereading does.",
+            "Spacing out practice makes learning more durable than massed practice.",
+        ],
+    ),
+    (
+        "Pensar rápido, pensar despacio",
+        "Daniel Kahneman",
+        [
+            "El Sistema 1 opera de manera rápida y automática, con poco o ningún esfuerzo.",
+            "La ilusión de validez persiste aunque conozcamos las estadísticas.",
+        ],
+    ),
+    (
+        "L’Art de la guerre — notes",
+        "Sun Tzu",
+        [
+            "Connais ton ennemi et connais-toi toi-même.",
+            "La suprême excellence consiste à briser la résistance de l’ennemi sans combattre.",
+        ],
+    ),
+    (
+        "Thinking in Systems 🌱",
+        "Donella Meadows",
+        [
+            "A system is more than the sum of its parts.",
+            "Delays in feedback loops are critical determinants of system behavior.",
+        ],
+    ),
+    (
+        "Q&A: «Deep» Learning?",
+        "Ian Goodfellow",
+        [
+            "Representation learning discovers the features needed for a task.",
+            "Depth lets a model reuse features at many levels of abstraction.",
+        ],
+    ),
+    (
+        "学習の科学",
+        "山田太郎",
+        ["間隔をあけた復習は記憶の定着を助ける。", "テストは学習そのものを強化する。"],
+    ),
+    (
+        "Die Kunst des klaren Denkens",
+        "Rolf Dobelli",
+        [
+            "Der Survivorship Bias lässt uns die Erfolgsaussichten überschätzen.",
+            "Wir halten an Investitionen fest, weil wir schon so viel hineingesteckt haben.",
+        ],
+    ),
+    (
+        "Atomic Habits (2nd read)",
+        "James Clear",
+        [
+            "Habits are the compound interest of self-improvement.",
+            "You do not rise to the level of your goals; you fall to the level of your systems.",
+        ],
+    ),
+]
 
 
 def source_note(title: str, author: str, quotes: list[str], part: int) -> str:
@@ -55,9 +101,15 @@ def backlog_vault(root: Path, count: int) -> list[str]:
 
 
 def pool_settings(
-    path: Path, vault: Path, data: Path, urls: list[str], *, slots: int = 1,
-    cooldown_s: float = 20.0, extra: str = "",
-) -> Path:  # fmt: skip
+    path: Path,
+    vault: Path,
+    data: Path,
+    urls: list[str],
+    *,
+    slots: int = 1,
+    cooldown_s: float = 20.0,
+    extra: str = "",
+) -> Path:
     """A settings file whose default role is a pool of OpenAI-compatible servers."""
     deployments = ",\n".join(
         f'  {{model = "openai/gpt-fake", base_url = "{url}/v1", max_parallel = {slots}}}'

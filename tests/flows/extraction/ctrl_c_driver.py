@@ -30,7 +30,8 @@ class AnnouncingBackend(ConcurrencyBackend):
 
 if __name__ == "__main__":
     settings, note, latency = sys.argv[1:4]
-    backend = AnnouncingBackend(FlowScript(candidates=candidates, relations=relations),
-                                latency_s=float(latency))  # fmt: skip
+    backend = AnnouncingBackend(
+        FlowScript(candidates=candidates, relations=relations), latency_s=float(latency)
+    )
     extraction.run_extract = partial(extraction.run_extract, backend=backend)
     sys.exit(cli.main(["--settings", settings, "extract", note]))

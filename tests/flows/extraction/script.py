@@ -19,8 +19,17 @@ from tests.flow_harness import SCRIPTED_MODELS, FlowHarness
 from tests.flows.extraction.notes import EXISTING, SOURCE, SOURCE_TEXT
 
 CRITERIA = load_criteria("concept_extraction").criteria.ids
-TYPES = {"GENERALIZES", "SPECIFIC_OF", "PART_OF", "HAS_PART", "SUPPORTS", "SUPPORTED_BY",
-         "OPPOSES", "SIMILAR_TO", "RELATES_TO"}  # fmt: skip
+TYPES = {
+    "GENERALIZES",
+    "SPECIFIC_OF",
+    "PART_OF",
+    "HAS_PART",
+    "SUPPORTS",
+    "SUPPORTED_BY",
+    "OPPOSES",
+    "SIMILAR_TO",
+    "RELATES_TO",
+}
 
 
 SCHEMA_KINDS = {
@@ -182,10 +191,16 @@ class ConcurrencyBackend(ScriptedBackend):
 
 
 def extraction_harness(
-    base: Path, script: FlowScript | None = None, *, existing: bool = True,
-    sources: dict[str, str] | None = None, flows: dict[str, Any] | None = None,
-    latency_s: float = 0.0, context_budget: int = 8192, max_tokens: int = 4096,
-) -> FlowHarness:  # fmt: skip
+    base: Path,
+    script: FlowScript | None = None,
+    *,
+    existing: bool = True,
+    sources: dict[str, str] | None = None,
+    flows: dict[str, Any] | None = None,
+    latency_s: float = 0.0,
+    context_budget: int = 8192,
+    max_tokens: int = 4096,
+) -> FlowHarness:
     """The extraction flow over a vault holding the source note(s) and, with `existing`, one
     concept note already written (tests/flows/extraction/notes.py), answered by `script`."""
     script = script or FlowScript()
@@ -198,12 +213,21 @@ def extraction_harness(
         if existing:
             (root / "08 - Ideas/Práctica de recuperación.md").write_text(EXISTING, encoding="utf-8")
 
-    models = {**SCRIPTED_MODELS, "retries": 1, "transient_retries": 0,
-              "context_budget": context_budget, "max_tokens": max_tokens}  # fmt: skip
+    models = {
+        **SCRIPTED_MODELS,
+        "retries": 1,
+        "transient_retries": 0,
+        "context_budget": context_budget,
+        "max_tokens": max_tokens,
+    }
     return FlowHarness(
-        base, "extraction", backend=ConcurrencyBackend(script, latency_s=latency_s),
-        vault=write, script=script, make_input=lambda source=SOURCE: {"source": source},
+        base,
+        "extraction",
+        backend=ConcurrencyBackend(script, latency_s=latency_s),
+        vault=write,
+        script=script,
+        make_input=lambda source=SOURCE: {"source": source},
         models=models,
         # the scripted concepts and the existing note are Spanish: so are the new notes
         flows={"extraction": {"language": "es", "recursion_limit": 200, **(flows or {})}},
-    )  # fmt: skip
+    )

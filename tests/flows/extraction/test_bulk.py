@@ -116,8 +116,11 @@ async def test_a_model_gone_mid_pass_is_waited_for_and_no_source_is_lost(tmp_pat
         while not waits and not passing.done():
             await asyncio.sleep(0.1)
         if waits:  # the pass noticed and waits: the server comes back on the same port
-            servers.append(FakeServer.start("openai", port=port, latency_ms=60, slots=1,
-                                            responder="extraction"))  # fmt: skip
+            servers.append(
+                FakeServer.start(
+                    "openai", port=port, latency_ms=60, slots=1, responder="extraction"
+                )
+            )
 
     async with open_app(load_settings(path)) as services:
         await services.vault.index.sync_async()
@@ -137,8 +140,15 @@ def test_ctrl_c_stops_the_pass_and_the_same_command_continues_every_run(tmp_path
     path, data, made = workspace(tmp_path, servers, 8)
     command = [sys.executable, "-m", "tui.cli", "--settings", str(path), "extract", "--all"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:  # some runs at their review, others under way
@@ -157,19 +167,30 @@ def test_ctrl_c_stops_the_pass_and_the_same_command_continues_every_run(tmp_path
     flat = [s for ss in stopped.values() for s in ss]
     assert "running" not in flat and "failed" not in flat
     assert "queued" in flat and flat.count("awaiting_review") >= 2
-    reviewed_at_stop = {run for (run,) in query(
-        data, "SELECT id FROM runs WHERE status='awaiting_review'")}  # fmt: skip
+    reviewed_at_stop = {
+        run for (run,) in query(data, "SELECT id FROM runs WHERE status='awaiting_review'")
+    }
 
-    again = subprocess.run(command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
-                           capture_output=True, text=True, timeout=300)  # fmt: skip
+    again = subprocess.run(
+        command,
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert again.returncode == 0, again.stderr
     runs = runs_per_source(data)
     assert set(made) <= set(runs)
     assert all(statuses == ["awaiting_review"] for statuses in runs.values()), runs
     # nothing done twice: a run at its review was not run again, and a stopped run redid at
     # most the one step it was in when Ctrl-C came (its answer not yet checkpointed)
-    twice = query(data, "SELECT run_id, node, COUNT(*) FROM traces WHERE outcome='ok'"
-                        " GROUP BY run_id, node HAVING COUNT(*) > 1")  # fmt: skip
+    twice = query(
+        data,
+        "SELECT run_id, node, COUNT(*) FROM traces WHERE outcome='ok'"
+        " GROUP BY run_id, node HAVING COUNT(*) > 1",
+    )
     requeued = {run for (run,) in query(data, "SELECT id FROM runs")} - reviewed_at_stop
     assert {run for run, _node, _count in twice} <= requeued, twice
     assert all(count == 2 for _run, _node, count in twice), twice

@@ -104,8 +104,12 @@ def test_a_processed_source_is_extracted_again_on_request(tmp_path: Path, capsys
     root, data = make_vault(tmp_path)
     settings = settings_file(tmp_path, root, data)
     note = root / SOURCE
-    note.write_text(note.read_text(encoding="utf-8").replace(
-        "category: book\n", "category: book\nprocessed_date: 2024-05-01T10:00:00\n"), encoding="utf-8")  # fmt: skip
+    note.write_text(
+        note.read_text(encoding="utf-8").replace(
+            "category: book\n", "category: book\nprocessed_date: 2024-05-01T10:00:00\n"
+        ),
+        encoding="utf-8",
+    )
     plain = argparse.Namespace(settings=settings, note="Make It Stick", again=False)
     assert extraction.run_extract(plain, backend()) == 0
     assert "--again" in capsys.readouterr().out
@@ -114,8 +118,9 @@ def test_a_processed_source_is_extracted_again_on_request(tmp_path: Path, capsys
     out = capsys.readouterr().out
     assert "New concepts (2):" in out
     run_id = out.rsplit("noema review ", 1)[1].split()[0]
-    approve = argparse.Namespace(settings=settings, run=run_id, approve=True, feedback=None,
-                                 abort=False, drop=[])  # fmt: skip
+    approve = argparse.Namespace(
+        settings=settings, run=run_id, approve=True, feedback=None, abort=False, drop=[]
+    )
     assert extraction.run_review(approve, backend()) == 0
     assert (root / "08 - Ideas/Efecto del espaciado.md").exists()
 
@@ -135,8 +140,10 @@ def test_review_refuses_what_the_review_does_not_offer(tmp_path: Path, capsys) -
         extraction.run_review(argparse.Namespace(**{**base, "approve": True}), backend())
     assert "processed_date" not in (root / SOURCE).read_text(encoding="utf-8")
     limited = tmp_path / "limited.toml"
-    limited.write_text(Path(settings).read_text(encoding="utf-8")
-                       + "[flows.extraction]\nmax_review_rounds = 1\n", encoding="utf-8")  # fmt: skip
+    limited.write_text(
+        Path(settings).read_text(encoding="utf-8") + "[flows.extraction]\nmax_review_rounds = 1\n",
+        encoding="utf-8",
+    )
     one = {**base, "settings": str(limited)}
     feedback = argparse.Namespace(**{**one, "feedback": "añade algo"})
     assert extraction.run_review(feedback, ConcurrencyBackend(FlowScript())) == 0
@@ -155,8 +162,10 @@ def test_ctrl_c_stops_the_run_and_extract_continues_it(tmp_path: Path, capsys) -
     driver = Path(__file__).with_name("ctrl_c_driver.py")
     process = subprocess.Popen(
         [sys.executable, str(driver), settings, "Make It Stick", "60"],
-        stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     for line in process.stderr:  # progress lines, then the first model call (a minute long)
         if line.startswith("MODEL CALL"):
             break
@@ -217,15 +226,18 @@ def test_a_command_on_the_bundled_model_says_what_its_results_are_worth(
     assert extraction.run_extract(args, backend()) == 0
     assert "bundled model" not in capsys.readouterr().err  # a model of the user's own
     local = tmp_path / "local.toml"
-    local.write_text(Path(settings).read_text(encoding="utf-8")
-                     + '[models]\nprovider = "local"\n', encoding="utf-8")  # fmt: skip
+    local.write_text(
+        Path(settings).read_text(encoding="utf-8") + '[models]\nprovider = "local"\n',
+        encoding="utf-8",
+    )
     args = argparse.Namespace(settings=str(local), note="Make It Stick")
     assert extraction.run_extract(args, backend()) == 0  # the scripted model answers for it
     captured = capsys.readouterr()
     assert "the bundled model (Gemma 3 270M) answers here" in captured.err
     assert "for trying the mechanics, not for real use" in captured.err
     run_id = captured.out.rsplit("noema review ", 1)[1].split()[0]
-    approve = argparse.Namespace(settings=str(local), run=run_id, approve=True, feedback=None,
-                                 abort=False, drop=[])  # fmt: skip
+    approve = argparse.Namespace(
+        settings=str(local), run=run_id, approve=True, feedback=None, abort=False, drop=[]
+    )
     assert extraction.run_review(approve, backend()) == 0
     assert "bundled model" not in capsys.readouterr().err  # approving calls no model

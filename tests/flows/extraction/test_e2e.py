@@ -69,23 +69,30 @@ async def local_runtime(llm: LLMClient, root: Path, data: Path) -> Runtime:
     """A runtime for the extraction flow over `root`, indexed with the local embedding model;
     one critique round at most, the compact criteria, a generous step timeout."""
     settings = Settings(
-        vault={"path": root}, data={"directory": data},
+        vault={"path": root},
+        data={"directory": data},
         flows={"extraction": {"max_critique_iterations": 0, "timeout_s": 300}},
-    )  # fmt: skip
+    )
     compact_criteria(settings.data_dir / "criteria")
     store = Store(settings.store_path)
     layout = VaultLayout()
     index = VaultIndex(store, root, layout, embed=llm.embed, embed_model="local-embedding")
     await index.sync_async()
     vault = VaultHandle(root, layout, VaultWriter(root, layout), index, "local-embedding")
-    return Runtime(settings, store, {"extraction": SPEC},
-                   lambda run_id: FlowContext(settings, llm, store, vault, run_id))  # fmt: skip
+    return Runtime(
+        settings,
+        store,
+        {"extraction": SPEC},
+        lambda run_id: FlowContext(settings, llm, store, vault, run_id),
+    )
 
 
 @pytest.mark.e2e
 async def test_extraction_with_the_local_model(local_llm_client: LLMClient, tmp_path: Path) -> None:
-    roles = {name: c.replace(max_tokens=1024, context_budget=3000) if name != "embedding" else c
-             for name, c in local_llm_client.roles.items()}  # fmt: skip
+    roles = {
+        name: c.replace(max_tokens=1024, context_budget=3000) if name != "embedding" else c
+        for name, c in local_llm_client.roles.items()
+    }
     llm = LLMClient(roles)
     root = source_vault(tmp_path)
     runtime = await local_runtime(llm, root, tmp_path / "data")
@@ -96,8 +103,12 @@ async def test_extraction_with_the_local_model(local_llm_client: LLMClient, tmp_
         assert pending is not None, events[-1]
         payload = pending.payload
         quote_ids = {q["id"] for q in (await runtime.state(run.id)).values["quotes"]}
-        print("e2e concepts:", [c["title"] for c in payload["concepts"]], "relations:",
-              [(r["source_title"], r["type"], r["target_title"]) for r in payload["relations"]])  # fmt: skip
+        print(
+            "e2e concepts:",
+            [c["title"] for c in payload["concepts"]],
+            "relations:",
+            [(r["source_title"], r["type"], r["target_title"]) for r in payload["relations"]],
+        )
         assert payload["concepts"], "the model extracted no concept from four quotes"
         for concept in payload["concepts"]:
             assert concept["title"].strip() and set(concept["quote_ids"]) <= quote_ids

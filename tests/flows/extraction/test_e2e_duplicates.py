@@ -53,8 +53,10 @@ class Recording(LLMClient):
 async def test_duplicates_against_an_existing_concept(
     local_llm_client: LLMClient, tmp_path: Path
 ) -> None:
-    roles = {name: c.replace(max_tokens=1024, context_budget=3000) if name != "embedding" else c
-             for name, c in local_llm_client.roles.items()}  # fmt: skip
+    roles = {
+        name: c.replace(max_tokens=1024, context_budget=3000) if name != "embedding" else c
+        for name, c in local_llm_client.roles.items()
+    }
     llm = Recording(roles)
     llm.duplicate_prompts = []
     root = source_vault(tmp_path)

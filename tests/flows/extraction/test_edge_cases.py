@@ -90,8 +90,12 @@ async def test_very_large_source_is_batched_and_merged(harness) -> None:
         return {"concepts": [concept("Memoria y práctica", ids[:2])], "notes": ""}
 
     script = FlowScript(candidates=candidates)
-    h = harness(script, sources={"03 - Sources/Big Book.md": quote_source(300)},
-                flows={"max_quotes_per_batch": 40}, max_tokens=8192)  # fmt: skip
+    h = harness(
+        script,
+        sources={"03 - Sources/Big Book.md": quote_source(300)},
+        flows={"max_quotes_per_batch": 40},
+        max_tokens=8192,
+    )
     out = await h.start("03 - Sources/Big Book.md")
     payload = out["__interrupt__"][0].value
     assert len(batches) == 8 and all(len(b) <= 40 for b in batches)
@@ -108,8 +112,11 @@ async def test_batches_follow_the_context_budget(harness) -> None:
         sizes.append(len(enum_of(schema, "concepts", "[]", "quote_ids")))
         return {"concepts": [], "notes": ""}
 
-    h = harness(FlowScript(candidates=candidates), context_budget=1200,
-                sources={"03 - Sources/Big Book.md": quote_source(60)})  # fmt: skip
+    h = harness(
+        FlowScript(candidates=candidates),
+        context_budget=1200,
+        sources={"03 - Sources/Big Book.md": quote_source(60)},
+    )
     await h.start("03 - Sources/Big Book.md")
     assert sum(sizes) == 60 and len(sizes) >= 2 and max(sizes) < 40  # the budget split it
     for call in h.backend.calls_of("complete"):

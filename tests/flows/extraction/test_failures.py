@@ -30,9 +30,12 @@ def vault(tmp_path: Path) -> Settings:
     (root / "08 - Ideas").mkdir()
     (root / SOURCE).write_text(SOURCE_TEXT, encoding="utf-8")
     (root / "08 - Ideas/Práctica de recuperación.md").write_text(EXISTING, encoding="utf-8")
-    return Settings(vault={"path": root}, data={"directory": tmp_path / "data"},
-                    flows={"extraction": {"language": "es"}},  # the notes are Spanish
-                    models={"transient_retries": 0, "retries": 1})  # fmt: skip
+    return Settings(
+        vault={"path": root},
+        data={"directory": tmp_path / "data"},
+        flows={"extraction": {"language": "es"}},  # the notes are Spanish
+        models={"transient_retries": 0, "retries": 1},
+    )
 
 
 class Outage:
@@ -140,8 +143,9 @@ async def test_an_embedding_model_that_stops_answering_fails_the_run_at_that_ste
 async def test_a_query_the_embedding_model_refuses_is_searched_by_text_and_said(harness) -> None:
     h, embedder = harness(FlowScript(candidates=candidates)), Embedder()
     await with_embeddings(h, embedder)
-    embedder.failure = ContextBudgetError(flow="extraction", node="search", role="embedding",
-                                          tokens=9000, budget=512)  # fmt: skip
+    embedder.failure = ContextBudgetError(
+        flow="extraction", node="search", role="embedding", tokens=9000, budget=512
+    )
     payload = (await h.start())["__interrupt__"][0].value
     steps = sorted({s["step"] for s in payload["skipped"]})
     assert steps == ["1.1b", "1.1d"]

@@ -17,18 +17,29 @@ def known_names(found):
 
 def rows(*titles: str, aliases: dict[str, list[str]] | None = None) -> list[dict]:
     return [
-        {"entity_id": f"id-{n}", "title": t, "path": f"08 - Ideas/{t}.md", "short_summary": "",
-         "aliases_json": json.dumps((aliases or {}).get(t, []))}
+        {
+            "entity_id": f"id-{n}",
+            "title": t,
+            "path": f"08 - Ideas/{t}.md",
+            "short_summary": "",
+            "aliases_json": json.dumps((aliases or {}).get(t, [])),
+        }
         for n, t in enumerate(titles)
-    ]  # fmt: skip
+    ]
 
 
 def vault_names() -> list:
-    return known_names(rows(
-        "Zona de desarrollo próximo", "Hábito atómico", "Práctica de recuperación",
-        "Sistema 1 y Sistema 2", "Metacognición", "Teoría de la carga cognitiva",
-        aliases={"Metacognición": ["Pensar sobre el pensamiento"]},
-    ))  # fmt: skip
+    return known_names(
+        rows(
+            "Zona de desarrollo próximo",
+            "Hábito atómico",
+            "Práctica de recuperación",
+            "Sistema 1 y Sistema 2",
+            "Metacognición",
+            "Teoría de la carga cognitiva",
+            aliases={"Metacognición": ["Pensar sobre el pensamiento"]},
+        )
+    )
 
 
 def test_same_name_up_to_case_accents_and_plural_is_the_same_concept() -> None:
@@ -74,8 +85,11 @@ Lo que un aprendiz logra con ayuda y aún no solo.
         return {"concepts": [card], "notes": ""}
 
     script = FlowScript(candidates=acronym)
-    h = harness(script, existing=False,
-                sources={SOURCE: SOURCE_TEXT, "08 - Ideas/Zona de desarrollo próximo.md": zdp})  # fmt: skip
+    h = harness(
+        script,
+        existing=False,
+        sources={SOURCE: SOURCE_TEXT, "08 - Ideas/Zona de desarrollo próximo.md": zdp},
+    )
     await h.start()
     assert script.count("duplicate") == 1
     assert "Zona de desarrollo próximo" in script.prompts["duplicate"][0]

@@ -28,12 +28,18 @@ def add_concept(title: str, schema: dict, **extra) -> dict:
     quote = enum_of(schema, "add_concepts", "[]", "quote_ids")[0]
     return empty_revision(
         changes=f"añadido {title}",
-        add_concepts=[{"title": title, "short_summary": f"Sobre {title.lower()}",
-                       "summary": f"Resumen propio de {title.lower()}.",
-                       "concept": f"{title} es una idea que la cita explica.",
-                       "analysis": "Útil.", "quote_ids": [quote]}],
+        add_concepts=[
+            {
+                "title": title,
+                "short_summary": f"Sobre {title.lower()}",
+                "summary": f"Resumen propio de {title.lower()}.",
+                "concept": f"{title} es una idea que la cita explica.",
+                "analysis": "Útil.",
+                "quote_ids": [quote],
+            }
+        ],
         **extra,
-    )  # fmt: skip
+    )
 
 
 def candidate_of(prompt: str) -> str:
@@ -75,12 +81,21 @@ async def test_a_concept_added_by_feedback_gets_relation_search_before_the_revie
 
     def relate_all(messages, schema):
         targets = enum_of(schema, "relations", "[]", "target")
-        return {"relations": [{"target": t, "type": "RELATES_TO", "explanation": "x",
-                               "confidence": 0.6} for t in targets[:1]], "notes": ""}  # fmt: skip
+        return {
+            "relations": [
+                {"target": t, "type": "RELATES_TO", "explanation": "x", "confidence": 0.6}
+                for t in targets[:1]
+            ],
+            "notes": "",
+        }
 
-    script = FlowScript(candidates=candidates, relations=relate_all,
-                        feedback=lambda m, s: add_concept("Olvido y repaso", s,
-                                                          interpretation="añadir", unresolved=""))  # fmt: skip
+    script = FlowScript(
+        candidates=candidates,
+        relations=relate_all,
+        feedback=lambda m, s: add_concept(
+            "Olvido y repaso", s, interpretation="añadir", unresolved=""
+        ),
+    )
     h = harness(script)
     await h.start()
     queries_before, relations_before = script.count("queries"), script.count("relations")
@@ -122,8 +137,12 @@ async def test_relation_queries_two_for_every_relation_type(harness) -> None:
     and shrank n)."""
 
     def one(messages, schema):
-        return {"concepts": [concept("Efecto del espaciado", enum_of(schema, "concepts", "[]",
-                                                                     "quote_ids")[1:2])], "notes": ""}  # fmt: skip
+        return {
+            "concepts": [
+                concept("Efecto del espaciado", enum_of(schema, "concepts", "[]", "quote_ids")[1:2])
+            ],
+            "notes": "",
+        }
 
     script = FlowScript(candidates=one)
     h = harness(script, max_tokens=500)

@@ -30,9 +30,17 @@ async def test_failing_critique_refines_until_it_passes(harness) -> None:
         labels = enum_of(schema, "edit_concepts", "[]", "concept")
         return empty_revision(
             changes="título más preciso",
-            edit_concepts=[{"concept": labels[0], "title": "Espaciado de la práctica", "short_summary": "",
-                            "summary": "", "concept_text": "", "analysis": ""}],
-        )  # fmt: skip
+            edit_concepts=[
+                {
+                    "concept": labels[0],
+                    "title": "Espaciado de la práctica",
+                    "short_summary": "",
+                    "summary": "",
+                    "concept_text": "",
+                    "analysis": "",
+                }
+            ],
+        )
 
     script = FlowScript(
         candidates=candidates, critique=lambda m, s: critique(next(scores)), refine=refine
@@ -86,9 +94,10 @@ async def test_drops_feedback_and_approve(harness) -> None:
         every = enum_of(schema, "add_relations", "[]", "target")
         other = next(label for label in every if label != new[0])
         return empty_revision(
-            interpretation="relacionar los conceptos", unresolved="no sé dividir",
+            interpretation="relacionar los conceptos",
+            unresolved="no sé dividir",
             add_relations=[{"source": new[0], "type": "SIMILAR_TO", "target": other}],
-        )  # fmt: skip
+        )
 
     script = FlowScript(candidates=candidates, feedback=feedback)
     h = harness(script, existing=False)
@@ -118,10 +127,19 @@ async def test_dropping_an_attribution_and_a_relation(harness) -> None:
     payload = (await h.start())["__interrupt__"][0].value
     first = payload["concepts"][0]
     relation = payload["relations"][0]["id"]
-    out = await h.resume({"action": "drop", "drops": [
-        {"kind": "relation", "id": relation},
-        {"kind": "attribution", "concept_id": first["id"], "quote_id": first["quote_ids"][0]},
-    ]})  # fmt: skip
+    out = await h.resume(
+        {
+            "action": "drop",
+            "drops": [
+                {"kind": "relation", "id": relation},
+                {
+                    "kind": "attribution",
+                    "concept_id": first["id"],
+                    "quote_id": first["quote_ids"][0],
+                },
+            ],
+        }
+    )
     payload = out["__interrupt__"][0].value
     assert payload["relations"] == []
     kept = next(c for c in payload["concepts"] if c["id"] == first["id"])

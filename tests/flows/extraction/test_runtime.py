@@ -32,8 +32,10 @@ def make_vault(tmp_path: Path) -> tuple[Path, Path]:
 def drive(root: Path, data: Path, action: str, arg: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, str(DRIVER), str(root), str(data), action, arg],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def open_app(root: Path, data: Path, script: FlowScript | None = None):
@@ -155,10 +157,12 @@ async def test_duplicate_detection_runs_in_parallel_within_the_limit(tmp_path: P
             "notes": "",
         }
 
-    settings = Settings(vault={"path": root}, data={"directory": data},
-                        flows={"extraction": {"concurrency": 3, "max_critique_iterations": 0,
-                                               "language": "es"}},
-                        models={"max_tokens": 4096})  # fmt: skip
+    settings = Settings(
+        vault={"path": root},
+        data={"directory": data},
+        flows={"extraction": {"concurrency": 3, "max_critique_iterations": 0, "language": "es"}},
+        models={"max_tokens": 4096},
+    )
     backend = ConcurrencyBackend(FlowScript(candidates=many), latency_s=0.05)
     async with open_services(settings, {"extraction": SPEC}, backend=backend) as app:
         app.vault.index.sync_files()

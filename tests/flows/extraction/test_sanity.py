@@ -39,12 +39,12 @@ BAD = {
         "Dieta mediterránea",
         ["k2"],
         text="La dieta mediterránea reduce el colesterol con aceite de oliva y pescado azul.",
-    ),  # fmt: skip
+    ),
     "looping": concept(
         "Sistema rápido",
         ["k1"],
         text="El sistema 1 es rápido. El sistema 1 es rápido. El sistema 1 es rápido.",
-    ),  # fmt: skip
+    ),
     "the book's title, cut by the grammar": concept(
         "Pensar rápido, pensar despac",
         ["k1"],
@@ -129,6 +129,15 @@ def test_a_title_of_letters_alone_names_nothing() -> None:
     from core.flows.extraction.sanity import letters_not_words
 
     assert letters_not_words("a-b-c-d-e-f-g-h-i-j-k-l-") and letters_not_words("x y z")
-    for title in ("C", "A/B testing", "Sistema 1", "e-learning", "Zona de desarrollo próximo",
-                  "ZDP", "π", "大脑", "Ley de Yerkes-Dodson"):  # fmt: skip
+    for title in (
+        "C",
+        "A/B testing",
+        "Sistema 1",
+        "e-learning",
+        "Zona de desarrollo próximo",
+        "ZDP",
+        "π",
+        "大脑",
+        "Ley de Yerkes-Dodson",
+    ):
         assert not letters_not_words(title), title

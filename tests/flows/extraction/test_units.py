@@ -109,10 +109,14 @@ def test_report_marks_multi_concept_quotes_and_prints() -> None:
     p = proposal()
     p.concepts[1].quote_ids.append("q1")
     state = {
-        "source": "s.md", "source_title": "S", "proposal": p.model_dump(mode="json"),
+        "source": "s.md",
+        "source_title": "S",
+        "proposal": p.model_dump(mode="json"),
         "quotes": [{"id": f"q{i}", "text": f"quote {i}"} for i in range(1, 5)],
-        "critique_log": [{"round": 1, "passed": False, "summary": "did not pass", "code_issues": []}],
-    }  # fmt: skip
+        "critique_log": [
+            {"round": 1, "passed": False, "summary": "did not pass", "code_issues": []}
+        ],
+    }
     review = build_report(state, 8)
     assert [a.multi for a in review.attributions] == [True, False, False]
     assert [q.id for q in review.unattributed] == ["q4"]

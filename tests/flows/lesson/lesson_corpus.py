@@ -17,8 +17,18 @@ from pathlib import Path
 
 CORPUS_DIR = Path(__file__).resolve().parents[2] / "data" / "lesson_corpus"
 FAMILIES = ("placeholder", "chatter", "truncation", "language_drift", "empty_section")
-SCRIPTS = {"en": "Latin", "es": "Latin", "fr": "Latin", "de": "Latin", "it": "Latin",
-           "pt": "Latin", "ru": "Cyrillic", "uk": "Cyrillic", "zh": "CJK", "ja": "CJK"}  # fmt: skip
+SCRIPTS = {
+    "en": "Latin",
+    "es": "Latin",
+    "fr": "Latin",
+    "de": "Latin",
+    "it": "Latin",
+    "pt": "Latin",
+    "ru": "Cyrillic",
+    "uk": "Cyrillic",
+    "zh": "CJK",
+    "ja": "CJK",
+}
 
 
 class LabelError(ValueError):
@@ -84,12 +94,15 @@ def load_language(language: str, root: Path = CORPUS_DIR) -> list[CorpusLesson]:
             continue
         raw = json.loads(row)
         lesson = CorpusLesson(
-            file=raw["file"], language=raw["language"], subject=raw.get("subject", ""),
-            clean=raw["clean"], hard_negative=raw.get("hard_negative", False),
+            file=raw["file"],
+            language=raw["language"],
+            subject=raw.get("subject", ""),
+            clean=raw["clean"],
+            hard_negative=raw.get("hard_negative", False),
             body=(root / raw["file"]).read_text(encoding="utf-8"),
             hard_features=list(raw.get("hard_features", [])),
             defects=[_defect(d) for d in raw.get("defects", [])],
-        )  # fmt: skip
+        )
         _check(lesson)
         lessons.append(lesson)
     files = {p.relative_to(root).as_posix() for p in folder.glob("*.md") if p.name != "NOTES.md"}

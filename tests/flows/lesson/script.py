@@ -46,8 +46,12 @@ class LessonScript:
         self.sections: list[str] = [f"{GOOD[0]}\n\n{GOOD[1]}", f"{GOOD[2]}\n\n{GOOD[3]}"]
         self.bad_first: dict[int, str] = {}
         """Section index -> text the first expansion of that section returns."""
-        self.review: dict[str, Any] = {"status": "PASS", "reasoning": "fine", "issues": [],
-                                       "patched_content": ""}  # fmt: skip
+        self.review: dict[str, Any] = {
+            "status": "PASS",
+            "reasoning": "fine",
+            "issues": [],
+            "patched_content": "",
+        }
         self.scores: dict[str, list[float]] = {"judge-a": [0.9], "judge-b": [0.9], "judge-c": [0.9]}
         self.asked: dict[str, int] = {}
 
@@ -62,8 +66,11 @@ class LessonScript:
         self.asked[kind] = self.asked.get(kind, 0) + 1
         if kind == "plan":
             count = schema["properties"]["sections"]["maxItems"]
-            return {"title": "Práctica de recuperación", "objectives": ["Explicar la práctica"],
-                    "sections": [{"title": f"Parte {n + 1}", "goal": "enseñar"} for n in range(count)]}  # fmt: skip
+            return {
+                "title": "Práctica de recuperación",
+                "objectives": ["Explicar la práctica"],
+                "sections": [{"title": f"Parte {n + 1}", "goal": "enseñar"} for n in range(count)],
+            }
         if kind == "section":
             index = int(user.split("Write section ")[1].split(":")[0]) - 1
             first = self.asked.get(f"section{index}", 0) == 0
@@ -73,8 +80,10 @@ class LessonScript:
             return {"text": self.sections[index % len(self.sections)]}
         if kind == "smooth":
             count = schema["properties"]["transitions"]["maxItems"]
-            return {"transitions": ["Ahora veamos el siguiente paso con calma."] * count,
-                    "terminology": [{"use": "commit", "instead_of": "confirmación"}]}  # fmt: skip
+            return {
+                "transitions": ["Ahora veamos el siguiente paso con calma."] * count,
+                "terminology": [{"use": "commit", "instead_of": "confirmación"}],
+            }
         if kind == "review":
             return self.review
         if kind == "fix":
@@ -85,10 +94,19 @@ class LessonScript:
         scores = self.scores.get(model) or self.scores["*"]
         score = scores.pop(0) if len(scores) > 1 else scores[0]
         return {
-            "criteria": {cid: {"rationale": "ok", "issues": [{"what": "x", "where": "Parte 2"}],
-                               "score": score} for cid in IDS},
-            "strengths": ["clear"], "weaknesses": ["short"], "suggestions": [], "feedback": "ok",
-        }  # fmt: skip
+            "criteria": {
+                cid: {
+                    "rationale": "ok",
+                    "issues": [{"what": "x", "where": "Parte 2"}],
+                    "score": score,
+                }
+                for cid in IDS
+            },
+            "strengths": ["clear"],
+            "weaknesses": ["short"],
+            "suggestions": [],
+            "feedback": "ok",
+        }
 
 
 def lesson_input(**data: Any) -> dict[str, Any]:
@@ -104,14 +122,21 @@ def lesson_harness(base: Path, **lesson: Any) -> FlowHarness:
     writer and three judges (`judge-a`, `judge-b`, the tiebreak `judge-c`). Open it with
     `async with` (it runs through the runtime)."""
     script = LessonScript()
-    roles = {"judge": {"model": "judge-a"}, "judge_secondary": {"model": "judge-b"},
-             "judge_tiebreak": {"model": "judge-c"}}  # fmt: skip
+    roles = {
+        "judge": {"model": "judge-a"},
+        "judge_secondary": {"model": "judge-b"},
+        "judge_tiebreak": {"model": "judge-c"},
+    }
     return FlowHarness(
-        base, "lesson", backend=ScriptedBackend(answer=script), script=script,
-        vault=lambda root: shutil.copytree(SAMPLE_VAULT, root), make_input=lesson_input,
+        base,
+        "lesson",
+        backend=ScriptedBackend(answer=script),
+        script=script,
+        vault=lambda root: shutil.copytree(SAMPLE_VAULT, root),
+        make_input=lesson_input,
         models={"model": "writer", "roles": roles, "embeddings_enabled": False},
         flows={"lesson": {"section_count": 2, "tiebreak_role": "judge_tiebreak", **lesson}},
-    )  # fmt: skip
+    )
 
 
 def trace_phases(h: FlowHarness, run_id: str) -> list[tuple[str, str]]:

@@ -30,8 +30,9 @@ def setup(tmp_path, monkeypatch):
 def test_generate_then_savings(tmp_path, monkeypatch, capsys):
     root, settings, script, backend = setup(tmp_path, monkeypatch)
     parser = build_parser()
-    args = parser.parse_args(["--settings", str(settings), "lesson", "generate",
-                              "Práctica de recuperación"])  # fmt: skip
+    args = parser.parse_args(
+        ["--settings", str(settings), "lesson", "generate", "Práctica de recuperación"]
+    )
     assert command.run(args, backend=backend) == 0
     out = capsys.readouterr().out
     assert "09 - Lessons/" in out and ": accepted" in out
@@ -50,10 +51,13 @@ def test_review_escalation_answered_at_the_terminal(tmp_path, monkeypatch, capsy
     lesson = root / "09 - Lessons" / "L.md"
     lesson.parent.mkdir(exist_ok=True)
     paragraphs = script.sections
-    lesson.write_text(f"---\nlanguage: es\n---\n# L\n\n## A\n\n{paragraphs[0]}\n\n## B\n\n"
-                      f"{paragraphs[1]}\n", encoding="utf-8")  # fmt: skip
-    args = build_parser().parse_args(["--settings", str(settings), "lesson", "review",
-                                      "09 - Lessons/L.md"])  # fmt: skip
+    lesson.write_text(
+        f"---\nlanguage: es\n---\n# L\n\n## A\n\n{paragraphs[0]}\n\n## B\n\n{paragraphs[1]}\n",
+        encoding="utf-8",
+    )
+    args = build_parser().parse_args(
+        ["--settings", str(settings), "lesson", "review", "09 - Lessons/L.md"]
+    )
     answers = iter(["?", "x"])
     assert command.run(args, backend=backend, ask=lambda _p: next(answers)) == 0
     assert "escalated" in capsys.readouterr().out
@@ -66,8 +70,10 @@ def escalating_review(tmp_path, monkeypatch):
     lesson = root / "09 - Lessons" / "L.md"
     lesson.parent.mkdir(exist_ok=True)
     paragraphs = script.sections
-    lesson.write_text(f"---\nlanguage: es\n---\n# L\n\n## A\n\n{paragraphs[0]}\n\n## B\n\n"
-                      f"{paragraphs[1]}\n", encoding="utf-8")  # fmt: skip
+    lesson.write_text(
+        f"---\nlanguage: es\n---\n# L\n\n## A\n\n{paragraphs[0]}\n\n## B\n\n{paragraphs[1]}\n",
+        encoding="utf-8",
+    )
     args = ["--settings", str(settings), "lesson", "review", "09 - Lessons/L.md"]
     return lesson, backend, args
 

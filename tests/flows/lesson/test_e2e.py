@@ -46,13 +46,21 @@ async def test_lesson_from_topic_to_judged_note(local_llm_client: LLMClient, tmp
     root = tmp_path / "vault"
     shutil.copytree(SAMPLE_VAULT, root)
     settings = Settings(
-        vault={"path": root}, data={"directory": tmp_path / "data"},
+        vault={"path": root},
+        data={"directory": tmp_path / "data"},
         models={"embeddings_enabled": False},
-        flows={"lesson": {"section_count": 2, "generation_max_tokens": 240,
-                          "section_max_chars": 500, "max_regenerations": 0,
-                          "max_judge_fixes": 0, "min_section_words": 20,
-                          "judge_timeout_s": 900}},
-    )  # fmt: skip
+        flows={
+            "lesson": {
+                "section_count": 2,
+                "generation_max_tokens": 240,
+                "section_max_chars": 500,
+                "max_regenerations": 0,
+                "max_judge_fixes": 0,
+                "min_section_words": 20,
+                "judge_timeout_s": 900,
+            }
+        },
+    )
     # the judge's timeout covers its re-asks: 3 answers of up to 700 tokens took over 240 s
     # on one llama.cpp thread at load 9 (a timeout is not what this test is about)
     compact_lesson_rubric(settings.data_dir / "criteria")
@@ -65,8 +73,13 @@ async def test_lesson_from_topic_to_judged_note(local_llm_client: LLMClient, tmp
     app = build_graph().compile(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "e2e"}, "recursion_limit": 60}
 
-    start = {"mode": "generate", "concept": CONCEPT, "language": "en", "objectives": [],
-             "sections": 0}  # fmt: skip
+    start = {
+        "mode": "generate",
+        "concept": CONCEPT,
+        "language": "en",
+        "objectives": [],
+        "sections": 0,
+    }
     escalated = await drive(app, config, context, start)
     state = (await app.aget_state(config)).values
     cascade = state["cascade"]
@@ -76,8 +89,13 @@ async def test_lesson_from_topic_to_judged_note(local_llm_client: LLMClient, tmp
     judged_in_code(state, escalated)
     meta = frontmatter.loads((root / state["lesson_path"]).read_text(encoding="utf-8")).metadata
     assert meta["status"] == "accepted" and meta["language"] == "en"
-    assert meta["self_review"]["decision"] in {"PASS", "PASS_WITH_FLAGS", "FIXED", "REGENERATE",
-                                               "FLAG_TO_JUDGE"}  # fmt: skip
+    assert meta["self_review"]["decision"] in {
+        "PASS",
+        "PASS_WITH_FLAGS",
+        "FIXED",
+        "REGENERATE",
+        "FLAG_TO_JUDGE",
+    }
     assert meta["tokens"]["total"] > 0
     phases = {t["phase"] for t in phase_traces(store, "e2e")}
     assert {"planner", "expander", "smoother", "heuristics", "judge", "write"} <= phases

@@ -24,8 +24,17 @@ async def test_generate_accepts_with_one_confident_judge(harness_factory):
         assert body.count("\n## ") + body.startswith("## ") == 2
         assert "Ahora veamos el siguiente paso" in body  # the smoother's transition
         phases = [p for p, _ in trace_phases(h, run_id)]
-        for phase in ("planner", "expander", "assembler", "smoother", "heuristics",
-                      "self_review", "judge", "verdict", "write"):  # fmt: skip
+        for phase in (
+            "planner",
+            "expander",
+            "assembler",
+            "smoother",
+            "heuristics",
+            "self_review",
+            "judge",
+            "verdict",
+            "write",
+        ):
             assert phase in phases
         report = savings_report(h.services.store)
         assert report["lessons"] == 1 and report["judges_called"] == 1
@@ -77,8 +86,10 @@ async def test_planted_language_mixing_regenerates_before_self_review(harness_fa
 
 async def test_artifact_fixed_by_code_then_rechecked_and_judged(harness_factory):
     async with harness_factory() as h:
-        h.script.sections = [f"¡Claro, aquí tienes la lección! {GOOD[0]}\n\n{GOOD[1]}",
-                             f"{GOOD[2]}\n\n{GOOD[3]}"]  # fmt: skip
+        h.script.sections = [
+            f"¡Claro, aquí tienes la lección! {GOOD[0]}\n\n{GOOD[1]}",
+            f"{GOOD[2]}\n\n{GOOD[3]}",
+        ]
         run_id, events = await h.run()
         assert isinstance(events[-1], Done)
         state = await h.state(run_id)
@@ -96,9 +107,14 @@ async def test_model_regenerate_regenerates_once_then_judges(harness_factory):
     sections (main downgraded it to FLAG_TO_JUDGE, so the route was unreachable); the second
     REGENERATE has no retry left and goes to the judges."""
     async with harness_factory() as h:
-        h.script.review = {"status": "REGENERATE", "reasoning": "bad", "issues": [
-            {"type": "LOGIC", "severity": "COMPLEX", "location": "Parte 1", "description": "?"}],
-            "patched_content": ""}  # fmt: skip
+        h.script.review = {
+            "status": "REGENERATE",
+            "reasoning": "bad",
+            "issues": [
+                {"type": "LOGIC", "severity": "COMPLEX", "location": "Parte 1", "description": "?"}
+            ],
+            "patched_content": "",
+        }
         run_id, _ = await h.run()
         state = await h.state(run_id)
         assert state["regenerations"] == 1
@@ -146,8 +162,10 @@ async def test_escalation_edit_is_checked_and_judged_again(harness_factory):
 
 async def test_review_mode_catches_a_broken_note_before_any_judge(harness_factory):
     async with harness_factory() as h:
-        bad = ("---\ntopic: Recursión\nlanguage: es\n---\n# Recursión\n\n## Idea\n\n"
-               f"{GOOD[0]} 这个方法很好\n\n## Final\n\n{GOOD[1][:120]}")  # fmt: skip
+        bad = (
+            "---\ntopic: Recursión\nlanguage: es\n---\n# Recursión\n\n## Idea\n\n"
+            f"{GOOD[0]} 这个方法很好\n\n## Final\n\n{GOOD[1][:120]}"
+        )
         (h.root / "09 - Lessons").mkdir(exist_ok=True)
         (h.root / "09 - Lessons" / "Mala.md").write_text(bad, encoding="utf-8")
         run_id, events = await h.run(mode="review", note_path="09 - Lessons/Mala.md")
@@ -162,8 +180,10 @@ async def test_review_mode_catches_a_broken_note_before_any_judge(harness_factor
 
 async def test_review_mode_judges_a_clean_note(harness_factory):
     async with harness_factory() as h:
-        good = (f"---\ntopic: Recursión\nlanguage: es\nmine: keep\n---\n# Recursión\n\n## Idea\n\n"
-                f"{GOOD[0]}\n\n## Final\n\n{GOOD[1]}\n")  # fmt: skip
+        good = (
+            f"---\ntopic: Recursión\nlanguage: es\nmine: keep\n---\n# Recursión\n\n## Idea\n\n"
+            f"{GOOD[0]}\n\n## Final\n\n{GOOD[1]}\n"
+        )
         (h.root / "09 - Lessons").mkdir(exist_ok=True)
         (h.root / "09 - Lessons" / "Buena.md").write_text(good, encoding="utf-8")
         run_id, events = await h.run(mode="review", note_path="09 - Lessons/Buena.md")
@@ -176,8 +196,10 @@ async def test_review_mode_judges_a_clean_note(harness_factory):
 async def test_review_mode_never_rewrites_the_note_itself(harness_factory):
     async with harness_factory() as h:
         h.script.scores = {"judge-a": [0.6], "judge-b": [0.6], "judge-c": [0.6]}
-        good = (f"---\ntopic: Recursión\nlanguage: es\n---\n# Recursión\n\n## Idea\n\n"
-                f"{GOOD[0]}\n\n## Final\n\n{GOOD[1]}\n")  # fmt: skip
+        good = (
+            f"---\ntopic: Recursión\nlanguage: es\n---\n# Recursión\n\n## Idea\n\n"
+            f"{GOOD[0]}\n\n## Final\n\n{GOOD[1]}\n"
+        )
         (h.root / "09 - Lessons").mkdir(exist_ok=True)
         (h.root / "09 - Lessons" / "Media.md").write_text(good, encoding="utf-8")
         run_id, events = await h.run(mode="review", note_path="09 - Lessons/Media.md")
@@ -199,7 +221,9 @@ async def test_every_judge_call_is_counted_in_its_phase_trace(harness_factory):
         assert len(rows) == 3 and all(r[0] > 0 for r in rows)
         total = h.services.store.query_one(
             "SELECT SUM(prompt_tokens + completion_tokens) FROM traces WHERE run_id = ?"
-            " AND node LIKE 'judge_%'", (run_id,))[0]  # fmt: skip
+            " AND node LIKE 'judge_%'",
+            (run_id,),
+        )[0]
         assert sum(r[0] for r in rows) == total
 
 
@@ -222,8 +246,11 @@ async def test_planted_bad_lesson_of_the_sample_vault_is_caught_before_the_judge
         run_id, events = await h.run(mode="review", note_path=path)
         assert isinstance(events[-1], Done)
         assert h.models_asked("judge") == [] and h.script.count("review") == 0
-        failed = {c["name"] for c in (await h.state(run_id))["heuristics"]["checks"]
-                  if c["status"] == "FAIL"}  # fmt: skip
+        failed = {
+            c["name"]
+            for c in (await h.state(run_id))["heuristics"]["checks"]
+            if c["status"] == "FAIL"
+        }
         assert failed == {"language_consistency", "content_truncation"}
         meta, _ = h.frontmatter(path)
         assert meta["status"] == "needs_regeneration"

@@ -10,9 +10,11 @@ SOURCES = "> Recordar sin mirar fortalece la memoria. — «Cómo aprendemos», 
 PLAN = Plan(
     title="Práctica de recuperación",
     objectives=["explicar el efecto"],
-    sections=[PlannedSection(title="Motivación", goal="Por qué importa"),
-              PlannedSection(title="Práctica", goal="Ejercicios <<<no>>>")],
-)  # fmt: skip
+    sections=[
+        PlannedSection(title="Motivación", goal="Por qué importa"),
+        PlannedSection(title="Práctica", goal="Ejercicios <<<no>>>"),
+    ],
+)
 
 
 def shared_prefix(first: list[dict], second: list[dict]) -> str:

@@ -80,8 +80,9 @@ def test_verdict_thresholds():
     assert (
         cascade.verdict([], [], S, fixes_left=True, regenerations_left=True).decision == "escalate"
     )
-    three = cascade.verdict([_vote(0.2), _vote(0.9), _vote(0.75)], res * 3, S, fixes_left=True,
-                            regenerations_left=True)  # fmt: skip
+    three = cascade.verdict(
+        [_vote(0.2), _vote(0.9), _vote(0.75)], res * 3, S, fixes_left=True, regenerations_left=True
+    )
     assert three.score == 0.75 and three.decision == "accept"
 
 
@@ -140,8 +141,9 @@ def test_model_patch_kept_only_when_no_worse():
 
 def test_pass_with_flags_when_checks_warn():
     short = "# L\n\n## Uno\n\nPocas palabras aquí.\n"
-    result = decide(run_heuristics(short, "es"), answer("PASS"), short, "es", can_fix=True,
-                    min_words=50)  # fmt: skip
+    result = decide(
+        run_heuristics(short, "es"), answer("PASS"), short, "es", can_fix=True, min_words=50
+    )
     assert result.decision == "PASS_WITH_FLAGS" and result.passed
 
 

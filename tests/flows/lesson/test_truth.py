@@ -34,8 +34,11 @@ async def test_one_model_in_every_judge_role_skips_the_tiebreak(harness_factory)
     from core.flows.lesson.traces import savings_report, savings_text
 
     async with harness_factory() as h:
-        single = {"judge": {"model": "writer"}, "judge_secondary": {"model": "writer"},
-                  "judge_tiebreak": {"model": "writer"}}  # fmt: skip
+        single = {
+            "judge": {"model": "writer"},
+            "judge_secondary": {"model": "writer"},
+            "judge_tiebreak": {"model": "writer"},
+        }
         h.services.settings.models.roles.update(
             {k: h.services.settings.models.roles[k].model_copy(update=v) for k, v in single.items()}
         )
@@ -60,8 +63,10 @@ async def test_a_concept_that_does_not_exist_is_refused_before_any_run(harness_f
     from core.flows.lesson.driver import start_lesson
 
     async with harness_factory() as h:
-        for data in ({"mode": "generate", "concept": "Nopenope"},
-                     {"mode": "review", "note_path": "09 - Lessons/Nada.md"}):  # fmt: skip
+        for data in (
+            {"mode": "generate", "concept": "Nopenope"},
+            {"mode": "review", "note_path": "09 - Lessons/Nada.md"},
+        ):
             before = len(h.services.runtime.list_runs())
             try:
                 start_lesson(h.services, data)
@@ -76,8 +81,11 @@ async def test_a_judge_that_does_not_answer_fails_the_run(harness_factory):
     """Main turned it into a failed vote and went on (to a tie-break, or an escalation)."""
     async with harness_factory() as h:
         answer = h.script._judge
-        h.script._judge = lambda model: (_ for _ in ()).throw(TransientModelError("down")) \
-            if model == "judge-a" else answer(model)  # fmt: skip
+        h.script._judge = lambda model: (
+            (_ for _ in ()).throw(TransientModelError("down"))
+            if model == "judge-a"
+            else answer(model)
+        )
         run_id, events = await h.run()
         assert isinstance(events[-1], Failed)
         assert "judge-b" not in h.models_asked("judge")  # the cascade did not go on without it

@@ -88,14 +88,20 @@ def weak_when(*names: str) -> Callable[[list[dict], Any], Any]:
     return answer
 
 
-def normalization_harness(base: Path, generator: Any, evaluator: Any, **settings: Any) -> FlowHarness:
+def normalization_harness(
+    base: Path, generator: Any, evaluator: Any, **settings: Any
+) -> FlowHarness:
     """The flow over the vault of CONCEPTS (written once per `base`: harnesses on one `base`
     are runs that follow each other on one vault and store), scripted by node."""
     return FlowHarness(
-        base, "normalization", backend=ScriptedBackend(answer=by_node(generator, evaluator)),
-        vault=lambda root: write_vault(root, CONCEPTS), run_id="run-1", shared=True,
+        base,
+        "normalization",
+        backend=ScriptedBackend(answer=by_node(generator, evaluator)),
+        vault=lambda root: write_vault(root, CONCEPTS),
+        run_id="run-1",
+        shared=True,
         flows={"normalization": settings},
-    )  # fmt: skip
+    )
 
 
 def calls(h: FlowHarness, kind: str = "generator") -> list[ScriptedCall]:

@@ -17,10 +17,14 @@ def test_accumulate_counts_only_new_unique_non_weak_merges() -> None:
     assert first.new_unique == 1 and list(first.all_merges) == ["a|b"]
     second = accumulate(
         first.all_merges,
-        [make_merge("a", "b", "A", "B"), make_merge("c", "d", "C", "D"),
-         make_merge("e", "f", "E", "F"), make_merge("g", "g", "G", "G2")],
+        [
+            make_merge("a", "b", "A", "B"),
+            make_merge("c", "d", "C", "D"),
+            make_merge("e", "f", "E", "F"),
+            make_merge("g", "g", "G", "G2"),
+        ],
         weak_keys=["e|f"],
-    )  # fmt: skip
+    )
     assert [m["key"] for m in second.latest] == ["c|d"]
     assert set(second.all_merges) == {"a|b", "c|d"}
 

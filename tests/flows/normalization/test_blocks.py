@@ -15,9 +15,16 @@ from tests.flows.normalization.script import propose, weak_when
 from vault.embedding import pack as pack_vector
 
 TITLES = [
-    "Memory consolidation", "Consolidation of memory", "Zone of proximal development", "ZPD",
-    "Spaced repetition", "Interleaving", "Working memory", "Cognitive load", "Flow state",
-]  # fmt: skip
+    "Memory consolidation",
+    "Consolidation of memory",
+    "Zone of proximal development",
+    "ZPD",
+    "Spaced repetition",
+    "Interleaving",
+    "Working memory",
+    "Cognitive load",
+    "Flow state",
+]
 
 
 def concepts() -> list[ConceptInfo]:
@@ -127,8 +134,12 @@ def test_vectors_far_apart_link_nothing(tmp_path) -> None:
 def test_without_vectors_for_the_model_units_are_the_lexical_ones(tmp_path) -> None:
     store = Store(tmp_path / "store.sqlite3")
     items = synonym_concepts()
-    lexical = sorted(map(sorted, build_units(
-        items, concept_names(items), searcher(items), budget=200, neighbors=5)))  # fmt: skip
+    lexical = sorted(
+        map(
+            sorted,
+            build_units(items, concept_names(items), searcher(items), budget=200, neighbors=5),
+        )
+    )
     assert units_with(store, MODEL) == lexical  # no vectors at all
     store_vectors(store, planted_vectors(close=0.95, far=0.95), model="old-model")
     assert units_with(store, MODEL) == lexical  # vectors of another model do not count

@@ -47,9 +47,11 @@ async def test_normalize_the_demo_vault_with_the_local_model(
 
     events = []
     async for mode, chunk in app.astream(
-        {}, {"configurable": {"thread_id": "e2e"}}, context=context,
+        {},
+        {"configurable": {"thread_id": "e2e"}},
+        context=context,
         stream_mode=["custom", "values"],
-    ):  # fmt: skip
+    ):
         if mode == "custom":
             events.append(chunk)
         else:

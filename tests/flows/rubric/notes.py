@@ -52,7 +52,13 @@ def rubric_harness(base: Path, responses: list[Response], **settings: Any) -> Fl
     """The rubric flow over a vault holding NOTE_PATH; the model answers `responses` in order
     (the flow's calls come one at a time: the judge, then the rewriter)."""
     return FlowHarness(
-        base, "rubric", backend=ScriptedBackend(responses), vault=write_note,
-        make_input=lambda criteria="default", note=NOTE_PATH: {"note_path": note, "criteria": criteria},
+        base,
+        "rubric",
+        backend=ScriptedBackend(responses),
+        vault=write_note,
+        make_input=lambda criteria="default", note=NOTE_PATH: {
+            "note_path": note,
+            "criteria": criteria,
+        },
         flows={"rubric": settings} if settings else {},
-    )  # fmt: skip
+    )

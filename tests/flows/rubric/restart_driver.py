@@ -19,9 +19,14 @@ from core.settings import Settings  # noqa: E402
 
 def settings_for(data_dir: str, vault: str, base_url: str) -> Settings:
     models = {
-        "provider": "litellm", "model": "openai/gemma3-270m", "base_url": base_url,
-        "max_tokens": 1024, "temperature": 0.0, "timeout_s": 120.0, "api_key_env": "",
-    }  # fmt: skip
+        "provider": "litellm",
+        "model": "openai/gemma3-270m",
+        "base_url": base_url,
+        "max_tokens": 1024,
+        "temperature": 0.0,
+        "timeout_s": 120.0,
+        "api_key_env": "",
+    }
     return Settings(vault={"path": vault}, data={"directory": data_dir}, models=models)
 
 

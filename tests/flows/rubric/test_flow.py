@@ -97,9 +97,7 @@ async def test_edit_at_the_round_limit_is_saved_but_not_reevaluated(rubric) -> N
     await h.start()
     await h.resume({"action": "edit", "content": "Edited.\n"})
     state = await h.state()
-    assert state["outcome"] == "round_limit" and h.read(NOTE_PATH).endswith(
-        "Edited.\n"
-    )
+    assert state["outcome"] == "round_limit" and h.read(NOTE_PATH).endswith("Edited.\n")
     assert h.model_calls() == 1
 
 

@@ -32,8 +32,13 @@ def lesson() -> Lesson:
 class TutorScript:
     """A responder for ScriptedBackend: plans, questions, and evaluations from `verdicts`."""
 
-    def __init__(self, verdicts: Iterable[str] = (), steps: int = 3, replan_on: Iterable[int] = (),
-                 trigger: str = "approach_not_working"):  # fmt: skip
+    def __init__(
+        self,
+        verdicts: Iterable[str] = (),
+        steps: int = 3,
+        replan_on: Iterable[int] = (),
+        trigger: str = "approach_not_working",
+    ):
         self.verdicts = list(verdicts)
         self.steps = steps
         self.replan_on = set(replan_on)

@@ -110,8 +110,12 @@ async def test_an_evaluation_of_field_names_is_not_counted_and_said(tutor) -> No
     class FieldNames(TutorScript):
         def evaluate(self):
             answer = super().evaluate()
-            return answer | {"feedback": "feedback", "reasoning": "reasoning",
-                             "own_answer": "own_answer", "assessment_note": "assessment note"}  # fmt: skip
+            return answer | {
+                "feedback": "feedback",
+                "reasoning": "reasoning",
+                "own_answer": "own_answer",
+                "assessment_note": "assessment note",
+            }
 
     async with tutor(FieldNames(["right"] * 5)) as t:
         await t.turn()

@@ -13,11 +13,20 @@ VALUES = {
     "topic_info": {"title": "Fracciones ½"},
     "study_plan": {"todo_list": [{"title": "Comparar", "status": "in_progress"}]},
     "conversation": [
-        {"role": "tutor", "kind": "teaching", "content": "¿Qué es **mayor**?\n## no título",
-         "timestamp": "2026-01-02T10:00:00"},
-        {"role": "student", "kind": "answer", "content": "1/2\ncreo", "timestamp": "2026-01-02T10:01:00"},
+        {
+            "role": "tutor",
+            "kind": "teaching",
+            "content": "¿Qué es **mayor**?\n## no título",
+            "timestamp": "2026-01-02T10:00:00",
+        },
+        {
+            "role": "student",
+            "kind": "answer",
+            "content": "1/2\ncreo",
+            "timestamp": "2026-01-02T10:01:00",
+        },
     ],
-}  # fmt: skip
+}
 
 
 def test_an_unfinished_session_is_exported_whole_with_where_it_stands(tmp_path: Path) -> None:

@@ -168,8 +168,11 @@ async def test_each_agent_announces_its_model_call(tutor) -> None:
     async with tutor(TutorScript(["partial", "partial"])) as t:
         await t.turn()
         events = await t.turn("1/4")
-        working = [(e.node, e.data["message"]) for e in events
-                   if isinstance(e, Progress) and e.data.get("working")]  # fmt: skip
+        working = [
+            (e.node, e.data["message"])
+            for e in events
+            if isinstance(e, Progress) and e.data.get("working")
+        ]
         assert working == [("evaluator", "checking your answer"), ("executor", "writing")]
         order = [
             (type(e).__name__, e.node, "token" in getattr(e, "data", {}))

@@ -28,8 +28,11 @@ class FieldNamePlans(TutorScript):
         if self.plans < self.from_plan:
             return answer
         count = len(answer["titles"])
-        return answer | {"titles": ["title"] * count, "descriptions": ["description"] * count,
-                         "teaching_approaches": ["teaching_approach"] * count}  # fmt: skip
+        return answer | {
+            "titles": ["title"] * count,
+            "descriptions": ["description"] * count,
+            "teaching_approaches": ["teaching_approach"] * count,
+        }
 
 
 def notices(events) -> list[str]:
@@ -91,7 +94,14 @@ def test_the_plan_from_concepts_is_valid_in_the_learners_language() -> None:
         "Explicar: Metacognición 🧠",
         "Aplicar: Metacognición 🧠",
     ]
-    two = fallback_draft({"title": "T", "concepts": [{"id": "a", "title": "Ἀρετή"}, {"id": "b", "title": "Φρόνησις"}]}, "en", "why")  # fmt: skip
+    two = fallback_draft(
+        {
+            "title": "T",
+            "concepts": [{"id": "a", "title": "Ἀρετή"}, {"id": "b", "title": "Φρόνησις"}],
+        },
+        "en",
+        "why",
+    )
     assert len(two.titles) == 3 and "Ἀρετή + Φρόνησις" in two.descriptions[2]
     many = [{"id": str(i), "title": f"Concepto número {i} " + "x" * 80} for i in range(7)]
     five = fallback_draft({"title": "T", "concepts": many}, "pt-BR", "why")

@@ -55,8 +55,13 @@ SESSION = {
     "student_profile": {"name": "Zoë", "language": "es", "interests": ["ajedrez ♟"]},
     "guidelines": "Recordar fortalece la memoria más que releer. 记忆 — el esfuerzo ayuda.",
 }
-FIRST_STEP = {"title": "Qué es recordar", "description": "La idea", "teaching_approach":
-              "ejemplo", "success_criteria": "la explica", "status_info": {}}  # fmt: skip
+FIRST_STEP = {
+    "title": "Qué es recordar",
+    "description": "La idea",
+    "teaching_approach": "ejemplo",
+    "success_criteria": "la explica",
+    "status_info": {},
+}
 SECOND_STEP = {**FIRST_STEP, "title": "Por qué funciona", "description": "El efecto"}
 
 
@@ -65,19 +70,28 @@ def test_a_sessions_executor_calls_share_the_guideline_before_the_step() -> None
     conversation, so the server's prompt cache serves it on the next step too."""
     opening = executor_messages(SESSION, FIRST_STEP, [], None)
     later = executor_messages(
-        SESSION, SECOND_STEP, [{"role": "tutor", "content": "¿Qué es recordar?"},
-                               {"role": "student", "content": "Traer a la mente"}],
+        SESSION,
+        SECOND_STEP,
+        [
+            {"role": "tutor", "content": "¿Qué es recordar?"},
+            {"role": "student", "content": "Traer a la mente"},
+        ],
         {"correct": True},
-    )  # fmt: skip
+    )
     assert "GUIDELINE>>>" in shared_prefix(opening, later)
 
 
 def test_a_steps_evaluations_share_the_conversation_before_the_counters() -> None:
-    talk = [{"role": "tutor", "content": "¿Qué es recordar?"},
-            {"role": "student", "content": "No sé 🤷"}]  # fmt: skip
+    talk = [
+        {"role": "tutor", "content": "¿Qué es recordar?"},
+        {"role": "student", "content": "No sé 🤷"},
+    ]
     first = evaluator_messages(SESSION, FIRST_STEP, "¿Qué es recordar?", "No sé 🤷", talk)
     step = {**FIRST_STEP, "status_info": {"questions_asked": 1, "questions_correct": 0}}
-    more = [*talk, {"role": "tutor", "content": "Piensa en un examen"},
-            {"role": "student", "content": "Intentar acordarme"}]  # fmt: skip
+    more = [
+        *talk,
+        {"role": "tutor", "content": "Piensa en un examen"},
+        {"role": "student", "content": "Intentar acordarme"},
+    ]
     second = evaluator_messages(SESSION, step, "¿Y ahora?", "Intentar acordarme", more)
     assert "STUDENT: No sé 🤷" in shared_prefix(first, second)

@@ -28,8 +28,9 @@ async def test_a_cut_message_fails_the_turn_and_the_retry_asks_again(tutor) -> N
     async with tutor(CutOnce()) as t:
         runtime = t.services.runtime
         events = [e async for e in turn(runtime, t.session_id)]
-        streamed = "".join(e.data["token"] for e in events if isinstance(e, Progress)
-                           and "token" in e.data)  # fmt: skip
+        streamed = "".join(
+            e.data["token"] for e in events if isinstance(e, Progress) and "token" in e.data
+        )
         assert streamed == "Question 1: wh"  # shown as it came...
         assert isinstance(events[-1], Failed) and "was cut off" in events[-1].error
         assert not (await t.values()).get("conversation")  # ...but never kept as a message

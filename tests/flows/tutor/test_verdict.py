@@ -18,31 +18,45 @@ SETTINGS = TutorSettings()
 
 def step(n: int, status: str = "pending", asked: int = 0, correct: int = 0) -> dict[str, Any]:
     return {
-        "step_id": f"s{n}", "title": f"Fracciones {n}", "description": "Comparar partes",
-        "teaching_approach": "pizzas", "success_criteria": f"dice que 1/2 > 1/4 ({n})",
+        "step_id": f"s{n}",
+        "title": f"Fracciones {n}",
+        "description": "Comparar partes",
+        "teaching_approach": "pizzas",
+        "success_criteria": f"dice que 1/2 > 1/4 ({n})",
         "status": status,
         "status_info": {"questions_asked": asked, "questions_correct": correct, "attempts": asked},
-    }  # fmt: skip
+    }
 
 
 def state(*steps: dict[str, Any], said: str = "1/2 es mayor") -> dict[str, Any]:
     plan = {"todo_list": list(steps), "metadata": {"plan_version": 1, "replan_count": 0}}
     conversation = [
-        {"role": "tutor", "content": "¿Qué es mayor, 1/2 o 1/4?", "kind": "teaching",
-         "step_id": steps[0]["step_id"]},
+        {
+            "role": "tutor",
+            "content": "¿Qué es mayor, 1/2 o 1/4?",
+            "kind": "teaching",
+            "step_id": steps[0]["step_id"],
+        },
         {"role": "student", "content": said},
-    ]  # fmt: skip
+    ]
     return {"study_plan": plan, "conversation": conversation, "assessment_notes": ""}
 
 
 def verdict(score: float, trigger: str = "none", *, needed: bool | None = None, **extra: Any):
     data = {
-        "own_answer": "1/2", "was_off_topic": False, "off_topic_response": "", "score": score,
-        "feedback": "Bien pensado." if score >= 0.7 else "Todavía no.", "reasoning": "r",
-        "step_status": "in_progress", "assessment_note": "n", "misconception": "",
+        "own_answer": "1/2",
+        "was_off_topic": False,
+        "off_topic_response": "",
+        "score": score,
+        "feedback": "Bien pensado." if score >= 0.7 else "Todavía no.",
+        "reasoning": "r",
+        "step_status": "in_progress",
+        "assessment_note": "n",
+        "misconception": "",
         "replan_needed": trigger != "none" if needed is None else needed,
-        "replan_trigger": trigger, "replan_reason": "",
-    }  # fmt: skip
+        "replan_trigger": trigger,
+        "replan_reason": "",
+    }
     return EvaluatorAnswer(**(data | extra))
 
 

@@ -106,7 +106,7 @@ def check_chatbot_artifacts(lesson: ParsedLesson, language: str) -> CheckResult:
             message=c.why,
             sample=(c.sentences[0] if c.sentences else c.block.text)[:80],
             action=HeuristicAction.SELF_FIX,
-        )  # fmt: skip
+        )
         for c in find_chatter(lesson, language)
     ]
     return CheckResult.of("chatbot_artifacts", findings, artifacts=len(findings))

@@ -41,10 +41,21 @@ def check_min_section_length(lesson: ParsedLesson, min_words: int = 50) -> Check
         if words == 0 and n == len(sections) - 1 and section.title:
             continue
         if words == 0:
-            findings.append(Finding(section=section.title, line=section.line_no,
-                                    message="empty section", action=HeuristicAction.PARTIAL_REGEN))  # fmt: skip
+            findings.append(
+                Finding(
+                    section=section.title,
+                    line=section.line_no,
+                    message="empty section",
+                    action=HeuristicAction.PARTIAL_REGEN,
+                )
+            )
         elif words < min_words:
-            findings.append(Finding(section=section.title, line=section.line_no,
-                                    message=f"{words} words (< {min_words})",
-                                    action=HeuristicAction.FLAG_TO_JUDGE))  # fmt: skip
+            findings.append(
+                Finding(
+                    section=section.title,
+                    line=section.line_no,
+                    message=f"{words} words (< {min_words})",
+                    action=HeuristicAction.FLAG_TO_JUDGE,
+                )
+            )
     return CheckResult.of("min_section_length", findings, shortest_section_words=shortest or 0)

@@ -19,16 +19,26 @@ from core.flows.lesson.heuristics.scripts import HAN_CHAR, KANA_CHAR, LETTER, wo
 
 FAMILIES: dict[str, dict[str, Language]] = {
     "latin": {
-        "en": Language.ENGLISH, "es": Language.SPANISH, "fr": Language.FRENCH,
-        "de": Language.GERMAN, "it": Language.ITALIAN, "pt": Language.PORTUGUESE,
-        "nl": Language.DUTCH, "ca": Language.CATALAN, "la": Language.LATIN,
+        "en": Language.ENGLISH,
+        "es": Language.SPANISH,
+        "fr": Language.FRENCH,
+        "de": Language.GERMAN,
+        "it": Language.ITALIAN,
+        "pt": Language.PORTUGUESE,
+        "nl": Language.DUTCH,
+        "ca": Language.CATALAN,
+        "la": Language.LATIN,
         "ro": Language.ROMANIAN,
     },
     "cyrillic": {
-        "ru": Language.RUSSIAN, "uk": Language.UKRAINIAN, "be": Language.BELARUSIAN,
-        "bg": Language.BULGARIAN, "sr": Language.SERBIAN, "mk": Language.MACEDONIAN,
+        "ru": Language.RUSSIAN,
+        "uk": Language.UKRAINIAN,
+        "be": Language.BELARUSIAN,
+        "bg": Language.BULGARIAN,
+        "sr": Language.SERBIAN,
+        "mk": Language.MACEDONIAN,
     },
-}  # fmt: skip
+}
 """Languages a lesson may drift into, per script. Latin is there so that a Latin quotation
 is recognised as Latin, which is never drift."""
 FAMILY_OF = {code: family for family, table in FAMILIES.items() for code in table}
@@ -144,8 +154,10 @@ def paragraph_language(text: str, expected: str) -> tuple[str, float] | None:
         return None
     sample = " ".join(words[:SAMPLE_WORDS])
     codes = {language: code for code, language in FAMILIES[family].items()}
-    values = {codes[v.language]: v.value
-              for v in detector(family).compute_language_confidence_values(sample)}  # fmt: skip
+    values = {
+        codes[v.language]: v.value
+        for v in detector(family).compute_language_confidence_values(sample)
+    }
     top = max(values, key=values.__getitem__, default=None)
     if top is None or top == expected or top in NEVER_DRIFT:
         return None

@@ -114,8 +114,10 @@ def _parallel_cut(last: str, siblings: list[str]) -> bool:
     if not end or len(siblings) < 2:
         return False
     parts = [split.split(s)[-1].split() for s in siblings]
-    return all(len(p) > len(end) and [w.lower() for w in p[: len(end)]] ==
-               [w.lower() for w in end] for p in parts)  # fmt: skip
+    return all(
+        len(p) > len(end) and [w.lower() for w in p[: len(end)]] == [w.lower() for w in end]
+        for p in parts
+    )
 
 
 def list_signs(block: Block, language: str) -> list[str]:
@@ -131,8 +133,7 @@ def list_signs(block: Block, language: str) -> list[str]:
         return [f"the last list item breaks off ({state})"]
     if state == "complete":
         return []
-    if siblings and all(tail(s) == "complete" and s.rstrip()[-1:] in TERMINAL
-                        for s in siblings):  # fmt: skip
+    if siblings and all(tail(s) == "complete" and s.rstrip()[-1:] in TERMINAL for s in siblings):
         return ["the last list item stops mid-sentence (the others end with a full stop)"]
     marks = {s.rstrip()[-1:] for s in siblings}
     if len(siblings) >= 2 and len(marks) == 1 and not marks.pop().isalnum():
@@ -190,8 +191,7 @@ def formula_signs(block: Block) -> list[str]:
     """An unclosed display formula, unbalanced braces, or one that ends on an operator."""
     if not block.closed:
         return ["the display formula is never closed"]
-    inner = re.sub(r"^\s*(?:\$\$|\\\[)|(?:\$\$|\\\])\s*[.,;]?\s*$", "",
-                   block.text.strip())  # fmt: skip
+    inner = re.sub(r"^\s*(?:\$\$|\\\[)|(?:\$\$|\\\])\s*[.,;]?\s*$", "", block.text.strip())
     inner = inner.replace("\\{", "").replace("\\}", "").strip()
     if inner.count("{") != inner.count("}"):
         return ["the formula's braces are not balanced"]
@@ -220,6 +220,10 @@ def prose_signs(block: Block, language: str, *, display: bool) -> list[str]:
     lenient = display or verse
     if state == "complete" or (lenient and state in ("word", "colon")):
         return []
-    what = {"open": "something opened is never closed", "separator": "it stops after a separator",
-            "colon": "it announces something that never comes", "word": "it stops mid-sentence"}  # fmt: skip
+    what = {
+        "open": "something opened is never closed",
+        "separator": "it stops after a separator",
+        "colon": "it announces something that never comes",
+        "word": "it stops mid-sentence",
+    }
     return [f"the {block.kind} ends unfinished: {what[state]}"]

@@ -87,23 +87,41 @@ def _script_findings(text: str, lang: str, section: str, block: Block) -> tuple[
             passage = words >= PASSAGE_WORDS and len(LETTER.findall(run)) >= PASSAGE_SHARE * letters
         if passage:
             foreign += len(LETTER.findall(run))
-            findings.append(Finding(section=section, line=block.line_no, sample=run[:60],
-                                    message=f"a passage in another script ({lang} lesson)",
-                                    action=HeuristicAction.REGENERATE))  # fmt: skip
+            findings.append(
+                Finding(
+                    section=section,
+                    line=block.line_no,
+                    sample=run[:60],
+                    message=f"a passage in another script ({lang} lesson)",
+                    action=HeuristicAction.REGENERATE,
+                )
+            )
         elif glued or cjk or len(LETTER.findall(run)) <= STRAY_WORD:
             stray += run
     foreign += len(stray)
     if stray:
         action = HeuristicAction.SELF_FIX if len(stray) <= STRAY_MAX else HeuristicAction.REGENERATE
-        findings.append(Finding(section=section, line=block.line_no, sample=stray[:20],
-                                action=action, message=f"{len(stray)} stray letters of a script "
-                                                       f"not used in {lang}"))  # fmt: skip
+        findings.append(
+            Finding(
+                section=section,
+                line=block.line_no,
+                sample=stray[:20],
+                action=action,
+                message=f"{len(stray)} stray letters of a script not used in {lang}",
+            )
+        )
     if lang not in LATIN_LANGUAGES and block.kind == "paragraph":
         latin_words, latin_text = longest_latin_run(TECH_TOKEN.sub(" ", text))
         if latin_words >= LATIN_RUN_MIN and _latin_share(text) >= PASSAGE_SHARE:
-            findings.append(Finding(section=section, line=block.line_no, sample=latin_text[:60],
-                                    message=f"a Latin-script passage in a {lang} lesson",
-                                    action=HeuristicAction.REGENERATE))  # fmt: skip
+            findings.append(
+                Finding(
+                    section=section,
+                    line=block.line_no,
+                    sample=latin_text[:60],
+                    message=f"a Latin-script passage in a {lang} lesson",
+                    action=HeuristicAction.REGENERATE,
+                )
+            )
     return foreign, findings
 
 
@@ -112,10 +130,13 @@ def _drift(text: str, lang: str, section: str, block: Block) -> Finding | None:
     if found is None:
         return None
     code, confidence = found
-    return Finding(section=section, line=block.line_no, sample=text.strip()[:60],
-                   message=f"paragraph written in {code} (confidence {confidence:.2f}), "
-                           f"lesson is {lang}",
-                   action=HeuristicAction.REGENERATE)  # fmt: skip
+    return Finding(
+        section=section,
+        line=block.line_no,
+        sample=text.strip()[:60],
+        message=f"paragraph written in {code} (confidence {confidence:.2f}), lesson is {lang}",
+        action=HeuristicAction.REGENERATE,
+    )
 
 
 def check_language_consistency(lesson: ParsedLesson, language: str) -> CheckResult:
@@ -138,8 +159,9 @@ def check_language_consistency(lesson: ParsedLesson, language: str) -> CheckResu
             if drift := _drift(text, lang, section.title, block):
                 paragraphs += 1
                 findings.append(drift)
-    return CheckResult.of("language_consistency", findings, foreign_characters=foreign,
-                          foreign_paragraphs=paragraphs)  # fmt: skip
+    return CheckResult.of(
+        "language_consistency", findings, foreign_characters=foreign, foreign_paragraphs=paragraphs
+    )
 
 
 def strip_stray_letters(line: str, language: str) -> str:
@@ -150,8 +172,10 @@ def strip_stray_letters(line: str, language: str) -> str:
     for match in foreign_run_matches(line, language):
         inside = any(a <= match.start() < b for a, b in kept)
         cjk = _cjk(match.group())
-        glued = bool(LETTER.match(line[match.start() - 1 : match.start()]) or
-                     LETTER.match(line[match.end() : match.end() + 1]))  # fmt: skip
+        glued = bool(
+            LETTER.match(line[match.start() - 1 : match.start()])
+            or LETTER.match(line[match.end() : match.end() + 1])
+        )
         short = len(LETTER.findall(match.group())) <= STRAY_WORD
         if not inside and ((0 < cjk < PASSAGE_CJK) or ((glued or short) and not cjk)):
             out.append(line[last : match.start()])

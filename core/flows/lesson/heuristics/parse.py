@@ -27,8 +27,15 @@ DISPLAY_OPEN = re.compile(r"^\s*(?:\$\$|\\\[)")
 DISPLAY_CLOSE = re.compile(r"(?:\$\$|\\\])\s*[.,;]?\s*$")
 PROSE_KINDS = frozenset({"paragraph", "list", "quote"})
 
-__all__ = ["INLINE_CODE", "LIST_ITEM", "Block", "ParsedLesson", "Section", "parse_lesson",
-           "prose_of"]  # fmt: skip
+__all__ = [
+    "INLINE_CODE",
+    "LIST_ITEM",
+    "Block",
+    "ParsedLesson",
+    "Section",
+    "parse_lesson",
+    "prose_of",
+]
 
 
 @dataclass

@@ -192,7 +192,13 @@ def check_placeholders(lesson: ParsedLesson, language: str = "en") -> CheckResul
             following = blocks[n + 1] if n + 1 < len(blocks) else None
             alone = len(content) == 1 and bool(section.title)
             for line, message, sample in _block_findings(block, following, alone, language):
-                findings.append(Finding(section=section.title, line=line, message=message,
-                                        sample=sample[:80],
-                                        action=HeuristicAction.PARTIAL_REGEN))  # fmt: skip
+                findings.append(
+                    Finding(
+                        section=section.title,
+                        line=line,
+                        message=message,
+                        sample=sample[:80],
+                        action=HeuristicAction.PARTIAL_REGEN,
+                    )
+                )
     return CheckResult.of("placeholders", findings, placeholders=len(findings))

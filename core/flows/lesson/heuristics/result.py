@@ -77,13 +77,16 @@ class CheckResult(BaseModel):
     def of(cls, name: str, findings: list[Finding], **metrics: float) -> CheckResult:
         """The result its findings make: the worst finding's action; FAIL when that action
         regenerates, WARN when it fixes or flags, PASS without findings."""
-        action = max((f.action for f in findings), key=SEVERITY.__getitem__,
-                     default=HeuristicAction.NONE)  # fmt: skip
+        action = max(
+            (f.action for f in findings), key=SEVERITY.__getitem__, default=HeuristicAction.NONE
+        )
         status = (
-            CheckStatus.FAIL if action in (HeuristicAction.PARTIAL_REGEN, HeuristicAction.REGENERATE)
-            else CheckStatus.WARN if action != HeuristicAction.NONE
+            CheckStatus.FAIL
+            if action in (HeuristicAction.PARTIAL_REGEN, HeuristicAction.REGENERATE)
+            else CheckStatus.WARN
+            if action != HeuristicAction.NONE
             else CheckStatus.PASS
-        )  # fmt: skip
+        )
         return cls(name=name, status=status, action=action, findings=findings, metrics=metrics)
 
 

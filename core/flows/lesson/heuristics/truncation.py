@@ -72,9 +72,16 @@ def _section_end(section: Section, lesson: ParsedLesson, language: str) -> list[
     line = last.last_line_no
     if last.kind in ("code", "formula") and last.closed and len(last.lines) > 2:
         line -= 1  # where the text stops, not the closing fence
-    return [Finding(section=section.title, line=line, message=sign,
-                    sample=last.lines[-1].strip()[-60:], action=HeuristicAction.PARTIAL_REGEN)
-            for sign in ending_signs(last, previous, language)]  # fmt: skip
+    return [
+        Finding(
+            section=section.title,
+            line=line,
+            message=sign,
+            sample=last.lines[-1].strip()[-60:],
+            action=HeuristicAction.PARTIAL_REGEN,
+        )
+        for sign in ending_signs(last, previous, language)
+    ]
 
 
 def check_content_truncation(lesson: ParsedLesson, language: str = "") -> CheckResult:
@@ -85,15 +92,25 @@ def check_content_truncation(lesson: ParsedLesson, language: str = "") -> CheckR
     for section in lesson.sections:
         for block in section.blocks:
             if block.kind in ("code", "formula") and not block.closed and id(block) not in ends:
-                findings.append(Finding(section=section.title, line=block.last_line_no,
-                                        message=f"the {block.kind} block is never closed",
-                                        action=HeuristicAction.PARTIAL_REGEN))  # fmt: skip
+                findings.append(
+                    Finding(
+                        section=section.title,
+                        line=block.last_line_no,
+                        message=f"the {block.kind} block is never closed",
+                        action=HeuristicAction.PARTIAL_REGEN,
+                    )
+                )
         findings += _section_end(section, lesson, language)
     named = lesson.body_sections()
     if named and named[-1].title and not named[-1].blocks:
-        findings.append(Finding(section=named[-1].title, line=named[-1].line_no,
-                                message="the lesson ends with a heading",
-                                action=HeuristicAction.PARTIAL_REGEN))  # fmt: skip
+        findings.append(
+            Finding(
+                section=named[-1].title,
+                line=named[-1].line_no,
+                message="the lesson ends with a heading",
+                action=HeuristicAction.PARTIAL_REGEN,
+            )
+        )
     if len(findings) > 1:
         for finding in findings:
             finding.action = HeuristicAction.REGENERATE

@@ -34,8 +34,18 @@ from functools import cache
 from core.flows.lesson.heuristics.scripts import base_language
 from core.flows.lesson.heuristics.voice_cues import CUES
 
-WEIGHTS = {"speaker": 1, "assent": 1, "request": 2, "offer": 2, "hope": 2, "ai": 2, "present": 1,
-           "edit": 2, "client": 1, "presentative": 0}  # fmt: skip
+WEIGHTS = {
+    "speaker": 1,
+    "assent": 1,
+    "request": 2,
+    "offer": 2,
+    "hope": 2,
+    "ai": 2,
+    "present": 1,
+    "edit": 2,
+    "client": 1,
+    "presentative": 0,
+}
 """`hope` weighs as much as "I" + hope: the formula is the speaker's own in every language
 (a first-person verb where the pronoun drops: "Надеюсь", "Espero que", "お役に立てれば")."""
 CHATTER_SCORE = 2
@@ -52,8 +62,10 @@ def _tables(language: str) -> list[dict[str, str]]:
 @cache
 def cues(language: str) -> list[dict[str, re.Pattern[str]]]:
     """The compiled cue tables of `language`."""
-    return [{name: re.compile(p, re.IGNORECASE) for name, p in table.items()}
-            for table in _tables(language)]  # fmt: skip
+    return [
+        {name: re.compile(p, re.IGNORECASE) for name, p in table.items()}
+        for table in _tables(language)
+    ]
 
 
 def has_cue(text: str, language: str) -> bool:
