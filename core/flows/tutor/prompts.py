@@ -258,8 +258,9 @@ TEXTS = ("own_answer", "off_topic_response", "feedback", "reasoning", "assessmen
 
 def evaluator_problems(answer: EvaluatorAnswer, student: str = "") -> list[str]:
     """Visibly broken evaluations (`core.degenerate`): field names as text, a repeated sentence,
-    the learner's own answer (of two words or more) handed back as the tutor's words (Gemma 3
-    270M answered "no se, bananas" with the off-topic response "no se, bananas")."""
+    the learner's own answer, or two words or more cut from it, handed back as the tutor's
+    words (Gemma 3 270M answered "no se, bananas" with the off-topic response "no se,
+    bananas", and with the feedback "no se")."""
     values = {name: getattr(answer, name) for name in TEXTS}
     problems = [
         f"{f} holds field names, not text" for f in field_names_as_values(values, EVALUATOR_FIELDS)
@@ -267,13 +268,20 @@ def evaluator_problems(answer: EvaluatorAnswer, student: str = "") -> list[str]:
     if repeated := repeated_sentence(answer.feedback, times=2):
         problems.append(f"the feedback repeats {repeated[:60]!r}")
     said = fold(student)
-    if len(said.split()) >= 2:
-        problems += [
-            f"{f} repeats the learner's answer; write your own words"
-            for f in ("feedback", "off_topic_response")
-            if fold(values[f]) == said
-        ]
+    problems += [
+        f"{f} repeats the learner's answer; write your own words"
+        for f in ("feedback", "off_topic_response")
+        if hands_back(fold(values[f]), said)
+    ]
     return problems
+
+
+def hands_back(text: str, said: str) -> bool:
+    """`text` (folded) is the learner's answer, or a run of two words or more cut from it:
+    Gemma 3 270M gave "no se" as the feedback on "no se, bananas", and "la metacognicion es
+    pensar sobre" on "la metacognicion es pensar sobre pensar". Words of the answer inside a
+    sentence of the tutor's own are not that."""
+    return len(text.split()) >= 2 and f" {text} " in f" {said} "
 
 
 def grounded_evaluator_answer(student: str) -> type[EvaluatorAnswer]:

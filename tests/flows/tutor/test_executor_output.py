@@ -159,3 +159,35 @@ async def test_an_evaluation_that_hands_the_learners_answer_back_is_not_counted(
         assert after["mastery"] == before["mastery"]
         await t.turn("bananas")  # one word: not a parrot by this rule
         assert "not_evaluated" not in (await t.values())["last_evaluation"]
+
+
+def test_feedback_cut_from_the_learners_answer_is_a_parrot() -> None:
+    """The stop-24 walk: on "no se, bananas" the feedback was "no se"; on "la metacognicion
+    es pensar sobre pensar" it was "La metacognición es pensar sobre". Feedback that merely
+    uses the learner's words inside its own sentence, or one word of theirs, is not."""
+    from core.flows.tutor.prompts import EvaluatorAnswer, evaluator_problems
+
+    def problems(feedback: str, student: str) -> list[str]:
+        answer = EvaluatorAnswer(
+            own_answer="Pensar sobre el propio pensamiento.",
+            was_off_topic=False,
+            off_topic_response="",
+            score=0.2,
+            feedback=feedback,
+            reasoning="La respuesta no llega a la idea.",
+            step_status="in_progress",
+            assessment_note="incompleta",
+            misconception="",
+            replan_needed=False,
+            replan_reason="",
+        )
+        return evaluator_problems(answer, student)
+
+    assert problems("no se", "no se, bananas")
+    assert problems("La metacognición es pensar sobre", "la metacognicion es pensar sobre pensar")
+    assert problems("Ойлер — это", "ойлер это математик 🧮")
+    assert not problems(
+        "Casi: pensar sobre pensar es la idea, falta el control.", "pensar sobre pensar"
+    )
+    assert not problems("Bananas no tienen que ver con la pregunta.", "bananas")
+    assert not problems("No es correcto: la metacognición regula el aprendizaje.", "no se")
