@@ -51,7 +51,7 @@ async def model_gate(llm: LLMClient, role: str = "default", timeout_s: float = 3
         return Gate(role, name, (HealthCheck("server", "ok", "a scripted model"),))
     checks = [check for check in [key_check(config)] if check is not None]
     if server_kind(config) == "local":
-        checks.append(_bundled_model_installed())
+        checks.append(_bundled_model_installed(llm, role))
         return Gate(role, name, tuple(checks))
     server, models = await server_check(llm, role, timeout_s)
     checks.append(server)
@@ -60,12 +60,24 @@ async def model_gate(llm: LLMClient, role: str = "default", timeout_s: float = 3
     return Gate(role, name, tuple(checks))
 
 
-def _bundled_model_installed() -> HealthCheck:
+def bundled_model_line(llm: LLMClient, role: str = "default") -> str:
+    """What the bundled model's server is doing now: stopped (it starts with the first call
+    that needs it), starting, or running on its port."""
+    server_state = getattr(llm.backend(role), "server_state", None)
+    state = server_state() if server_state is not None else "stopped"
+    if state == "stopped":
+        return "the bundled model (stopped; starts when first needed)"
+    if state == "starting":
+        return "the bundled model (starting its server…)"
+    return f"the bundled model ({state})"
+
+
+def _bundled_model_installed(llm: LLMClient, role: str) -> HealthCheck:
     """The bundled model needs no server up: it starts on first use, if installed."""
     from local_llm.local_server import is_available
 
     if is_available():
-        return HealthCheck("server", "ok", "the bundled model (starts when first needed)")
+        return HealthCheck("server", "ok", bundled_model_line(llm, role))
     return HealthCheck(
         "server", "failed", "the bundled model is not installed", "pip install 'noema[local]'"
     )

@@ -103,6 +103,8 @@ class SharedServer:
         self._supervisor: subprocess.Popen[bytes] | None = None
         """The supervisor this process started (its pid stays "alive" as a zombie otherwise)."""
         self._lock = threading.Lock()
+        self.starting = False
+        """Whether `acquire()` is starting or looking for the server right now."""
 
     @property
     def log_path(self) -> Path:
@@ -122,11 +124,22 @@ class SharedServer:
             self.registry.mkdir(parents=True, exist_ok=True)
             if self._lease is None:
                 self._lease = self._take_lease()
-            with self._start_lock():
-                running = self._running()
-                self.joined = running is not None
-                self._info = running or self._spawn()
+            self.starting = True
+            try:
+                with self._start_lock():
+                    running = self._running()
+                    self.joined = running is not None
+                    self._info = running or self._spawn()
+            finally:
+                self.starting = False
             return str(self._info["url"])
+
+    def state(self) -> str:
+        """`running on port N`, `starting`, or `stopped`, as far as this process knows."""
+        info = self._info
+        if info is not None and self._alive(int(info["pid"])):
+            return f"running on port {info['port']}"
+        return "starting" if self.starting else "stopped"
 
     def release(self) -> None:
         """Give up this process's lease (the supervisor stops the server when none is left)."""

@@ -116,6 +116,15 @@ class LocalBackend:
             context_budget=budget,
         )
 
+    def server_state(self, mode: Mode = "chat") -> str:
+        """What the servers of a mode are doing for this process: `running on port N`,
+        `starting` or `stopped` (a stopped server starts with the first call that needs it)."""
+        states = [s.state() for (m, _), s in self._servers.items() if m == mode]
+        running = [state for state in states if state.startswith("running")]
+        if running:
+            return running[0]
+        return "starting" if "starting" in states else "stopped"
+
     def release(self) -> None:
         """Give up this process's leases (the servers stop when no process holds one)."""
         for server in self._servers.values():

@@ -171,8 +171,10 @@ class HomeScreen(NoemaScreen):
 
             model = describe(role_config(self.app.settings, "default"))
         state, detail, message = self._model_status
-        rows: list[tuple[str, Any]] = [("Model", model), ("Status", mark(state, detail))]
         gate = message.gate if message is not None else None
+        self._bundled_shown = self.bundled_status() if gate is not None and gate.ready else None
+        detail = self._bundled_shown or detail  # the bundled server starts and stops meanwhile
+        rows: list[tuple[str, Any]] = [("Model", model), ("Status", mark(state, detail))]
         if gate is not None and gate.problem is not None:
             rows[1] = ("Status", mark(state, gate.problem.detail))
             rows.append(("Fix", self.fix_line(gate)))
@@ -199,8 +201,20 @@ class HomeScreen(NoemaScreen):
         """While the model works (and once after), elapsed time and tokens move."""
         services = self.app.services
         live = services is not None and bool(services.activity.calls())
-        if in_view(self) and (live or getattr(self, "_activity_live", False)):
+        bundled = getattr(self, "_bundled_shown", None)
+        moved = bundled is not None and self.bundled_status() != bundled
+        if in_view(self) and (live or moved or getattr(self, "_activity_live", False)):
             self.render_model()
+
+    def bundled_status(self) -> str | None:
+        """The bundled model's server as it is now (None for any other provider)."""
+        from core.model_gate import bundled_model_line
+        from local_llm.catalog import server_kind
+
+        services = self.app.services
+        if services is None or server_kind(services.llm.config("default")) != "local":
+            return None
+        return bundled_model_line(services.llm)
 
     def fix_line(self, gate: Any) -> str:
         """The failed check's fix, pointing at the model screen where it can be done there."""
