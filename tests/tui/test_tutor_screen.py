@@ -589,3 +589,16 @@ async def test_a_plan_built_from_the_concept_is_said_on_the_screen(tmp_path: Pat
         steps = str(panel.query_one("#steps").render())
         assert "1. Recall: " in steps or "1. Explain: " in steps
         assert "1. title" not in steps
+
+
+async def test_the_header_names_the_concept_while_the_tutor_plans(tmp_path: Path) -> None:
+    """The header read "Tutor ·" with nothing after it until the plan existed (issue 12)."""
+    app = make_app(tmp_path, TutorScript(["right"]), latency=0.5)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_tutor(pilot, app)
+        await pick_retrieval(pilot, screen)
+        await wait_for(pilot, lambda: screen.session_id is not None and screen.busy)
+        assert not screen.values.get("study_plan")  # the planner is still at work
+        assert screen.sub_title == "Tutor · Práctica de recuperación"
+        await wait_for(pilot, turns_done(screen, 1))
+        assert screen.sub_title == "Tutor · Práctica de recuperación"

@@ -161,7 +161,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
     def show_state(self, values: dict[str, Any]) -> None:
         self.values = values
         info = values.get("topic_info") or {}
-        self.sub_title = f"Tutor · {info.get('title', '')}"
+        self.sub_title = f"Tutor · {info.get('title') or 'planning…'}"
         self.query_one(TutorChat).show_messages(self.conversation)
         panel = self.query_one(PlanPanel)
         panel.show_plan(values.get("study_plan"), float(values.get("mastery") or 0.0))

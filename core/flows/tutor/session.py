@@ -103,9 +103,10 @@ async def stop_turn(runtime: Any, session_id: str, streamed: str) -> None:
 
 
 async def session_values(runtime: Any, session_id: str) -> dict[str, Any]:
-    """The session's latest checkpointed state."""
+    """The session's latest checkpointed state; before its first checkpoint (the planner at
+    work), its input: the topic is known from the start."""
     snapshot = await runtime.state(session_id)
-    return dict(snapshot.values)
+    return {**runtime.runs.get(session_id).input, **snapshot.values}
 
 
 def needs_retry(runtime: Any, session_id: str) -> bool:
