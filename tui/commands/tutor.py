@@ -73,6 +73,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def format_sessions(rows: list[Any]) -> str:
+    """The sessions as a table, then how to continue the latest one left to continue."""
+    from core.flows.tutor.sessions import RESUMABLE
+
     if not rows:
         return "no tutoring sessions"
     table = [("ID", "STATUS", "MASTERY", "STEPS", "TURNS", "UPDATED", "TOPIC")]
@@ -80,7 +83,7 @@ def format_sessions(rows: list[Any]) -> str:
         table.append(
             (
                 row.id[:8],
-                row.status,
+                row.state or row.status,
                 f"{row.mastery:.0%}",
                 f"{row.steps_completed}/{row.steps_total}",
                 str(row.turns),
@@ -89,7 +92,11 @@ def format_sessions(rows: list[Any]) -> str:
             )
         )
     widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
-    return "\n".join("  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip() for r in table)
+    lines = ["  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip() for r in table]
+    left = next((row for row in rows if row.state in RESUMABLE), None)
+    if left is not None:
+        lines.append(f"\ncontinue a session with: noema tutor --resume {left.id[:8]}")
+    return "\n".join(lines)
 
 
 def run_sessions(args: argparse.Namespace) -> int:

@@ -45,7 +45,7 @@ class SessionsModal(ModalScreen[str | None]):
             table.add_row(
                 s.id[:8],
                 s.title,
-                s.status,
+                s.state or s.status,
                 f"{s.mastery:.0%}",
                 f"{s.steps_completed}/{s.steps_total}",
                 str(s.turns),

@@ -10,7 +10,7 @@ keeps every change of mastery, for charts, and ranks subtopics too).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -20,6 +20,7 @@ from core.flows.tutor.progress import days_between, practice_priority, record_hi
 
 if TYPE_CHECKING:
     from core.store import Store
+    from core.store.runs import RunRecord
 
 SessionStatus = Literal["active", "completed", "needs_another_approach"]
 
@@ -42,6 +43,13 @@ class SessionRow:
     summary_path: str | None
     created_at: str
     updated_at: str
+    state: str = ""
+    """Where the session stands, from its run: `failed`, `interrupted`, `running`, `waiting
+    for your answer`, `completed`... (`session_state`)."""
+
+
+RESUMABLE = ("failed", "interrupted", "waiting for your answer", "not started")
+"""States a session is continued from with `noema tutor --resume` (or Enter in the app)."""
 
 
 @dataclass(frozen=True)
@@ -114,14 +122,59 @@ def _row(row: Any) -> SessionRow:
 
 
 def list_sessions(store: Store, limit: int = 100) -> list[SessionRow]:
-    """Sessions, most recently active first."""
+    """Sessions, most recently active first, each with its state. A session whose first turn
+    failed or was cut off has no row yet (rows are written when a turn ends): its run stands
+    for it, since it is resumable work too."""
+    from core.store.runs import RunsRepo
+
     rows = store.query(
         "SELECT id, title, subject, topic, subtopic, concept_id, status, mastery, steps_completed,"
         " steps_total, turns, summary_path, created_at, updated_at FROM tutor_sessions"
         " ORDER BY updated_at DESC, created_at DESC LIMIT ?",
         (limit,),
     )
-    return [_row(row) for row in rows]
+    runs = {run.id: run for run in RunsRepo(store).list(flow="tutor")}
+    listed = [_row(row) for row in rows]
+    unplanned = [_unplanned(run) for run in runs.values() if run.id not in {r.id for r in listed}]
+    stated = [replace(row, state=session_state(row, runs.get(row.id))) for row in listed]
+    stated += [replace(row, state=session_state(row, runs[row.id])) for row in unplanned]
+    stated.sort(key=lambda row: (row.updated_at, row.created_at), reverse=True)
+    return stated[:limit]
+
+
+def _unplanned(run: RunRecord) -> SessionRow:
+    """A session without its row: what its run's input says about it."""
+    info = run.input.get("topic_info") or {}
+    concepts = info.get("concepts") or []
+    return SessionRow(
+        id=run.id,
+        title=info.get("title") or run.target or "session",
+        subject=info.get("subject", ""),
+        topic=info.get("topic", ""),
+        subtopic=info.get("subtopic", ""),
+        concept_id=concepts[0]["id"] if info.get("source") == "concept" and concepts else None,
+        status="active",
+        mastery=0.0,
+        steps_completed=0,
+        steps_total=0,
+        turns=0,
+        summary_path=None,
+        created_at=run.created_at,
+        updated_at=run.updated_at,
+    )
+
+
+def session_state(row: SessionRow, run: RunRecord | None) -> str:
+    """Where a session stands, in the words home's runs table uses for its run."""
+    if run is not None and run.interrupted:
+        return "interrupted"
+    if run is not None and run.status in ("failed", "running", "cancelled"):
+        return run.status
+    if run is not None and run.status == "queued":
+        return "not started"
+    if row.status == "active":
+        return "waiting for your answer"
+    return row.status.replace("_", " ")
 
 
 def find_session(store: Store, prefix: str) -> SessionRow:

@@ -194,3 +194,60 @@ async def test_terminal_chat_shows_the_stand_in_when_the_model_wrote_nothing(
             "tutor> (The tutor model wrote nothing, twice; here is the planned step.) P1 step 1"
             in "".join(out)
         )
+
+
+def test_sessions_lists_failed_and_interrupted_sessions_with_how_to_resume(
+    vault_settings: Settings, tmp_path: Path
+) -> None:
+    """`noema tutor sessions` said "no tutoring sessions" while home listed failed tutor runs
+    (issue 12 walk): a session whose first turn failed or was cut off has no row yet."""
+    import asyncio
+    import subprocess
+    import sys
+
+    from local_llm.errors import LocalModelError
+
+    async def two_sessions() -> tuple[str, str]:
+        down = LocalModelError("the bundled model's chat server did not start")
+        backend = ScriptedBackend([down] * 20)
+        async with open_services(vault_settings, {"tutor": SPEC}, backend=backend) as services:
+            from core.flows.tutor.session import needs_retry, start_session
+            from tests.flows.tutor.scripted import lesson
+
+            failed = start_session(services.runtime, lesson(), vault_settings).id
+            await cli.chat(services, failed, scripted_input([]), lambda _t: None)
+            assert needs_retry(services.runtime, failed)
+            cut = start_session(services.runtime, lesson(), vault_settings).id
+            services.runtime.runs.mark_interrupted(cut)  # noema quit during the first turn
+            return failed, cut
+
+    failed, cut = asyncio.run(two_sessions())
+    settings_file = tmp_path / "settings.toml"
+    settings_file.write_text(
+        f'[vault]\npath = "{vault_settings.vault.path}"\n[data]\ndirectory = "{vault_settings.data_dir}"\n'
+    )
+    repo = Path(__file__).resolve().parents[3]
+    result = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "--settings", str(settings_file), "tutor", "sessions"],
+        cwd=repo,
+        env={**__import__("os").environ, "PYTHONPATH": str(repo)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    rows = {line[:8]: line for line in result.stdout.splitlines()}
+    assert "no tutoring sessions" not in result.stdout
+    assert "failed" in rows[failed[:8]].split() and "interrupted" in rows[cut[:8]].split()
+    assert rows[failed[:8]].endswith("Fractions") and rows[cut[:8]].endswith("Fractions")
+    assert result.stdout.rstrip().endswith(
+        f"continue a session with: noema tutor --resume {cut[:8]}"
+    )
+    from core.flows.tutor.sessions import find_session
+    from core.store import open_store
+
+    store = open_store(vault_settings)
+    try:  # `noema tutor --resume PREFIX` finds them
+        assert find_session(store, failed[:6]).id == failed
+    finally:
+        store.close()
