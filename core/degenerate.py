@@ -71,6 +71,20 @@ def drop_repeats(text: str, min_words: int = 3) -> str:
     return " ".join(kept)
 
 
+_LETTER_RUN = re.compile(r"[^\W\d_]{2,}")
+_JSON_MARK = re.compile(r"[{}]|[\"']\s*:|:\s*[{\[]|:\s*$")
+
+
+def wordless(text: str) -> bool:
+    """A remark that says nothing: no run of two letters in any script (`=0.0`, `1.0`,
+    `${},`), or a JSON fragment around two words at most (`accuracies: {`, `"score":`).
+    Blank text is not a remark at all (False)."""
+    if not text.strip():
+        return False
+    words = _LETTER_RUN.findall(text)
+    return not words or (len(words) <= 2 and bool(_JSON_MARK.search(text)))
+
+
 _PLACEHOLDER = re.compile(r"<[^<>\n]{2,40}>")
 
 

@@ -23,6 +23,7 @@ from core.degenerate import (
     placeholders,
     quotes_not_in,
     repeated_sentence,
+    wordless,
 )
 from core.evaluation.loader import EvaluationCriteria
 from local_llm.schema import JsonSchema, bounded_schema
@@ -157,6 +158,38 @@ def _loops(answer: EvaluationAnswer) -> list[str]:
         for name, text in remarks.items()
         if (loop := looping(text))
     ]
+
+
+NO_REMARK = "the model gave no usable remark for this criterion"
+"""Said where a criterion's rationale had no words (the score stands)."""
+
+
+def without_wordless(answer: EvaluationAnswer) -> tuple[EvaluationAnswer, set[str], list[str]]:
+    """The answer with its wordless remarks (`core.degenerate.wordless`: `=0.0`, `${},`)
+    left out, the scores kept; the criteria whose rationale went, and a note per other
+    remark that went. A small model writes such remarks most of the time, so re-asking for
+    them ends the run instead (tried in the issue-12 walk): they are dropped, and said so."""
+    silent = {cid for cid, c in answer.criteria.items() if wordless(c.rationale)}
+    criteria = {
+        cid: c.model_copy(
+            update={
+                "rationale": "" if cid in silent else c.rationale,
+                "issues": [i for i in c.issues if not wordless(i.what)],
+            }
+        )
+        for cid, c in answer.criteria.items()
+    }
+    update: dict[str, Any] = {"criteria": criteria}
+    notes = []
+    for field in ("strengths", "weaknesses", "suggestions"):
+        kept = [text for text in getattr(answer, field) if not wordless(text)]
+        if len(kept) < len(getattr(answer, field)):
+            update[field] = kept
+            notes.append(f"the model's {field} with no words were left out")
+    if wordless(answer.feedback):
+        update["feedback"] = ""
+        notes.append("the model's feedback had no words and was left out")
+    return answer.model_copy(update=update), silent, notes
 
 
 def raw_answer(answer: EvaluationAnswer) -> dict[str, Any]:

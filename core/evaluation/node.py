@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +32,7 @@ from core.evaluation.answer import (
     answer_schema,
     degenerate_problems,
     raw_answer,
+    without_wordless,
 )
 from core.evaluation.loader import CriteriaError, EvaluationCriteria, LoadedCriteria, load_criteria
 from core.evaluation.options import EvaluationNode, EvaluationNodeOptions
@@ -201,9 +202,13 @@ async def ask_model(
 
 
 def criterion_results(
-    criteria: EvaluationCriteria, answer: EvaluationAnswer, verdict: Verdict
+    criteria: EvaluationCriteria,
+    answer: EvaluationAnswer,
+    verdict: Verdict,
+    silent: Collection[str] = (),
 ) -> list[CriterionResult]:
-    """Per criterion: the model's score and reasons with code's verdict, in rubric order."""
+    """Per criterion: the model's score and reasons with code's verdict, in rubric order;
+    `silent` criteria had a rationale with no words (left out, and said so)."""
     return [
         CriterionResult(
             id=c.id,
@@ -215,6 +220,7 @@ def criterion_results(
             passed=verdict.criterion_passed[c.id],
             rationale=answer.criteria[c.id].rationale,
             issues=[Issue(what=i.what, where=i.where) for i in answer.criteria[c.id].issues],
+            no_remark=c.id in silent,
         )
         for c in criteria.criteria
     ]
@@ -229,6 +235,8 @@ def build_result(
         raise EvaluationFailure(
             "validation", "the model's answer does not match the rubric", "; ".join(problems)
         )
+    raw = raw_answer(answer)  # the model's own words, for debugging
+    answer, silent, notes = without_wordless(answer)
     criteria = loaded.criteria
     candidates = (options.passing_threshold, criteria.passing_threshold, options.default_threshold)
     threshold = next(t for t in candidates if t is not None)
@@ -246,12 +254,13 @@ def build_result(
         weaknesses=answer.weaknesses,
         suggestions=answer.suggestions,
         feedback=answer.feedback,
-        raw_response=raw_answer(answer),
-        criteria=criterion_results(criteria, answer, verdict),
+        raw_response=raw,
+        criteria=criterion_results(criteria, answer, verdict, silent),
         criteria_id=criteria.id,
         criteria_version=criteria.version,
         passing_threshold=threshold,
         failed_critical=verdict.failed_critical,
+        notes=notes,
     )
 
 
@@ -304,7 +313,7 @@ async def evaluate_content(
     result = build_result(options, loaded, answer)
     apply_validator(options, result, state)
     if loaded.warnings:
-        result = result.model_copy(update={"notes": list(loaded.warnings)})
+        result = result.model_copy(update={"notes": [*loaded.warnings, *result.notes]})
     return result
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from core.evaluation.answer import NO_REMARK
 from core.evaluation.result import EvaluationResult
 
 
@@ -37,6 +38,8 @@ def render_text(result: EvaluationResult | Mapping[str, Any], *, details: bool =
         )
         if details and c.rationale:
             lines.append(f"      {c.rationale}")
+        elif details and c.no_remark:
+            lines.append(f"      ({NO_REMARK})")
         if details:
             lines.extend(
                 f"      - {i.what}" + (f" ({i.where})" if i.where else "") for i in c.issues
@@ -51,4 +54,5 @@ def render_text(result: EvaluationResult | Mapping[str, Any], *, details: bool =
             lines.extend(f"  - {item}" for item in items)
     if result.feedback:
         lines.append(f"Feedback: {result.feedback}")
+    lines.extend(f"Note: {note}" for note in result.notes)
     return "\n".join(lines)

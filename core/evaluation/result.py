@@ -47,6 +47,8 @@ class CriterionResult(BaseModel):
     """Why the model gave this score."""
     issues: list[Issue] = Field(default_factory=list)
     """Concrete problems found for this criterion."""
+    no_remark: bool = False
+    """The model's rationale had no words (`=0.0`): left out, the score kept."""
 
 
 class EvaluationResult(BaseModel):

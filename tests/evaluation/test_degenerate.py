@@ -78,3 +78,74 @@ def test_a_fragment_said_over_and_over_is_a_loop_and_prose_is_not() -> None:
         "",
     ):
         assert looping(prose) == "", prose
+
+
+def wordless_answer() -> dict:
+    """What Gemma 3 270M answered in the issue-12 walk: scores, and remarks with no words."""
+    answer = uniform(0.5)
+    walk = ["=0.0", "1.0", "${},", "accuracies: {"]
+    for cid, text in zip(DEFAULT_IDS, walk * len(DEFAULT_IDS), strict=False):
+        answer["criteria"][cid] = {
+            "rationale": text,
+            "issues": [{"what": "0.0", "where": ""}],
+            "score": 0.5,
+        }
+    first = DEFAULT_IDS[0]
+    answer["criteria"][first]["rationale"] = "La nota define «Photosynthesis» sin ejemplos."
+    answer["criteria"][first]["score"] = 0.9
+    answer.update(strengths=["1.0", "Explica bien la idea"], weaknesses=["0.0"], feedback="0.0")
+    return answer
+
+
+async def test_remarks_with_no_words_are_left_out_and_the_scores_kept() -> None:
+    """The walk's rubric remarks were `=0.0`, `1.0`, `${},`, `accuracies: {`. Re-asking made the
+    run fail (the small model keeps writing them), so they are dropped and said so, once."""
+    from core.evaluation.report import render_text
+
+    llm = scripted_client([wordless_answer()])
+    result = await evaluate_content(llm, options(), NOTE)
+    assert len(llm.backend().calls) == 1  # not asked again
+    first, *rest = result.criteria
+    assert rest and all(c.rationale == "" and c.no_remark and c.score == 0.5 for c in rest)
+    assert first.rationale.startswith("La nota") and not first.no_remark and first.score == 0.9
+    assert all(c.issues == [] for c in result.criteria)
+    assert result.strengths == ["Explica bien la idea"] and result.weaknesses == []
+    assert result.feedback == ""
+    text = render_text(result)
+    for shown in ("=0.0", "${},", "accuracies", "- 1.0", "- 0.0", "Feedback:"):
+        assert shown not in text
+    assert text.count("the model gave no usable remark for this criterion") == len(rest)
+    assert "Note: the model's feedback had no words" in text
+    assert result.raw_response["feedback"] == "0.0"  # the model's own answer, for debugging
+
+
+@pytest.mark.parametrize(
+    "remark",
+    ["=0.0", "1.0", "${},", "accuracies: {", '"score":', "0.0 / 1", "—", "ideas: [0.5]", "{note}"],
+)
+def test_a_remark_with_no_words_is_wordless(remark: str) -> None:
+    from core.degenerate import wordless
+
+    assert wordless(remark)
+
+
+@pytest.mark.parametrize(
+    "remark",
+    [
+        "Clear.",
+        "Claridad: la nota define sus términos.",
+        "说明清楚",
+        "メタ認知の定義がある",
+        "Хорошо",
+        "وضوح",
+        "[[Metacognición]] está enlazada",
+        "See [the note](x.md)",
+        "Score 0.5: too short",
+        "🧠 ok",
+        "",
+    ],
+)
+def test_a_remark_with_words_in_any_script_is_not_wordless(remark: str) -> None:
+    from core.degenerate import wordless
+
+    assert not wordless(remark)

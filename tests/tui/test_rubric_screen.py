@@ -330,3 +330,25 @@ def test_remarks_render_the_models_markdown() -> None:
     assert lines[:4] == ["Strengths", " • uses clear examples 🌱", " • two", "   lines"]
     assert "Weaknesses" not in text and "**" not in text and "##" not in text
     assert lines[-4:] == ["Feedback", "Overall", "", "Good; add CO₂ and <i>a diagram</i>"]
+
+
+async def test_a_remark_with_no_words_is_not_shown_and_the_screen_says_so(tmp_path: Path) -> None:
+    """The bundled model's remarks were `=0.0`, `1.0`, `${},` (issue-12 walk): the scores
+    stand, the remarks go, and the screen says the model gave none for that criterion."""
+    answer = evaluation(0.8)
+    answer["criteria"]["accuracy"] = {"rationale": "=0.0", "issues": [], "score": 0.3}
+    answer.update(strengths=["1.0"], feedback="${},")
+    app, _root = make_app(tmp_path, [answer])
+    async with app.run_test(size=(120, 50)) as pilot:
+        screen = await open_and_evaluate(pilot, app)
+        table = screen.query_one(CriteriaTable)
+        assert "0.30 / 0.60" in " ".join(str(cell) for cell in table.get_row_at(0))
+        table.move_cursor(row=0)
+        await pilot.pause(0.1)
+        detail = shown(screen.query_one("#criterion-detail"))
+        assert "=0.0" not in detail
+        assert "(the model gave no usable remark for this criterion)" in detail
+        remarks = shown(screen.query_one("#remarks"))
+        assert "1.0" not in remarks and "${}" not in remarks and "Strengths" not in remarks
+        assert "the model's feedback had no words and was left out" in remarks
+        assert "• add an example of a plant" in remarks

@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Label, TextArea
 
+from core.evaluation.answer import NO_REMARK
 from tui.drafts import Drafts
 from tui.keys import key_for
 from tui.screens.base import NoemaModal
@@ -54,6 +55,8 @@ def criterion_detail(c: dict[str, Any]) -> Group:
     parts: list[RenderableType] = [head]
     if c.get("rationale"):
         parts.append(rich_markdown(c["rationale"]))
+    elif c.get("no_remark"):
+        parts.append(Text(f"({NO_REMARK})", style="dim italic"))
     issues = [
         f"{issue['what']} ({issue['where']})" if issue.get("where") else issue["what"]
         for issue in c.get("issues", [])
@@ -116,6 +119,7 @@ def remarks_text(evaluation: dict[str, Any]) -> Group:
             parts += [Text(title, style=f"bold {style}"), rich_markdown(bullets(items))]
     if evaluation.get("feedback"):
         parts += [Text("Feedback", style="bold"), rich_markdown(evaluation["feedback"])]
+    parts += [Text(f"({note})", style="dim italic") for note in evaluation.get("notes") or []]
     return Group(*parts)
 
 
