@@ -31,10 +31,14 @@ class LessonStepper(Static):
         self.states = ["pending"] * len(STEPS)
         self.message = ""
         self.failed = False
+        self.step = 0
+        self.step_tokens = 0
+        """Tokens of the running step's phases so far (a step runs again: from 0)."""
 
     def reset(self) -> None:
         self.states = ["pending"] * len(STEPS)
         self.message = ""
+        self.step, self.step_tokens = 0, 0
         self.render_steps()
 
     def at(self, step: int, state: str) -> None:
@@ -46,13 +50,9 @@ class LessonStepper(Static):
         if isinstance(event, NodeStarted) and event.node in NODE_STEP:
             if self.failed:  # started again after a failure: the old error is history
                 self.message, self.failed = "", False
-            self.at(NODE_STEP[event.node], "running")
+            self.started(event.node)
         elif isinstance(event, Progress) and event.data.get("phase"):
-            data = event.data
-            self.message = (
-                f"{data['phase']}: {data.get('status', '')} · {data.get('tokens', 0)} tokens"
-            )
-            self.render_steps()
+            self.phase_done(event.data)
         elif isinstance(event, Interrupted):
             self.at(len(STEPS) - 1, "waiting")
         elif isinstance(event, Done):
@@ -63,6 +63,27 @@ class LessonStepper(Static):
             self.message = event.error.splitlines()[-1] if event.error else "failed"
             self.failed = True
             self.render_steps()
+
+    def started(self, node: str) -> None:
+        """A node of a step starts; a judge says so at once (the line below it counts its
+        call's time and tokens), instead of the last phase's figures standing for it."""
+        step = NODE_STEP[node]
+        if step != self.step or self.states[step] != "running":
+            self.step, self.step_tokens = step, 0
+        if node.startswith("judge_"):
+            self.message = f"{node}: the judge is reading the lesson…"
+        self.at(step, "running")
+
+    def phase_done(self, data: dict) -> None:
+        """A phase's figures; one that made no model call in a step that did (the verdict
+        after the judges) gives the step's tokens, not a bare 0."""
+        tokens = int(data.get("tokens") or 0)
+        self.step_tokens += tokens
+        figure = f"{tokens:,} tokens"
+        if not tokens and self.step_tokens:
+            figure = f"{self.step_tokens:,} tokens in {STEPS[self.step]}"
+        self.message = f"{data['phase']}: {data.get('status', '')} · {figure}"
+        self.render_steps()
 
     def render_steps(self) -> None:
         text = Text()
