@@ -356,5 +356,8 @@ async def test_the_judge_step_shows_its_tokens_not_zero(tmp_path: Path) -> None:
             (screen.run_id,),
         )[0]
         assert total > 0
-        assert stepper.message == f"verdict: escalate · {total:,} tokens in Judge"
+        assert stepper.message == f"verdict: escalate · judges {total:,} tokens"
         assert not any(m.endswith("· 0 tokens") for m in said[said.index(judges[0]) :])
+        # each phase gives its own tokens: the expander's (reported from the assembler node)
+        # are not the assembler's
+        assert any(m.startswith("assembler: ok · 0 tokens") for m in said)

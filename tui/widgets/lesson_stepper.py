@@ -33,7 +33,7 @@ class LessonStepper(Static):
         self.failed = False
         self.step = 0
         self.step_tokens = 0
-        """Tokens of the running step's phases so far (a step runs again: from 0)."""
+        """Tokens of the judges since the Judge step started (it runs again: from 0)."""
 
     def reset(self) -> None:
         self.states = ["pending"] * len(STEPS)
@@ -75,13 +75,15 @@ class LessonStepper(Static):
         self.at(step, "running")
 
     def phase_done(self, data: dict) -> None:
-        """A phase's figures; one that made no model call in a step that did (the verdict
-        after the judges) gives the step's tokens, not a bare 0."""
+        """A phase's figures; the verdict (no model call of its own) gives the tokens of the
+        judges it weighed, not a bare 0. (Tokens are the phase's own: the expander's phase is
+        reported from the assembler node, so a step's sum would mix steps.)"""
         tokens = int(data.get("tokens") or 0)
-        self.step_tokens += tokens
+        if data["phase"] == "judge":
+            self.step_tokens += tokens
         figure = f"{tokens:,} tokens"
-        if not tokens and self.step_tokens:
-            figure = f"{self.step_tokens:,} tokens in {STEPS[self.step]}"
+        if data["phase"] == "verdict" and not tokens:
+            figure = f"judges {self.step_tokens:,} tokens"
         self.message = f"{data['phase']}: {data.get('status', '')} · {figure}"
         self.render_steps()
 
