@@ -180,15 +180,18 @@ def without_wordless(answer: EvaluationAnswer) -> tuple[EvaluationAnswer, set[st
         for cid, c in answer.criteria.items()
     }
     update: dict[str, Any] = {"criteria": criteria}
-    notes = []
+    gone = []
     for field in ("strengths", "weaknesses", "suggestions"):
         kept = [text for text in getattr(answer, field) if not wordless(text)]
         if len(kept) < len(getattr(answer, field)):
             update[field] = kept
-            notes.append(f"the model's {field} with no words were left out")
+            gone.append(field)
     if wordless(answer.feedback):
         update["feedback"] = ""
-        notes.append("the model's feedback had no words and was left out")
+        gone.append("feedback")
+    named = " and ".join([", ".join(gone[:-1]), gone[-1]] if len(gone) > 1 else gone)
+    verb = "was" if gone == ["feedback"] else "were"
+    notes = [f"the model's {named} had no words and {verb} left out"] if gone else []
     return answer.model_copy(update=update), silent, notes
 
 

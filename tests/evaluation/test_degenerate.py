@@ -115,7 +115,10 @@ async def test_remarks_with_no_words_are_left_out_and_the_scores_kept() -> None:
     for shown in ("=0.0", "${},", "accuracies", "- 1.0", "- 0.0", "Feedback:"):
         assert shown not in text
     assert text.count("the model gave no usable remark for this criterion") == len(rest)
-    assert "Note: the model's feedback had no words" in text
+    assert result.notes[-1:] == [
+        "the model's strengths, weaknesses and feedback had no words and were left out"
+    ]
+    assert "Note: the model's strengths, weaknesses and feedback had no words" in text
     assert result.raw_response["feedback"] == "0.0"  # the model's own answer, for debugging
 
 

@@ -350,5 +350,5 @@ async def test_a_remark_with_no_words_is_not_shown_and_the_screen_says_so(tmp_pa
         assert "(the model gave no usable remark for this criterion)" in detail
         remarks = shown(screen.query_one("#remarks"))
         assert "1.0" not in remarks and "${}" not in remarks and "Strengths" not in remarks
-        assert "the model's feedback had no words and was left out" in remarks
+        assert "the model's strengths and feedback had no words and were left out" in remarks
         assert "• add an example of a plant" in remarks
