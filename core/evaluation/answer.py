@@ -12,6 +12,7 @@ string and list is bounded.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -164,11 +165,26 @@ NO_REMARK = "the model gave no usable remark for this criterion"
 """Said where a criterion's rationale had no words (the score stands)."""
 
 
+def _says_nothing(text: str, names: tuple[str, ...]) -> bool:
+    """No words (`=0.0`, `${},`), or the schema's names around numbers and nothing else
+    (`accuracy: 0.0, issues: 0`: the answer's JSON retold)."""
+    if wordless(text):
+        return True
+    words = " ".join(re.findall(r"[^\W\d_]{2,}", text))
+    retold = re.search(r"\d", text) and field_names_as_values({"remark": words}, names)
+    return bool(retold)
+
+
 def without_wordless(answer: EvaluationAnswer) -> tuple[EvaluationAnswer, set[str], list[str]]:
-    """The answer with its wordless remarks (`core.degenerate.wordless`: `=0.0`, `${},`)
-    left out, the scores kept; the criteria whose rationale went, and a note per other
-    remark that went. A small model writes such remarks most of the time, so re-asking for
-    them ends the run instead (tried in the issue-12 walk): they are dropped, and said so."""
+    """The answer with its remarks that say nothing (`_says_nothing`) left out, the scores
+    kept; the criteria whose rationale went, and one note naming the other remarks that
+    went. A small model writes such remarks most of the time, so re-asking for them ends the
+    run instead (tried in the issue-12 walk): they are dropped, and said so."""
+    names = (*FIELD_NAMES, *answer.criteria)
+
+    def wordless(text: str) -> bool:
+        return _says_nothing(text, names)
+
     silent = {cid for cid, c in answer.criteria.items() if wordless(c.rationale)}
     criteria = {
         cid: c.model_copy(

@@ -93,7 +93,11 @@ def wordless_answer() -> dict:
     first = DEFAULT_IDS[0]
     answer["criteria"][first]["rationale"] = "La nota define «Photosynthesis» sin ejemplos."
     answer["criteria"][first]["score"] = 0.9
-    answer.update(strengths=["1.0", "Explica bien la idea"], weaknesses=["0.0"], feedback="0.0")
+    answer.update(
+        strengths=["1.0", "Explica bien la idea", "accuracy: 0.0, issues: 0"],
+        weaknesses=["0.0", "completeness: 0.0, issue"],
+        feedback="0.0",
+    )
     return answer
 
 
@@ -112,7 +116,7 @@ async def test_remarks_with_no_words_are_left_out_and_the_scores_kept() -> None:
     assert result.strengths == ["Explica bien la idea"] and result.weaknesses == []
     assert result.feedback == ""
     text = render_text(result)
-    for shown in ("=0.0", "${},", "accuracies", "- 1.0", "- 0.0", "Feedback:"):
+    for shown in ("=0.0", "${},", "accuracies", "- 1.0", "- 0.0", "issues: 0", "Feedback:"):
         assert shown not in text
     assert text.count("the model gave no usable remark for this criterion") == len(rest)
     assert result.notes[-1:] == [
