@@ -5,4 +5,4 @@ from __future__ import annotations
 from typing import TypeAlias
 
 JSONValue: TypeAlias = "str | int | float | bool | None | list[JSONValue] | dict[str, JSONValue]"
-"""Any value `json.loads` returns."""
+"""A value as `json.loads` returns it."""
