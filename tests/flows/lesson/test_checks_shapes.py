@@ -43,6 +43,24 @@ CLEAN = [
         "en",
         lesson(
             "en",
+            "A lens bends light by refraction.\n\n**Example:**\n\n"
+            "Hold a magnifying glass in sunlight: the bright dot on the paper is its focus.",
+        ),
+        "a bold run-in label before a prose example",
+    ),
+    (
+        "de",
+        lesson(
+            "de",
+            "Eine Linse bricht das Licht.\n\n*Beispiel:*\n\n"
+            "Eine Lupe im Sonnenlicht bündelt die Strahlen zu einem hellen Punkt.",
+        ),
+        "an italic run-in label before a prose example",
+    ),
+    (
+        "en",
+        lesson(
+            "en",
             "Most figures in this unit come from one census.",
             "Source: Statistisches Bundesamt, 2023",
         ),
@@ -258,6 +276,24 @@ DEFECTS = [
         lesson("en", "Refraction bends light.", "Example 2: (to be added)"),
         "Example 2",
         "a label followed by a deferral",
+    ),
+    (
+        "en",
+        "placeholders",
+        lesson(
+            "en",
+            "A concave lens spreads parallel rays apart.\n\nExamples:\n\n"
+            "Convex lenses, by contrast, bring parallel rays to a focus.",
+        ),
+        "Examples:",
+        "a bare label, then prose that moves on",
+    ),
+    (
+        "ja",
+        "placeholders",
+        lesson("ja", "凹レンズは光を広げます。\n\n例：\n\n一方、凸レンズは光を一点に集めます。"),
+        "例：",
+        "a bare Japanese label, then prose",
     ),
     (
         "ru",
