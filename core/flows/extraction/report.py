@@ -12,13 +12,14 @@ from typing import Any
 
 from core.domain import RELATION_MAP
 from core.flows.extraction.proposal import Proposal
+from core.flows.extraction.records import CritiqueRound, KnownConcept
 from core.flows.extraction.state import ExtractionReview, ExtractionState
 from core.model_failures import skipped_line
 
 ACTIONS = ["approve", "feedback", "drop", "abort"]
 
 
-def _titles(proposal: Proposal, known: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+def _titles(proposal: Proposal, known: Mapping[str, KnownConcept]) -> dict[str, str]:
     titles = {cid: str(info.get("title", cid)) for cid, info in known.items()}
     titles |= {e.concept_id: e.title for e in proposal.existing}
     return titles | {c.id: c.title for c in proposal.concepts}
@@ -26,8 +27,8 @@ def _titles(proposal: Proposal, known: Mapping[str, Mapping[str, Any]]) -> dict[
 
 def _attributions(
     proposal: Proposal, quotes: dict[str, str], titles: dict[str, str]
-) -> list[dict[str, Any]]:
-    by_quote: dict[str, list[dict[str, Any]]] = {}
+) -> list[dict[str, object]]:
+    by_quote: dict[str, list[dict[str, object]]] = {}
     for c in proposal.concepts:
         for q in c.quote_ids:
             by_quote.setdefault(q, []).append({"id": c.id, "title": c.title, "existing": False})
@@ -126,7 +127,7 @@ def build_report(state: ExtractionState, max_rounds: int) -> ExtractionReview:
     )
 
 
-def _critique_lines(log: list[dict[str, Any]]) -> list[str]:
+def _critique_lines(log: list[CritiqueRound]) -> list[str]:
     lines = []
     for entry in log:
         verdict = {True: "passed", False: "failed", None: "unavailable"}[entry.get("passed")]
