@@ -9,13 +9,14 @@ reviewer's drops; every model call is in its own node, so resuming never calls a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, TypeVar
+from typing import Literal, TypeVar
 
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from core.context import FlowContext
 from core.evaluation import EvaluationNodeOptions, EvaluationResult
+from core.evaluation.options import OptionChanges
 from core.flows.extraction.checks import code_checks
 from core.flows.extraction.nodes import options, report, unchecked
 from core.flows.extraction.proposal import Proposal, drop_items
@@ -67,13 +68,13 @@ async def critique_checks(state: ExtractionState, runtime: Runtime[FlowContext])
 # -- 1.2 evaluation ----------------------------------------------------------------------------
 
 
-def labels_for(state: Mapping[str, Any], proposal: Proposal) -> Labels:
+def labels_for(state: ExtractionState, proposal: Proposal) -> Labels:
     return Labels.build(
         proposal, proposal_existing_ids(proposal, state.get("pools", {}), MAX_EXISTING_LABELS)
     )
 
 
-def rendered(state: Mapping[str, Any]) -> str:
+def rendered(state: ExtractionState) -> str:
     proposal = Proposal.model_validate(state["proposal"])
     quote_ids = [q["id"] for q in state.get("quotes", [])]
     return render_proposal(proposal, labels_for(state, proposal), state.get("known", {}), quote_ids)
@@ -115,16 +116,18 @@ def fit_quotes(quotes: list[dict[str, str]], tokens: int) -> str:
     return "\n".join(lines)
 
 
-def critique_options() -> EvaluationNodeOptions:
+def critique_options() -> EvaluationNodeOptions[ExtractionState]:
     """The self-critique: criteria `concept_extraction`, the judge role, no human."""
 
-    def configure(state: Mapping[str, Any], runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    def configure(
+        state: ExtractionState, runtime: Runtime[FlowContext]
+    ) -> OptionChanges[ExtractionState]:
         found = issues_text(state.get("code_issues", []))
         head = f"Concepts must be written in {options(runtime).language}. Found by code (certain):\n{found}"
         budget = runtime.context.llm.budget("judge")
         room = max(200, budget - count_text(rendered(state) + head) - PROMPT_RESERVE)
 
-        def context(s: Mapping[str, Any]) -> str:
+        def context(s: ExtractionState) -> str:
             return f"{head}\nQuotes of the source:\n{fit_quotes(s.get('quotes', []), room)}"
 
         user_criteria = (
@@ -136,7 +139,7 @@ def critique_options() -> EvaluationNodeOptions:
             "criteria_dirs": user_criteria,
         }
 
-    return EvaluationNodeOptions(
+    return EvaluationNodeOptions[ExtractionState](
         content_type="concept_extraction",
         content_extractor=rendered,
         result_field="critique",
