@@ -9,10 +9,12 @@ those the heuristics or the self-review stopped — judged by all three judges.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from core.flows.lesson.cascade import ONE_MODEL_NOTE, one_judge_model
+from core.settings import Settings
 from core.store import Store
 from core.store.runs import now_iso
 
@@ -21,7 +23,7 @@ FULL_PANEL = 3
 """Judges a lesson would get without the cascade (primary, secondary, tie-break)."""
 
 
-def panel_size(settings: Any) -> int:
+def panel_size(settings: Settings) -> int:
     """Judges the full panel really has: with one model in every judge role the tie-break is
     never called (it would repeat the same opinion), so judging fully is two calls."""
     return FULL_PANEL - 1 if one_judge_model(settings) else FULL_PANEL
@@ -56,7 +58,7 @@ def record_phase(
     *,
     nodes: tuple[str, ...],
     duration_ms: float,
-    detail: dict[str, Any] | None = None,
+    detail: Mapping[str, object] | None = None,
 ) -> int:
     """One trace row for a phase; its tokens are those of `nodes` not yet recorded (a phase
     can run several times, and several nodes can share a phase, like the three judges)."""
@@ -168,7 +170,9 @@ def lesson_rows(store: Store) -> list[dict[str, Any]]:
     return [dict(r) for r in rows]
 
 
-def savings_report(store: Store, run_id: str | None = None, settings: Any = None) -> dict[str, Any]:
+def savings_report(
+    store: Store, run_id: str | None = None, settings: Settings | None = None
+) -> dict[str, Any]:
     """Judge tokens spent against judging fully, and what was caught before the judges.
 
     With `settings`, the report also says whether one model serves every judge role (its
@@ -194,7 +198,7 @@ def savings_report(store: Store, run_id: str | None = None, settings: Any = None
     }
 
 
-def _one_model(settings: Any) -> bool:
+def _one_model(settings: Settings | None) -> bool:
     return settings is not None and one_judge_model(settings)
 
 
