@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Mapping
-from typing import Any, Literal
+from pathlib import Path
+from typing import Literal
 
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
@@ -61,7 +62,7 @@ def reindex(runtime: Runtime[FlowContext], path: str) -> None:
             refresh(path)
 
 
-def user_criteria_dir(runtime: Runtime[FlowContext]) -> list[Any]:
+def user_criteria_dir(runtime: Runtime[FlowContext]) -> list[Path]:
     """The user's own criteria folder (`<data dir>/criteria`), searched before shipped files."""
     settings = getattr(runtime.context, "settings", None)
     return [settings.data_dir / "criteria"] if settings is not None else []
@@ -96,7 +97,7 @@ async def load_note(state: RubricState, runtime: Runtime[FlowContext]) -> Rubric
     }
 
 
-def note_rubric(frontmatter: Mapping[str, Any]) -> str | None:
+def note_rubric(frontmatter: Mapping[str, object]) -> str | None:
     """The rubric a note asks for in its frontmatter (`rubric: <name>`), if any."""
     value = frontmatter.get("rubric")
     return value.strip() if isinstance(value, str) and value.strip() else None
