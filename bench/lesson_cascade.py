@@ -2,25 +2,33 @@
 
 Judge tokens spent by the cascade (heuristics -> self-review -> one judge, a second and a third
 only when needed) against judging every lesson fully with three judges, with scripted models
-that account tokens. Run by `bench/lesson_review.py` (its figures are in that script's JSON).
+that account tokens. Run by `bench/lesson_review.py` (its figures are in that script's JSON), or
+alone: `python bench/lesson_cascade.py [--per-language N] [--seed S]`.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-from tests.flows.lesson.corpus import DEFECTS, Sample
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.flows.lesson.corpus import DEFECTS, Sample  # noqa: E402
+
+TARGET_SAVED = 0.50
+"""Judge tokens the cascade saves against the full panel (the lesson review's target)."""
 
 
 def judge_answer(score: float) -> dict[str, object]:
-    """A scripted judge's answer: every lesson criterion at `score`."""
+    """A scripted judge's answer: every lesson criterion at `score`, each with its own
+    rationale (one rationale for every criterion is a degenerate answer the judge node rejects)."""
     from core.evaluation import load_criteria
 
     ids = load_criteria("lesson").criteria.ids
     return {
         "criteria": {
             c: {
-                "rationale": "Scored against the guidelines.",
+                "rationale": f"{c.replace('_', ' ').capitalize()} scored against its guideline.",
                 "issues": [],
                 "score": round(min(1.0, max(0.0, score)), 3),
             }
@@ -192,3 +200,22 @@ def print_cascade(figures: dict[str, object]) -> dict[str, float]:
     )
     print(f"  caught before the judges: {report['caught']}; self-review: {report['self_review']}")
     return {"judge_tokens_saved": saved, "review_tokens_saved": with_review}
+
+
+def main() -> None:
+    import argparse
+    import asyncio
+    import json
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--per-language", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    figures = asyncio.run(cascade_figures(args.per_language, args.seed))
+    result = {k: round(v, 4) for k, v in print_cascade(figures).items()}
+    result["target_judge_tokens_saved"] = TARGET_SAVED
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -118,7 +118,7 @@ async def review(
         "source_text": "",
     }
     started = time.perf_counter()
-    answer = await _ask_reviewer(state, runtime, report)
+    answer, why = await _ask_reviewer(state, runtime, report)
     result = decide(
         report,
         answer,
@@ -126,6 +126,7 @@ async def review(
         lesson.language,
         can_fix=True,
         min_words=settings.min_section_words,
+        not_reviewed=why,
     )
     return not result.passed, str(result.decision), time.perf_counter() - started
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import frontmatter
+from textual.widgets import Static
 
 from core.events import Progress
 from core.flows.normalization.accumulate import make_merge
@@ -206,6 +207,30 @@ async def test_the_cursor_stays_on_the_merge_it_changed(tmp_path: Path) -> None:
         await pilot.press("c")
         await wait_for(pilot, lambda: view.current().canonical != first.canonical)
         assert view.current().key == first.key and [r.key for r in rows(app)] == order
+
+
+async def test_a_new_review_starts_on_its_first_merge(tmp_path: Path) -> None:
+    """Stop-24 walk: right after a run finished, the cursor had followed the merge highlighted
+    in the previous review to its place in the new one (row 3), so the first key changed merge
+    3 of a review the user had not looked at yet. A new review starts on merge 1, the keys act
+    on the merge the definitions show."""
+    app, _root = make_app(tmp_path, seed_review=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.services is not None)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: len(rows(app)) == 3)
+        view = app.screen.query_one(ProposalsView)
+        old = [r.key for r in rows(app)]
+        highlighted = view.current()
+        await pilot.press("s")
+        await wait_for(pilot, lambda: [r.key for r in rows(app)] != old)
+        assert highlighted.key in [r.key for r in rows(app)][1:]  # the same merge, moved down
+        first = rows(app)[0]
+        assert view.current() == first
+        assert first.canonical in str(view.query_one("#def-canonical", Static).render())
+        await pilot.press("a")
+        await wait_for(pilot, lambda: rows(app)[0].status == "accepted")
+        assert [r.status for r in rows(app)[1:]] == ["pending", "pending"]
 
 
 async def test_after_apply_the_review_keeps_its_canonicals_and_shows_no_ids(

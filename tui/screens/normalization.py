@@ -206,6 +206,8 @@ class NormalizationScreen(NoemaScreen):
         self.review_id = review_id
         self.run_id: str | None = run_id
         self.review_status = ""
+        self.shown_review: str | None = None
+        """The review the table shows (a different one starts on its first merge)."""
         self.failed_run: str | None = None
         """A run of this screen that failed: `s` resumes it from the failed step."""
 
@@ -264,14 +266,15 @@ class NormalizationScreen(NoemaScreen):
     def show_review(
         self, review: Review, rows: list[ProposalRow], unfinished: list[tuple[str, int, str]]
     ) -> None:
-        self.review_id, self.review_status = review.id, review.status
+        same_review = review.id == self.shown_review
+        self.review_id, self.review_status, self.shown_review = review.id, review.status, review.id
         counts = review.counts()
         self.query_one("#review-title", Label).update(
             f"Review {review.id[:8]} · {review.status} · {len(review.items)} merges "
             f"({counts['pending']} pending, {counts['accepted']} accepted, "
             f"{counts['rejected']} rejected)"
         )
-        self.query_one(ProposalsView).show(rows)
+        self.query_one(ProposalsView).show(rows, same_review)
         self.show_view_hint()
         if unfinished:
             finish, undo = key_for(self, "normalization.apply"), key_for(self, "normalization.undo")

@@ -132,11 +132,12 @@ class ProposalsView(Vertical):
             yield Static("", id="def-canonical", classes="definition")
             yield Static("", id="def-variant", classes="definition")
 
-    def show(self, rows: list[ProposalRow]) -> None:
-        """Replace the rows, keeping the cursor on the merge it was on."""
+    def show(self, rows: list[ProposalRow], same_review: bool = True) -> None:
+        """Replace the rows, keeping the cursor on the merge it was on; a new review (a run
+        just finished, another review opened) starts on its first merge."""
         table = self.query_one(DataTable)
-        current = self.current()
-        cursor = table.cursor_row
+        current = self.current() if same_review else None
+        cursor = table.cursor_row if same_review else 0
         table.clear()
         self.rows = rows
         title, reason = text_widths(self.size.width)

@@ -16,6 +16,7 @@ from core import diffs
 from core.flows.lesson.heuristics.chatter import strip_chatter
 from core.flows.lesson.heuristics.language import strip_stray_letters
 from core.flows.lesson.heuristics.parse import FENCE, parse_lesson
+from core.flows.lesson.heuristics.placeholders import strip_dangling_labels
 from vault.titles import note_title
 
 SECTION_HEADING = re.compile(r"(?m)^##\s+")
@@ -108,11 +109,15 @@ def _outside_code(body: str, fix: Callable[[str], str]) -> str:
 
 def deterministic_fixes(body: str, language: str) -> tuple[str, list[str]]:
     """Remove what the checks found and code knows how to remove, outside code: the chatbot's
-    talk (whole blocks or sentences, see `heuristics.chatter`) and stray foreign letters."""
+    talk (whole blocks or sentences, see `heuristics.chatter`), stray foreign letters and bare
+    labels that introduce nothing (`heuristics.placeholders`)."""
     applied: list[str] = []
     fixed, removed = strip_chatter(body, language)
     if removed:
         applied.append("removed a chatbot phrase")
+    fixed, labels = strip_dangling_labels(fixed)
+    if labels:
+        applied.append("removed a label that introduced nothing")
     cleaned = _outside_code(fixed, lambda line: strip_stray_letters(line, language))
     if cleaned != fixed:
         applied.append("removed stray foreign characters")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.flows.lesson.document import deterministic_fixes
 from core.flows.lesson.heuristics import HeuristicAction, run_heuristics
 from tests.flows.lesson.corpus_scoring import BLOCKING, FAMILY_CHECK, caught, score
 from tests.flows.lesson.lesson_corpus import FAMILIES, lesson_by_file, load_corpus
@@ -39,6 +40,7 @@ def acting_lines(file: str, family: str) -> list[int]:
         ("pt/pt-021-biomas-brasileiros.md", "placeholder", 23, "instruction + 'aqui'"),
         ("uk/uk-017-promisy-js.md", "placeholder", 31, "<angle-bracketed note: ...>"),
         ("it/it-023-media-mediana.md", "placeholder", 33, "list item deferring itself"),
+        ("pt/pt-018-concordancia-verbal.md", "placeholder", 23, "bare label, then prose"),
         ("fr/fr-004-photosynthese.md", "chatter", 1, "text before the title"),
         ("fr/fr-016-loi-ohm.md", "chatter", 43, "sign-off after a closing rule"),
         ("fr/fr-022-inflation.md", "chatter", 11, "'as you asked' between sections"),
@@ -90,6 +92,7 @@ def test_the_family_check_acts_at_the_labelled_line(file, family, line, shape):
         ("ru/ru-009-inflyaciya.md", "a URL alone on its line"),
         ("fr/fr-031-passe-simple.md", "example lines after a colon"),
         ("ja/ja-002-sanka-to-kangen.md", "a chemical equation line"),
+        ("zh/zh-002-guanghe-zuoyong.md", "a Chinese sentence ending with ： before a formula line"),
         ("de/de-010-integralrechnung.md", "display formulas are not English"),
         ("de/de-005-quintenzirkel.md", "a list of note names is not English"),
         ("uk/uk-005-mazhorna-gama.md", "note names are not a Latin sentence"),
@@ -112,12 +115,24 @@ def test_hard_negatives_pass_without_action(file, feature):
 
 def test_the_whole_corpus_recall_and_false_positives():
     """Over every lesson: no blocking false positive and no self-fix on a clean lesson, and
-    recall at least 97% per family (the target is 98%: placeholders reach 46 of 47, the miss is
-    pt-018's bare "Exemplos:" followed by an unrelated paragraph, a shape a real example
-    paragraph after a bare label shares; see bench/lesson_review.py for the figures)."""
+    recall at least 98% per family, the target (see bench/lesson_review.py for the figures)."""
     scores = score(load_corpus())
     recalls = {family: scores.recall(family) for family in FAMILIES}
-    assert all(r is not None and r >= 0.97 for r in recalls.values()), recalls
-    assert len(scores.missed) <= 1, [(lesson.file, d.line) for lesson, d in scores.missed]
+    assert all(r is not None and r >= 0.98 for r in recalls.values()), recalls
+    assert scores.missed == [], [(lesson.file, d.line) for lesson, d in scores.missed]
     assert scores.fp_blocking == [] and scores.fp_self_fix == []
     assert {str(a) for a in BLOCKING} == {"REGENERATE", "PARTIAL_REGEN"}
+
+
+def test_a_bare_label_before_prose_is_dropped_by_the_self_fix_not_regenerated():
+    """pt-018's `Exemplos:` announces examples that never come; the next paragraph moves on.
+    The prose after a bare label may be the example itself, so the label is dropped by code
+    (a self-fix), and nothing else of the lesson changes."""
+    lesson = lesson_by_file("pt/pt-018-concordancia-verbal.md")
+    check = run_heuristics(lesson.body, lesson.language).check("placeholders")
+    assert check.action == HeuristicAction.SELF_FIX
+    fixed, applied = deterministic_fixes(lesson.body, lesson.language)
+    assert applied == ["removed a label that introduced nothing"]
+    assert "Exemplos:" not in fixed
+    assert fixed.replace("\n", "") == lesson.body.replace("Exemplos:", "").replace("\n", "")
+    assert run_heuristics(fixed, lesson.language).check("placeholders").findings == []

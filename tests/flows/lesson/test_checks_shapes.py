@@ -260,6 +260,24 @@ DEFECTS = [
         "a label followed by a deferral",
     ),
     (
+        "en",
+        "placeholders",
+        lesson(
+            "en",
+            "A concave lens spreads parallel rays apart.\n\nExamples:\n\n"
+            "Convex lenses, by contrast, bring parallel rays to a focus.",
+        ),
+        "Examples:",
+        "a bare label, then prose that moves on",
+    ),
+    (
+        "ja",
+        "placeholders",
+        lesson("ja", "凹レンズは光を広げます。\n\n例：\n\n一方、凸レンズは光を一点に集めます。"),
+        "例：",
+        "a bare Japanese label, then prose",
+    ),
+    (
         "ru",
         "content_truncation",
         lesson("ru", "Перебор элементов списка:\n\n```python\nfor x in items:\n```"),

@@ -6,6 +6,9 @@ Shapes, in any language:
   words that are not a link, a citation (`[1]`), an interval (`[a, b]`), an elision (`[…]`) or
   an editorial insertion inside a quotation;
 - a label with nothing after it: `Example: …`, `Beispiel 2:` followed by a heading;
+- a bare label that introduces nothing it could name: `Exemplos:` alone, then a paragraph of
+  prose (a label announces a list, code, a formula, a table or a quotation); a self-fix, the
+  label is dropped (`strip_dangling_labels`), as the prose may be the example itself;
 - a stand-in: `???`, `XXX`, `TODO`, `TBD`, `FIXME`, "Lorem ipsum", a line of only `...`;
 - a text deferring its own writing ("This section will be written later", "à compléter"),
   found by the metatextual words in `lexicon`, when it stands alone or names itself.
@@ -19,7 +22,7 @@ from collections.abc import Iterator
 
 from core.flows.lesson.heuristics.lexicon import deferral, self_reference
 from core.flows.lesson.heuristics.notation import INLINE_CODE, INLINE_MATH, QUOTED, URL
-from core.flows.lesson.heuristics.parse import LIST_ITEM, Block, ParsedLesson
+from core.flows.lesson.heuristics.parse import LIST_ITEM, Block, ParsedLesson, parse_lesson
 from core.flows.lesson.heuristics.result import CheckResult, Finding, HeuristicAction
 from core.flows.lesson.heuristics.scripts import words
 
@@ -61,6 +64,9 @@ ITEM_WORDS = 12
 """A list item this short that defers its writing is nothing but the deferral."""
 SHORT_BLOCK = 30
 """A deferral in a block this short (in words) is the block's whole content."""
+BARE_LABEL_WORDS = 3
+"""A label this short, alone on its line, names what follows (`Examples:`, `Beispiel 2:`);
+longer ones are sentences introducing what follows (`Compare these two sentences:`)."""
 
 
 def _masked(line: str) -> str:
@@ -127,6 +133,46 @@ def _label_without_content(block: Block, following: Block | None) -> str | None:
     return None
 
 
+def _word_count(text: str) -> int:
+    """Words, counting two CJK characters as one (CJK writes no spaces: `例子` is one)."""
+    cjk = len(CJK.findall(text))
+    return len(CJK.sub(" ", text).split()) + (cjk + 1) // 2
+
+
+def _label_before_prose(block: Block, following: Block | None) -> str | None:
+    """A bare `Examples:` alone on its line, followed by a paragraph of prose: what it
+    announced (a list, code, a formula...) is not there."""
+    match = _is_label(block)
+    if match is None or match.group("stand") or len(block.lines) != 1:
+        return None
+    if _word_count(match.group("label")) > BARE_LABEL_WORDS:
+        return None
+    if following is None or following.kind != "paragraph" or _is_label(following):
+        return None
+    return block.lines[0].strip()
+
+
+def dangling_label_lines(lesson: ParsedLesson) -> list[int]:
+    """0-based lines of the bare labels followed by prose (see `_label_before_prose`)."""
+    found = []
+    for section in lesson.sections:
+        for n, block in enumerate(section.blocks):
+            following = section.blocks[n + 1] if n + 1 < len(section.blocks) else None
+            if block.kind == "paragraph" and _label_before_prose(block, following):
+                found.append(block.line_no)
+    return found
+
+
+def strip_dangling_labels(body: str) -> tuple[str, int]:
+    """The body without its bare labels followed by prose, and how many were removed."""
+    drop = set(dangling_label_lines(parse_lesson(body)))
+    if not drop:
+        return body, 0
+    lines = body.split("\n")
+    kept = [line for n, line in enumerate(lines) if n not in drop]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)), len(drop)
+
+
 def _deferral(block: Block, alone: bool, language: str) -> str | None:
     """A sentence deferring the text's own writing, when it stands alone or names itself."""
     pattern = deferral(language)
@@ -156,32 +202,37 @@ def _alone_on_line(masked: str) -> bool:
 
 def _block_findings(
     block: Block, following: Block | None, alone: bool, language: str
-) -> Iterator[tuple[int, str, str]]:
-    """(line, message, sample) of each placeholder in one block."""
+) -> Iterator[tuple[int, str, str, HeuristicAction]]:
+    """(line, message, sample, action) of each placeholder in one block."""
+    regen = HeuristicAction.PARTIAL_REGEN
     shapes = block.kind == "list" or SHAPE_HINT.search(block.text)
     for n, line in enumerate(block.lines if shapes else ()):
         masked = _masked(line)
         if block.kind != "table" and ELLIPSIS_LINE.match(masked):
-            yield block.line_no + n, "a line standing for missing text", line.strip()
+            yield block.line_no + n, "a line standing for missing text", line.strip(), regen
             return
         whole = _alone_on_line(QUOTE_MARK.sub("", LIST_ITEM.sub("", masked)))
         if found := _inline(masked, whole, quoted=block.kind == "quote"):
             if block.kind == "table" and found == "??":
                 continue  # a cell for the learner to fill in
-            yield block.line_no + n, "placeholder", found
+            yield block.line_no + n, "placeholder", found, regen
             return
         if block.kind == "list" and (found := _deferred_item(masked, language)):
-            yield block.line_no + n, "the text defers its own writing", found
+            yield block.line_no + n, "the text defers its own writing", found, regen
             return
     if block.kind == "paragraph":
         if found := _label_without_content(block, following):
-            yield block.last_line_no, "a label with nothing after it", found
+            yield block.last_line_no, "a label with nothing after it", found, regen
+        elif found := _label_before_prose(block, following):
+            message = "a label that introduces nothing (prose follows)"
+            yield block.line_no, message, found, HeuristicAction.SELF_FIX
         elif found := _deferral(block, alone, language):
-            yield block.line_no, "the text defers its own writing", found
+            yield block.line_no, "the text defers its own writing", found, regen
 
 
 def check_placeholders(lesson: ParsedLesson, language: str = "en") -> CheckResult:
-    """Every placeholder shape outside code and formulas: FAIL, the sections are rewritten."""
+    """Every placeholder shape outside code and formulas: FAIL, the sections are rewritten
+    (a dangling bare label: WARN, the self-fix drops it)."""
     findings: list[Finding] = []
     for section in lesson.sections:
         blocks = section.blocks
@@ -191,14 +242,14 @@ def check_placeholders(lesson: ParsedLesson, language: str = "en") -> CheckResul
                 continue
             following = blocks[n + 1] if n + 1 < len(blocks) else None
             alone = len(content) == 1 and bool(section.title)
-            for line, message, sample in _block_findings(block, following, alone, language):
+            for line, message, sample, action in _block_findings(block, following, alone, language):
                 findings.append(
                     Finding(
                         section=section.title,
                         line=line,
                         message=message,
                         sample=sample[:80],
-                        action=HeuristicAction.PARTIAL_REGEN,
+                        action=action,
                     )
                 )
     return CheckResult.of("placeholders", findings, placeholders=len(findings))
