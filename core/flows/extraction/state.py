@@ -7,7 +7,7 @@ from typing import Annotated, Literal, TypedDict, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from core.evaluation import EvaluationFields, EvaluationStatus
+from core.evaluation import EvaluationFields, EvaluationResultData, EvaluationStatus
 from core.flows.extraction.proposal import ExistingLink, NewConcept
 from core.flows.extraction.records import (
     Candidate,
@@ -92,7 +92,7 @@ class ExtractionState(EvaluationFields, total=False):
     code_issues: list[Issue]
     """What code found in the current proposal (unattributed quotes, disconnected or
     wrong-language concepts, unknown ids)."""
-    critique: dict[str, object]
+    critique: EvaluationResultData
     """The latest self-critique (`EvaluationResult` as data)."""
     critique_status: EvaluationStatus
     """Status of the self-critique evaluation."""
