@@ -180,9 +180,7 @@ def _existing_edits(
     return edits
 
 
-def _store_rows(
-    conn: Store, plan: VaultPlan, concepts: list[Concept], edges: list[Relation]
-) -> None:
+def _store_rows(db: Store, plan: VaultPlan, concepts: list[Concept], edges: list[Relation]) -> None:
     """The new concepts, relations and quote links in the index tables (one transaction)."""
     stamp = now_iso()
     paths = {c.entity_id: c.path for c in plan.create}
@@ -190,11 +188,11 @@ def _store_rows(
         path = paths[concept.id]
         title = PurePosixPath(path).stem
         digest = text_hash(embedding_text(title, [], concept.short_summary, concept.summary))
-        conn.execute(
+        db.execute(
             "INSERT OR IGNORE INTO notes VALUES (?, 'pending', 0, 0, 'concept', ?, '{}', ?)",
             (path, title, stamp),
         )
-        conn.execute(
+        db.execute(
             "INSERT INTO concepts (entity_id, path, title, aliases_json, short_summary, summary,"
             " language, text_hash) VALUES (?, ?, ?, '[]', ?, ?, ?, ?)",
             (
@@ -207,18 +205,18 @@ def _store_rows(
                 digest,
             ),
         )
-        conn.execute(
+        db.execute(
             "INSERT INTO concepts_fts (rowid, title, aliases, short_summary, summary)"
             " SELECT id, ?, '', ?, ? FROM concepts WHERE entity_id=?",
             (title, concept.short_summary, concept.summary, concept.id),
         )
-    conn.executemany(
+    db.executemany(
         "INSERT OR IGNORE INTO concept_relations VALUES (?, ?, ?)",
         [(r.source_id, r.type.value, r.target_id) for r in edges],
     )
     links = [(c.entity_id, q) for c in plan.create for q in _quotes_of(c, plan)]
     links += [(e.entity_id, q) for e in plan.edit for q in e.quote_ids]
-    conn.executemany(
+    db.executemany(
         "INSERT OR IGNORE INTO quote_concepts VALUES (?, ?, ?)",
         [(cid, plan.source_name.lower(), q) for cid, q in links],
     )

@@ -480,8 +480,7 @@ def aggregate(state: ExtractionState) -> ExtractionState:
     concepts = {c.id: c for c in proposal.concepts}
     links, moved, novel = list(proposal.existing), {}, []
     for candidate in pending:
-        found = by_key.get(candidate["key"])
-        existing_id = found["duplicate_of"] if found else None
+        existing_id = found["duplicate_of"] if (found := by_key.get(candidate["key"])) else None
         if found and existing_id:
             links.append(_link(candidate, found, existing_id))
             moved[candidate["key"]] = existing_id

@@ -39,6 +39,7 @@ from core.flows.normalization.variants import deterministic_merges
 from core.merges.reviews import ReviewsRepo
 from core.model_failures import raise_unless_fallback, skipped_entry
 from core.settings.flows import NormalizationSettings
+from core.store import Store
 from local_llm import LLMError
 
 ANSWER_RESERVE = 600
@@ -73,6 +74,24 @@ def concept_data(concept: ConceptInfo) -> ConceptData:
         "summary": concept.summary,
         "links": concept.links,
         "language": concept.language,
+    }
+
+
+def stored_weak_merges(store: Store) -> dict[str, Merge]:
+    """Every weak merge ever recorded (`ReviewsRepo.weak_merges`), by key, as merges."""
+    return {
+        key: {
+            "key": row["key"],
+            "a_id": row["a_id"],
+            "b_id": row["b_id"],
+            "a_name": row["a_name"],
+            "b_name": row["b_name"],
+            "reason": row["reason"],
+            "explanation": row["explanation"],
+            "origin": row["origin"],
+            "run_id": row["run_id"],
+        }
+        for key, row in ReviewsRepo(store).weak_merges().items()
     }
 
 
@@ -112,20 +131,7 @@ async def load(state: NormalizationState, runtime: Runtime[FlowContext]) -> Norm
     store, settings = runtime.context.store, _settings(runtime)
     concepts = load_concepts(store)
     names = concept_names(concepts)
-    weak: dict[str, Merge] = {
-        key: {
-            "key": row["key"],
-            "a_id": row["a_id"],
-            "b_id": row["b_id"],
-            "a_name": row["a_name"],
-            "b_name": row["b_name"],
-            "reason": row["reason"],
-            "explanation": row["explanation"],
-            "origin": row["origin"],
-            "run_id": row["run_id"],
-        }
-        for key, row in ReviewsRepo(store).weak_merges().items()
-    }
+    weak = stored_weak_merges(store)
     found = []
     if settings.deterministic:
         found = [

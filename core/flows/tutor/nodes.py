@@ -249,8 +249,7 @@ async def executor(state: SimplifiedState, runtime: Runtime[FlowContext]) -> Sim
         "step_id": step["step_id"],
     }
     get_stream_writer()({"node": "executor", "message": "done", "done": True})
-    output: dict[str, object] = {"message": text, "hints": hints}
-    output |= {"fallback": stand_in} if stand_in else {}
+    output = {"message": text, "hints": hints} | ({"fallback": stand_in} if stand_in else {})
     output |= {"hints_by": "code (the model wrote none)"} if general else {}
     item = logs.entry("executor", f"Step {step['title']!r}", output, "", timer)
     update: SimplifiedState = {
@@ -381,12 +380,11 @@ async def evaluator(state: SimplifiedState, runtime: Runtime[FlowContext]) -> Si
         )
     except LLMError as exc:  # invalid after re-asks: not counted, and said; no answer: fails
         raise_unless_fallback(exc)
-        reason = why(exc)
-        update = not_evaluated(step, reason)
+        update = not_evaluated(step, why(exc))
         item = logs.entry(
             "evaluator",
             f"Not evaluated: {student[:120]}",
-            {"fallback": reason},
+            {"fallback": update["last_evaluation"]["not_evaluated"]},
             "",
             timer,
         )
