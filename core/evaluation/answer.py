@@ -12,8 +12,6 @@ string and list is bounded.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, Field
 
 from core.degenerate import (
@@ -159,6 +157,6 @@ def _loops(answer: EvaluationAnswer) -> list[str]:
     ]
 
 
-def raw_answer(answer: EvaluationAnswer) -> dict[str, Any]:
+def raw_answer(answer: EvaluationAnswer) -> dict[str, object]:
     """The answer as plain data, kept as `raw_response` for debugging."""
     return answer.model_dump(mode="json")

@@ -9,7 +9,6 @@ keeps every change of mastery, for charts, and ranks subtopics too).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from core.flows.tutor.plan import mastery as plan_mastery
 from core.flows.tutor.plan import now_iso, progress
 from core.flows.tutor.progress import days_between, practice_priority, record_history
+from core.flows.tutor.state import SimplifiedState
 
 if TYPE_CHECKING:
     from core.store import Store
@@ -57,7 +57,7 @@ class DueConcept:
     """Higher is more urgent (`core.flows.tutor.progress.practice_priority`)."""
 
 
-def record_session(store: Store, session_id: str, state: Mapping[str, Any]) -> None:
+def record_session(store: Store, session_id: str, state: SimplifiedState) -> None:
     """Insert or update the session's row from its state (called at the end of every turn)."""
     info = state.get("topic_info") or {}
     plan = state.get("study_plan")
@@ -94,7 +94,7 @@ def record_session(store: Store, session_id: str, state: Mapping[str, Any]) -> N
     )
 
 
-def record_mastery(store: Store, session_id: str, state: Mapping[str, Any]) -> None:
+def record_mastery(store: Store, session_id: str, state: SimplifiedState) -> None:
     """The session's current mastery for each concept note it teaches, and a point of
     history for each concept and subtopic whose mastery changed."""
     concepts = (state.get("topic_info") or {}).get("concepts") or []
