@@ -82,7 +82,7 @@ async def run_once(base: Path, quotes: int, script: FlowScript, flows: dict, lat
         flows={"extraction": flows},
         models={"max_tokens": MAX_TOKENS},
     )
-    backend = ScriptedBackend(script, latency_s=latency)
+    backend = ScriptedBackend(answer=script, latency_s=latency)
     async with open_services(settings, {"extraction": SPEC}, backend=backend) as app:
         app.vault.index.sync_files()
         run = app.runtime.start("extraction", {"source": SOURCE}, target=SOURCE)

@@ -242,7 +242,11 @@ async def run_flow(
             "deterministic": noema,
             "max_merges_per_call": 200,
         }
-        settings = Settings(data={"directory": Path(tmp) / "data"}, flows={"normalization": flows})
+        settings = Settings(
+            vault={"language": "en"},  # the stand-in vault has no notes to detect it from
+            data={"directory": Path(tmp) / "data"},
+            flows={"normalization": flows},
+        )
         vault = SimpleNamespace(index=None, embed_model=EMBED_MODEL) if use_vectors else None
         context = FlowContext(settings, llm, store, vault, run_id="bench")
         app = build_graph().compile(checkpointer=InMemorySaver())

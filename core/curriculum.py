@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from core.concept_notes import parse_concept_note
 from vault.note import NoteUnreadable, read_note
@@ -55,7 +55,7 @@ class Lesson:
     concept_titles: list[str] = field(default_factory=list)
     """Titles linked from the note (resolved to `concepts` against the index)."""
 
-    def topic_info(self) -> dict[str, Any]:
+    def topic_info(self) -> dict[str, object]:
         """The tutor's `topic_info` for this lesson."""
         return {
             "title": self.title,

@@ -14,7 +14,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel, model_validator
 
@@ -38,7 +38,7 @@ def _singular(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") else word
 
 
-def field_names_as_values(values: Mapping[str, Any], names: Iterable[str]) -> list[str]:
+def field_names_as_values(values: Mapping[str, object], names: Iterable[str]) -> list[str]:
     """Fields whose text is made only of the schema's field names (`reasons: reasons`)."""
     vocabulary = {_singular(w) for name in names for w in fold(name.replace("_", " ")).split()}
 
@@ -88,7 +88,7 @@ def wordless(text: str) -> bool:
 _PLACEHOLDER = re.compile(r"<[^<>\n]{2,40}>")
 
 
-def placeholders(values: Mapping[str, Any]) -> list[str]:
+def placeholders(values: Mapping[str, object]) -> list[str]:
     """Fields that still hold a template slot of the prompt (`<what is wrong>`)."""
     return [f for f, v in values.items() if isinstance(v, str) and _PLACEHOLDER.search(v)]
 

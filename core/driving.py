@@ -10,11 +10,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from core.events import Done, Failed, Interrupted, RunEvent
 
-Decide = Callable[[dict[str, Any]], Awaitable[Any]]
+if TYPE_CHECKING:
+    from core.runtime import Runtime
+
+Decide = Callable[[dict[str, object]], Awaitable[object]]
+"""The answer to a review (its payload): the resume value, or None to leave it waiting."""
 OnEvent = Callable[[RunEvent], None]
 
 
@@ -26,12 +30,12 @@ class Stop:
     output: dict[str, Any] = field(default_factory=dict)
     """The final state (done)."""
     error: str = ""
-    payload: dict[str, Any] | None = None
+    payload: dict[str, object] | None = None
     """The interrupt left unanswered (awaiting_review)."""
 
 
 async def drive_run(
-    runtime: Any,
+    runtime: Runtime,
     run_id: str,
     events: AsyncIterator[RunEvent],
     decide: Decide | None = None,
@@ -48,7 +52,7 @@ async def drive_run(
 
 
 async def _drive(
-    runtime: Any,
+    runtime: Runtime,
     run_id: str,
     events: AsyncIterator[RunEvent],
     decide: Decide | None,

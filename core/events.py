@@ -1,4 +1,9 @@
-"""Typed events a run streams to its front ends (TUI screens, CLI)."""
+"""Typed events a run streams to its front ends (TUI screens, CLI).
+
+A node's update, its progress data and the final state are pieces of the flow's own state
+(each flow's TypedDict, read by that flow's screens): the runtime, which runs every flow,
+cannot name it, hence `dict[str, Any]` there. An interrupt's payload is a review as plain data
+(`core.reviews.Review.payload()`), validated back into its model by whoever reads it."""
 
 from __future__ import annotations
 
@@ -38,9 +43,10 @@ class Progress(RunEvent):
 
 @dataclass(frozen=True)
 class Interrupted(RunEvent):
-    """The run stopped at `interrupt()` and waits for a human; `payload` is what it shows."""
+    """The run stopped at `interrupt()` and waits for a human; `payload` is what it shows (a
+    review model as plain data: `core.reviews.Review.payload()`, validated back by readers)."""
 
-    payload: Any
+    payload: dict[str, object]
     interrupt_id: str = ""
 
 

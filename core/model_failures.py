@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from pydantic import BaseModel
 
@@ -48,12 +48,12 @@ class SkippedWork(BaseModel):
     fallback: str = ""
 
 
-def skipped_entry(step: str, what: str, exc: BaseException, fallback: str) -> dict[str, Any]:
+def skipped_entry(step: str, what: str, exc: BaseException, fallback: str) -> dict[str, str]:
     """A record of work a fallback replaced: the step, what was skipped, why, what stands in."""
     return {"step": step, "what": what, "why": why(exc), "fallback": fallback}
 
 
-def skipped_line(entry: dict[str, Any]) -> str:
+def skipped_line(entry: Mapping[str, object]) -> str:
     """One line for a report: `1.1b duplicate detection of 'X': <why>; <fallback>`."""
     return f"[{entry.get('step', '')}] {entry.get('what', '')}: {entry.get('why', '')}; " + str(
         entry.get("fallback", "")

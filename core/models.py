@@ -10,9 +10,9 @@ import dataclasses
 import os
 import sys
 from collections.abc import Mapping
-from typing import Any
 
 from core.settings import Settings
+from core.settings.sections import DeploymentSettings
 from core.store import Store
 from core.store.runs import now_iso
 from local_llm import ActivitySink, Backend, CallTrace, LLMClient, ModelConfig
@@ -86,7 +86,7 @@ def deployments(
     return pool
 
 
-def _servers(settings: Settings, role: str) -> list[Any]:
+def _servers(settings: Settings, role: str) -> list[DeploymentSettings]:
     """The deployments a role sets, or else those of [models], unless the role names a model
     of its own (other servers of another model are not its pool)."""
     override = settings.models.roles.get(role) or settings.models.roles.get("default")
@@ -133,11 +133,14 @@ def _deployment(
 def local_config(config: ModelConfig, role: str) -> ModelConfig:
     """The bundled model for a role: its one model name, no server address (noema starts
     the server), and for `embedding` the embedding server's smaller context."""
-    changes: dict[str, Any] = {"model": LOCAL_MODEL, "base_url": None, "api_key": None}
-    if role == "embedding":
-        budget = min(config.context_budget, EMBEDDING_MAX_CTX - 8)
-        changes.update(context_budget=budget, num_ctx=min(config.context_window, EMBEDDING_MAX_CTX))
-    return dataclasses.replace(config, **changes)
+    local = dataclasses.replace(config, model=LOCAL_MODEL, base_url=None, api_key=None)
+    if role != "embedding":
+        return local
+    return dataclasses.replace(
+        local,
+        context_budget=min(config.context_budget, EMBEDDING_MAX_CTX - 8),
+        num_ctx=min(config.context_window, EMBEDDING_MAX_CTX),
+    )
 
 
 def local_backend(settings: Settings) -> LocalBackend:
@@ -161,8 +164,8 @@ def langgraph_call_context() -> Mapping[str, str]:
         config = get_config()
     except RuntimeError:
         return {}
-    metadata: dict[str, Any] = config.get("metadata") or {}
-    configurable: dict[str, Any] = config.get("configurable") or {}
+    metadata: dict[str, object] = config.get("metadata") or {}
+    configurable: dict[str, object] = config.get("configurable") or {}
     return {
         "flow": str(metadata.get("flow", "")),
         "node": str(metadata.get("langgraph_node", "")),

@@ -15,11 +15,14 @@ import re
 import threading
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from core.settings import Settings
 from vault.layout import VaultLayout
 from vault.note import NoteUnreadable, read_note
+
+if TYPE_CHECKING:
+    from core.vault_handle import VaultHandle
 
 FALLBACK = "en"
 """The language of notes when the vault has no prose to detect one from."""
@@ -82,7 +85,7 @@ def vault_language(root: Path, layout: VaultLayout) -> str | None:
     return detect_language(texts)
 
 
-def note_language(settings: Settings, vault: Any) -> str:
+def note_language(settings: Settings, vault: VaultHandle | None) -> str:
     """`vault.language`, else the language of the vault's notes (detected once per process;
     slow the first time: call it off the UI), else English."""
     if settings.vault.language:
@@ -95,7 +98,7 @@ def note_language(settings: Settings, vault: Any) -> str:
         return _detected[vault.root]
 
 
-def resolve_note_language(settings: Settings, vault: Any) -> Settings:
+def resolve_note_language(settings: Settings, vault: VaultHandle | None) -> Settings:
     """The settings with the note language wherever one was left to the vault (a copy; the
     settings given are unchanged, and returned as they are when nothing is left open)."""
     flows = settings.flows

@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
@@ -76,7 +76,7 @@ class VaultPlan(BaseModel):
     )
 
 
-def record_plan(conn: Any, plan: VaultPlan) -> None:
+def record_plan(conn: Store, plan: VaultPlan) -> None:
     """Insert the pending plan (inside the caller's store transaction)."""
     stamp = now_iso()
     conn.execute(
@@ -200,7 +200,7 @@ def apply_plan(
     store: Store,
     writer: VaultWriter,
     plan: VaultPlan,
-    reindex: Callable[..., Any] | None = None,
+    reindex: Callable[..., object] | None = None,
     progress: Progress | None = None,
 ) -> list[str]:
     """Every step of a plan, then the plan is done. Idempotent."""
@@ -223,7 +223,9 @@ def apply_plan(
     return sorted(set(written))
 
 
-def abandon_plan(store: Store, plan: VaultPlan, reason: str, reindex: Callable[..., Any]) -> None:
+def abandon_plan(
+    store: Store, plan: VaultPlan, reason: str, reindex: Callable[..., object]
+) -> None:
     """Give up a commit that can never be written: it is marked `abandoned` with the reason,
     and the index forgets what its store half added (the notes it touched are read again from
     the vault, the source of truth)."""

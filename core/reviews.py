@@ -10,7 +10,7 @@ keeps waiting at its review.
 
 from __future__ import annotations
 
-from typing import Any, Self
+from typing import Self
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
@@ -29,7 +29,7 @@ class Review(BaseModel):
     actions: list[str] = []
     """The answers the reviewer can give now."""
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> dict[str, object]:
         """The review as plain JSON data: what goes into `interrupt()` and the checkpoint."""
         return self.model_dump(mode="json")
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.errors import GraphRecursionError
 from langgraph.graph import StateGraph
@@ -46,8 +48,9 @@ class FlowSpec:
     name: str
     """Flow name as stored on runs (`extraction`, `normalization`, ...)."""
     build_graph: Callable[[], StateGraph[Any, FlowContext, Any, Any]]
-    """Returns the uncompiled graph (with `context_schema=FlowContext`)."""
-    make_input: Callable[[dict[str, Any]], dict[str, Any]] = dict
+    """Returns the uncompiled graph (with `context_schema=FlowContext`). Each flow has a state
+    of its own: the runtime holds graphs of any state (the `Any`s here and in `graph()`)."""
+    make_input: Callable[[dict[str, object]], Mapping[str, object]] = dict
     """Validates a run's input and returns the graph's initial state."""
     recursion_limit: Callable[[Settings], int] = lambda _settings: 100
     """The recursion limit for this flow, from settings."""
@@ -57,7 +60,7 @@ class FlowSpec:
     """Human-readable name."""
     max_concurrency: Callable[[Settings], int | None] = lambda _settings: None
     """How many of the run's tasks (e.g. parallel `Send`s) execute at once; None: no limit."""
-    failure: Callable[[dict[str, Any]], str | None] = lambda _state: None
+    failure: Callable[[dict[str, object]], str | None] = lambda _state: None
     """The error of a run whose graph ended normally but whose final state is a failure (the
     flow handled the error itself); the run is then recorded `failed`, not `done`."""
     decisions: Mapping[str, type[Decision]] = field(default_factory=dict)
@@ -111,7 +114,7 @@ class Runtime:
         self._context_factory = context_factory
         self._checkpointer = checkpointer
         self._checkpoint_path = checkpoint_path or settings.data_dir / "checkpoints.sqlite3"
-        self._saver_cm: Any = None
+        self._saver_cm: AbstractAsyncContextManager[BaseCheckpointSaver[str]] | None = None
         self._compiled: dict[str, Any] = {}
         self.leases = Leases.of_store(store)
         """A run is driven only while its lease is held: one process at a time, and a run
@@ -163,18 +166,18 @@ class Runtime:
                 f"unknown flow {flow!r}; known: {', '.join(sorted(self.flows))}"
             ) from None
 
-    def start(self, flow: str, input: dict[str, Any], *, target: str = "") -> RunRecord:
+    def start(self, flow: str, input: Mapping[str, object], *, target: str = "") -> RunRecord:
         """Record a new queued run (validating its input); `stream()` executes it."""
-        self._spec(flow).make_input(input)
+        self._spec(flow).make_input(dict(input))
         return self.runs.create(flow, input, target=target)
 
-    def start_once(self, flow: str, input: dict[str, Any], target: str) -> RunRecord | None:
+    def start_once(self, flow: str, input: Mapping[str, object], target: str) -> RunRecord | None:
         """`start`, unless the target has an active run of the flow (checked in the same
         transaction, so two processes never both start one): None then."""
-        self._spec(flow).make_input(input)
+        self._spec(flow).make_input(dict(input))
         return self.runs.enqueue_once(flow, input, target=target)
 
-    def _config(self, run: RunRecord) -> dict[str, Any]:
+    def _config(self, run: RunRecord) -> RunnableConfig:
         spec = self._spec(run.flow)
         return {
             "configurable": {"thread_id": run.id},
@@ -228,7 +231,7 @@ class Runtime:
             run.status in ("queued", "failed") and await self.pending_interrupt(run.id) is not None
         )
 
-    async def send(self, run_id: str, update: dict[str, Any]) -> AsyncIterator[RunEvent]:
+    async def send(self, run_id: str, update: Mapping[str, object]) -> AsyncIterator[RunEvent]:
         """Continue a finished run with new input (a chat's next message).
 
         The graph runs again from START on the same thread with `update` merged into the
@@ -253,15 +256,15 @@ class Runtime:
     async def _drive(
         self, run: RunRecord, graph_input: object, *, new_input: bool = False
     ) -> AsyncIterator[RunEvent]:
+        """One stretch of a run: the graph streamed as events to its end, a failure or its
+        interrupts."""
         spec, graph = self._spec(run.flow), self.graph(run.flow)
         config = self._run_config(run, new_input)
         # built in a thread: it may read the vault once to detect its note language
         context = await asyncio.to_thread(self._context_factory, run.id)
         self.runs.set_status(run.id, "running")
-        # An interrupt is reported only once the run is recorded as awaiting review, so a front
-        # end that answers at once never finds the run still "running".
-        interrupts: list[Interrupted] = []
-        values: dict[str, Any] | None = None
+        interrupts: list[Interrupted] = []  # reported once the stretch ended (_stretch_ended)
+        values: dict[str, object] | None = None
         try:
             async for mode, chunk in graph.astream(
                 graph_input,
@@ -287,16 +290,28 @@ class Runtime:
         except Exception as exc:  # noqa: BLE001 - a node's failure becomes a failed run
             yield self._fail(run, user_message(exc), exc)
             return
+        for event in await self._stretch_ended(run, spec, config, interrupts, values):
+            yield event
+
+    async def _stretch_ended(
+        self,
+        run: RunRecord,
+        spec: FlowSpec,
+        config: RunnableConfig,
+        interrupts: list[Interrupted],
+        values: dict[str, object] | None,
+    ) -> list[RunEvent]:
+        """The graph stopped without failing: at interrupts, handed out once the run is
+        recorded awaiting review (a front end that answers at once never finds it still
+        "running"); else at its end, with the final state (`values`, the last one streamed)."""
         if interrupts:
             self.runs.set_status(run.id, "awaiting_review")
-            for event in interrupts:
-                yield event
-            return
+            return list(interrupts)
         if values is None:  # nothing ran (a run already at its end)
-            values = (await graph.aget_state(config)).values
-        yield self._done(run, spec, dict(values))
+            values = (await self.graph(run.flow).aget_state(config)).values
+        return [self._done(run, spec, dict(values or {}))]
 
-    def _run_config(self, run: RunRecord, new_input: bool) -> dict[str, Any]:
+    def _run_config(self, run: RunRecord, new_input: bool) -> RunnableConfig:
         config = self._config(run)
         if new_input:
             # LangGraph treats input whose metadata run_id equals the checkpoint's as a re-entry
@@ -311,7 +326,7 @@ class Runtime:
         else:  # the process quits or the caller let go: queued again, shown interrupted
             self._interrupted(run_id)
 
-    def _done(self, run: RunRecord, spec: FlowSpec, output: dict[str, Any]) -> Done:
+    def _done(self, run: RunRecord, spec: FlowSpec, output: dict[str, object]) -> Done:
         """The graph ended: the run is done, or failed when the flow says its end is one."""
         error = spec.failure(output)
         if error:
@@ -369,7 +384,7 @@ class Runtime:
         snapshot: StateSnapshot = await self.graph(run.flow).aget_state(self._config(run))
         return snapshot
 
-    async def update_state(self, run_id: str, values: dict[str, Any], as_node: str) -> None:
+    async def update_state(self, run_id: str, values: Mapping[str, object], as_node: str) -> None:
         """Write `values` into the run's checkpointed state as if node `as_node` had returned
         them (through the state's reducers); the graph continues from that node's edges."""
         run = self.runs.get(run_id)
@@ -398,8 +413,8 @@ def _translate(run_id: str, mode: str, chunk: object) -> list[RunEvent]:
     return []
 
 
-def _translate_task(run_id: str, chunk: dict[str, Any]) -> list[RunEvent]:
-    name = chunk.get("name", "")
+def _translate_task(run_id: str, chunk: Mapping[str, object]) -> list[RunEvent]:
+    name = str(chunk.get("name", ""))
     if name.startswith("__"):
         return []
     if "input" in chunk and "result" not in chunk:

@@ -16,9 +16,14 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from typing import Any
+from typing import TYPE_CHECKING
 
 from core.leases import Lease, Leases
+
+if TYPE_CHECKING:
+    import psycopg
+
+    from core.store.postgres import PostgresStore
 
 _HELD: dict[tuple[str, int], bool] = {}
 _HELD_LOCK = threading.Lock()
@@ -47,11 +52,11 @@ class AdvisoryLease(Lease):
 class AdvisoryLeases(Leases):
     """The leases of a shared store (same interface as file leases)."""
 
-    def __init__(self, shared: Any) -> None:
+    def __init__(self, shared: PostgresStore) -> None:
         super().__init__(None)
         self.shared = shared
 
-    def _connection(self) -> Any:
+    def _connection(self) -> psycopg.Connection:
         conn = self.shared.lease_connection
         if conn is not None and not conn.closed and not conn.broken:
             return conn
@@ -70,7 +75,7 @@ class AdvisoryLeases(Leases):
             if (self._scope(), key) in _HELD:
                 return None
             row = self._connection().execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
-            if not row[0]:
+            if row is None or not row[0]:  # (the SELECT always gives one row)
                 return None
             _HELD[(self._scope(), key)] = True
             return AdvisoryLease(self, key)

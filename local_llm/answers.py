@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from local_llm.backends.base import Completion, JsonSchema
+from local_llm.backends.base import Completion, JsonSchema, Message
+from local_llm.json_data import JSONValue
 from local_llm.schema import validate_bounded
 
 M = TypeVar("M", bound=BaseModel)
@@ -41,20 +43,19 @@ def parse_answer(completion: Completion, model: type[M], schema: JsonSchema | No
         raise InvalidAnswer("the JSON is not valid:\n- " + "\n- ".join(problems)) from exc
 
 
-def _load_json(text: str) -> Any:
+def _load_json(text: str) -> JSONValue:
     fenced = _FENCE.match(text)
     body = fenced.group(1) if fenced else text.strip()
     if not body:
         raise InvalidAnswer("the answer was empty; reply with a JSON object")
     try:
-        return json.loads(body)
+        loaded: JSONValue = json.loads(body)
+        return loaded
     except json.JSONDecodeError as exc:
         raise InvalidAnswer(f"the answer is not valid JSON ({exc.msg} at char {exc.pos})") from exc
 
 
-def reask_messages(
-    messages: list[dict[str, Any]], raw_text: str, problem: str
-) -> list[dict[str, Any]]:
+def reask_messages(messages: Sequence[Message], raw_text: str, problem: str) -> list[Message]:
     """The original conversation plus the bad answer (excerpt) and the validation error."""
     excerpt = raw_text if len(raw_text) <= RAW_EXCERPT else raw_text[:RAW_EXCERPT] + " [...]"
     return [

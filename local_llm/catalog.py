@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from local_llm.config import LOCAL_MODEL, ModelConfig
+
+if TYPE_CHECKING:
+    import httpx
 from local_llm.retry import classify
 
 OLLAMA_URL = "http://127.0.0.1:11434"
@@ -48,7 +51,7 @@ def same_model(listed: str, wanted: str) -> bool:
     return listed == wanted or listed == f"{wanted}:latest" or f"{listed}:latest" == wanted
 
 
-def _client(base_url: str, timeout_s: float, api_key: str | None = None) -> Any:
+def _client(base_url: str, timeout_s: float, api_key: str | None = None) -> httpx.AsyncClient:
     import httpx
 
     host = urlparse(base_url).hostname or ""
@@ -117,16 +120,18 @@ async def _ollama_models(config: ModelConfig, timeout_s: float, details: bool) -
     return models
 
 
-async def _show(http: Any, name: str) -> dict[str, Any]:
+async def _show(http: httpx.AsyncClient, name: str) -> dict[str, object]:
     try:
         response = await http.post("/api/show", json={"model": name})
-        return response.json() if response.status_code == 200 else {}
+        shown = response.json() if response.status_code == 200 else {}
+        return shown if isinstance(shown, dict) else {}
     except Exception:  # noqa: BLE001 - details are optional; the list itself succeeded
         return {}
 
 
-def _context_length(show: dict[str, Any]) -> int | None:
-    for key, value in (show.get("model_info") or {}).items():
+def _context_length(show: dict[str, object]) -> int | None:
+    info = show.get("model_info")
+    for key, value in (info if isinstance(info, dict) else {}).items():
         if key.endswith(".context_length") and isinstance(value, int):
             return value
     return None

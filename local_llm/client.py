@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from local_llm.activity import ActivitySink, CallWatch
 from local_llm.answers import InvalidAnswer, parse_answer, reask_messages
 from local_llm.backends import Backend, backend_for
-from local_llm.backends.base import Completion, PullProgress
+from local_llm.backends.base import Completion, Message, PullProgress
 from local_llm.calls import CallIdentity, making
 from local_llm.config import ModelConfig
 from local_llm.errors import (
@@ -252,13 +252,13 @@ class LLMClient:
         """The prompt token budget of a role."""
         return self.config(role).context_budget
 
-    def count_tokens(self, messages: Sequence[Mapping[str, Any]], role: str = "default") -> int:
+    def count_tokens(self, messages: Sequence[Message], role: str = "default") -> int:
         """Prompt tokens as counted before sending (a conservative local estimate)."""
         return count_messages(messages)
 
     async def structured(
         self,
-        messages: Sequence[Mapping[str, Any]],
+        messages: Sequence[Message],
         schema: type[M],
         *,
         role: str = "default",
@@ -292,7 +292,7 @@ class LLMClient:
         # the bound counts the widest whitespace the grammar allows in every gap (the bundled
         # Gemma indents with runs of single-character tokens); never below the role's limit
         needed = None if bound is None else max(bound, call.config.max_tokens)
-        base = [dict(m) for m in messages]
+        base: list[Message] = [dict(m) for m in messages]
         prompt, raw, errors = base, "", []
         for attempt in range(1, call.config.retries + 2):
             answer = await self._complete(call, prompt, wire, schema_name(schema), attempt, needed)
@@ -317,7 +317,7 @@ class LLMClient:
 
     async def stream(
         self,
-        messages: Sequence[Mapping[str, Any]],
+        messages: Sequence[Message],
         *,
         role: str = "default",
         max_tokens: int | None = None,
@@ -332,7 +332,7 @@ class LLMClient:
         `StreamCutError` after the pieces that did arrive: it is never a complete answer.
         """
         call = self._call(role, "stream", flow, node, max_tokens=max_tokens)
-        prompt = [dict(m) for m in messages]
+        prompt: list[Message] = [dict(m) for m in messages]
         counted = self._check_budget(call, prompt)
         await self._ready(call)
         async with (
@@ -343,7 +343,7 @@ class LLMClient:
                 yield text
 
     async def _stream(
-        self, call: _Call, prompt: list[dict[str, Any]], counted: int
+        self, call: _Call, prompt: Sequence[Message], counted: int
     ) -> AsyncIterator[str]:
         started, pieces, detail = time.perf_counter(), [], ""
         outcome: Outcome = "error"
@@ -480,7 +480,7 @@ class LLMClient:
             activity=self.activity,
         )
 
-    def _check_budget(self, call: _Call, prompt: Sequence[Mapping[str, Any]]) -> int:
+    def _check_budget(self, call: _Call, prompt: Sequence[Message]) -> int:
         tokens = count_messages(prompt)
         self._check_tokens(call, tokens)
         return tokens
@@ -530,13 +530,13 @@ class LLMClient:
         if prepare is not None:
             await prepare(call.config, call.kind)
 
-    def _admitted(self, call: _Call) -> AbstractAsyncContextManager[Any]:
+    def _admitted(self, call: _Call) -> AbstractAsyncContextManager[None]:
         """Wait for room on the role's servers (a pool's free slot) before the call's clock
         and timeout start: queueing for a busy server is not the model's time."""
         admit = getattr(self.backend(call.role), "admit", None)
         if admit is None:
             return contextlib.nullcontext()
-        admitted: AbstractAsyncContextManager[Any] = admit(
+        admitted: AbstractAsyncContextManager[None] = admit(
             call.config, call.kind, session=call.run_id
         )
         return admitted
@@ -559,7 +559,7 @@ class LLMClient:
     async def _complete(
         self,
         call: _Call,
-        prompt: list[dict[str, Any]],
+        prompt: Sequence[Message],
         wire: JsonSchema,
         name: str,
         attempt: int,
@@ -606,7 +606,7 @@ class LLMClient:
         return next_piece(call, iterator, pieces, self._annotated)
 
     async def _open(
-        self, call: _Call, prompt: list[dict[str, Any]]
+        self, call: _Call, prompt: Sequence[Message]
     ) -> tuple[AsyncIterator[str | Completion], str | Completion | None]:
         iterator = aiter(self.backend(call.role).stream(prompt, config=call.config))
         return iterator, await anext(iterator, None)

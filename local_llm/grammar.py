@@ -61,11 +61,11 @@ FORMAT_LENGTHS = {"date": 12, "time": 20, "date-time": 34, "uuid": 38}
 def grammar_schema(schema: JsonSchema) -> JsonSchema:
     """The schema as sent to a grammar-constrained model (bounded numbers as fixed choices);
     `schema` itself when there is nothing to change."""
-    rewritten: JsonSchema = _rewrite(schema)
-    return rewritten
+    rewritten = _rewrite(schema)
+    return rewritten if isinstance(rewritten, dict) else schema  # a dict stays a dict
 
 
-def _rewrite(node: Any) -> Any:
+def _rewrite(node: object) -> object:
     """`node` with every bounded number replaced; the same object when none is inside."""
     if isinstance(node, list):
         items = [_rewrite(item) for item in node]
@@ -122,7 +122,9 @@ def fitted_schema(schema: JsonSchema, limit: int) -> JsonSchema:
     if bound is not None and bound <= limit:
         return schema
     fitted = copy.deepcopy(schema)
-    wanted = {id(node): node.get("maxLength") for node, _weight in _strings(fitted, 1)}
+    wanted: dict[int, int | None] = {
+        id(node): node.get("maxLength") for node, _weight in _strings(fitted, 1)
+    }
     for _round in range(FIT_ROUNDS):
         if not _fit_strings(fitted, wanted, limit):
             return schema  # `{}` or an open object somewhere: nothing a grammar can bound
@@ -134,7 +136,7 @@ def fitted_schema(schema: JsonSchema, limit: int) -> JsonSchema:
 FIT_ROUNDS = 12
 
 
-def _fit_strings(fitted: JsonSchema, wanted: dict[int, Any], limit: int) -> bool:
+def _fit_strings(fitted: JsonSchema, wanted: dict[int, int | None], limit: int) -> bool:
     """Set every string's maxLength in `fitted` (see `fitted_schema`); False if unbounded."""
     strings = _strings(fitted, 1)
     for node, _weight in strings:
@@ -143,7 +145,7 @@ def _fit_strings(fitted: JsonSchema, wanted: dict[int, Any], limit: int) -> bool
     if fixed is None:
         return False
     bounded = [
-        (node, w, int(wanted[id(node)])) for node, w in strings if wanted[id(node)] is not None
+        (node, w, int(length)) for node, w in strings if (length := wanted[id(node)]) is not None
     ]
     free = [(node, w) for node, w in strings if wanted[id(node)] is None]
     budget = (limit - fixed - sum(w for _node, w, _n in bounded)) * CHARS_PER_TOKEN
@@ -158,7 +160,7 @@ def _fit_strings(fitted: JsonSchema, wanted: dict[int, Any], limit: int) -> bool
     return True
 
 
-def _fewer_items(node: Any) -> bool:
+def _fewer_items(node: object) -> bool:
     """Every array under `node` holds a third fewer items (at least 1 or its minItems);
     False when none can shrink."""
     if isinstance(node, list):
@@ -179,7 +181,7 @@ def _shrunk(node: JsonSchema, length: int, factor: float) -> int:
     return max(floor, int(length * factor))
 
 
-def _strings(node: Any, weight: int) -> list[tuple[JsonSchema, int]]:
+def _strings(node: object, weight: int) -> list[tuple[JsonSchema, int]]:
     """Strings a length bounds (not enums, not formats), each with how many times it can occur
     in an answer; arrays without maxItems get `DEFAULT_MAX_ITEMS` on the way."""
     if isinstance(node, list):
@@ -208,7 +210,7 @@ def answer_tokens(schema: JsonSchema, whitespace: int = GRAMMAR_WHITESPACE_TOKEN
     return _tokens(schema, whitespace)
 
 
-def _tokens(node: Any, ws: int) -> int | None:
+def _tokens(node: object, ws: int) -> int | None:
     if not isinstance(node, dict) or not node:
         return None  # `{}` or `true`: anything goes
     if "enum" in node or "const" in node:
@@ -223,7 +225,7 @@ def _tokens(node: Any, ws: int) -> int | None:
     return measure(node, ws) if measure is not None else None
 
 
-def _largest(nodes: list[Any], ws: int) -> int | None:
+def _largest(nodes: list[object], ws: int) -> int | None:
     sizes = [_tokens(n, ws) for n in nodes]
     return None if not sizes or any(s is None for s in sizes) else max(sizes)  # type: ignore[type-var]
 

@@ -23,7 +23,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 from local_llm.config import ModelConfig
 
@@ -111,7 +111,7 @@ class LocalServer:
         self._model = model
         self.log_path = log_path
         self._process: subprocess.Popen[bytes] | None = None
-        self._log_file: Any = None
+        self._log_file: BinaryIO | None = None
 
     @property
     def url(self) -> str:

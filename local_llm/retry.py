@@ -12,8 +12,8 @@ import asyncio
 import errno
 import logging
 import random
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import TypeVar
 
 from local_llm.errors import (
     AuthenticationError,
@@ -119,8 +119,8 @@ def retry_after_of(exc: BaseException) -> float | None:
     return None
 
 
-def _header(headers: Any, name: str) -> str | None:
-    if headers is None:
+def _header(headers: object, name: str) -> str | None:
+    if not isinstance(headers, Mapping | Iterable):
         return None
     try:
         for key, value in dict(headers).items():

@@ -22,6 +22,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from local_llm.json_data import JSONValue
+
 JsonSchema = dict[str, Any]
 
 UNSUPPORTED_KEYWORDS = frozenset(
@@ -218,7 +220,7 @@ def _set_enum(node: JsonSchema, values: list[object], key: str) -> None:
     node["enum"] = values
 
 
-def validate_bounded(data: Any, schema: JsonSchema, *, limit: int = 5) -> list[str]:
+def validate_bounded(data: JSONValue, schema: JsonSchema, *, limit: int = 5) -> list[str]:
     """Readable violations of `schema` by `data` (empty when valid), at most `limit`."""
     from jsonschema import Draft202012Validator
 

@@ -36,7 +36,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from local_llm.local_server import (
     LocalServer,
@@ -46,6 +46,18 @@ from local_llm.local_server import (
 )
 
 SUPERVISOR = Path(__file__).with_name("supervisor.py")
+
+
+class ServerInfo(TypedDict):
+    """A running server as its supervisor registers it (`<key>.json`, local_llm.supervisor)."""
+
+    pid: int
+    """The supervisor's process."""
+    server_pid: int
+    port: int
+    url: str
+
+
 LOOPBACK_DOWN = (
     "the loopback interface (127.0.0.1) is down, so the bundled model's server cannot be "
     "reached: bring it up (`ip link set lo up`) or run noema where it is up"
@@ -97,7 +109,7 @@ class SharedServer:
         self._model = model
         self.key = f"{mode}-{ctx_size}x{parallel}"
         self._lease: int | None = None
-        self._info: dict[str, Any] | None = None
+        self._info: ServerInfo | None = None
         self.joined = False
         """Whether the last `acquire()` joined a server another process had started."""
         self._supervisor: subprocess.Popen[bytes] | None = None
@@ -173,10 +185,10 @@ class SharedServer:
             fcntl.flock(handle, fcntl.LOCK_EX)
             yield
 
-    def _running(self) -> dict[str, Any] | None:
+    def _running(self) -> ServerInfo | None:
         """The registered server, when its supervisor lives and it answers."""
         try:
-            info: dict[str, Any] = json.loads((self.registry / f"{self.key}.json").read_text())
+            info: ServerInfo = json.loads((self.registry / f"{self.key}.json").read_text())
         except (OSError, ValueError):
             return None
         probe = LocalServer(self.mode, port=int(info["port"]))
@@ -192,7 +204,7 @@ class SharedServer:
         )
         return server.command()
 
-    def _spawn(self) -> dict[str, Any]:
+    def _spawn(self) -> ServerInfo:
         port = free_port()
         error = self.registry / f"{self.key}.error"
         with contextlib.suppress(OSError):
@@ -223,7 +235,7 @@ class SharedServer:
         self._supervisor = supervisor
         return self._wait_published(supervisor, error)
 
-    def _wait_published(self, supervisor: subprocess.Popen[bytes], error: Path) -> dict[str, Any]:
+    def _wait_published(self, supervisor: subprocess.Popen[bytes], error: Path) -> ServerInfo:
         deadline = time.monotonic() + self.startup_timeout_s + 5
         while time.monotonic() < deadline:
             if supervisor.poll() is not None:

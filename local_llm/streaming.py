@@ -4,18 +4,30 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Protocol, TypeVar
 
+from local_llm.config import ModelConfig
 from local_llm.errors import LLMError, StreamCutError, TransientModelError
 from local_llm.retry import classify
 
 
+class Configured(Protocol):
+    """A call: what `next_piece` reads of it is its model config."""
+
+    @property
+    def config(self) -> ModelConfig: ...
+
+
+Call = TypeVar("Call", bound=Configured)
+Piece = TypeVar("Piece")
+
+
 async def next_piece(
-    call: Any,
-    iterator: AsyncIterator[Any],
+    call: Call,
+    iterator: AsyncIterator[Piece],
     pieces: list[str],
-    annotate: Callable[[LLMError, Any], LLMError],
-) -> Any:
+    annotate: Callable[[LLMError, Call], LLMError],
+) -> Piece | None:
     """The next streamed piece (text, or the backend's closing usage report). A server that stalls longer than the timeout, or whose
     connection breaks mid-answer, cuts the answer: `StreamCutError` with what arrived."""
     config = call.config

@@ -27,7 +27,7 @@ import math
 import re
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict, Unpack
 
 from pydantic import BaseModel
 
@@ -40,9 +40,17 @@ from local_llm.tokens import count_messages, count_text
 from local_llm.trace import CallTrace
 
 Response = (
-    str | dict[str, Any] | list[Any] | BaseModel | Completion | BaseException | type[BaseException]
+    str
+    | dict[str, object]
+    | list[object]
+    | BaseModel
+    | Completion
+    | BaseException
+    | type[BaseException]
 )
-Responder = Callable[[list[dict[str, Any]], JsonSchema | None], Response]
+"""An answer as scripted: text, JSON data (sent as its JSON text), a model, a completion, or
+an error to raise."""
+Responder = Callable[[list[dict[str, object]], JsonSchema | None], Response]
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -52,7 +60,7 @@ class ScriptedCall:
 
     kind: str
     """`complete`, `stream` or `embed`."""
-    messages: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[dict[str, object]] = field(default_factory=list)
     json_schema: JsonSchema | None = None
     config: ModelConfig | None = None
     texts: list[str] = field(default_factory=list)
@@ -81,6 +89,17 @@ class ScriptedCall:
 
 CallResponder = Callable[[ScriptedCall], Response]
 """Answers a call knowing which one it is (its node, flow, role, schema name)."""
+
+
+class ScriptedOptions(TypedDict, total=False):
+    """`ScriptedBackend`'s options, as `scripted_client` passes them on."""
+
+    latency_s: float
+    stream_chunk: int
+    embedding_dim: int
+    models: Sequence[str]
+    prepare_s: float
+    answer: CallResponder | None
 
 
 class ScriptedBackend:
@@ -257,7 +276,7 @@ def scripted_client(
     roles: Sequence[str] = ("default", "judge", "judge_secondary", "embedding"),
     config: ModelConfig | None = None,
     call_context: Callable[[], Mapping[str, str]] | None = None,
-    **backend_options: Any,
+    **backend_options: Unpack[ScriptedOptions],
 ) -> LLMClient:
     """An LLMClient whose every role answers from one ScriptedBackend (`client.backend()`);
     `call_context` says which flow and node call (core's `langgraph_call_context`)."""

@@ -14,7 +14,6 @@ usage when it reports one.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 BYTES_PER_TOKEN = 3
 MESSAGE_OVERHEAD = 4
@@ -27,7 +26,7 @@ def count_text(text: str) -> int:
     return -(-size // BYTES_PER_TOKEN)
 
 
-def _content_text(content: Any) -> str:
+def _content_text(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):  # OpenAI content parts
@@ -35,7 +34,7 @@ def _content_text(content: Any) -> str:
     return "" if content is None else str(content)
 
 
-def count_messages(messages: Iterable[Mapping[str, Any]]) -> int:
+def count_messages(messages: Iterable[Mapping[str, object]]) -> int:
     """Estimated prompt tokens of chat messages, including template overhead."""
     total = REPLY_PRIMING
     for message in messages:

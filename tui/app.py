@@ -13,13 +13,12 @@ import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
-from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from core.events import Done, Failed, Interrupted, NodeStarted, RunEvent
@@ -44,7 +43,8 @@ from tui.registry import DEFAULT_REGISTRY, ScreenRegistry, resolve
 from tui.screens.base import NoemaScreen
 
 if TYPE_CHECKING:
-    from vault.watcher import VaultEvent
+    from core.ingest import Ingest
+    from vault.watcher import VaultEvent, VaultWatcher
 
 PROGRESS_EVERY_S = 0.1
 """At most this often a progress message per indexing (thousands of files post few)."""
@@ -95,9 +95,9 @@ class NoemaApp(ModelWatch, App):
         self.watch_vault = watch
         """Whether to watch the vault for changes once the services are open (`App.watch` is
         Textual's method for reactive attributes: not shadowed)."""
-        self.watcher: Any = None
-        self.ingest: Any = None
-        self.recent_events: list[Any] = []
+        self.watcher: VaultWatcher | None = None
+        self.ingest: Ingest | None = None
+        self.recent_events: list[VaultEvent] = []
         self.init_model_watch()
         self.driving: set[str] = set()
         """Ids of the runs a worker is executing right now."""
@@ -392,7 +392,7 @@ class NoemaApp(ModelWatch, App):
 
     # -- navigation ------------------------------------------------------------------------
 
-    def action_open_screen(self, name: str) -> Screen[Any]:
+    def action_open_screen(self, name: str) -> NoemaScreen:
         """Open a registered screen (`self.registry`); the one on top when it already is."""
         if isinstance(self.screen, NoemaScreen) and self.screen.noema_name == name:
             return self.screen
@@ -402,7 +402,7 @@ class NoemaApp(ModelWatch, App):
         self.push_screen(screen)
         return screen
 
-    def open_and(self, spec: tuple[Any, ...]) -> None:
+    def open_and(self, spec: tuple[str, str, *tuple[object, ...]]) -> None:
         """Open a screen and run one of its actions there: `(screen, action, *arguments)`
         (what the command palette's action entries do)."""
         name, action, *arguments = spec

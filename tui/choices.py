@@ -6,13 +6,18 @@ note language) kept in the user's settings file, with its comments and layout in
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from core.settings import Settings, SettingsError
+from core.settings.loader import SettingsTable
 from core.settings.writer import save_user_settings
 
+if TYPE_CHECKING:
+    from local_llm import ModelConfig
+    from tui.app import NoemaApp
 
-def save_choice(app: Any, update: dict[str, Any], what: str) -> bool:
+
+def save_choice(app: NoemaApp, update: SettingsTable, what: str) -> bool:
     """Write `update` (nested tables) into the app's user settings file and apply it to the
     running settings; a notification says where it went or why it did not."""
     path: Path = app.settings_path
@@ -26,17 +31,17 @@ def save_choice(app: Any, update: dict[str, Any], what: str) -> bool:
     return True
 
 
-def apply_update(settings: Settings, update: dict[str, Any]) -> None:
+def apply_update(settings: Settings, update: SettingsTable) -> None:
     """Merge `update` into the running settings, validated like a file would be. The object
     stays the same (the services hold it too); its changed sections are replaced."""
-    from core.settings import deep_merge
+    from core.settings.loader import deep_merge, settings_from
 
-    merged = Settings(**deep_merge(settings.model_dump(), update))
+    merged = settings_from(deep_merge(settings.model_dump(), update))
     for section in update:
         setattr(settings, section, getattr(merged, section))
 
 
-def model_update(settings: Settings, source: Any, role: str, name: str) -> dict[str, Any]:
+def model_update(settings: Settings, source: ModelConfig, role: str, name: str) -> SettingsTable:
     """The settings update that makes `name` (a model listed by the server of the `source`
     config) the model of `role`, in the form that server's route needs (`ollama_chat/NAME`
     for chat through litellm, `ollama/NAME` for its embeddings, `openai/NAME` for an
@@ -53,13 +58,13 @@ def model_update(settings: Settings, source: Any, role: str, name: str) -> dict[
     override = settings.models.roles.get(role)
     if role == "default" and (override is None or override.model is None):
         return {"models": {"model": model}}
-    fields: dict[str, Any] = {"model": model}
+    fields: SettingsTable = {"model": model}
     resolved = settings.role(role)
     if resolved.base_url != source.base_url:
         fields["base_url"] = source.base_url
     if resolved.provider != source.provider:
         fields["provider"] = source.provider
-    update: dict[str, Any] = {"models": {"roles": {role: fields}}}
+    models: SettingsTable = {"roles": {role: fields}}
     if role == "embedding":
-        update["models"]["embeddings_enabled"] = True
-    return update
+        models["embeddings_enabled"] = True
+    return {"models": models}

@@ -15,10 +15,11 @@ import shutil
 import time
 import tomllib
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from core.settings import Settings, load_settings
 from tui import probe
@@ -51,7 +52,7 @@ def copy_sample_vault(dest: Path) -> int:
     return sum(1 for _ in dest.rglob("*.md"))
 
 
-def _toml_value(value: Any) -> str:
+def _toml_value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
@@ -61,7 +62,7 @@ def _toml_value(value: Any) -> str:
     return json.dumps(str(value), ensure_ascii=False)
 
 
-def to_toml(data: dict[str, Any], prefix: str = "") -> str:
+def to_toml(data: dict[str, object], prefix: str = "") -> str:
     """A TOML document for nested dicts of scalars and lists (None values are left out)."""
     scalars = [(k, v) for k, v in data.items() if v is not None and not isinstance(v, dict)]
     tables = [(k, v) for k, v in data.items() if isinstance(v, dict)]
@@ -74,7 +75,7 @@ def to_toml(data: dict[str, Any], prefix: str = "") -> str:
     return "\n".join(lines)
 
 
-LOCAL_MODELS: dict[str, Any] = {
+LOCAL_MODELS: dict[str, object] = {
     "provider": "local",
     "context_budget": 4096 - CHAT_MAX_TOKENS,
     "max_tokens": CHAT_MAX_TOKENS,
@@ -85,7 +86,7 @@ LOCAL_MODELS: dict[str, Any] = {
 """The models table of a demo on the bundled model: a 4,096-token chat context, embeddings on."""
 
 
-def write_settings(target: Path, vault: Path, data_dir: Path, models: dict[str, Any]) -> Path:
+def write_settings(target: Path, vault: Path, data_dir: Path, models: dict[str, object]) -> Path:
     """The demo's settings file: the demo vault, its data dir and the chosen models table."""
     content = {
         "vault": {"path": str(vault.resolve())},
@@ -98,7 +99,7 @@ def write_settings(target: Path, vault: Path, data_dir: Path, models: dict[str, 
     return target
 
 
-def user_models(base: Settings) -> dict[str, Any]:
+def user_models(base: Settings) -> dict[str, object]:
     """The user's own models table, as the demo keeps it when that model answers."""
     return base.models.model_dump(mode="json", exclude_none=True)
 
@@ -234,7 +235,7 @@ class IndexBarReport:
         self.bar.update(self.task, completed=done, total=total, description=clip_path(path, 50))
 
 
-def index_progress(say: Say) -> Any:
+def index_progress(say: Say) -> AbstractContextManager[IndexBarReport | IndexReport]:
     """A bar in a terminal, lines elsewhere (a log, CI): a context manager either way."""
     import contextlib
     import sys

@@ -13,12 +13,16 @@ public API: if it goes away, the change waits for the next frame, as usual. A ch
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeVar
 
 from textual.geometry import Region
+from textual.screen import Screen
+
+Result = TypeVar("Result")
+"""Whatever the screen returns when dismissed (these functions only draw it)."""
 
 
-def in_view(screen: Any) -> bool:
+def in_view(screen: Screen[Result]) -> bool:
     """Whether `screen` shows: it is the top screen, or every screen above it lets it show
     through (a modal's translucent background).
 
@@ -33,7 +37,7 @@ def in_view(screen: Any) -> bool:
     return all(other.styles.background.a < 1 for other in above)
 
 
-def draw_now(screen: Any, *regions: Region) -> bool:
+def draw_now(screen: Screen[Result], *regions: Region) -> bool:
     """Repaint `regions` of `screen` (screen coordinates) now; whether it could.
 
     Nothing is drawn inside `App.batch_update` (Textual holds frames there) or when the screen

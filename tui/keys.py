@@ -6,15 +6,13 @@ as `key_for(node, "extraction.drop")` shows the remapped key, never the one in t
 
 from __future__ import annotations
 
-from typing import Any
-
 from textual.binding import Binding
 from textual.dom import DOMNode
 
 
 def declared_key(node: DOMNode, binding_id: str) -> str | None:
     """The keys a binding with this id is declared with, on `node`, its ancestors or the app."""
-    chain: list[Any] = [node, *node.ancestors_with_self, node.app]
+    chain: list[DOMNode] = [node, *node.ancestors_with_self, node.app]
     for owner in chain:
         bindings = getattr(owner, "_bindings", None)
         if bindings is None:

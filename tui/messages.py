@@ -7,12 +7,16 @@ stack. None of them bubble, so a screen's copy never comes back to the app.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 from core.events import RunEvent
 from core.store.runs import RunRecord
+
+if TYPE_CHECKING:
+    from core.model_gate import Gate
+    from vault.watcher import VaultEvent
 
 
 class ServicesReady(Message, bubble=False):
@@ -22,7 +26,7 @@ class ServicesReady(Message, bubble=False):
 class VaultChanged(Message, bubble=False):
     """A settled batch of vault events from the watcher, and the runs it queued."""
 
-    def __init__(self, events: list[Any], queued: list[RunRecord]) -> None:
+    def __init__(self, events: list[VaultEvent], queued: list[RunRecord]) -> None:
         super().__init__()
         self.events = list(events)
         self.queued = list(queued)
@@ -53,7 +57,12 @@ class ModelStatus(Message, bubble=False):
     """The default role's model is there (True), not (False) or being checked (None)."""
 
     def __init__(
-        self, ok: bool | None, detail: str, *, gate: Any = None, next_check_s: float | None = None
+        self,
+        ok: bool | None,
+        detail: str,
+        *,
+        gate: Gate | None = None,
+        next_check_s: float | None = None,
     ) -> None:
         super().__init__()
         self.ok = ok

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from core.settings import Settings
 
 
-class ModelWatch(App[Any]):
+class ModelWatch(App[object]):
     """A part of NoemaApp, which provides what is declared below."""
 
     if TYPE_CHECKING:

@@ -11,15 +11,17 @@ import asyncio
 from collections.abc import Callable
 from functools import partial
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 if TYPE_CHECKING:
+    from core.flows.tutor.sessions import SessionRow
+    from core.services import Services
     from tui.app import NoemaApp
     from tui.screens.progress import ProgressScreen
 
-Entry = tuple[str, str, Callable[[], Any]]
+Entry = tuple[str, str, Callable[[], object]]
 """(title, help, callback)."""
 MAX_PER_KIND = 30
 
@@ -131,7 +133,7 @@ class ActionsProvider(Searchable):
         return entries
 
     @staticmethod
-    def _read(services: Any) -> tuple[list[tuple[str, str]], list[Any]]:
+    def _read(services: Services) -> tuple[list[tuple[str, str]], list[SessionRow]]:
         from core.flows.tutor.sessions import list_sessions
         from core.overview import source_statuses
 

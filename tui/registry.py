@@ -24,9 +24,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
-
-from textual.screen import Screen
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 if TYPE_CHECKING:
     from core.store.runs import RunRecord
@@ -36,15 +34,15 @@ if TYPE_CHECKING:
 ScreenFactory = Callable[["NoemaApp"], "NoemaScreen"] | str
 """`factory(app) -> NoemaScreen` (it records the name it was opened by), or "module:attribute"
 naming one."""
-RunScreenFactory = Callable[["NoemaApp", "RunRecord"], Screen[Any]] | str
+RunScreenFactory = Callable[["NoemaApp", "RunRecord"], "NoemaScreen"] | str
 """`factory(app, run) -> Screen`, or "module:attribute" naming one."""
 
 
-def resolve(factory: Callable[..., Screen[Any]] | str) -> Callable[..., Screen[Any]]:
+def resolve(factory: Callable[..., NoemaScreen] | str) -> Callable[..., NoemaScreen]:
     """A factory, importing it first when given as "module:attribute"."""
     if isinstance(factory, str):
         module, _, attr = factory.partition(":")
-        found: Callable[..., Screen[Any]] = getattr(importlib.import_module(module), attr)
+        found: Callable[..., NoemaScreen] = getattr(importlib.import_module(module), attr)
         return found
     return factory
 
@@ -78,6 +76,18 @@ class ScreenEntry:
         return by_status.get(run.status)
 
 
+class EntryChanges(TypedDict, total=False):
+    """The fields of a `ScreenEntry` a copy may change (`ScreenRegistry.with_entry`)."""
+
+    key: str
+    title: str
+    open: ScreenFactory
+    review: RunScreenFactory | None
+    running: RunScreenFactory | None
+    result: RunScreenFactory | None
+    session: RunScreenFactory | None
+
+
 class ScreenRegistry:
     """The app's screens by name, in the order home, help and the palette list them."""
 
@@ -93,7 +103,7 @@ class ScreenRegistry:
     def get(self, name: str) -> ScreenEntry | None:
         return self.entries.get(name)
 
-    def with_entry(self, name: str, **changes: Any) -> ScreenRegistry:
+    def with_entry(self, name: str, **changes: Unpack[EntryChanges]) -> ScreenRegistry:
         """A copy where the entry `name` has these fields changed (tests plug a screen in)."""
         return ScreenRegistry(
             replace(entry, **changes) if entry.name == name else entry for entry in self

@@ -1,46 +1,68 @@
 """A thin adapter so the index and search work on a `core.store.Store` or a bare sqlite3
-connection (vault cannot import core; it relies on duck typing)."""
+connection (vault cannot import core: `StoreHandle` says what it uses of a Store)."""
 
 from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, Protocol
+
+Params = Sequence[object] | Mapping[str, object]
+"""A statement's parameters (SQL values), by position or by name."""
+
+
+class StoreHandle(Protocol):
+    """What vault uses of core's Store (`core.store.db.Store`)."""
+
+    def execute(self, sql: str, params: Params = ..., /) -> object: ...
+
+    def executemany(self, sql: str, rows: Iterable[Params], /) -> object: ...
+
+    def query(self, sql: str, params: Params = ..., /) -> list[Any]: ...
+
+    def query_one(self, sql: str, params: Params = ..., /) -> Any: ...
+
+    def transaction(self) -> AbstractContextManager[object]: ...
+
+
+Handle = sqlite3.Connection | StoreHandle
 
 
 class Db:
-    """execute / executemany / query / query_one / transaction over either kind of handle."""
+    """execute / executemany / query / query_one / transaction over either kind of handle.
 
-    def __init__(self, handle: Any) -> None:
+    Rows come back as the handle gives them (sqlite3 rows or tuples): by position, and by name
+    on a Store; their values are whatever the columns hold, hence `Any` for a row."""
+
+    def __init__(self, handle: Handle) -> None:
         self.handle = handle
-        self._is_conn = isinstance(handle, sqlite3.Connection)
         self._lock = threading.RLock()
 
-    def execute(self, sql: str, params: Any = ()) -> Any:
+    def execute(self, sql: str, params: Params = ()) -> object:
         return self.handle.execute(sql, params)
 
-    def executemany(self, sql: str, rows: Any) -> Any:
+    def executemany(self, sql: str, rows: Iterable[Params]) -> object:
         if hasattr(self.handle, "executemany"):
             return self.handle.executemany(sql, rows)
         for row in rows:
             self.handle.execute(sql, row)
         return None
 
-    def query(self, sql: str, params: Any = ()) -> list[Any]:
-        if self._is_conn:
+    def query(self, sql: str, params: Params = ()) -> list[Any]:
+        if isinstance(self.handle, sqlite3.Connection):
             return list(self.handle.execute(sql, params).fetchall())
         return list(self.handle.query(sql, params))
 
-    def query_one(self, sql: str, params: Any = ()) -> Any:
-        if self._is_conn:
+    def query_one(self, sql: str, params: Params = ()) -> Any:
+        if isinstance(self.handle, sqlite3.Connection):
             return self.handle.execute(sql, params).fetchone()
         return self.handle.query_one(sql, params)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        if not self._is_conn:
+        if not isinstance(self.handle, sqlite3.Connection):
             with self.handle.transaction():
                 yield
             return
@@ -58,5 +80,5 @@ class Db:
                 self.handle.execute("COMMIT")
 
 
-def as_db(handle: Any) -> Db:
+def as_db(handle: Db | Handle) -> Db:
     return handle if isinstance(handle, Db) else Db(handle)

@@ -9,7 +9,7 @@ set to the value it already holds keeps its bytes; a changed list keeps its styl
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping
 
 import yaml
 
@@ -19,7 +19,7 @@ REMOVE = object()
 """Pass as a value to remove the key."""
 
 
-def dump_yaml(mapping: dict[str, Any], *, flow: bool = False) -> str:
+def dump_yaml(mapping: Mapping[str, object], *, flow: bool = False) -> str:
     """A YAML mapping as text (readable Unicode when it reads back the same)."""
     for readable in (True, False):
         text = yaml.safe_dump(
@@ -34,7 +34,7 @@ def dump_yaml(mapping: dict[str, Any], *, flow: bool = False) -> str:
     return text
 
 
-def dump_field(key: str, value: Any, newline: str = "\n", style: str = "") -> str:
+def dump_field(key: str, value: object, newline: str = "\n", style: str = "") -> str:
     """One top-level YAML field as text, ending with a line ending. `style` is how the field
     was written before: "inline" (a `[a, b]` list), an indentation ("  ") for block list
     items, or "" for PyYAML's default."""
@@ -67,7 +67,7 @@ def _style(field_text: str, key_end: int) -> str:
     return ""
 
 
-def _same(field_text: str, key: str, value: Any) -> bool:
+def _same(field_text: str, key: str, value: object) -> bool:
     try:
         loaded = yaml.safe_load(field_text)
     except yaml.YAMLError:
@@ -102,7 +102,7 @@ def _field_extent(text: str, start: int, end: int, key: str) -> tuple[int, int] 
     return match.start(), last_kept
 
 
-def set_fields(text: str, fields: dict[str, Any]) -> str:
+def set_fields(text: str, fields: Mapping[str, object]) -> str:
     """The text with these frontmatter fields set (REMOVE deletes one); minimal change."""
     newline = newline_of(text)
     span = frontmatter_span(text)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from vault.containment import contained
-from vault.db import Db, as_db
+from vault.db import Db, Handle, as_db
 from vault.embedding import Embedder, embed_pending
 from vault.index_links import (
     name_keys,
@@ -52,7 +52,7 @@ class VaultIndex:
 
     def __init__(
         self,
-        store: Any,
+        store: Db | Handle,
         root: Path,
         layout: VaultLayout | None = None,
         *,
@@ -153,7 +153,9 @@ class VaultIndex:
 
     # -- internals -----------------------------------------------------------------------
 
-    def _run_embed(self, result: SyncResult, make: Callable[[], Coroutine[Any, Any, int]]) -> None:
+    def _run_embed(
+        self, result: SyncResult, make: Callable[[], Coroutine[object, None, int]]
+    ) -> None:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -372,7 +374,7 @@ class VaultIndex:
         db.executemany(
             "INSERT INTO concepts (entity_id, path, title, aliases_json, short_summary, summary,"
             " language, text_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [r.concept for r in concepts],
+            [r.concept for r in fresh if r.concept is not None],
         )
         db.executemany(
             "INSERT INTO concepts_fts (rowid, title, aliases, short_summary, summary)"
@@ -402,7 +404,7 @@ class VaultIndex:
 
 
 def sync(
-    store: Any,
+    store: Db | Handle,
     root: Path,
     layout: VaultLayout | None = None,
     *,

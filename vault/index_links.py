@@ -8,15 +8,18 @@ they share are resolved again; a changed note's own links are resolved before th
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Final
 
 from vault.db import Db
 from vault.resolve import LinkResolver, name_key
 
-TARGET = 1
+if TYPE_CHECKING:
+    from vault.index_rows import LinkRow
+
+TARGET: Final = 1
 """Position of the written target in a links row (see vault.index_rows)."""
-RESOLVED = 8
-"""Position of resolved_path in a links row."""
+RESOLVED: Final = 8
+"""Position of resolved_path in a links row (its last column)."""
 
 
 def name_keys(paths: Iterable[str]) -> set[str]:
@@ -37,12 +40,9 @@ def resolver_from_db(db: Db) -> LinkResolver:
     return LinkResolver(paths)
 
 
-def resolve_rows(rows: list[tuple[Any, ...]], resolver: LinkResolver) -> list[tuple[Any, ...]]:
+def resolve_rows(rows: list[LinkRow], resolver: LinkResolver) -> list[LinkRow]:
     """Links rows (vault.index_rows) with their resolved_path filled in."""
-    return [
-        (*row[:RESOLVED], resolver.resolve(row[TARGET], row[0]), *row[RESOLVED + 1 :])
-        for row in rows
-    ]
+    return [(*row[:RESOLVED], resolver.resolve(row[TARGET], row[0])) for row in rows]
 
 
 def re_resolve(db: Db, resolver: LinkResolver, names: set[str], skip: set[str]) -> int:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any
 
 from vault.links import note_name
 from vault.note import Note
@@ -19,18 +19,37 @@ ENGLISH_HEADINGS = ("concept", "analysis", "connections")
 SPANISH_HEADINGS = ("concepto", "análisis", "conexiones")
 
 
+NoteRow = tuple[str, str, int, int, str, str, str, str]
+"""notes: path, hash, mtime_ns, size, kind, title, frontmatter_json, indexed_at."""
+LinkRow = tuple[str, str, str, str, str | None, str, int, int, str | None]
+"""links: source_path, target, target_name, subpath, alias, kind, embed, in_frontmatter,
+resolved_path."""
+ConceptRow = tuple[str, str, str, str, str, str, str | None, str]
+"""concepts: entity_id, path, title, aliases_json, short_summary, summary, language, hash."""
+FtsRow = tuple[str, str, str, str]
+"""concepts_fts: title, aliases, short_summary, summary."""
+RelationRow = tuple[str, str, str]
+"""concept_relations: entity_id, type, target."""
+SourceRow = tuple[str, str, str | None, str | None, str | None]
+"""sources: path, title, author, category, processed_date."""
+QuoteRow = tuple[str, str, int, str, str | None, str | None]
+"""quotes: source_path, quote_id, position, text, block_id, location."""
+QuoteConceptRow = tuple[str, str, str]
+"""quote_concepts: entity_id, source name, block id."""
+
+
 @dataclass
 class NoteRows:
-    """Everything the index keeps about one note."""
+    """Everything the index keeps about one note: the parameters of its rows' INSERTs."""
 
-    note: tuple[Any, ...]
-    links: list[tuple[Any, ...]] = field(default_factory=list)
-    concept: tuple[Any, ...] | None = None
-    fts: tuple[Any, ...] | None = None
-    relations: list[tuple[Any, ...]] = field(default_factory=list)
-    source: tuple[Any, ...] | None = None
-    quotes: list[tuple[Any, ...]] = field(default_factory=list)
-    quote_concepts: list[tuple[Any, ...]] = field(default_factory=list)
+    note: NoteRow
+    links: list[LinkRow] = field(default_factory=list)
+    concept: ConceptRow | None = None
+    fts: FtsRow | None = None
+    relations: list[RelationRow] = field(default_factory=list)
+    source: SourceRow | None = None
+    quotes: list[QuoteRow] = field(default_factory=list)
+    quote_concepts: list[QuoteConceptRow] = field(default_factory=list)
 
 
 def _json_default(value: object) -> str:
@@ -75,7 +94,7 @@ def concept_id(note: Note) -> str:
     return str(uuid.uuid5(uuid.NAMESPACE_URL, "noema:" + note.path))
 
 
-def relations_of(entity_id: str, frontmatter: dict[str, Any]) -> list[tuple[Any, ...]]:
+def relations_of(entity_id: str, frontmatter: Mapping[str, object]) -> list[RelationRow]:
     raw = frontmatter.get("concept_relations")
     if not isinstance(raw, dict):
         return []

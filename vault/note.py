@@ -102,7 +102,7 @@ class Note:
         return parse_links(self.text, self.body_start)
 
 
-def _string_list(value: Any) -> list[str]:
+def _string_list(value: object) -> list[str]:
     if value is None:
         return []
     if isinstance(value, str):

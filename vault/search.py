@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
-from vault.db import as_db
+from vault.db import Db, Handle, as_db
 from vault.embedding import Embedder, cosine_top
 
 Mode = Literal["auto", "text", "vector", "hybrid"]
@@ -76,7 +76,7 @@ def fts_query(text: str) -> str:
     return " OR ".join(f'"{w}"*' for w in dict.fromkeys(words))
 
 
-def text_ids(store: Any, query: str, k: int) -> list[tuple[str, float]]:
+def text_ids(store: Db | Handle, query: str, k: int) -> list[tuple[str, float]]:
     """(entity_id, -bm25) of the best k full-text matches."""
     match = fts_query(query)
     if not match:
@@ -91,7 +91,7 @@ def text_ids(store: Any, query: str, k: int) -> list[tuple[str, float]]:
     return [(r[0], -float(r[1])) for r in rows]
 
 
-def search_quotes(store: Any, query: str, k: int = 10) -> list[QuoteHit]:
+def search_quotes(store: Db | Handle, query: str, k: int = 10) -> list[QuoteHit]:
     """The best k quotes of the vault's sources for a query (full text, accents ignored)."""
     match = fts_query(query)
     if not match:
@@ -105,7 +105,9 @@ def search_quotes(store: Any, query: str, k: int = 10) -> list[QuoteHit]:
     return [QuoteHit(r[0], r[1], r[2], r[3], r[4], -float(r[5])) for r in rows]
 
 
-def vector_ids(store: Any, vector: list[float], model: str, k: int) -> list[tuple[str, float]]:
+def vector_ids(
+    store: Db | Handle, vector: list[float], model: str, k: int
+) -> list[tuple[str, float]]:
     """(entity_id, cosine) of the k concepts closest to the vector, among `model`'s vectors."""
     rows = as_db(store).query(
         "SELECT entity_id, vector FROM embeddings WHERE model=? AND dim=?", (model, len(vector))
@@ -122,14 +124,14 @@ def rrf(rankings: list[list[tuple[str, float]]], k: int) -> list[tuple[str, floa
     return sorted(scores.items(), key=lambda item: -item[1])[:k]
 
 
-def has_vectors(store: Any, model: str) -> bool:
+def has_vectors(store: Db | Handle, model: str) -> bool:
     return (
         as_db(store).query_one("SELECT 1 FROM embeddings WHERE model=? LIMIT 1", (model,))
         is not None
     )
 
 
-def hits_for(store: Any, ranked: list[tuple[str, float]]) -> list[Hit]:
+def hits_for(store: Db | Handle, ranked: list[tuple[str, float]]) -> list[Hit]:
     """Concept rows for ranked ids, order kept."""
     if not ranked:
         return []
@@ -148,7 +150,7 @@ def hits_for(store: Any, ranked: list[tuple[str, float]]) -> list[Hit]:
 
 
 async def search(
-    store: Any,
+    store: Db | Handle,
     query: str,
     *,
     k: int = 10,
@@ -166,7 +168,7 @@ async def search(
 
 
 async def _search_concepts(
-    store: Any, query: str, *, k: int, mode: Mode, embed: Embedder | None, model: str
+    store: Db | Handle, query: str, *, k: int, mode: Mode, embed: Embedder | None, model: str
 ) -> SearchResult:
     wants_vectors = mode in ("auto", "vector", "hybrid")
     usable = embed is not None and has_vectors(store, model)
@@ -188,7 +190,9 @@ async def _search_concepts(
     return SearchResult("hybrid", hits_for(store, fused))
 
 
-def search_text(store: Any, query: str, k: int = 10, *, quotes: bool = False) -> SearchResult:
+def search_text(
+    store: Db | Handle, query: str, k: int = 10, *, quotes: bool = False
+) -> SearchResult:
     """Full-text search only (concepts; with `quotes` the sources' quotes too), without an
     event loop."""
     hits = hits_for(store, text_ids(store, query, k))

@@ -33,7 +33,7 @@ from core.evaluation.options import (
     EvaluationNodeOptions,
     EvaluationStatus,
 )
-from core.evaluation.result import CriterionResult, EvaluationResult, Issue
+from core.evaluation.result import CriterionResult, EvaluationResult, EvaluationResultData, Issue
 from core.evaluation.review import EvaluationReview, ReviewDecision
 from core.evaluation.scoring import ScoringError, Verdict, score_criteria, weighted_mean
 
@@ -48,6 +48,7 @@ __all__ = [
     "EvaluationNodeOptions",
     "EvaluationNodes",
     "EvaluationResult",
+    "EvaluationResultData",
     "EvaluationReview",
     "EvaluationStatus",
     "Issue",

@@ -211,6 +211,6 @@ def without_wordless(answer: EvaluationAnswer) -> tuple[EvaluationAnswer, set[st
     return answer.model_copy(update=update), silent, notes
 
 
-def raw_answer(answer: EvaluationAnswer) -> dict[str, Any]:
+def raw_answer(answer: EvaluationAnswer) -> dict[str, object]:
     """The answer as plain data, kept as `raw_response` for debugging."""
     return answer.model_dump(mode="json")

@@ -16,12 +16,15 @@ routes: passed -> `on_continue`, failed -> `on_revise`. The routes are those of
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from langgraph.graph import END, StateGraph
 
 from core.evaluation.node import create_evaluation_node
-from core.evaluation.options import EvaluationNodeOptions
+from core.evaluation.options import EvaluationNodeOptions, S
+
+if TYPE_CHECKING:
+    from core.context import FlowContext
 
 Route = Literal["evaluate", "review", "continue", "revise", "edited", "error"]
 
@@ -34,15 +37,15 @@ _ROUTES: dict[str, Route] = {
 }
 
 
-def evaluation_route(state: Mapping[str, Any], status_field: str) -> Route:
+def evaluation_route(state: Mapping[str, object], status_field: str) -> Route:
     """Where the graph goes given an evaluation's status; anything unknown is `error`."""
     return _ROUTES.get(str(state.get(status_field)), "error")
 
 
-def route_after_evaluation(status_field: str) -> Callable[[Mapping[str, Any]], Route]:
+def route_after_evaluation(status_field: str) -> Callable[[Mapping[str, object]], Route]:
     """A router over one status field, for `add_conditional_edges`."""
 
-    def route(state: Mapping[str, Any]) -> Route:
+    def route(state: Mapping[str, object]) -> Route:
         return evaluation_route(state, status_field)
 
     route.__name__ = f"route_{status_field}"
@@ -50,9 +53,9 @@ def route_after_evaluation(status_field: str) -> Callable[[Mapping[str, Any]], R
 
 
 def add_evaluation(
-    graph: StateGraph[Any, Any, Any, Any],
+    graph: StateGraph[S, FlowContext, S, S],
     name: str,
-    options: EvaluationNodeOptions,
+    options: EvaluationNodeOptions[S],
     *,
     on_continue: str,
     on_revise: str | None = None,

@@ -23,7 +23,6 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
@@ -125,7 +124,7 @@ class EvaluationCriteria(BaseModel):
         raise KeyError(criterion_id)
 
 
-def semantic_problems(data: Any) -> list[tuple[str, str]]:
+def semantic_problems(data: object) -> list[tuple[str, str]]:
     """Cross-field problems of raw criteria data: (location, message) pairs.
 
     Tolerant of malformed input so that the loader can report these together with the
@@ -176,14 +175,14 @@ class CriteriaError(ValueError):
         super().__init__(f"invalid criteria file {path}:\n  " + "\n  ".join(problems))
 
 
-def _location(loc: Iterable[Any]) -> str:
+def _location(loc: Iterable[int | str]) -> str:
     text = ""
     for part in loc:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
     return text or "(file)"
 
 
-def check_criteria_data(data: Any) -> list[str]:
+def check_criteria_data(data: object) -> list[str]:
     """Every problem of already-parsed criteria data, as 'field: message' lines."""
     problems: list[str] = []
     try:

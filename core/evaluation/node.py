@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Generic
 
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
@@ -35,7 +35,7 @@ from core.evaluation.answer import (
     without_wordless,
 )
 from core.evaluation.loader import CriteriaError, EvaluationCriteria, LoadedCriteria, load_criteria
-from core.evaluation.options import EvaluationNode, EvaluationNodeOptions
+from core.evaluation.options import EvaluationNode, EvaluationNodeOptions, S, Update
 from core.evaluation.prompts import build_messages, content_text, human_readable
 from core.evaluation.result import CriterionResult, EvaluationResult, Issue
 from core.evaluation.review import make_review_node, review_metadata
@@ -50,6 +50,9 @@ from local_llm.errors import (
     StructuredOutputError,
 )
 
+if TYPE_CHECKING:
+    from core.context import FlowContext
+
 
 class EvaluationFailure(Exception):
     """A failure the node reports as status `error`: `kind` for errors, `message` for people."""
@@ -60,13 +63,13 @@ class EvaluationFailure(Exception):
 
 
 @dataclass(frozen=True)
-class EvaluationNodes:
+class EvaluationNodes(Generic[S]):
     """The three nodes of one evaluation (see the module docstring)."""
 
-    prepare: Any
-    judge: Any
-    review: Any
-    options: EvaluationNodeOptions
+    prepare: EvaluationNode[S]
+    judge: EvaluationNode[S]
+    review: EvaluationNode[S]
+    options: EvaluationNodeOptions[S]
 
 
 def progress(**data: object) -> None:
@@ -75,7 +78,7 @@ def progress(**data: object) -> None:
         get_stream_writer()(data)
 
 
-def error_update(options: EvaluationNodeOptions, failure: EvaluationFailure) -> dict[str, Any]:
+def error_update(options: EvaluationNodeOptions[S], failure: EvaluationFailure) -> Update:
     """The state update of a failed evaluation (spec 6)."""
     label = human_readable(options.content_type)
     detail = f" ({failure.detail})" if failure.detail else ""
@@ -87,7 +90,7 @@ def error_update(options: EvaluationNodeOptions, failure: EvaluationFailure) -> 
     }
 
 
-def extract_content(options: EvaluationNodeOptions, state: Mapping[str, Any]) -> Any:
+def extract_content(options: EvaluationNodeOptions[S], state: S) -> object:
     """Step 1: the content, or `EvaluationFailure` when it is missing or malformed."""
     try:
         content = options.content_extractor(state)
@@ -106,7 +109,7 @@ def extract_content(options: EvaluationNodeOptions, state: Mapping[str, Any]) ->
     return content
 
 
-def criteria_for(options: EvaluationNodeOptions) -> LoadedCriteria:
+def criteria_for(options: EvaluationNodeOptions[S]) -> LoadedCriteria:
     """Step 3: the rubric (default criteria with a warning when the file is missing)."""
     try:
         return load_criteria(options.criteria_ref, options.content_type, options.criteria_dirs)
@@ -117,8 +120,8 @@ def criteria_for(options: EvaluationNodeOptions) -> LoadedCriteria:
 
 
 def run_options(
-    base: EvaluationNodeOptions, state: Mapping[str, Any], runtime: Runtime
-) -> EvaluationNodeOptions:
+    base: EvaluationNodeOptions[S], state: S, runtime: Runtime[FlowContext]
+) -> EvaluationNodeOptions[S]:
     """The options for this run (`configure` applied); a failing `configure` is an input error."""
     try:
         return base.for_run(state, runtime)
@@ -128,10 +131,10 @@ def run_options(
         ) from exc
 
 
-def make_prepare_node(base: EvaluationNodeOptions) -> EvaluationNode:
+def make_prepare_node(base: EvaluationNodeOptions[S]) -> EvaluationNode[S]:
     """Steps 1-3: validate input and criteria, set status `evaluating`."""
 
-    async def prepare(state: Mapping[str, Any], runtime: Runtime) -> dict[str, Any]:
+    async def prepare(state: S, runtime: Runtime[FlowContext]) -> Update:
         options = base
         try:
             options = run_options(base, state, runtime)
@@ -158,10 +161,10 @@ def make_prepare_node(base: EvaluationNodeOptions) -> EvaluationNode:
 
 
 async def ask_model(
-    options: EvaluationNodeOptions,
+    options: EvaluationNodeOptions[S],
     llm: LLMClient,
     loaded: LoadedCriteria,
-    state: Mapping[str, Any],
+    state: S,
 ) -> EvaluationAnswer:
     """Steps 4-5: build the prompt and call the model under the timeout."""
     context = options.context_extractor(state) if options.context_extractor else ""
@@ -227,7 +230,7 @@ def criterion_results(
 
 
 def build_result(
-    options: EvaluationNodeOptions, loaded: LoadedCriteria, answer: EvaluationAnswer
+    options: EvaluationNodeOptions[S], loaded: LoadedCriteria, answer: EvaluationAnswer
 ) -> EvaluationResult:
     """Step 6: check the answer against the rubric and score it in code."""
     problems = answer_problems(answer, loaded.criteria)
@@ -264,9 +267,7 @@ def build_result(
     )
 
 
-def apply_validator(
-    options: EvaluationNodeOptions, result: EvaluationResult, state: Mapping[str, Any]
-) -> None:
+def apply_validator(options: EvaluationNodeOptions[S], result: EvaluationResult, state: S) -> None:
     """The custom validator's problems (or its crash) fail the evaluation."""
     if options.custom_validator is None:
         return
@@ -278,12 +279,10 @@ def apply_validator(
         raise EvaluationFailure("validation", "the result failed validation", "; ".join(problems))
 
 
-def success_update(
-    options: EvaluationNodeOptions, result: EvaluationResult, state: Mapping[str, Any]
-) -> dict[str, Any]:
+def success_update(options: EvaluationNodeOptions[S], result: EvaluationResult, state: S) -> Update:
     """Step 7: the result, the status, the interrupt flag and metadata, a message."""
     label = human_readable(options.content_type)
-    update: dict[str, Any] = {options.result_field: result.model_dump(mode="json")}
+    update: Update = {options.result_field: result.model_dump(mode="json")}
     if options.human_review:
         update[options.status_field] = "awaiting_review"
         update["is_interrupted"] = True
@@ -298,7 +297,7 @@ def success_update(
 
 
 async def evaluate_content(
-    llm: LLMClient | None, options: EvaluationNodeOptions, state: Mapping[str, Any]
+    llm: LLMClient | None, options: EvaluationNodeOptions[S], state: S
 ) -> EvaluationResult:
     """One whole evaluation without the node pattern: criteria, prompt, model, scoring, validator.
 
@@ -317,10 +316,10 @@ async def evaluate_content(
     return result
 
 
-def make_judge_node(base: EvaluationNodeOptions) -> EvaluationNode:
+def make_judge_node(base: EvaluationNodeOptions[S]) -> EvaluationNode[S]:
     """Steps 4-8: prompt, model, scoring, validation, state update."""
 
-    async def judge(state: Mapping[str, Any], runtime: Runtime) -> dict[str, Any]:
+    async def judge(state: S, runtime: Runtime[FlowContext]) -> Update:
         options = base
         try:
             options = run_options(base, state, runtime)
@@ -351,7 +350,7 @@ def make_judge_node(base: EvaluationNodeOptions) -> EvaluationNode:
     return judge
 
 
-def create_evaluation_node(options: EvaluationNodeOptions) -> EvaluationNodes:
+def create_evaluation_node(options: EvaluationNodeOptions[S]) -> EvaluationNodes[S]:
     """The factory of spec 3.1: the nodes of one evaluation, ready for `add_evaluation`."""
     return EvaluationNodes(
         prepare=make_prepare_node(options),

@@ -4,25 +4,58 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Annotated, ClassVar, Generic, Literal, Protocol, TypeVar
+
+from typing_extensions import TypedDict
 
 from core.evaluation.result import EvaluationResult
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
+
+    from core.context import FlowContext
 
 EvaluationStatus = Literal[
     "evaluating", "awaiting_review", "approved", "revision_requested", "edited", "error", "stale"
 ]
 """Values of an evaluation's status field (spec 5.1) plus `stale` for dependents of an edit."""
 
-EvaluationNode = Callable[[Mapping[str, Any], Any], Awaitable[dict[str, Any]]]
-"""A node of the framework: (state, LangGraph runtime) -> the state update."""
-ContentExtractor = Callable[[Mapping[str, Any]], Any]
+
+class TypedState(Protocol):
+    """A flow's state (a TypedDict) as the framework reads it, by the field names its options
+    give, and as LangGraph takes it (a TypedDict-like state schema)."""
+
+    __required_keys__: ClassVar[frozenset[str]]
+    __optional_keys__: ClassVar[frozenset[str]]
+
+    def __getitem__(self, key: str, /) -> object: ...
+    def get(self, key: str, /) -> object: ...
+    def __contains__(self, key: object, /) -> bool: ...
+    def __iter__(self) -> Iterator[str]: ...
+    def __len__(self) -> int: ...
+
+
+S = TypeVar("S", bound=TypedState)
+"""The state of the graph an evaluation runs in; the flow's callbacks read it as their own."""
+S_contra = TypeVar("S_contra", bound=TypedState, contravariant=True)
+Update = dict[str, object]
+"""A state update of the framework: its fields are named by the options (`result_field`...)."""
+
+
+class EvaluationNode(Protocol[S_contra]):
+    """A node of the framework: (state, LangGraph runtime) -> the state update."""
+
+    def __call__(self, state: S_contra, runtime: Runtime[FlowContext]) -> Awaitable[Update]: ...
+
+
+ContentExtractor = Callable[[S], object]
 """Reads the content to evaluate from the state; None or empty means nothing to evaluate."""
-ResultValidator = Callable[[EvaluationResult, Mapping[str, Any]], "list[str] | None"]
+ResultValidator = Callable[[EvaluationResult, S], "list[str] | None"]
 """Extra checks of a result; returns problems (an empty list or None when it is acceptable)."""
-EditApplier = Callable[[Mapping[str, Any], Any], dict[str, Any]]
+EditApplier = Callable[[S, object], Update]
 """Turns the human's edited content into a state update."""
 
 DEFAULT_THRESHOLD = 0.7
@@ -42,17 +75,30 @@ class EvaluationFields(TypedDict, total=False):
     """Error details (kind, content type, technical cause), appended on failure."""
     is_interrupted: bool
     """True while an evaluation waits for its human review."""
-    interrupt_metadata: dict[str, Any] | None
+    interrupt_metadata: dict[str, object] | None
     """What the review interrupt shows (spec 4.2)."""
 
 
+class OptionChanges(TypedDict, Generic[S], total=False):
+    """What a flow's `configure` may set for one run (fields of `EvaluationNodeOptions`)."""
+
+    criteria_path: str | Path | None
+    evaluation_prompt: str | None
+    passing_threshold: float | None
+    model_role: str
+    timeout_s: float
+    context_extractor: Callable[[S], str] | None
+    criteria_dirs: tuple[Path, ...]
+    default_threshold: float
+
+
 @dataclass(frozen=True)
-class EvaluationNodeOptions:
+class EvaluationNodeOptions(Generic[S]):
     """How one evaluation behaves. Everything but the first four fields has a default."""
 
     content_type: str
     """What is evaluated (`lesson`, `research`, ...); also the default criteria name."""
-    content_extractor: ContentExtractor
+    content_extractor: ContentExtractor[S]
     """Reads the content from the state."""
     result_field: str
     """State field that receives the `EvaluationResult` (as a dict)."""
@@ -66,17 +112,17 @@ class EvaluationNodeOptions:
     """Overall threshold; None means the criteria file's, else 0.7."""
     model_role: str = "judge"
     """Model role of the evaluation call."""
-    custom_validator: ResultValidator | None = None
+    custom_validator: ResultValidator[S] | None = None
     """Extra checks of the scored result; problems make the evaluation fail with `error`."""
     human_review: bool = True
     """Stop for a human review; False for automatic judges (status approved or revision_requested)."""
     timeout_s: float = 60.0
     """Total time the model call may take, re-asks included."""
-    context_extractor: Callable[[Mapping[str, Any]], str] | None = None
+    context_extractor: Callable[[S], str] | None = None
     """Trusted reference material for the evaluator (e.g. the source concepts of a lesson)."""
     content_field: str | None = None
     """State field that an `edit` replaces with the human's content (when no `apply_edit`)."""
-    apply_edit: EditApplier | None = None
+    apply_edit: EditApplier[S] | None = None
     """Custom way of applying the human's edit; takes precedence over `content_field`."""
     dependents: tuple[str, ...] = ()
     """Status fields of content derived from this one; an edit marks them `stale`."""
@@ -84,7 +130,7 @@ class EvaluationNodeOptions:
     """State field that receives the human's decision (action, feedback, content)."""
     criteria_dirs: tuple[Path, ...] = ()
     """Directories searched for criteria files before the shipped ones."""
-    payload_extras: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
+    payload_extras: Callable[[S], dict[str, object]] | None = None
     """Extra data for the review interrupt payload (e.g. the note path)."""
     default_threshold: float = DEFAULT_THRESHOLD
     """Overall threshold when neither `passing_threshold` nor the criteria file sets one."""
@@ -94,7 +140,7 @@ class EvaluationNodeOptions:
     it asks again. An answer that stays invalid after re-asks, or a prompt over the context
     budget, still becomes status `error` (`core.model_failures`; the flow's `on_error` decides
     what stands in)."""
-    configure: Callable[[Mapping[str, Any], Any], dict[str, Any]] | None = None
+    configure: Callable[[S, Runtime[FlowContext]], OptionChanges[S]] | None = None
     """Per-run option overrides from the state and the LangGraph runtime, e.g. a criteria
     file chosen by the user or a timeout from settings: `(state, runtime) -> {field: value}`."""
 
@@ -106,12 +152,11 @@ class EvaluationNodeOptions:
         if not self.result_field or not self.status_field:
             raise ValueError("result_field and status_field are required")
 
-    def for_run(self, state: Mapping[str, Any], runtime: Any) -> EvaluationNodeOptions:
+    def for_run(self, state: S, runtime: Runtime[FlowContext]) -> EvaluationNodeOptions[S]:
         """These options with the run's overrides applied (itself without `configure`)."""
         if self.configure is None:
             return self
-        changes = dict(self.configure(state, runtime) or {})
-        changes.pop("configure", None)
+        changes = self.configure(state, runtime) or {}
         return dataclasses.replace(self, **changes)
 
     @property

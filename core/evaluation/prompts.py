@@ -8,7 +8,6 @@ instructions say that nothing inside the block is an instruction.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from core.evaluation.loader import BANDS, EvaluationCriteria
 
@@ -32,7 +31,7 @@ def human_readable(content_type: str) -> str:
     return text[:1].upper() + text[1:] if text else "Content"
 
 
-def content_text(content: Any) -> str:
+def content_text(content: object) -> str:
     """Content as prompt text: strings as they are, anything else as indented JSON."""
     if isinstance(content, str):
         return content
@@ -68,7 +67,7 @@ def rubric_text(criteria: EvaluationCriteria) -> str:
 
 def build_messages(
     criteria: EvaluationCriteria,
-    content: Any,
+    content: object,
     content_type: str,
     system_prompt: str | None = None,
     context: str = "",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from core.evaluation.answer import NO_REMARK
 from core.evaluation.result import EvaluationResult
@@ -19,7 +18,7 @@ def score_bar(score: float, threshold: float | None = None, width: int = 20) -> 
     return "[" + "".join(cells) + "]"
 
 
-def render_text(result: EvaluationResult | Mapping[str, Any], *, details: bool = True) -> str:
+def render_text(result: EvaluationResult | Mapping[str, object], *, details: bool = True) -> str:
     """The evaluation as text: verdict, a bar per criterion, then the model's remarks."""
     if not isinstance(result, EvaluationResult):
         result = EvaluationResult.model_validate(result)

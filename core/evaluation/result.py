@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict
 
 
 def utc_now() -> str:
@@ -76,7 +76,7 @@ class EvaluationResult(BaseModel):
     """Specific improvement recommendations."""
     feedback: str = ""
     """Overall assessment."""
-    raw_response: Any = None
+    raw_response: object = None
     """The model's parsed answer, for debugging."""
     criteria: list[CriterionResult] = Field(default_factory=list)
     """Per-criterion detail (score, threshold, rationale, issues), in rubric order."""
@@ -101,3 +101,47 @@ class EvaluationResult(BaseModel):
         elif failing:
             text += f"; below threshold: {', '.join(failing)}"
         return text
+
+
+# -- the same result as a flow's state holds it (plain data; `EvaluationResult` validates it) --
+
+
+class IssueData(TypedDict, total=False):
+    what: str
+    where: str
+
+
+class CriterionResultData(TypedDict, total=False):
+    """A `CriterionResult` as data."""
+
+    id: str
+    name: str
+    score: float
+    weight: float
+    passing_threshold: float
+    is_critical: bool
+    passed: bool
+    rationale: str
+    issues: list[IssueData]
+
+
+class EvaluationResultData(TypedDict, total=False):
+    """An `EvaluationResult` as data (`result.model_dump(mode="json")`, what the evaluation
+    node writes into the flow's result field)."""
+
+    passed: bool
+    timestamp: str
+    evaluator: str
+    overall_score: float
+    scores: dict[str, float]
+    strengths: list[str]
+    weaknesses: list[str]
+    suggestions: list[str]
+    feedback: str
+    raw_response: object
+    criteria: list[CriterionResultData]
+    criteria_id: str
+    criteria_version: str
+    passing_threshold: float
+    failed_critical: list[str]
+    notes: list[str]

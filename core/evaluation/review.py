@@ -13,17 +13,19 @@ router sends the graph back to the review, which asks again.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 from pydantic import ConfigDict, model_validator
 
-from core.evaluation.options import EvaluationNode, EvaluationNodeOptions
+from core.evaluation.options import EvaluationNode, EvaluationNodeOptions, S, Update
 from core.evaluation.prompts import human_readable
 from core.evaluation.result import EvaluationResult
 from core.reviews import Decision, InvalidDecision, Review
+
+if TYPE_CHECKING:
+    from core.context import FlowContext
 
 
 class EvaluationReview(Review):
@@ -46,7 +48,7 @@ class ReviewDecision(Decision):
     """approve: accept; revise: send back to the generator; edit: replace with `content`."""
     feedback: str = ""
     """Free text for the generator (revise) or the record (approve, edit)."""
-    content: Any = None
+    content: object = None
     """The human's version of the content (edit only)."""
 
     @model_validator(mode="after")
@@ -57,12 +59,12 @@ class ReviewDecision(Decision):
 
 
 def review_metadata(
-    options: EvaluationNodeOptions, result: EvaluationResult, state: Mapping[str, Any]
-) -> dict[str, Any]:
+    options: EvaluationNodeOptions[S], result: EvaluationResult, state: S
+) -> dict[str, object]:
     """The interrupt metadata of spec 4.2 (plus any extras the flow adds), as plain data
     (`EvaluationReview.model_validate` reads it back)."""
     label = human_readable(options.content_type)
-    metadata: dict[str, Any] = {
+    metadata: dict[str, object] = {
         "type": "evaluation_review",
         "content_type": options.content_type,
         "evaluation": result.model_dump(mode="json"),
@@ -75,7 +77,7 @@ def review_metadata(
     return EvaluationReview.model_validate(metadata).payload()
 
 
-def parse_decision(value: Any, options: EvaluationNodeOptions) -> ReviewDecision:
+def parse_decision(value: object, options: EvaluationNodeOptions[S]) -> ReviewDecision:
     """The resume value as a decision (`InvalidDecision` when it does not fit); a bare
     action string is accepted too."""
     decision = ReviewDecision.parse(value)
@@ -87,11 +89,11 @@ def parse_decision(value: Any, options: EvaluationNodeOptions) -> ReviewDecision
 
 
 def decision_update(
-    options: EvaluationNodeOptions, decision: ReviewDecision, state: Mapping[str, Any]
-) -> dict[str, Any]:
+    options: EvaluationNodeOptions[S], decision: ReviewDecision, state: S
+) -> Update:
     """The state transition for the human's action."""
     label = human_readable(options.content_type)
-    update: dict[str, Any] = {"is_interrupted": False, "interrupt_metadata": None}
+    update: Update = {"is_interrupted": False, "interrupt_metadata": None}
     if options.decision_field:
         update[options.decision_field] = decision.model_dump(mode="json")
     if decision.action == "approve":
@@ -114,10 +116,10 @@ def decision_update(
     return update
 
 
-def make_review_node(base: EvaluationNodeOptions) -> EvaluationNode:
+def make_review_node(base: EvaluationNodeOptions[S]) -> EvaluationNode[S]:
     """The review node: interrupt with the metadata, then apply the decision."""
 
-    async def review(state: Mapping[str, Any], runtime: Runtime) -> dict[str, Any]:
+    async def review(state: S, runtime: Runtime[FlowContext]) -> Update:
         try:
             options = base.for_run(state, runtime)
         except Exception:  # the judge already reported a broken `configure`; review plainly

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from core.store import Store
@@ -29,7 +29,7 @@ class ConceptInfo:
         """What the evaluator compares: the summary, else the short summary."""
         return self.summary or self.short_summary or "(no definition)"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
 

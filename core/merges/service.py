@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from core.leases import Lease, LeaseHeld, Leases, merge_lease
 from core.merges.catalog import ConceptInfo, load_concepts
@@ -23,6 +23,9 @@ from core.merges.journal import ApplyInterrupted, Journal
 from core.merges.plan import MergePlan, plan_review
 from core.merges.reviews import Review, ReviewsRepo
 from core.store import Store
+
+if TYPE_CHECKING:
+    from core.vault_handle import VaultHandle
 
 __all__ = ["AlreadyApplied", "ApplyInterrupted", "LeaseHeld", "Merges", "Resumed"]
 
@@ -45,7 +48,7 @@ class Resumed:
 class Merges:
     """Reviews and their application to one vault (a core.services.VaultHandle)."""
 
-    def __init__(self, store: Store, vault: Any) -> None:
+    def __init__(self, store: Store, vault: VaultHandle | None) -> None:
         if vault is None:
             raise ValueError("no vault is configured")
         self.store = store

@@ -6,7 +6,7 @@ catches `SettingsError` do not pay for pydantic-settings.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from core.settings.errors import SettingsError
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 __all__ = ["Settings", "SettingsError", "deep_merge", "load_settings", "user_settings_path"]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name == "Settings":
         from core.settings.model import Settings
 

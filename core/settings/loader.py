@@ -13,7 +13,18 @@ from pydantic import ValidationError
 from core.settings.errors import SettingsError
 from core.settings.model import Settings
 
-__all__ = ["SettingsError", "deep_merge", "load_settings", "user_settings_path"]
+__all__ = [
+    "SettingsError",
+    "SettingsTable",
+    "deep_merge",
+    "load_settings",
+    "settings_from",
+    "user_settings_path",
+]
+
+SettingsTable = dict[str, object]
+"""A settings table as TOML holds it: keys to values (scalars, arrays, nested tables), read
+only by the settings model that validates it."""
 
 REPO_DEFAULTS = Path(__file__).resolve().parents[2] / "settings.toml"
 
@@ -28,7 +39,7 @@ def user_settings_path(explicit: Path | str | None = None) -> Path:
     return Path(user_config_dir("noema", appauthor=False)) / "settings.toml"
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _read_toml(path: Path) -> SettingsTable:
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)
@@ -40,19 +51,20 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise SettingsError(f"{path}: cannot be read: {exc.strerror}") from exc
 
 
-def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+def deep_merge(base: SettingsTable, override: SettingsTable) -> SettingsTable:
     """A new dict with `override` merged into `base`, nested tables merged key by key."""
     merged = dict(base)
     for key, value in override.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = deep_merge(merged[key], value)
+        below = merged.get(key)
+        if isinstance(value, dict) and isinstance(below, dict):
+            merged[key] = deep_merge(below, value)
         else:
             merged[key] = value
     return merged
 
 
-def _has_key(data: dict[str, Any], loc: tuple[Any, ...]) -> bool:
-    node: Any = data
+def _has_key(data: SettingsTable, loc: tuple[str | int, ...]) -> bool:
+    node: object = data
     for part in loc:
         if not isinstance(node, dict) or part not in node:
             return False
@@ -60,7 +72,7 @@ def _has_key(data: dict[str, Any], loc: tuple[Any, ...]) -> bool:
     return True
 
 
-def _env_name(loc: tuple[Any, ...]) -> str | None:
+def _env_name(loc: tuple[str | int, ...]) -> str | None:
     """The NOEMA_ variable that set this key or one of its parent tables, if any (env wins)."""
     for depth in range(len(loc), 0, -1):
         name = "NOEMA_" + "__".join(str(part) for part in loc[:depth]).upper()
@@ -69,7 +81,7 @@ def _env_name(loc: tuple[Any, ...]) -> str | None:
     return None
 
 
-def _describe(exc: ValidationError, layers: list[tuple[str, dict[str, Any]]]) -> str:
+def _describe(exc: ValidationError, layers: list[tuple[str, SettingsTable]]) -> str:
     lines = []
     for error in exc.errors():
         loc = tuple(part for part in error["loc"] if part != "__root__")
@@ -86,12 +98,22 @@ def _describe(exc: ValidationError, layers: list[tuple[str, dict[str, Any]]]) ->
     return "\n".join(lines)
 
 
+def settings_from(table: SettingsTable) -> Settings:
+    """Settings validated from a table (file layers merged), with the environment on top.
+
+    pydantic-settings takes the table as keywords (`Settings(**table)`, which also reads the
+    NOEMA_ variables: `model_validate` would not); its keywords are typed per field, so the
+    table, validated by it, is handed over untyped here, once."""
+    fields: dict[str, Any] = table
+    return Settings(**fields)
+
+
 def load_settings(path: Path | str | None = None, *, use_repo_defaults: bool = True) -> Settings:
     """Load settings from the documented defaults, the user's file and the environment.
 
     Raises SettingsError (never a traceback for the user) when anything is invalid.
     """
-    layers: list[tuple[str, dict[str, Any]]] = []
+    layers: list[tuple[str, SettingsTable]] = []
     if use_repo_defaults and REPO_DEFAULTS.is_file():
         layers.append((str(REPO_DEFAULTS), _read_toml(REPO_DEFAULTS)))
     user_file = user_settings_path(path)
@@ -99,10 +121,10 @@ def load_settings(path: Path | str | None = None, *, use_repo_defaults: bool = T
         layers.append((str(user_file), _read_toml(user_file)))
     elif path is not None:
         raise SettingsError(f"{user_file}: settings file not found")
-    merged: dict[str, Any] = {}
+    merged: SettingsTable = {}
     for _, data in layers:
         merged = deep_merge(merged, data)
     try:
-        return Settings(**merged)
+        return settings_from(merged)
     except ValidationError as exc:
         raise SettingsError(_describe(exc, layers or [("settings", {})])) from exc

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from platformdirs import user_data_dir
 from pydantic import Field, model_validator
@@ -98,10 +97,10 @@ class Settings(BaseSettings):
         """The fully resolved model settings for a role (unset fields inherit [models])."""
         base = self.models
         override = base.roles.get(name) or base.roles.get("default") or RoleModel()
-        values: dict[str, Any] = {
+        values: dict[str, object] = {
             key: getattr(override, key)
             if getattr(override, key) is not None
             else getattr(base, key, None)
             for key in RoleModel.model_fields
         }
-        return RoleModel(**values)
+        return RoleModel.model_validate(values)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -119,7 +119,7 @@ class StoreSettings(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _no_password(cls, data: Any) -> Any:
+    def _no_password(cls, data: object) -> object:
         if isinstance(data, dict) and _PASSWORD_KEYS & {str(k).lower() for k in data}:
             raise ValueError(PASSWORD_IN_FILE)
         return data
@@ -192,7 +192,7 @@ def check_api_key_env(value: str | None) -> str | None:
     return value
 
 
-def refuse_api_key(data: Any) -> Any:
+def refuse_api_key(data: object) -> object:
     """A settings table with `api_key` (or a similar secret) in it is refused, pointing to
     `api_key_env`, before pydantic's generic "extra inputs" error."""
     if isinstance(data, dict) and {"api_key", "apikey", "key", "secret", "token"} & set(data):
@@ -205,7 +205,7 @@ class _NoSecrets(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _no_api_key(cls, data: Any) -> Any:
+    def _no_api_key(cls, data: object) -> object:
         return refuse_api_key(data)
 
     @field_validator("api_key_env", check_fields=False)

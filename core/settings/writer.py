@@ -13,20 +13,19 @@ import os
 import tempfile
 import tomllib
 from pathlib import Path
-from typing import Any
 
 import tomlkit
 from tomlkit.container import Container
 from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import InlineTable, Table
 
-from core.settings.loader import REPO_DEFAULTS, SettingsError
+from core.settings.loader import REPO_DEFAULTS, SettingsError, SettingsTable
 from core.settings.model import Settings
 
 TableLike = Container | Table | InlineTable
 
 
-def save_user_settings(path: Path | str, update: dict[str, Any]) -> dict[str, Any]:
+def save_user_settings(path: Path | str, update: SettingsTable) -> SettingsTable:
     """Set `update` (nested tables, e.g. {"flows": {"tutor": {"learner": {...}}}}) into the
     user's settings file at `path` and return the file's new content (plain dicts).
 
@@ -39,7 +38,7 @@ def save_user_settings(path: Path | str, update: dict[str, Any]) -> dict[str, An
             "choose your own settings file (--settings PATH or $NOEMA_SETTINGS)"
         )
     document = _read_document(path)
-    _set_tables(document, _plain(update))
+    _set_tables(document, _plain_table(update))
     text = tomlkit.dumps(document)
     content = tomllib.loads(text)
     try:
@@ -61,7 +60,7 @@ def _read_document(path: Path) -> tomlkit.TOMLDocument:
         raise SettingsError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from exc
 
 
-def _set_tables(container: TableLike, update: dict[str, Any]) -> None:
+def _set_tables(container: TableLike, update: SettingsTable) -> None:
     """Set every key of `update` into `container`, descending into the tables that exist and
     creating the ones that do not (a table holding only tables becomes a header-less "super
     table", so `[flows.tutor.learner]` is written instead of empty `[flows]`, `[flows.tutor]`)."""
@@ -99,10 +98,15 @@ def _write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def _plain(value: Any) -> Any:
+def _plain_table(table: SettingsTable) -> SettingsTable:
+    """TOML has no null: drop None values; paths become strings."""
+    return {str(k): _plain(v) for k, v in table.items() if v is not None}
+
+
+def _plain(value: object) -> object:
     """TOML has no null: drop None values; paths become strings."""
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items() if v is not None}
+        return _plain_table(value)
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value if v is not None]
     if isinstance(value, Path):

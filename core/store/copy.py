@@ -14,11 +14,17 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from core.store.db import Store, StoreError, layout, migrations
 from core.store.sqltext import split_script
 from core.store.tables import created_table, renamed
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
+    from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
+
+    from core.settings import Settings
 
 
 @dataclass
@@ -106,7 +112,9 @@ def count_tables(source: Store, target: Store, tables: list[str]) -> dict[str, t
     }
 
 
-async def copy_checkpoints(path: Path, conninfo: str) -> tuple[list[Any], Any]:
+async def copy_checkpoints(
+    path: Path, conninfo: str
+) -> tuple[list[CheckpointTuple], tuple[int, int] | None]:
     """Every checkpoint of the SQLite checkpointer into PostgreSQL's, oldest first (a parent
     before its children), each with its pending writes; (source tuples, target saver)."""
     from core.checkpoints import open_checkpointer, open_postgres_checkpointer
@@ -122,10 +130,10 @@ async def copy_checkpoints(path: Path, conninfo: str) -> tuple[list[Any], Any]:
     return tuples, latest
 
 
-async def _put(target: Any, item: Any) -> None:
+async def _put(target: BaseCheckpointSaver[str], item: CheckpointTuple) -> None:
     configurable = item.config["configurable"]
     parent = (item.parent_config or {}).get("configurable", {}).get("checkpoint_id")
-    config = {
+    config: RunnableConfig = {
         "configurable": {
             "thread_id": configurable["thread_id"],
             "checkpoint_ns": configurable.get("checkpoint_ns", ""),
@@ -136,14 +144,16 @@ async def _put(target: Any, item: Any) -> None:
     stored = await target.aput(
         config, item.checkpoint, item.metadata, dict(item.checkpoint["channel_versions"])
     )
-    by_task: dict[tuple[str, str], list[tuple[str, Any]]] = {}
+    by_task: dict[tuple[str, str], list[tuple[str, object]]] = {}
     for task_id, channel, value in item.pending_writes or []:
         by_task.setdefault((task_id, ""), []).append((channel, value))
     for (task_id, task_path), writes in by_task.items():
         await target.aput_writes(stored, writes, task_id, task_path)
 
 
-async def _latest_match(tuples: list[Any], target: Any) -> tuple[int, int]:
+async def _latest_match(
+    tuples: list[CheckpointTuple], target: BaseCheckpointSaver[str]
+) -> tuple[int, int]:
     latest: dict[tuple[str, str], str] = {}
     for item in tuples:
         c = item.config["configurable"]
@@ -157,7 +167,7 @@ async def _latest_match(tuples: list[Any], target: Any) -> tuple[int, int]:
     return same, len(latest)
 
 
-def migrate_to_postgres(settings: Any, conninfo: str, where: str) -> Copied:
+def migrate_to_postgres(settings: Settings, conninfo: str, where: str) -> Copied:
     """Copy this data directory's shared state into the PostgreSQL database at `conninfo`."""
     import asyncio
 

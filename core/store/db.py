@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from core.store.tables import Layout, layout_of, route
 
 if TYPE_CHECKING:
-    from core.store.postgres import PostgresStore
+    from core.store.postgres import Params, PostgresStore
 
 MIGRATIONS_PACKAGE = "core.store.migrations"
 
@@ -134,26 +134,26 @@ class Store:
                 self._conn.execute("BEGIN IMMEDIATE")
         return side
 
-    def execute(self, sql: str, params: Any = ()) -> Any:
+    def execute(self, sql: str, params: Params = ()) -> Any:
         """Run one statement (autocommit unless inside `transaction()`)."""
         with self._lock:
             if self._side(sql) == "shared":
                 return self.shared.execute(sql, params)  # type: ignore[union-attr]
             return self._conn.execute(sql, params)
 
-    def executemany(self, sql: str, rows: Any) -> Any:
+    def executemany(self, sql: str, rows: Iterable[Params]) -> Any:
         """Run one statement for many rows."""
         with self._lock:
             if self._side(sql) == "shared":
                 return self.shared.executemany(sql, rows)  # type: ignore[union-attr]
             return self._conn.executemany(sql, rows)
 
-    def query(self, sql: str, params: Any = ()) -> list[Any]:
+    def query(self, sql: str, params: Params = ()) -> list[Any]:
         """All rows of a query."""
         with self._lock:
             return list(self.execute(sql, params).fetchall())
 
-    def query_one(self, sql: str, params: Any = ()) -> Any:
+    def query_one(self, sql: str, params: Params = ()) -> Any:
         """The first row of a query, or None."""
         with self._lock:
             return self.execute(sql, params).fetchone()

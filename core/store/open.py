@@ -4,21 +4,23 @@ from __future__ import annotations
 
 import os
 import socket
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from core.store.db import Store, StoreError
 
 if TYPE_CHECKING:
     from core.settings import Settings
+    from core.settings.sections import StoreSettings
+    from core.store.postgres import PostgresStore
 
 
-def conninfo(store_settings: Any, url: str | None = None) -> str:
+def conninfo(store_settings: StoreSettings, url: str | None = None) -> str:
     """The libpq connection string for `[store]` (or `url`), the password taken from the
     environment variable `password_env` names; it lives in memory only."""
     from psycopg.conninfo import make_conninfo
 
     target = url if url is not None else store_settings.url
-    extra: dict[str, Any] = {
+    extra: dict[str, str | int] = {
         "application_name": f"noema pid {os.getpid()} on {socket.gethostname()}"[:63],
         "connect_timeout": 10,
         "keepalives": 1,
@@ -62,7 +64,7 @@ def label(url: str) -> str:
     return url.strip() or "(no url)"
 
 
-def open_shared(info: str, where: str) -> Any:
+def open_shared(info: str, where: str) -> PostgresStore:
     """A PostgresStore on `info` (StoreError naming `where` when it cannot be reached)."""
     import psycopg
 

@@ -19,31 +19,48 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from decimal import Decimal
-from typing import Any
+from typing import Any, SupportsIndex, overload
 
 import psycopg
 from psycopg import errors as pg_errors
+from psycopg.abc import Buffer
 from psycopg.adapt import Dumper, Loader
 
-from core.store.dialect import POSTGRES_PRELUDE, Dialect, TableInfo, UnsupportedStatement
+from core.store.dialect import (
+    POSTGRES_PRELUDE,
+    Dialect,
+    TableInfo,
+    Translated,
+    UnsupportedStatement,
+)
 
 WRITE_LOCK = 0x6E6F656D61_01  # "noema" 01: every write transaction of the shared store
 MIGRATION_LOCK = 0x6E6F656D61_02  # schema migrations and checkpointer set-up
 
+Params = Sequence[object] | Mapping[str, object]
+"""A statement's parameters (SQL values), by position or by name."""
 
-class Row(tuple[Any, ...]):
+
+class Row(tuple[object, ...]):
     """A result row as sqlite3.Row offers it: by position, by (case-insensitive) name."""
 
     _index: dict[str, int]
 
-    def __new__(cls, values: Sequence[Any], index: dict[str, int]) -> Row:
+    def __new__(cls, values: Sequence[object], index: dict[str, int]) -> Row:
         row = super().__new__(cls, values)
         row._index = index
         return row
 
-    def __getitem__(self, key: Any) -> Any:
+    @overload
+    def __getitem__(self, key: SupportsIndex | str) -> object: ...
+
+    @overload
+    def __getitem__(self, key: slice) -> tuple[object, ...]: ...
+
+    def __getitem__(self, key: SupportsIndex | str | slice) -> object:
         if isinstance(key, str):
             try:
                 key = self._index[key.lower()]
@@ -64,7 +81,7 @@ def _row_factory(cursor: Any) -> Any:
 class _NumberLoader(Loader):
     """numeric (SUM, AVG) as int when whole, else float: what sqlite3 returns."""
 
-    def load(self, data: Any) -> Any:
+    def load(self, data: Buffer) -> int | float:
         value = Decimal(bytes(data).decode())
         return int(value) if value == value.to_integral_value() else float(value)
 
@@ -74,30 +91,32 @@ class _UntypedInt(Dumper):
 
     oid = 0
 
-    def dump(self, obj: Any) -> bytes:
+    def dump(self, obj: int) -> bytes:
         return (b"1" if obj else b"0") if isinstance(obj, bool) else str(int(obj)).encode()
 
 
 class Result:
     """What `execute` returns: rows fetched at once (the connection is shared by threads)."""
 
-    def __init__(self, rows: list[Any], rowcount: int, lastrowid: int | None = None) -> None:
+    def __init__(
+        self, rows: list[tuple[object, ...]], rowcount: int, lastrowid: int | None = None
+    ) -> None:
         self._rows = rows
         self._next = 0
         self.rowcount = rowcount
         self.lastrowid = lastrowid
 
-    def fetchone(self) -> Any:
+    def fetchone(self) -> tuple[object, ...] | None:
         if self._next >= len(self._rows):
             return None
         self._next += 1
         return self._rows[self._next - 1]
 
-    def fetchall(self) -> list[Any]:
+    def fetchall(self) -> list[tuple[object, ...]]:
         rows, self._next = self._rows[self._next :], len(self._rows)
         return rows
 
-    def __iter__(self) -> Iterator[Any]:
+    def __iter__(self) -> Iterator[tuple[object, ...]]:
         return iter(self.fetchall())
 
 
@@ -135,7 +154,7 @@ class PostgresStore:
 
     # -- statements ------------------------------------------------------------------------
 
-    def execute(self, sql: str, params: Any = ()) -> Result:
+    def execute(self, sql: str, params: Params | None = ()) -> Result:
         with self._lock:
             translated = self._translate(sql)
             conn = self._conn if self._in_tx else self._connect()
@@ -150,7 +169,7 @@ class PostgresStore:
             except psycopg.Error as exc:
                 raise as_sqlite_error(exc, sql) from exc
 
-    def executemany(self, sql: str, rows: Iterable[Any]) -> Result:
+    def executemany(self, sql: str, rows: Iterable[Params | None]) -> Result:
         with self._lock:
             translated = self._translate(sql)
             conn = self._conn if self._in_tx else self._connect()
@@ -165,13 +184,13 @@ class PostgresStore:
             except psycopg.Error as exc:
                 raise as_sqlite_error(exc, sql) from exc
 
-    def _translate(self, sql: str) -> Any:
+    def _translate(self, sql: str) -> Translated:
         try:
             return self.dialect.translate(sql)
         except UnsupportedStatement as exc:
             raise sqlite3.OperationalError(f"PostgreSQL store: {exc}") from exc
 
-    def _statement(self, conn: psycopg.Connection) -> Any:
+    def _statement(self, conn: psycopg.Connection) -> AbstractContextManager[object]:
         """Inside a transaction: a savepoint, so a failed statement leaves it usable."""
         return conn.transaction() if self._in_tx else _nothing()
 
@@ -254,7 +273,7 @@ class _nothing:
         return None
 
 
-def _params(params: Any) -> Any:
+def _params(params: Params | None) -> tuple[object, ...] | Mapping[str, object]:
     if params is None:
         return ()
     if isinstance(params, dict):
@@ -269,7 +288,7 @@ def connect(conninfo: str, *, autocommit: bool = True) -> psycopg.Connection:
     return conn
 
 
-def adapt(conn: Any) -> None:
+def adapt(conn: psycopg.Connection) -> None:
     conn.adapters.register_loader("numeric", _NumberLoader)
     conn.adapters.register_dumper(int, _UntypedInt)
     conn.adapters.register_dumper(bool, _UntypedInt)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import builtins
 import json
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from core.leases import run_lease
+from core.leases import Leases, run_lease
 from core.store.db import Store
 
 RunStatus = Literal["queued", "running", "awaiting_review", "done", "failed", "cancelled"]
@@ -31,7 +32,8 @@ class RunRecord:
     flow: str
     target: str
     status: RunStatus
-    input: dict[str, Any]
+    input: dict[str, object]
+    """The run's input as it was given (JSON data; the flow's `make_input` validates it)."""
     error: str | None
     created_at: str
     updated_at: str
@@ -62,7 +64,12 @@ class RunsRepo:
         self.store = store
 
     def create(
-        self, flow: str, input: dict[str, Any], *, target: str = "", status: RunStatus = "queued"
+        self,
+        flow: str,
+        input: Mapping[str, object],
+        *,
+        target: str = "",
+        status: RunStatus = "queued",
     ) -> RunRecord:
         """A new run row; its id is the LangGraph thread id."""
         run_id = uuid.uuid4().hex
@@ -74,7 +81,9 @@ class RunsRepo:
         )
         return self.get(run_id)
 
-    def enqueue_once(self, flow: str, input: dict[str, Any], *, target: str) -> RunRecord | None:
+    def enqueue_once(
+        self, flow: str, input: Mapping[str, object], *, target: str
+    ) -> RunRecord | None:
         """Queue a run unless an active run of the same flow and target exists; None then."""
         with self.store.transaction():
             placeholders = ",".join("?" for _ in ACTIVE_STATUSES)
@@ -129,7 +138,7 @@ class RunsRepo:
         rows = self.store.query(f"SELECT * FROM runs {where} ORDER BY updated_at DESC", params)
         return [_record(row) for row in rows]
 
-    def recover_interrupted(self, leases: Any) -> builtins.list[str]:
+    def recover_interrupted(self, leases: Leases) -> builtins.list[str]:
         """Runs left 'running' by a process that died go back to 'queued'; their ids.
 
         A run whose lease (core.leases) another live process holds is being driven and is

@@ -9,8 +9,6 @@ advisory lock: one migrates, the other finds the work done.
 
 from __future__ import annotations
 
-from typing import Any
-
 import psycopg
 
 from core.store.dialect import ddl_to_postgres
@@ -141,7 +139,7 @@ def migrate_shared(pg: PostgresStore, known: list[tuple[int, str, str]], layout:
 
 
 def _apply(
-    conn: psycopg.Connection[Any],
+    conn: psycopg.Connection,
     version: int,
     name: str,
     sql: str,
@@ -163,7 +161,7 @@ def _apply(
         conn.execute("UPDATE noema_schema SET version = %s", (version,))
 
 
-def reset_identities(conn: psycopg.Connection[Any], layout: Layout) -> None:
+def reset_identities(conn: psycopg.Connection, layout: Layout) -> None:
     """Identity sequences continue after the largest id (rows copied with their ids)."""
     rows = conn.execute(
         "SELECT table_name, column_name FROM information_schema.columns"

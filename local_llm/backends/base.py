@@ -8,7 +8,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from local_llm.config import ModelConfig
 
-Message = Mapping[str, Any]
+Message = Mapping[str, object]
+"""A chat message (`role`, `content`, ...), passed on to the server as it is."""
 JsonSchema = dict[str, Any]
 
 

@@ -11,17 +11,45 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Sequence
+from types import ModuleType
+from typing import TypedDict
 
 from local_llm.backends.base import Completion, JsonSchema, Message
+from local_llm.backends.responses import Usage, answer_of, field, piece_of, usage_of, vectors_of
 from local_llm.config import ModelConfig
 from local_llm.errors import StreamCutError
 
 _LOCAL_KEY = "sk-no-key-required"
 
 
-def load_litellm() -> Any:
+class ResponseFormat(TypedDict):
+    """OpenAI's structured-output request (`response_format`)."""
+
+    type: str
+    json_schema: dict[str, object]
+
+
+class RequestArgs(TypedDict, total=False):
+    """The keyword arguments noema gives `litellm.acompletion` / `aembedding` (and a pool's
+    Router, per deployment and per request)."""
+
+    model: str
+    timeout: float
+    num_retries: int
+    api_base: str
+    api_key: str
+    temperature: float
+    max_tokens: int
+    stop: list[str] | None
+    num_ctx: int
+    keep_alive: str
+    response_format: ResponseFormat
+    stream_options: dict[str, bool]
+    metadata: dict[str, str]
+
+
+def load_litellm() -> ModuleType:
     """Import litellm with its cost map read locally, telemetry off and no retries of its own."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("LITELLM_TELEMETRY", "False")
@@ -41,18 +69,18 @@ def load_litellm() -> Any:
     return litellm
 
 
-def _ollama_args(config: ModelConfig) -> dict[str, Any]:
+def _ollama_args(config: ModelConfig) -> RequestArgs:
     """`num_ctx` and `keep_alive` for Ollama models: without num_ctx Ollama runs its default
     context (2048-4096 tokens) and cuts longer prompts silently; litellm forwards both."""
     if not config.is_ollama:
         return {}
-    args: dict[str, Any] = {"num_ctx": config.context_window}
+    args: RequestArgs = {"num_ctx": config.context_window}
     if config.keep_alive:
         args["keep_alive"] = config.keep_alive
     return args
 
 
-def _chat_args(config: ModelConfig, *, constrained: bool = False) -> dict[str, Any]:
+def _chat_args(config: ModelConfig, *, constrained: bool = False) -> RequestArgs:
     """Arguments of a chat request: sampling, stop sequences, Ollama's context.
 
     A `constrained` request (a JSON schema the server turns into a grammar) gets no stop
@@ -65,18 +93,22 @@ def _chat_args(config: ModelConfig, *, constrained: bool = False) -> dict[str, A
     `keep_alive` where Ollama ignores it."""
     if config.model.startswith("ollama/"):
         config = config.replace(model="ollama_chat/" + config.model.removeprefix("ollama/"))
-    args = {"temperature": config.temperature, "max_tokens": config.max_tokens, **_common(config)}
+    args: RequestArgs = {
+        "temperature": config.temperature,
+        "max_tokens": config.max_tokens,
+        **_common(config),
+    }
     if not constrained and (stop := config.stop_sequences()):
         args["stop"] = stop
     return {**args, **_ollama_args(config)}
 
 
-def _common(config: ModelConfig) -> dict[str, Any]:
+def _common(config: ModelConfig) -> RequestArgs:
     """Arguments shared by chat and embedding requests."""
     api_key = config.api_key
     if api_key is None and config.base_url and config.model.startswith("openai/"):
         api_key = _LOCAL_KEY  # OpenAI-compatible local servers need some key string
-    args: dict[str, Any] = {"model": config.model, "timeout": config.timeout_s, "num_retries": 0}
+    args: RequestArgs = {"model": config.model, "timeout": config.timeout_s, "num_retries": 0}
     if config.base_url:
         args["api_base"] = config.base_url
     if api_key is not None:
@@ -92,7 +124,7 @@ def _reports_stream_usage(config: ModelConfig) -> bool:
     )
 
 
-def response_format(json_schema: JsonSchema, name: str) -> dict[str, Any]:
+def response_format(json_schema: JsonSchema, name: str) -> ResponseFormat:
     """OpenAI structured-output request; llama.cpp's server turns it into a grammar."""
     return {
         "type": "json_schema",
@@ -104,10 +136,10 @@ class LiteLLMBackend:
     """Chat, streaming and embeddings through `litellm.acompletion` / `litellm.aembedding`."""
 
     def __init__(self) -> None:
-        self._litellm: Any = None
+        self._litellm: ModuleType | None = None
 
     @property
-    def litellm(self) -> Any:
+    def litellm(self) -> ModuleType:
         if self._litellm is None:
             self._litellm = load_litellm()
         return self._litellm
@@ -130,17 +162,15 @@ class LiteLLMBackend:
         config: ModelConfig,
         schema_name: str = "answer",
     ) -> Completion:
-        args: dict[str, Any] = {}
+        args: RequestArgs = {}
         if json_schema is not None:
             args["response_format"] = response_format(json_schema, schema_name)
         args = {**args, **_chat_args(config, constrained=json_schema is not None)}
-        response = await self.litellm.acompletion(messages=[dict(m) for m in messages], **args)
-        choice = response.choices[0]
-        return Completion(
-            text=choice.message.content or "",
-            finish_reason=choice.finish_reason,
-            **usage_of(response),
+        response: object = await self.litellm.acompletion(
+            messages=[dict(m) for m in messages], **args
         )
+        text, finish_reason = answer_of(response)
+        return Completion(text=text, finish_reason=finish_reason, **usage_of(response))
 
     async def stream(
         self, messages: Sequence[Message], *, config: ModelConfig
@@ -150,7 +180,7 @@ class LiteLLMBackend:
         args = _chat_args(config)
         if _reports_stream_usage(config):
             args["stream_options"] = {"include_usage": True}
-        response = await self.litellm.acompletion(
+        response: object = await self.litellm.acompletion(
             messages=[dict(m) for m in messages], stream=True, **args
         )
         async for piece in stream_text(response):
@@ -159,66 +189,46 @@ class LiteLLMBackend:
     async def embed(self, texts: Sequence[str], *, config: ModelConfig) -> list[list[float]]:
         if config.model.startswith("ollama_chat/"):  # litellm embeds through ollama/ only
             config = config.replace(model="ollama/" + config.model.removeprefix("ollama_chat/"))
-        response = await self.litellm.aembedding(
+        response: object = await self.litellm.aembedding(
             input=list(texts), **_common(config), **_ollama_args(config)
         )
-        rows = sorted(response.data, key=lambda row: _get(row, "index", 0))
-        return [list(_get(row, "embedding")) for row in rows]
-
-
-def usage_of(response: Any) -> dict[str, Any]:
-    """Token accounting of a response: prompt and completion tokens, prompt tokens served
-    from the server's cache, and the server's time on the prompt and on the answer (llama.cpp's
-    `timings`, which litellm passes through), each None when the server does not report it."""
-    usage = _get(response, "usage")
-    details = _get(usage, "prompt_tokens_details") if usage is not None else None
-    cached = _get(details, "cached_tokens") if details is not None else None
-    timings = _get(response, "timings")
-    timed: dict[str, float | None] = {"prompt_ms": None, "generation_ms": None}
-    if isinstance(timings, dict):
-        for key, name in (("prompt_ms", "prompt_ms"), ("predicted_ms", "generation_ms")):
-            if isinstance(timings.get(key), int | float):
-                timed[name] = float(timings[key])
-        if cached is None and isinstance(timings.get("cache_n"), int):
-            cached = timings["cache_n"]
-    return {
-        "prompt_tokens": _get(usage, "prompt_tokens") if usage is not None else None,
-        "completion_tokens": _get(usage, "completion_tokens") if usage is not None else None,
-        "cached_tokens": cached if isinstance(cached, int) else None,
-        **timed,
-    }
-
-
-def _get(row: Any, key: str, default: Any = None) -> Any:
-    return row.get(key, default) if isinstance(row, dict) else getattr(row, key, default)
+        return vectors_of(response)
 
 
 async def stream_text(
-    response: Any, finished: Callable[[Any, str | None], bool] | None = None
+    response: object, finished: Callable[[object, str | None], bool] | None = None
 ) -> AsyncIterator[str | Completion]:
     """The text pieces of a litellm stream, then one `Completion` (empty text) with the
     server's usage and finish reason; `StreamCutError` when it ends without the server's
     finish (`finished(response, last finish reason)`; a dropped connection looks like a short
     answer otherwise)."""
-    received, finish, usage = [], None, {}
+    if not isinstance(response, AsyncIterable):
+        raise TypeError(f"a stream is async-iterable, got {type(response).__name__}")
+    received: list[str] = []
+    finish: str | None = None
+    usage: Usage | None = None
     async for chunk in response:
-        if _get(chunk, "usage") is not None:
+        if field(chunk, "usage") is not None:
             usage = usage_of(chunk)
-        if not chunk.choices:
+        piece = piece_of(chunk)
+        if piece is None:
             continue
-        choice = chunk.choices[0]
-        if choice.delta.content:
-            received.append(choice.delta.content)
-            yield choice.delta.content
-        finish = choice.finish_reason or finish
+        text, finish_reason = piece
+        if text:
+            received.append(text)
+            yield text
+        finish = finish_reason or finish
     if not (finished or _server_finished)(response, finish):
         raise StreamCutError(
             "the stream ended without the server's finish_reason", text="".join(received)
         )
-    yield Completion(text="", finish_reason=finish, **usage)
+    if usage is None:
+        yield Completion(text="", finish_reason=finish)
+    else:
+        yield Completion(text="", finish_reason=finish, **usage)
 
 
-def _server_finished(response: Any, last_finish: str | None) -> bool:
+def _server_finished(response: object, last_finish: str | None) -> bool:
     """Whether the server itself ended the answer. litellm's stream wrapper adds a finish
     reason of its own ("stop") when the server sent none (a connection closed mid-answer),
     so the reason the server really sent is read from the wrapper when it keeps one."""

@@ -14,12 +14,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from local_llm.backends.base import Backend, Completion, JsonSchema, Message
 from local_llm.config import LOCAL_MODEL, ModelConfig
 from local_llm.errors import LocalModelError
 from local_llm.local_server import LocalServerError, Mode
+
+if TYPE_CHECKING:
+    from local_llm.shared_server import SharedServer
 
 EMBEDDING_MAX_CTX = 2048
 """The embedding server's context (batch = ubatch = context, so memory grows with it)."""
@@ -44,7 +47,7 @@ class LocalBackend:
         self._inner_factory = inner
         self._inner: Backend | None = None
         self._model = model
-        self._servers: dict[tuple[Mode, int], Any] = {}
+        self._servers: dict[tuple[Mode, int], SharedServer] = {}
 
     @property
     def inner(self) -> Backend:
@@ -61,7 +64,7 @@ class LocalBackend:
     def mode_of(kind: str) -> Mode:
         return "embedding" if kind == "embed" else "chat"
 
-    def server(self, mode: Mode, config: ModelConfig) -> Any:
+    def server(self, mode: Mode, config: ModelConfig) -> SharedServer:
         """The shared server for a mode and context size (created, not started)."""
         ctx = config.context_window
         if mode == "embedding":

@@ -7,13 +7,17 @@ prompts, so every request sets `num_ctx = context_budget + max_tokens` explicitl
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from local_llm.backends.base import Completion, JsonSchema, Message, PullProgress
 from local_llm.config import ModelConfig
 from local_llm.errors import StreamCutError
 
-ClientFactory = Callable[[str | None, float], Any]
+if TYPE_CHECKING:
+    from ollama import AsyncClient
+
+ClientFactory = Callable[[str | None, float], "AsyncClient"]
+"""Makes the client of a host with a timeout (tests give one serving scripted answers)."""
 _PREFIXES = ("ollama_chat/", "ollama/")
 
 
@@ -25,7 +29,7 @@ def ollama_model_name(model: str) -> str:
     return model
 
 
-def _default_factory(host: str | None, timeout_s: float) -> Any:
+def _default_factory(host: str | None, timeout_s: float) -> AsyncClient:
     import ollama
 
     # Ollama usually listens on plain http: no TLS context to build (the CA bundle's load
@@ -39,14 +43,14 @@ class OllamaBackend:
 
     def __init__(self, client_factory: ClientFactory | None = None):
         self._factory = client_factory or _default_factory
-        self._clients: dict[tuple[str | None, float], Any] = {}
+        self._clients: dict[tuple[str | None, float], AsyncClient] = {}
 
     def warm(self) -> None:
         """Import the ollama client (and httpx) now; the client runs this in the background."""
         if self._factory is _default_factory:
             import ollama  # noqa: F401
 
-    def client(self, config: ModelConfig) -> Any:
+    def client(self, config: ModelConfig) -> AsyncClient:
         """One AsyncClient per (host, timeout), reused across calls."""
         key = (config.base_url, config.timeout_s)
         if key not in self._clients:
@@ -54,11 +58,11 @@ class OllamaBackend:
         return self._clients[key]
 
     @staticmethod
-    def options(config: ModelConfig, *, constrained: bool = False) -> dict[str, Any]:
+    def options(config: ModelConfig, *, constrained: bool = False) -> dict[str, float | list[str]]:
         """Sampling options; num_ctx covers the whole prompt budget plus the answer, and the
         chat template's turn markers stop a free answer (a `constrained` one, under a JSON
         schema's grammar, ends with the grammar: a marker inside a string must not cut it)."""
-        options: dict[str, Any] = {
+        options: dict[str, float | list[str]] = {
             "num_ctx": config.context_window,
             "temperature": config.temperature,
             "num_predict": config.max_tokens,

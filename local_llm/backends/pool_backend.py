@@ -19,14 +19,33 @@ import contextlib
 import dataclasses
 import threading
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from contextvars import Token
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from local_llm.backends.base import Completion, JsonSchema, Message
+from local_llm.backends.responses import answer_of, int_or_none, vectors_of
 from local_llm.config import ModelConfig
 from local_llm.deployments import capacity
 from local_llm.errors import LLMError, PoolUnavailableError
 from local_llm.retry import classify
 from local_llm.slots import HOLDER, Holder, Slots
+
+if TYPE_CHECKING:
+    from litellm import Router
+    from litellm.types.llms.openai import AllMessageValues
+
+    from local_llm.backends.litellm_backend import ResponseFormat
+    from local_llm.backends.pool_router import SlotGate
+
+
+class PoolRequestArgs(TypedDict, total=False):
+    """Each request's own arguments to the Router (its deployments hold the rest)."""
+
+    temperature: float
+    max_tokens: int
+    metadata: dict[str, str]
+    response_format: ResponseFormat
+    stop: list[str] | None
 
 
 class Vectors(list[list[float]]):
@@ -42,34 +61,30 @@ class PoolBackend:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._routers: dict[tuple[ModelConfig, bool], Any] = {}
-        self._gate: Any = None
+        self._routers: dict[tuple[ModelConfig, bool], Router] = {}
+        self._gate: SlotGate | None = None
         self.slots = Slots()
         """Each server's slots (taken by the gate) and each pool's room (taken by `admit`)."""
 
-    @property
-    def module(self) -> Any:
-        from local_llm.backends import pool_router
-
-        return pool_router
-
     def warm(self) -> None:
         """Import litellm and its Router now (blocking; the client runs it in a thread)."""
-        _ = self.module
+        import local_llm.backends.pool_router  # noqa: F401 - the import is the work
 
     async def prepare(self, config: ModelConfig, kind: str = "structured") -> None:
         """Build the pool's Router off the event loop, before the call's clock starts."""
         if (pool_key(config), kind == "embed") not in self._routers:
             await asyncio.to_thread(self.router, config, kind == "embed")
 
-    def router(self, config: ModelConfig, embedding: bool = False) -> Any:
+    def router(self, config: ModelConfig, embedding: bool = False) -> Router:
         """The Router of a pool (built on first use)."""
+        from local_llm.backends.pool_router import SlotGate, build_router
+
         key = (pool_key(config), embedding)
         with self._lock:
             if self._gate is None:
-                self._gate = self.module.SlotGate(self.slots)
+                self._gate = SlotGate(self.slots)
             if key not in self._routers:
-                self._routers[key] = self.module.build_router(config, self._gate, embedding)
+                self._routers[key] = build_router(config, self._gate, embedding)
             return self._routers[key]
 
     @contextlib.asynccontextmanager
@@ -93,7 +108,9 @@ class PoolBackend:
     def release(self) -> None:
         """Take the gate out of litellm's callbacks (the client is closing)."""
         if self._gate is not None:
-            self.module.remove_gate(self._gate)
+            from local_llm.backends.pool_router import remove_gate
+
+            remove_gate(self._gate)
 
     # -- requests --------------------------------------------------------------------------
 
@@ -106,6 +123,7 @@ class PoolBackend:
         schema_name: str = "answer",
     ) -> Completion:
         from local_llm.backends.litellm_backend import response_format
+        from local_llm.backends.pool_router import GROUP
 
         router = self.router(config)
         args = self._request_args(config)
@@ -113,16 +131,16 @@ class PoolBackend:
             args["response_format"] = response_format(json_schema, schema_name)
             args["stop"] = None  # over the deployment's markers: the grammar ends the answer
         async with self._call(config) as holder:
-            response = await router.acompletion(
-                model=self.module.GROUP, messages=[dict(m) for m in messages], **args
+            response: object = await router.acompletion(
+                model=GROUP, messages=_wire(messages), **args
             )
-            choice = response.choices[0]
+            text, finish_reason = answer_of(response)
             usage = getattr(response, "usage", None)
             return Completion(
-                text=choice.message.content or "",
-                prompt_tokens=getattr(usage, "prompt_tokens", None),
-                completion_tokens=getattr(usage, "completion_tokens", None),
-                finish_reason=choice.finish_reason,
+                text=text,
+                prompt_tokens=int_or_none(getattr(usage, "prompt_tokens", None)),
+                completion_tokens=int_or_none(getattr(usage, "completion_tokens", None)),
+                finish_reason=finish_reason,
                 deployment=holder.last,
             )
 
@@ -131,12 +149,13 @@ class PoolBackend:
     ) -> AsyncIterator[str | Completion]:
         """First a `Completion` naming the deployment that answers, then the text pieces."""
         from local_llm.backends.litellm_backend import stream_text
+        from local_llm.backends.pool_router import GROUP
 
         router = self.router(config)
         async with self._call(config) as holder:
-            response = await router.acompletion(
-                model=self.module.GROUP,
-                messages=[dict(m) for m in messages],
+            response: object = await router.acompletion(
+                model=GROUP,
+                messages=_wire(messages),
                 stream=True,
                 **self._request_args(config),
             )
@@ -145,24 +164,25 @@ class PoolBackend:
                 yield piece
 
     async def embed(self, texts: Sequence[str], *, config: ModelConfig) -> list[list[float]]:
+        from local_llm.backends.pool_router import GROUP
+
         router = self.router(config, embedding=True)
         async with self._call(config, embedding=True) as holder:
-            response = await router.aembedding(model=self.module.GROUP, input=list(texts))
-        rows = sorted(response.data, key=lambda row: _get(row, "index", 0))
-        return Vectors([list(_get(row, "embedding")) for row in rows], holder.last)
+            response: object = await router.aembedding(model=GROUP, input=list(texts))
+        return Vectors(vectors_of(response), holder.last)
 
     # -- internals ------------------------------------------------------------------------
 
     @staticmethod
-    def _request_args(config: ModelConfig) -> dict[str, Any]:
-        args: dict[str, Any] = {"temperature": config.temperature, "max_tokens": config.max_tokens}
+    def _request_args(config: ModelConfig) -> PoolRequestArgs:
+        args: PoolRequestArgs = {"temperature": config.temperature, "max_tokens": config.max_tokens}
         holder = HOLDER.get()
         if holder is not None and holder.session:
             args["metadata"] = {"session_id": holder.session}
         return args
 
     @contextlib.asynccontextmanager
-    async def _call(self, config: ModelConfig, embedding: bool = False) -> AsyncIterator[Any]:
+    async def _call(self, config: ModelConfig, embedding: bool = False) -> AsyncIterator[Holder]:
         """One request: the call's holder (made here when `admit` was not used), its slot
         given back at the end, errors typed and naming the deployment that failed."""
         holder = HOLDER.get()
@@ -181,10 +201,12 @@ class PoolBackend:
                 _reset(token)
 
     def _typed(
-        self, exc: Exception, config: ModelConfig, embedding: bool, holder: Any
+        self, exc: Exception, config: ModelConfig, embedding: bool, holder: Holder
     ) -> BaseException:
-        if self.module.no_deployment_available(exc):
-            names = self.module.cooling(self._gate, exc) or [d.label for d in config.deployments]
+        from local_llm.backends.pool_router import cooling, no_deployment_available
+
+        if no_deployment_available(exc):
+            names = cooling(self._gate, exc) or [d.label for d in config.deployments]
             error: BaseException = PoolUnavailableError(
                 f"no server of the pool can take the request: {', '.join(names)} "
                 f"failed and cool down for up to {config.pool.cooldown_s:g} s "
@@ -196,6 +218,12 @@ class PoolBackend:
         if isinstance(error, LLMError) and holder.last:
             error.deployment = holder.last
         return error
+
+
+def _wire(messages: Sequence[Message]) -> list[AllMessageValues]:
+    """The messages as the Router's signature names them (litellm's message TypedDicts): a
+    chat message, `role` and `content`, is what noema sends, passed on as it is."""
+    return cast("list[AllMessageValues]", [dict(m) for m in messages])
 
 
 def pool_key(config: ModelConfig) -> ModelConfig:
@@ -214,7 +242,7 @@ def pool_key(config: ModelConfig) -> ModelConfig:
     )
 
 
-def _server_finished(response: Any, last_finish: str | None) -> bool:
+def _server_finished(response: object, last_finish: str | None) -> bool:
     """Whether the server itself ended the streamed answer. The Router's stream wrapper adds
     a finish reason of its own when the server sent none (a cut connection) and keeps no
     record of it, but its `chunks` are the server's own: one of them must carry a finish."""
@@ -228,12 +256,8 @@ def _server_finished(response: Any, last_finish: str | None) -> bool:
     return last_finish is not None
 
 
-def _reset(token: Any) -> None:
+def _reset(token: Token[Holder | None]) -> None:
     """Undo a HOLDER.set; a generator closed from another task (by the loop's finalizer)
     cannot, and need not: its slots were given back by the caller's `finally`."""
     with contextlib.suppress(ValueError):
         HOLDER.reset(token)
-
-
-def _get(row: Any, key: str, default: Any = None) -> Any:
-    return row.get(key, default) if isinstance(row, dict) else getattr(row, key, default)

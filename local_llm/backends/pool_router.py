@@ -15,11 +15,16 @@ affinity and falling back to a higher `order` stay the Router's.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from local_llm.backends.litellm_backend import _chat_args, _common, _ollama_args, load_litellm
+from local_llm.backends.litellm_backend import (
+    RequestArgs,
+    _chat_args,
+    _common,
+    _ollama_args,
+    load_litellm,
+)
 from local_llm.config import ModelConfig
 from local_llm.deployments import LITELLM_ROUTING, Deployment
 from local_llm.slots import HOLDER, Holder, Slots
@@ -60,11 +65,11 @@ class SlotGate(CustomLogger):
     async def async_filter_deployments(
         self,
         model: str,
-        healthy_deployments: list[Any],
-        messages: Any,
-        request_kwargs: dict[str, Any] | None = None,
-        parent_otel_span: Any = None,
-    ) -> list[dict[str, Any]]:
+        healthy_deployments: list[dict[str, object]],
+        messages: object,
+        request_kwargs: dict[str, object] | None = None,
+        parent_otel_span: object = None,
+    ) -> list[dict[str, object]]:
         mine = [d for d in healthy_deployments if _id(d) in self.members]
         if not mine:
             return healthy_deployments
@@ -74,14 +79,14 @@ class SlotGate(CustomLogger):
             # (kept, a retry pinned to the same server would wait for itself)
             self.give_back(holder)
 
-        def free() -> list[dict[str, Any]] | None:
+        def free() -> list[dict[str, object]] | None:
             found = [d for d in mine if self.slots.free(self.members[_id(d)].server) > 0]
             return found or None
 
         return await self.slots.wait_for(free)
 
     async def async_pre_call_check(
-        self, deployment: dict[str, Any], parent_otel_span: Any = None
+        self, deployment: dict[str, object], parent_otel_span: object = None
     ) -> None:
         deployment_id = _id(deployment)
         member = self.members.get(deployment_id)
@@ -103,13 +108,14 @@ class SlotGate(CustomLogger):
         self.slots.give_back(held)
 
 
-def _id(deployment: dict[str, Any]) -> str:
-    return str((deployment.get("model_info") or {}).get("id", ""))
+def _id(deployment: Mapping[str, object]) -> str:
+    info = deployment.get("model_info")
+    return str(info.get("id", "")) if isinstance(info, dict) else ""
 
 
 def deployment_params(
     config: ModelConfig, deployment: Deployment, embedding: bool
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """What litellm sends to one deployment besides each request's own arguments: its model,
     server, key and timeout, and for chats its stop sequences and, on Ollama, `num_ctx` and
     `keep_alive` (fixed per role, so the server never reloads the model)."""
@@ -117,15 +123,14 @@ def deployment_params(
     if embedding:
         if target.model.startswith("ollama_chat/"):  # litellm embeds through ollama/ only
             target = target.replace(model="ollama/" + target.model.removeprefix("ollama_chat/"))
-        params = {**_common(target), **_ollama_args(target)}
+        params: RequestArgs = {**_common(target), **_ollama_args(target)}
     else:
         params = _chat_args(target)
-    for name in _REQUEST_ARGS:
-        params.pop(name, None)
-    return {**params, "order": deployment.order, "weight": deployment.max_parallel}
+    kept = {key: value for key, value in params.items() if key not in _REQUEST_ARGS}
+    return {**kept, "order": deployment.order, "weight": deployment.max_parallel}
 
 
-def build_router(config: ModelConfig, gate: SlotGate, embedding: bool = False) -> Any:
+def build_router(config: ModelConfig, gate: SlotGate, embedding: bool = False) -> Router:
     """A Router over the config's deployments (their ids registered with the gate)."""
     policy = config.pool
     model_list = []
@@ -159,7 +164,7 @@ def remove_gate(gate: SlotGate) -> None:
     litellm.logging_callback_manager.remove_callback_from_all_lists(gate)
 
 
-def cooling(gate: SlotGate | None, error: Any) -> Sequence[str]:
+def cooling(gate: SlotGate | None, error: BaseException) -> Sequence[str]:
     """Labels of the deployments a 'no deployment available' error says are cooling down."""
     ids = getattr(error, "cooldown_list", None) or []
     members = gate.members if gate is not None else {}

@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from core.runtime import Runtime
+    from core.services import Services, VaultHandle
     from core.settings import Settings
+    from local_llm import Backend
 
 T = TypeVar("T")
+
+Ask = Callable[[str], str]
+"""How a command asks the user a question at the terminal (`input`; tests script it)."""
 
 
 class CommandError(Exception):
@@ -47,13 +53,24 @@ def require_vault(settings: Settings) -> Path:
     return settings.vault.path
 
 
+def vault_of(services: Services) -> VaultHandle:
+    """The opened vault of a command that checked `require_vault` before opening."""
+    if services.vault is None:
+        raise CommandError(
+            "no vault configured: set vault.path in your settings or run `noema demo`"
+        )
+    return services.vault
+
+
 BUNDLED_MODEL_NOTE = (
     "note: the bundled model (Gemma 3 270M) answers here: its results are for trying the "
     "mechanics, not for real use (point [models] at a real model for real work)"
 )
 
 
-def open_flows(settings: Settings, *, backend: Any = None, warm: bool = True) -> Any:
+def open_flows(
+    settings: Settings, *, backend: Backend | None = None, warm: bool = True
+) -> Services:
     """`core.flows.registry.open_app` for a command; one that will call a model (`warm`) first
     says what the bundled model's results are worth when it serves the flows (issue 12)."""
     from core.flows.registry import open_app
@@ -69,7 +86,7 @@ def err(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def run_async(main: Coroutine[Any, Any, T]) -> T:
+def run_async(main: Coroutine[object, None, T]) -> T:
     """`asyncio.run`, importing asyncio only when a command runs: `noema --help` imports every
     command module, and asyncio (with ssl) is a good part of its start-up time."""
     import asyncio
@@ -78,7 +95,7 @@ def run_async(main: Coroutine[Any, Any, T]) -> T:
 
 
 @contextmanager
-def stop_on_interrupt(runtime: Any, run_id: str, again: str) -> Iterator[None]:
+def stop_on_interrupt(runtime: Runtime, run_id: str, again: str) -> Iterator[None]:
     """Ctrl-C while a run is driven stops it as `c` on home does: the model call is aborted,
     the run is recorded cancelled, and `again` (a command) continues it from its last
     checkpoint."""

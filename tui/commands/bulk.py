@@ -10,21 +10,25 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from tui.commands import CommandError, err, open_flows
+from tui.commands import CommandError, err, open_flows, vault_of
 
 if TYPE_CHECKING:
+    from core.backlog import Backlog, BacklogCounts, Outcome
     from core.settings import Settings
+    from local_llm import Backend
 
 
-async def extract_all(settings: Settings, backend: Any = None, runs: int | None = None) -> int:
+async def extract_all(
+    settings: Settings, backend: Backend | None = None, runs: int | None = None
+) -> int:
     from core.backlog import Backlog, default_model_ready
     from core.repair import repair
 
     async with open_flows(settings, backend=backend) as services:
         repair(services)
-        await services.vault.index.sync_async()
+        await vault_of(services).index.sync_async()
         ok, detail = await default_model_ready(services)
         if not ok:
             raise CommandError(f"the model is not ready: {detail}; nothing was started")
@@ -50,14 +54,14 @@ class Printer:
     def __init__(self) -> None:
         self.seen: tuple[int, ...] = ()
 
-    def progress(self, counts: Any) -> None:
+    def progress(self, counts: BacklogCounts) -> None:
         key = (counts.finished, counts.waiting, counts.elsewhere, bool(counts.model_wait))
         if key != self.seen:
             self.seen = key
             err(f"[{counts.line()}]")
 
 
-def summary(backlog: Any, outcomes: list[Any], seconds: float) -> str:
+def summary(backlog: Backlog, outcomes: list[Outcome], seconds: float) -> str:
     counts = backlog.counts
     if counts.total == 0:
         return "no unprocessed source: nothing to extract"

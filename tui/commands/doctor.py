@@ -7,13 +7,19 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 from core.settings import SettingsError
 from tui.commands import plain, run_async
 
 if TYPE_CHECKING:
+    from core.model_health import HealthCheck
     from core.settings import Settings
+    from core.store import Store
+    from local_llm import LLMClient
+
+Found = TypeVar("Found")
+"""What `_from_index` reads from the index."""
 
 OK, FAIL, SKIP = "✓", "✗", "-"
 
@@ -82,7 +88,7 @@ def check_vault(settings: Settings) -> list[Check]:
     return checks
 
 
-def _from_index(settings: Settings, read: Callable[[Any], Any]) -> Any:
+def _from_index(settings: Settings, read: Callable[[Store], Found]) -> Found | None:
     """`read(store)` on the index of an earlier `noema index`, or None when there is none."""
     from core.store import Store, StoreError
 
@@ -166,7 +172,7 @@ def check_store(settings: Settings) -> Check:
 CHECK_NAMES = {"server": "model server", "model": "model", "api key": "api key"}
 
 
-def _as_check(health: Any, role: str) -> Check:
+def _as_check(health: HealthCheck, role: str) -> Check:
     name = CHECK_NAMES.get(health.name, health.name)
     if role == "embedding" and health.name in ("server", "model"):
         name = f"embedding {health.name}"
@@ -174,7 +180,9 @@ def _as_check(health: Any, role: str) -> Check:
     return Check(name, mark, health.line)
 
 
-async def check_models(settings: Settings, timeout_s: float, llm: Any = None) -> list[Check]:
+async def check_models(
+    settings: Settings, timeout_s: float, llm: LLMClient | None = None
+) -> list[Check]:
     """Server, model and answer of the default role (and the embedding role when enabled),
     each failed check with its one-line fix."""
     from core.model_health import check_model

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from tui.commands import (
+    Ask,
     CommandError,
     err,
     open_flows,
@@ -22,8 +24,14 @@ from tui.commands import (
     require_vault,
     run_async,
     settings_from,
+    vault_of,
 )
 from tui.commands.editing import edit_text, editor
+
+if TYPE_CHECKING:
+    from core.services import Services
+    from core.settings import Settings
+    from local_llm import Backend
 
 EXIT_ROUND_LIMIT = 3
 CHOICES = {"a": "approve", "r": "revise", "e": "edit", "l": "later", "y": "accept", "n": "reject"}
@@ -106,7 +114,7 @@ def vault_relative(note: str, root: Path) -> str:
     return Path(note).as_posix()
 
 
-def run(args: argparse.Namespace, backend: Any = None, ask: Any = None) -> int:
+def run(args: argparse.Namespace, backend: Backend | None = None, ask: Ask | None = None) -> int:
     """The `evaluate` handler; `backend` and `ask` are for tests (scripted model, answers)."""
     settings = settings_from(args)
     note = vault_relative(args.note, require_vault(settings))
@@ -114,11 +122,11 @@ def run(args: argparse.Namespace, backend: Any = None, ask: Any = None) -> int:
     return run_async(evaluate(settings, note, args, backend, ask or input))
 
 
-def check_input(settings: Any, note: str, criteria: str | None) -> None:
+def check_input(settings: Settings, note: str, criteria: str | None) -> None:
     """The note exists in the vault and the criteria name or file exists."""
     from core.evaluation import available_criteria
 
-    root = settings.vault.path
+    root = require_vault(settings)
     if not (root / note).is_file():
         raise CommandError(f"no note {note} in the vault {root}" + suggestion(root, note))
     if criteria is None:
@@ -139,7 +147,7 @@ def suggestion(root: Path, note: str) -> str:
 
 
 async def evaluate(
-    settings: Any, note: str, args: argparse.Namespace, backend: Any, ask: Any
+    settings: Settings, note: str, args: argparse.Namespace, backend: Backend | None, ask: Ask
 ) -> int:
     from core.flows.rubric.driver import review_note
 
@@ -161,10 +169,10 @@ async def evaluate(
 class Decider:
     """Answers the flow's interrupts at the terminal."""
 
-    def __init__(self, services: Any, note: str, args: argparse.Namespace, ask: Any):
+    def __init__(self, services: Services, note: str, args: argparse.Namespace, ask: Ask):
         self.services, self.note, self.args, self.ask = services, note, args, ask
 
-    async def __call__(self, payload: dict[str, Any]) -> Any:
+    async def __call__(self, payload: Mapping[str, object]) -> dict[str, str] | str | None:
         from core.evaluation.report import render_text
         from core.flows.rubric.state import RevisionReview, review_of
 
@@ -208,7 +216,7 @@ class Decider:
         if not editor():
             err("set $EDITOR to edit the note here, or edit it in the TUI")
             return None
-        edited = edit_text(self.services.vault.writer.read(self.note).body)
+        edited = edit_text(vault_of(self.services).writer.read(self.note).body)
         if edited is None:
             err("no changes")
         return edited

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -35,6 +35,7 @@ from tui.commands import (
     run_async,
     settings_from,
     stop_on_interrupt,
+    vault_of,
 )
 
 FLOW = "extraction"
@@ -188,9 +189,10 @@ async def _extract(
     from core.repair import repair
 
     async with open_flows(settings, backend=backend) as services:
-        rel = resolve_source(services.vault.root, services.vault.layout.sources, note)
+        vault = vault_of(services)
+        rel = resolve_source(vault.root, vault.layout.sources, note)
         repair(services)
-        await services.vault.index.sync_async()
+        await vault.index.sync_async()
         return await follow(services, rel, again=again)
 
 
@@ -322,7 +324,7 @@ async def _answer(
     drops = parse_drops(args.drop, review)
     refuse_unavailable(args, review)
     if args.abort:
-        value: dict[str, Any] = {"action": "abort"}
+        value: dict[str, object] = {"action": "abort"}
     elif args.approve:
         refuse_empty_approval(review, drops, run.target)
         value = {"action": "approve", "drops": drops}

@@ -13,9 +13,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from tui.commands import (
+    Ask,
     CommandError,
     err,
     open_flows,
@@ -27,7 +29,9 @@ from tui.commands import (
 from tui.commands.editing import edit_text, editor, read_edit
 
 if TYPE_CHECKING:
+    from core.events import RunEvent
     from core.settings import Settings
+    from local_llm import Backend
 
 CHOICES = {"a": "accept", "r": "regenerate", "j": "judge", "e": "edit", "x": "reject", "l": "later"}
 
@@ -60,14 +64,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     savings.set_defaults(func=run_savings)
 
 
-def run(args: argparse.Namespace, backend: Any = None, ask: Any = None) -> int:
+def run(args: argparse.Namespace, backend: Backend | None = None, ask: Ask | None = None) -> int:
     """The `generate` / `review` handler; `backend` and `ask` are for tests."""
     settings = settings_from(args)
     require_vault(settings)
     if getattr(args, "edit", None):
         read_edit(args.edit)  # a missing or empty file is refused before any run exists
     if getattr(args, "concept", None):
-        data = {
+        data: dict[str, object] = {
             "mode": "generate",
             "concept": args.concept,
             "language": args.language,
@@ -80,7 +84,11 @@ def run(args: argparse.Namespace, backend: Any = None, ask: Any = None) -> int:
 
 
 async def _drive(
-    settings: Settings, data: dict[str, Any], args: Any, backend: Any, ask: Any
+    settings: Settings,
+    data: dict[str, object],
+    args: argparse.Namespace,
+    backend: Backend | None,
+    ask: Ask,
 ) -> int:
     from core.flows.lesson.driver import drive_lesson, start_lesson
 
@@ -107,7 +115,7 @@ async def _drive(
     return 0
 
 
-def _progress(event: Any) -> None:
+def _progress(event: RunEvent) -> None:
     from core.events import Progress
 
     if isinstance(event, Progress) and event.data.get("phase"):
@@ -115,15 +123,19 @@ def _progress(event: Any) -> None:
         err(f"{data['phase']}: {data.get('status', '')} ({data.get('tokens', 0)} tokens)")
 
 
+EditLesson = Callable[[str, Ask], str | None]
+"""Edits the lesson (`edit_in_editor`; tests script it): the edited text, or None."""
+
+
 class Decider:
     """Answers the escalation at the terminal (or from the flags)."""
 
-    def __init__(self, args: argparse.Namespace, ask: Any, edit: Any = None) -> None:
+    def __init__(self, args: argparse.Namespace, ask: Ask, edit: EditLesson | None = None) -> None:
         self.args, self.ask = args, ask
         self.edit = edit or edit_in_editor
         self.edit_sent = False
 
-    async def __call__(self, payload: dict[str, Any]) -> Any:
+    async def __call__(self, payload: Mapping[str, object]) -> dict[str, str] | None:
         from core.flows.lesson.state import LessonReview
 
         review = LessonReview.model_validate(payload)
@@ -158,7 +170,7 @@ class Decider:
             err("please answer a, r, j, e, x or l")
 
 
-def edit_in_editor(lesson: str, ask: Any) -> str | None:
+def edit_in_editor(lesson: str, ask: Ask) -> str | None:
     """The lesson edited in $VISUAL / $EDITOR, or read from a file the user names when no
     editor is set. None when nothing changed."""
     if editor():

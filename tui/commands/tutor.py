@@ -17,7 +17,7 @@ import argparse
 import json
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.flows.tutor.logs import AGENTS as AGENT_NAMES
 from tui.commands import (
@@ -28,12 +28,19 @@ from tui.commands import (
     require_vault,
     run_async,
     settings_from,
+    vault_of,
 )
 
 USAGE = """noema tutor [-h] [--concept NAME | --resume SESSION]
        noema tutor sessions
        noema tutor logs SESSION [--text] [--agent AGENT] [--summary] [--page N] [--per-page N]"""
 """The chat needs no sub-command (argparse's own usage line would show COMMAND as required)."""
+
+if TYPE_CHECKING:
+    from core.curriculum import Lesson
+    from core.events import RunEvent
+    from core.flows.tutor.sessions import SessionRow
+    from core.services import Services
 
 ReadLine = Callable[[str], Awaitable[str | None]]
 Write = Callable[[str], None]
@@ -72,7 +79,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 # -- sessions and logs -----------------------------------------------------------------------
 
 
-def format_sessions(rows: list[Any]) -> str:
+def format_sessions(rows: list[SessionRow]) -> str:
     """The sessions as a table, then how to continue the latest one left to continue."""
     from core.flows.tutor.sessions import RESUMABLE
 
@@ -175,12 +182,14 @@ async def pick(read: ReadLine, write: Write, title: str, options: list[str]) -> 
         write(f"choose 1-{len(options)}\n")
 
 
-async def choose_lesson(services: Any, read: ReadLine, write: Write, concept: str | None):
+async def choose_lesson(
+    services: Services, read: ReadLine, write: Write, concept: str | None
+) -> Lesson | None:
     """The lesson to tutor: a concept by name, or subject -> topic -> subtopic (or a concept)."""
     from core.curriculum import list_concepts, resolve_concepts, subjects, subtopics, topics
     from core.flows.tutor.session import concept_session_lesson, curriculum
 
-    vault, store = services.vault, services.store
+    vault, store = vault_of(services), services.store
     import asyncio
 
     await asyncio.to_thread(vault.index.sync_files)
@@ -210,7 +219,7 @@ async def choose_lesson(services: Any, read: ReadLine, write: Write, concept: st
     return None if s is None else options[s]
 
 
-def show_event(event: Any, write: Write) -> None:
+def show_event(event: RunEvent, write: Write) -> None:
     """Stream tokens, feedback and plan changes as they happen."""
     from core.events import Failed, NodeFinished, Progress
     from core.flows.tutor.nodes import STAND_IN
@@ -232,7 +241,7 @@ def show_event(event: Any, write: Write) -> None:
         write(f"\n[the turn failed: {event.error}]\n")
 
 
-async def chat(services: Any, session_id: str, read: ReadLine, write: Write) -> dict[str, Any]:
+async def chat(services: Services, session_id: str, read: ReadLine, write: Write) -> dict[str, Any]:
     """Run turns until the session ends or the learner leaves; returns the last state."""
     from core.flows.tutor.session import needs_retry, session_values, turn
     from core.flows.tutor.summary import summary_text

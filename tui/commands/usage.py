@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
 from tui.commands import settings_from
+
+if TYPE_CHECKING:
+    from core.usage import Usage
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,7 +40,7 @@ def seconds(ms: float) -> str:
     return f"{ms / 1000:.1f} s"
 
 
-def usage_table(title: str, groups: list[Any]) -> str:
+def usage_table(title: str, groups: list[Usage]) -> str:
     """A plain-text table of `core.usage.Usage` rows under a title."""
     rows = [(title.upper(), "CALLS", "FAILED", "PROMPT", "COMPLETION", "MEDIAN", "P95", "COST")]
     for u in groups:

@@ -14,7 +14,7 @@ from `NoemaScreen` (or `NoemaModal`); both hand the event to `NoemaApp.report_wo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from textual import getters, on
 from textual.screen import ModalScreen, Screen
@@ -23,6 +23,7 @@ from textual.worker import Worker
 from tui.messages import ServicesReady
 
 if TYPE_CHECKING:
+    from core.events import RunEvent
     from core.services import Services, VaultHandle
     from tui.app import NoemaApp
 
@@ -34,7 +35,7 @@ class NotReady(RuntimeError):
     one line for the user, where an AttributeError on None would have been a traceback."""
 
 
-class NoemaScreen(Screen[Any]):
+class NoemaScreen(Screen[None]):
     """A full screen whose worker failures are reported by the app."""
 
     if TYPE_CHECKING:
@@ -77,7 +78,7 @@ class NoemaScreen(Screen[Any]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.app.report_worker(event)
 
-    def replay_run(self, run_id: str) -> list[Any]:
+    def replay_run(self, run_id: str) -> list[RunEvent]:
         """The run's events so far (the app's log), to show a run the screen joins mid-way.
 
         The same event objects may still arrive as live `RunUpdate`s; `already_shown` skips them.
@@ -86,7 +87,7 @@ class NoemaScreen(Screen[Any]):
         self._replayed = {id(event) for event in log}
         return log
 
-    def already_shown(self, event: Any) -> bool:
+    def already_shown(self, event: RunEvent) -> bool:
         """Whether this live event was shown by `replay_run` (each is skipped once)."""
         replayed: set[int] = getattr(self, "_replayed", set())
         if id(event) in replayed:

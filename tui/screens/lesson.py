@@ -103,7 +103,7 @@ class LessonScreen(NoemaScreen):
         super().__init__()
         self.run_id: str | None = run.id if run is not None else None
         self.concept = concept
-        self.payload: dict[str, Any] | None = None
+        self.payload: dict[str, object] | None = None
         self.path: str = ""
         self.state_values: dict[str, Any] = {}
 

@@ -412,4 +412,6 @@ def open_screen(app: NoemaApp) -> RubricScreen:
 def review_screen(app: NoemaApp, run: RunRecord) -> RubricScreen:
     """The review of a rubric run awaiting review (the registry's `review` factory)."""
     criteria = (run.input or {}).get("criteria")
-    return RubricScreen(note=run.target, criteria=criteria, run=run)
+    return RubricScreen(
+        note=run.target, criteria=criteria if isinstance(criteria, str) else None, run=run
+    )

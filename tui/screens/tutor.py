@@ -21,6 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Header, Static, TextArea
 
 from core.events import Failed, NodeFinished, Progress, RunEvent
+from core.settings.loader import SettingsTable
 from tui.frames import draw_now
 from tui.keys import key_for
 from tui.messages import ServicesReady
@@ -412,7 +413,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
         except ValueError as exc:
             self.notify(f"profile not saved: {exc}", severity="error")
             return
-        update = {"flows": {"tutor": {"learner": profile.model_dump()}}}
+        update: SettingsTable = {"flows": {"tutor": {"learner": profile.model_dump()}}}
         save_choice(self.app, update, "learner profile")
 
 

@@ -9,11 +9,13 @@ elsewhere. So ctrl+j is the key the hint names; the others work where they arriv
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Unpack
 
 from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
+
+from tui.widgets.options import WidgetOptions
 
 NEWLINE_KEYS = ("ctrl+j", "shift+enter", "alt+enter")
 NEWLINE_HINT = "ctrl+j new line"
@@ -39,7 +41,7 @@ class AnswerBox(TextArea):
         def control(self) -> AnswerBox:
             return self.box
 
-    def __init__(self, placeholder: str = "", **kwargs: Any) -> None:
+    def __init__(self, placeholder: str = "", **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(
             "", soft_wrap=True, tab_behavior="focus", placeholder=placeholder, **kwargs
         )

@@ -14,7 +14,7 @@ same key continues the pass, `s` one run, `noema extract --all` from a shell).
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from textual import getters, work
 from textual.app import ComposeResult
@@ -25,6 +25,7 @@ from textual.worker import Worker, WorkerState
 
 from tui.messages import RunsChanged, RunUpdate
 from tui.screens.base import NoemaModal
+from tui.widgets.options import WidgetOptions
 
 if TYPE_CHECKING:
     from tui.app import NoemaApp
@@ -99,7 +100,7 @@ class BacklogLine(Label):
     if TYPE_CHECKING:
         app = getters.app(NoemaApp)
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__("", **kwargs)
         self.backlog: Any = None
         self.claimed: set[str] = set()

@@ -7,10 +7,12 @@ weak. Results from it must say so plainly, on the screen that shows them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Unpack
 
 from textual import getters
 from textual.widgets import Static
+
+from tui.widgets.options import WidgetOptions
 
 if TYPE_CHECKING:
     from tui.app import NoemaApp
@@ -41,7 +43,7 @@ class MechanicsBanner(Static):
     MechanicsBanner.-hidden { display: none; }
     """
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(MECHANICS_NOTE, markup=False, **kwargs)
 
     def on_mount(self) -> None:

@@ -10,7 +10,7 @@ that contain the words typed come first (the shorter, the closer), then fuzzy ma
 from __future__ import annotations
 
 import unicodedata
-from typing import Any
+from typing import Any, Unpack
 
 from rapidfuzz import fuzz, process
 from textual import on, work
@@ -22,6 +22,7 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from core.curriculum import ConceptRef
+from tui.widgets.options import WidgetOptions
 
 DEBOUNCE_S = 0.12
 """The pause in typing after which the matches are searched."""
@@ -66,7 +67,7 @@ class ConceptSearch(Vertical):
             super().__init__()
             self.concept = concept
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.concepts: list[ConceptRef] = []
         self._keys: list[str] = []

@@ -5,7 +5,7 @@ Used by the rubric screen; any review screen that shows an `EvaluationResult` ca
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -21,6 +21,7 @@ from tui.keys import key_for
 from tui.screens.base import NoemaModal
 from tui.text import clip
 from tui.widgets.chat_markdown import rich_markdown
+from tui.widgets.options import WidgetOptions
 
 if TYPE_CHECKING:
     from core.flows.rubric.state import RubricReview
@@ -75,7 +76,7 @@ class CriteriaTable(DataTable):
     """One row per criterion (every one visible at once); the highlighted one is detailed
     by the screen."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self.criteria: list[dict[str, Any]] = []
 

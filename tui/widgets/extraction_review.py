@@ -7,7 +7,7 @@ Row keys: `concept|ID`, `duplicate|CONCEPT_ID`, `relation|ID`, `attribution|CONC
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Unpack
 
 from rich.cells import cell_len
 from rich.console import Group, RenderableType
@@ -16,6 +16,7 @@ from textual.widgets import DataTable
 
 from core.model_failures import skipped_line
 from tui.widgets.chat_markdown import rich_markdown
+from tui.widgets.options import WidgetOptions
 
 if TYPE_CHECKING:
     from core.flows.extraction.state import ExtractionReview, ReviewConcept
@@ -189,7 +190,7 @@ class ReviewTable(DataTable):
     column is never cut to its first letters at the table's right edge (they looked like
     stray characters once a scrollbar appeared beside the table and narrowed it)."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self.review: ExtractionReview | None = None
         self.dropped: set[str] = set()

@@ -4,13 +4,14 @@ awaiting review, failed (core.overview.source_statuses)."""
 from __future__ import annotations
 
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Unpack
 
 from rich.text import Text
 from textual.widgets import DataTable
 
 from core.overview import SourceStatus
 from tui.text import clip
+from tui.widgets.options import WidgetOptions
 
 STATUS_STYLES = {
     "awaiting review": "bold magenta",
@@ -29,7 +30,7 @@ STATUS_LABEL = {"awaiting review": "to review"}
 class SourcesTable(DataTable):
     """One row per source note; the row key is its path."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(cursor_type="row", **kwargs)
         self.rows_by_path: dict[str, SourceStatus] = {}
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Unpack
+
 from rich.text import Text
 from textual.widgets import Static
 
 from core.events import Done, Failed, Interrupted, NodeFinished, NodeStarted, Progress, RunEvent
 from core.flows.extraction.steps import NODE_STEPS, STEPS
 from tui.text import clip
+from tui.widgets.options import WidgetOptions
 from tui.widgets.progress import STEP_MARKS
 
 MESSAGE_WIDTH = 70
@@ -39,7 +42,7 @@ class ExtractionSteps(Static):
 
     DEFAULT_CSS = "ExtractionSteps { height: auto; padding: 0 1; }"
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.reset()
 

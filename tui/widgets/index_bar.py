@@ -6,13 +6,14 @@ it takes no room otherwise.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Unpack
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Label, ProgressBar
 
 from tui.text import clip_path
+from tui.widgets.options import WidgetOptions
 
 
 class IndexBar(Horizontal):
@@ -27,7 +28,7 @@ class IndexBar(Horizontal):
     IndexBar #index-path { width: 1fr; color: $text-muted; }
     """
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.done = self.total = 0
 

@@ -6,11 +6,14 @@ running and every earlier step done, so regenerations visibly move the stepper b
 
 from __future__ import annotations
 
+from typing import Unpack
+
 from rich.text import Text
 from textual.widgets import Static
 
 from core.events import Done, Failed, Interrupted, NodeStarted, Progress, RunEvent
 from core.flows.lesson.graph import NODE_STEP, STEPS
+from tui.widgets.options import WidgetOptions
 
 MARKS = {
     "pending": ("○", "dim"),
@@ -26,7 +29,7 @@ class LessonStepper(Static):
 
     DEFAULT_CSS = "LessonStepper { height: auto; padding: 0 1; }"
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.states = ["pending"] * len(STEPS)
         self.message = ""

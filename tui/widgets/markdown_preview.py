@@ -4,7 +4,7 @@ section."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Unpack
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -12,6 +12,7 @@ from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownBlock
 
 from tui.widgets.chat_markdown import shown_text
+from tui.widgets.options import WidgetOptions
 
 
 class MarkdownPreview(VerticalScroll, can_focus=True):
@@ -25,7 +26,7 @@ class MarkdownPreview(VerticalScroll, can_focus=True):
     MarkdownPreview .-jumped { background: $accent 20%; }
     """
 
-    def __init__(self, text: str = "", **kwargs: Any) -> None:
+    def __init__(self, text: str = "", **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.text = text
         self.marked: MarkdownBlock | None = None

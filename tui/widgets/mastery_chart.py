@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Unpack
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -13,6 +13,7 @@ from textual.widgets import Label, Sparkline
 from textual_plotext import PlotextPlot
 
 from core.flows.tutor.progress import MasteryPoint, Tracked
+from tui.widgets.options import WidgetOptions
 
 
 def session_starts(points: Sequence[MasteryPoint]) -> list[int]:
@@ -81,7 +82,9 @@ class TrendRow(Horizontal):
     TrendRow > .no-trend { color: $text-muted; }
     """
 
-    def __init__(self, item: Tracked, values: Sequence[float], **kwargs: Any) -> None:
+    def __init__(
+        self, item: Tracked, values: Sequence[float], **kwargs: Unpack[WidgetOptions]
+    ) -> None:
         super().__init__(**kwargs)
         self.item = item
         self.values = [float(v) for v in values] or [0.0]
@@ -131,8 +134,8 @@ class PracticeList(Vertical):
     PracticeList.empty { display: none; }
     """
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(classes="empty", **kwargs)
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(classes="empty", id=id)
         self.border_title = "Due for practice"
         self._rows: list[TrendRow] = []
         """The rows shown (or being mounted), in order."""

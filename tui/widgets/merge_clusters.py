@@ -9,7 +9,7 @@ canonical, rename) act on the highlighted node as they do on the table's row.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Unpack
 
 from rich.text import Text
 from textual.widgets import Tree
@@ -17,6 +17,7 @@ from textual.widgets.tree import TreeNode
 
 from core.merges.clusters import Cluster, cluster_layout
 from core.merges.reviews import ReviewItem
+from tui.widgets.options import WidgetOptions
 
 STATUS_STYLE = {"pending": "yellow", "accepted": "green", "rejected": "red"}
 
@@ -54,7 +55,7 @@ class ClusterTree(Tree[str]):
 
     DEFAULT_CSS = "ClusterTree { height: 1fr; }"
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__("Merge clusters", **kwargs)
         self.show_root = False
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Unpack
 
 from rich.text import Text
 from textual import getters
@@ -19,6 +19,7 @@ from textual.widgets import Static
 
 from local_llm import CallActivity
 from tui.frames import in_view
+from tui.widgets.options import WidgetOptions
 
 if TYPE_CHECKING:
     from tui.app import NoemaApp
@@ -87,7 +88,9 @@ class ModelActivityLine(Static):
     if TYPE_CHECKING:
         app = getters.app(NoemaApp)
 
-    def __init__(self, follow: Callable[[], str | None] = lambda: None, **kwargs) -> None:
+    def __init__(
+        self, follow: Callable[[], str | None] = lambda: None, **kwargs: Unpack[WidgetOptions]
+    ) -> None:
         super().__init__("", **kwargs)
         self.follow = follow
 

@@ -3,7 +3,7 @@ of new unique merges, the weak count and the latest merges and activity."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -11,6 +11,7 @@ from textual.containers import Vertical
 from textual.widgets import Label, Sparkline, Static
 
 from tui.keys import key_for
+from tui.widgets.options import WidgetOptions
 
 MAX_LINES = 5
 
@@ -25,7 +26,7 @@ class NormalizationLive(Vertical):
     NormalizationLive #live-latest { height: auto; }
     """
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.data: dict[str, Any] = {}
         self.latest: list[tuple[bool, str]] = []

@@ -4,7 +4,7 @@ selected merge side by side."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Static
 from core.merges.clusters import default_canonical
 from tui.text import clip
 from tui.widgets.merge_clusters import ClusterTree
+from tui.widgets.options import WidgetOptions
 
 STATUS_STYLE = {"pending": "yellow", "accepted": "green", "rejected": "red"}
 FIXED_COLUMNS = 4 + 8 + 10 + 2 * 6
@@ -119,7 +120,7 @@ class ProposalsView(Vertical):
     ProposalsView .definition { width: 1fr; border: round $secondary; padding: 0 1; }
     """
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.rows: list[ProposalRow] = []
 

@@ -8,12 +8,15 @@ never sits at "--%" while the run advances.
 
 from __future__ import annotations
 
+from typing import Unpack
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, ProgressBar, Static
 
 from core.events import Done, Failed, Interrupted, NodeFinished, NodeStarted, Progress, RunEvent
+from tui.widgets.options import WidgetOptions
 
 STEP_MARKS = {
     "pending": ("○", "dim"),
@@ -28,7 +31,9 @@ class Stepper(Static):
     """An ordered list of named steps, each pending, running, done, waiting or failed; one
     line with arrows between the steps when `inline`."""
 
-    def __init__(self, steps: list[str] | None = None, inline: bool = False, **kwargs) -> None:
+    def __init__(
+        self, steps: list[str] | None = None, inline: bool = False, **kwargs: Unpack[WidgetOptions]
+    ) -> None:
         super().__init__(**kwargs)
         self.steps: dict[str, str] = dict.fromkeys(steps or [], "pending")
         self.fixed = bool(steps)
@@ -67,7 +72,7 @@ class RunProgress(Vertical):
     RunProgress Label { width: 1fr; }
     """
 
-    def __init__(self, steps: list[str] | None = None, **kwargs) -> None:
+    def __init__(self, steps: list[str] | None = None, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self._steps = steps or []
         self.counted = False

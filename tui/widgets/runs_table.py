@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Unpack
 
 from rich.text import Text
 from textual.widgets import DataTable
 
 from core.store.runs import RunRecord
 from tui.text import clip_path
+from tui.widgets.options import WidgetOptions
 
 STATUS_STYLE = {
     "queued": "cyan",
@@ -36,7 +38,7 @@ class RunsTable(DataTable):
     FIXED = 16 + 13 + 16 + 8 + 2 * 5
     """Cells of every column but the target, with the cell padding of the five."""
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self.records: dict[str, RunRecord] = {}
         self._waiting_for: str | None = None

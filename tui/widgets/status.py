@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Unpack
 
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
+
+from tui.widgets.options import WidgetOptions
 
 MARKS = {"ok": ("●", "green"), "fail": ("●", "red"), "busy": ("◌", "yellow"), "off": ("○", "dim")}
 
@@ -20,7 +23,7 @@ def mark(state: str, text: str) -> Text:
 class InfoPanel(Static):
     """A bordered panel of `label: value` rows; `show_rows` replaces them."""
 
-    def __init__(self, title: str, **kwargs) -> None:
+    def __init__(self, title: str, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.border_title = title
         self.rows: list[tuple[str, str | Text]] = []

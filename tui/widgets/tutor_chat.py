@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Unpack
 
 from rich.segment import Segment
 from rich.style import Style
@@ -24,6 +24,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 
 from tui.widgets.chat_markdown import BlockKey, render_markdown, render_text, shown_text
+from tui.widgets.options import WidgetOptions
 
 STYLES = {
     "teaching": ("Tutor", "bold cyan"),
@@ -94,7 +95,7 @@ class TutorChat(ScrollView, can_focus=True):
     TutorChat { height: 1fr; border: round $primary; padding: 0 1; scrollbar-gutter: stable; }
     """
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.border_title = "Chat"
         self.rendered = 0

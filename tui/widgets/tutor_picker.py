@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Unpack
 
 from textual import on
 from textual.app import ComposeResult
@@ -13,6 +13,7 @@ from textual.widgets import Button, Label, Select
 
 from core.curriculum import ConceptRef, Lesson, subjects, subtopics, topics
 from tui.widgets.concept_search import ConceptSearch
+from tui.widgets.options import WidgetOptions
 
 
 class LessonPicker(Vertical):
@@ -35,7 +36,7 @@ class LessonPicker(Vertical):
             self.lesson = lesson
             self.concept_id = concept_id
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.border_title = "What would you like to learn?"
         self.lessons: list[Lesson] = []

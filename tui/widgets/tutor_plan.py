@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Unpack
 
 from rich.text import Text
 from textual.containers import Vertical
 from textual.widgets import Static
+
+from tui.widgets.options import WidgetOptions
 
 ICONS = {
     "pending": ("○", "grey50"),
@@ -66,7 +68,7 @@ class PlanPanel(Vertical):
     PlanPanel > #hints.hidden { display: none; }
     """
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.border_title = "Plan"
         self.hints: list[str] = []

@@ -5,19 +5,18 @@ with no relation). Blocking issues (severity high) keep the critique loop going.
 
 from __future__ import annotations
 
-from typing import Any
-
 from core.flows.extraction.proposal import NewConcept, Proposal, dedupe_relations
+from core.flows.extraction.records import Issue
 from core.flows.extraction.text import is_other_language, normalize_title
 
 
-def issue(criterion: str, what: str, where: str, severity: str) -> dict[str, str]:
+def issue(criterion: str, what: str, where: str, severity: str) -> Issue:
     return {"criterion": criterion, "what": what, "where": where, "severity": severity}
 
 
 def code_checks(
     proposal: Proposal, quote_ids: list[str], known: set[str], language: str
-) -> tuple[Proposal, list[dict[str, Any]]]:
+) -> tuple[Proposal, list[Issue]]:
     """What code decides about a proposal; ids that do not exist are removed."""
     concepts, issues = _checked_concepts(proposal.concepts, set(quote_ids), language)
     existing = [e for e in proposal.existing if e.concept_id in known]
@@ -44,11 +43,11 @@ def code_checks(
 
 def _checked_concepts(
     concepts: list[NewConcept], valid: set[str], language: str
-) -> tuple[list[NewConcept], list[dict[str, Any]]]:
+) -> tuple[list[NewConcept], list[Issue]]:
     """The concepts without unknown quote ids (a concept left with none is dropped), and
     the issues: the ids removed, a concept written in another language."""
     kept: list[NewConcept] = []
-    issues: list[dict[str, Any]] = []
+    issues: list[Issue] = []
     for c in concepts:
         bad = [q for q in c.quote_ids if q not in valid]
         if bad:
@@ -63,7 +62,7 @@ def _checked_concepts(
     return kept, issues
 
 
-def _same_titles(concepts: list[NewConcept]) -> list[dict[str, Any]]:
+def _same_titles(concepts: list[NewConcept]) -> list[Issue]:
     """A new concept whose title normalizes like an earlier one's (blocking)."""
     seen: dict[str, str] = {}
     issues = []

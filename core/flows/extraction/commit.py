@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import json
 from pathlib import PurePosixPath
-from typing import Any
 
 from langgraph.runtime import Runtime
 
@@ -19,6 +18,7 @@ from core.context import FlowContext
 from core.domain import Concept, Relation, with_inverses
 from core.flows.extraction.nodes import options, report
 from core.flows.extraction.proposal import Proposal
+from core.flows.extraction.records import ExistingRow
 from core.flows.extraction.state import ExtractionState
 from core.repair import (
     NoteCreate,
@@ -40,20 +40,27 @@ from vault.index_rows import embedding_text, text_hash
 from vault.linkformat import Linker
 from vault.note import NoteUnreadable, parse_note
 from vault.resolve import name_key
-from vault.writer import VaultWriteError
+from vault.writer import VaultWriteError, VaultWriter
 
 
-def _existing_rows(store: Store, ids: set[str]) -> dict[str, Any]:
+def _existing_rows(store: Store, ids: set[str]) -> dict[str, ExistingRow]:
     if not ids:
         return {}
     marks = ",".join("?" * len(ids))
     rows = store.query(
         f"SELECT entity_id, path, title FROM concepts WHERE entity_id IN ({marks})", list(ids)
     )
-    return {row["entity_id"]: row for row in rows}
+    return {
+        row["entity_id"]: {
+            "entity_id": row["entity_id"],
+            "path": row["path"],
+            "title": row["title"],
+        }
+        for row in rows
+    }
 
 
-def _new_paths(writer: Any, folder: str, proposal: Proposal) -> dict[str, str]:
+def _new_paths(writer: VaultWriter, folder: str, proposal: Proposal) -> dict[str, str]:
     """A free note path per new concept: its name taken by no note of the vault, nor by
     another new concept (a bare `[[Name]]` link must stay unambiguous)."""
     paths: dict[str, str] = {}
@@ -65,7 +72,7 @@ def _new_paths(writer: Any, folder: str, proposal: Proposal) -> dict[str, str]:
     return paths
 
 
-def check_paths(writer: Any, plan: VaultPlan) -> None:
+def check_paths(writer: VaultWriter, plan: VaultPlan) -> None:
     """Every file the plan reads or writes stays inside the vault, and the source can be
     read: checked before the store commits, so a plan that could never be written is never
     committed (VaultWriteError says which file and why)."""
@@ -79,7 +86,7 @@ def check_paths(writer: Any, plan: VaultPlan) -> None:
 
 def build_plan(
     state: ExtractionState, runtime: Runtime[FlowContext]
-) -> tuple[VaultPlan, list[Concept], list[Relation], dict[str, dict[str, Any]]]:
+) -> tuple[VaultPlan, list[Concept], list[Relation], dict[str, ExistingRow]]:
     """The plan, the new concepts, every edge (inverses included) and the existing rows."""
     proposal = Proposal.model_validate(state["proposal"])
     vault, source = runtime.context.require_vault(), state["source"]
@@ -105,7 +112,7 @@ def build_plan(
     return plan, concepts, edges, existing
 
 
-def _edges(proposal: Proposal, store: Store) -> tuple[list[Relation], dict[str, dict[str, Any]]]:
+def _edges(proposal: Proposal, store: Store) -> tuple[list[Relation], dict[str, ExistingRow]]:
     """Every relation with its inverse, between concepts that exist (new, or rows in the
     store), and the rows of the existing concepts the proposal refers to."""
     new_ids = proposal.new_ids()
@@ -158,7 +165,7 @@ def _new_notes(
 
 
 def _existing_edits(
-    proposal: Proposal, existing: dict[str, dict[str, Any]], edges: list[Relation]
+    proposal: Proposal, existing: dict[str, ExistingRow], edges: list[Relation]
 ) -> dict[str, NoteEdit]:
     """The edits of the existing concepts: their new relations and the quotes they get."""
     edits = {
@@ -173,7 +180,7 @@ def _existing_edits(
     return edits
 
 
-def _store_rows(conn: Any, plan: VaultPlan, concepts: list[Concept], edges: list[Relation]) -> None:
+def _store_rows(db: Store, plan: VaultPlan, concepts: list[Concept], edges: list[Relation]) -> None:
     """The new concepts, relations and quote links in the index tables (one transaction)."""
     stamp = now_iso()
     paths = {c.entity_id: c.path for c in plan.create}
@@ -181,11 +188,11 @@ def _store_rows(conn: Any, plan: VaultPlan, concepts: list[Concept], edges: list
         path = paths[concept.id]
         title = PurePosixPath(path).stem
         digest = text_hash(embedding_text(title, [], concept.short_summary, concept.summary))
-        conn.execute(
+        db.execute(
             "INSERT OR IGNORE INTO notes VALUES (?, 'pending', 0, 0, 'concept', ?, '{}', ?)",
             (path, title, stamp),
         )
-        conn.execute(
+        db.execute(
             "INSERT INTO concepts (entity_id, path, title, aliases_json, short_summary, summary,"
             " language, text_hash) VALUES (?, ?, ?, '[]', ?, ?, ?, ?)",
             (
@@ -198,18 +205,18 @@ def _store_rows(conn: Any, plan: VaultPlan, concepts: list[Concept], edges: list
                 digest,
             ),
         )
-        conn.execute(
+        db.execute(
             "INSERT INTO concepts_fts (rowid, title, aliases, short_summary, summary)"
             " SELECT id, ?, '', ?, ? FROM concepts WHERE entity_id=?",
             (title, concept.short_summary, concept.summary, concept.id),
         )
-    conn.executemany(
+    db.executemany(
         "INSERT OR IGNORE INTO concept_relations VALUES (?, ?, ?)",
         [(r.source_id, r.type.value, r.target_id) for r in edges],
     )
     links = [(c.entity_id, q) for c in plan.create for q in _quotes_of(c, plan)]
     links += [(e.entity_id, q) for e in plan.edit for q in e.quote_ids]
-    conn.executemany(
+    db.executemany(
         "INSERT OR IGNORE INTO quote_concepts VALUES (?, ?, ?)",
         [(cid, plan.source_name.lower(), q) for cid, q in links],
     )

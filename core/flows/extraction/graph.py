@@ -15,8 +15,7 @@ A processed source or one without quotes goes from load_source to finish -> END.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
 
 from langgraph.graph import END, START, StateGraph
 
@@ -27,7 +26,7 @@ from core.flows.extraction.state import ExtractionDecision, ExtractionInput, Ext
 from core.runtime import FlowSpec
 
 FLOW_NAME = "extraction"
-NODES: dict[str, Callable[..., Any]] = {
+NODES: dict[str, Callable[..., object]] = {
     "load_source": nodes.load_source,
     "extract_batch": nodes.extract_batch,
     "merge_candidates": nodes.merge_candidates,
@@ -111,7 +110,7 @@ def _add_review(graph: Graph, critique: str) -> None:
         graph.add_edge(last, END)
 
 
-def make_input(data: dict[str, Any]) -> dict[str, Any]:
+def make_input(data: Mapping[str, object]) -> dict[str, object]:
     """Validate a run's input (`{"source": rel_path}`, as the watcher queues it)."""
     return ExtractionInput.model_validate(data).model_dump()
 

@@ -15,12 +15,12 @@ rules of normalization:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from rapidfuzz import fuzz, process
 
+from core.flows.extraction.records import ConceptRow
 from core.flows.normalization.variants import fold, initials, looks_like_acronym, variant_key
 
 
@@ -29,11 +29,11 @@ class KnownName:
     """One name (title or alias) of an existing concept."""
 
     name: str
-    row: Mapping[str, Any]
+    row: ConceptRow
     """The concept's row: entity_id, title, path, short_summary."""
 
 
-def known_names(rows: Iterable[Mapping[str, Any]]) -> list[KnownName]:
+def known_names(rows: Iterable[ConceptRow]) -> list[KnownName]:
     """Every title and alias of the concept rows (`aliases_json` as the index stores it)."""
     names = []
     for row in rows:
@@ -58,10 +58,10 @@ def _acronym_of(short: str, long: str) -> bool:
 
 def similar_names(
     title: str, names: list[KnownName], threshold: float, limit: int
-) -> list[Mapping[str, Any]]:
+) -> list[ConceptRow]:
     """Rows of concepts whose name is an acronym of `title` (or the reverse) or close to it
     by fuzzy ratio (0-100 scale, `threshold` in 0..1); best first, one row per concept."""
-    found: dict[str, Mapping[str, Any]] = {}
+    found: dict[str, ConceptRow] = {}
     for n in names:
         if _acronym_of(title, n.name) or _acronym_of(n.name, title):
             found.setdefault(n.row["entity_id"], n.row)

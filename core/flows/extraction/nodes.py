@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping
-from typing import Any
 
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
@@ -21,6 +20,7 @@ from core.flows.extraction.batching import clip_quote, plan_batches
 from core.flows.extraction.names import KnownName, known_names, same_name, similar_names
 from core.flows.extraction.prompts import (
     CONCEPT_TOKENS,
+    CandidateAnswer,
     CandidatesAnswer,
     DuplicateAnswer,
     candidates_messages,
@@ -37,6 +37,15 @@ from core.flows.extraction.proposal import (
     ProposedRelation,
     dedupe_relations,
     merge_links,
+)
+from core.flows.extraction.records import (
+    Candidate,
+    ConceptRow,
+    Detection,
+    ExistingMatch,
+    KnownConcept,
+    SkippedRecord,
+    SourceMeta,
 )
 from core.flows.extraction.sanity import rejection, says_something
 from core.flows.extraction.state import BatchTask, DuplicateTask, ExtractionState
@@ -63,7 +72,7 @@ def options(runtime: Runtime[FlowContext]) -> ExtractionSettings:
 
 async def find_concepts(
     runtime: Runtime[FlowContext], query: str, k: int, step: str
-) -> tuple[list[Hit], dict[str, Any] | None]:
+) -> tuple[list[Hit], SkippedRecord | None]:
     """Hybrid search (full-text when no embedding model) over the indexed concepts, and what a
     fallback replaced. The search falls back to full text when the embedding call fails; that
     is a model failure like any other (`core.model_failures`): the embedding model did not
@@ -99,20 +108,20 @@ async def find_concepts(
     return found.hits, skipped
 
 
-def known_entry(hit: Hit) -> dict[str, Any]:
+def known_entry(hit: Hit) -> KnownConcept:
     return {"title": hit.title, "path": hit.path, "short_summary": hit.short_summary}
 
 
 # -- load -------------------------------------------------------------------------------------
 
 
-async def load_source(state: ExtractionState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def load_source(state: ExtractionState, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Read the source; a processed source (unless extracted again on purpose) or one without
     quotes ends the run at once."""
     path = state["source"]
     vault = runtime.context.require_vault()
     source, quotes = read_source(vault.root, path, vault.layout.max_note_bytes)
-    base = {"source_title": source.title, "critique_round": 0, "review_round": 0}
+    base: ExtractionState = {"source_title": source.title, "critique_round": 0, "review_round": 0}
     if source.processed_date is not None and not state.get("again"):
         report("load", f"{path} was processed on {source.processed_date:%Y-%m-%d}; skipped")
         return {
@@ -129,7 +138,7 @@ async def load_source(state: ExtractionState, runtime: Runtime[FlowContext]) -> 
             "messages": [f"{path} has no quotes yet; it is extracted once quotes are added."],
         }
     items = [{"id": q.id, "text": q.text} for q in quotes]
-    meta = {"author": source.author, "category": source.category}
+    meta: SourceMeta = {"author": source.author, "category": source.category}
     batches = batch_quotes(runtime, source.title, meta, items)
     report(
         "load",
@@ -156,7 +165,7 @@ def max_tokens(runtime: Runtime[FlowContext], role: str = "default") -> int:
 
 
 def batch_quotes(
-    runtime: Runtime[FlowContext], title: str, meta: dict[str, Any], quotes: list[dict[str, Any]]
+    runtime: Runtime[FlowContext], title: str, meta: SourceMeta, quotes: list[dict[str, str]]
 ) -> list[list[str]]:
     """Batches that fit the prompt budget AND whose concepts fit the completion budget."""
     llm, language = runtime.context.llm, options(runtime).language
@@ -217,7 +226,7 @@ async def extract_batch(state: BatchTask, runtime: Runtime[FlowContext]) -> Extr
         if problem:
             rejected.append(f"candidate {c.title!r} rejected: {problem}")
         elif c.title.strip() and cited:
-            found.append({**c.model_dump(), "quote_ids": cited, "batch": state["batch"]})
+            found.append(_candidate(c, cited, state["batch"]))
     report(
         "1.1a",
         f"batch {state['batch']}/{state['total']}: {len(found)} candidate(s)",
@@ -229,10 +238,23 @@ async def extract_batch(state: BatchTask, runtime: Runtime[FlowContext]) -> Extr
     return {"candidates": found, "extraction_notes": notes, "warnings": rejected}
 
 
+def _candidate(answer: CandidateAnswer, quote_ids: list[str], batch: int) -> Candidate:
+    return {
+        "title": answer.title,
+        "quote_ids": quote_ids,
+        "short_summary": answer.short_summary,
+        "summary": answer.summary,
+        "concept": answer.concept,
+        "analysis": answer.analysis,
+        "rationale": answer.rationale,
+        "batch": batch,
+    }
+
+
 def merge_candidates(state: ExtractionState) -> ExtractionState:
     """Candidates of every batch, merged when their titles normalize alike (quotes united);
     each gets the UUID its concept will have (`key`)."""
-    merged: dict[str, dict[str, Any]] = {}
+    merged: dict[str, Candidate] = {}
     for candidate in sorted(state.get("candidates", []), key=lambda c: c.get("batch", 0)):
         key = normalize_title(candidate["title"])
         if key in merged:
@@ -253,10 +275,18 @@ def route_to_duplicates(state: ExtractionState) -> list[Send] | str:
     return [Send("detect_duplicate", {"candidate": c, "total": len(pending)}) for c in pending]
 
 
-def as_candidate(concept: Mapping[str, Any]) -> dict[str, Any]:
+def as_candidate(concept: NewConcept) -> Candidate:
     """A concept of the proposal as a 1.1b candidate (its UUID is the key)."""
-    fields = ("title", "short_summary", "summary", "concept", "analysis", "quote_ids", "rationale")
-    return {"key": concept["id"], **{k: concept.get(k, "") for k in fields}}
+    return {
+        "key": concept.id,
+        "title": concept.title,
+        "short_summary": concept.short_summary,
+        "summary": concept.summary,
+        "concept": concept.concept,
+        "analysis": concept.analysis,
+        "quote_ids": concept.quote_ids,
+        "rationale": concept.rationale,
+    }
 
 
 def route_new_concepts(state: ExtractionState) -> list[Send] | str:
@@ -268,29 +298,38 @@ def route_new_concepts(state: ExtractionState) -> list[Send] | str:
     return [Send("detect_duplicate", {"candidate": c, "total": len(pending)}) for c in pending]
 
 
-def unchecked(state: ExtractionState, proposal: Proposal) -> list[dict[str, Any]]:
+def unchecked(state: ExtractionState, proposal: Proposal) -> list[Candidate]:
     """The proposal's concepts that never went through duplicate detection, as candidates."""
     done = set(state.get("checked", []))
-    return [as_candidate(c.model_dump()) for c in proposal.concepts if c.id not in done]
+    return [as_candidate(c) for c in proposal.concepts if c.id not in done]
 
 
 # -- 1.1b -------------------------------------------------------------------------------------
 
 
-def concept_rows(runtime: Runtime[FlowContext]) -> list[dict[str, Any]]:
+def concept_rows(runtime: Runtime[FlowContext]) -> list[ConceptRow]:
     rows = runtime.context.store.query(
         "SELECT entity_id, title, aliases_json, path, short_summary FROM concepts ORDER BY id"
     )
-    return [dict(row) for row in rows]
+    return [
+        {
+            "entity_id": row["entity_id"],
+            "title": row["title"],
+            "aliases_json": row["aliases_json"],
+            "path": row["path"],
+            "short_summary": row["short_summary"],
+        }
+        for row in rows
+    ]
 
 
 def detection(
-    candidate: Mapping[str, Any],
-    existing: Mapping[str, Any] | None,
+    candidate: Candidate,
+    existing: ConceptRow | ExistingMatch | None,
     confidence: float,
     reasoning: str,
     by: str,
-) -> dict[str, Any]:
+) -> Detection:
     return {
         "candidate": candidate["key"],
         "duplicate_of": existing["entity_id"] if existing else None,
@@ -301,12 +340,12 @@ def detection(
     }
 
 
-def _hit(row: Mapping[str, Any]) -> Hit:
+def _hit(row: ConceptRow) -> Hit:
     return Hit(
         entity_id=row["entity_id"],
         title=row["title"],
         path=row["path"],
-        short_summary=row.get("short_summary") or "",
+        short_summary=row["short_summary"] or "",
         summary="",
         aliases=[],
         score=1.0,
@@ -314,8 +353,8 @@ def _hit(row: Mapping[str, Any]) -> Hit:
 
 
 async def duplicate_candidates(
-    runtime: Runtime[FlowContext], candidate: Mapping[str, Any], names: list[KnownName]
-) -> tuple[list[Hit], dict[str, Any] | None]:
+    runtime: Runtime[FlowContext], candidate: Candidate, names: list[KnownName]
+) -> tuple[list[Hit], SkippedRecord | None]:
     """Existing concepts close by name (acronym, fuzzy ratio) first, then search hits (and
     what a fallback replaced in the search)."""
     opts = options(runtime)
@@ -354,13 +393,13 @@ async def detect_duplicate(state: DuplicateTask, runtime: Runtime[FlowContext]) 
     }
 
 
-def _known_row(row: Mapping[str, Any]) -> dict[str, Any]:
+def _known_row(row: ConceptRow) -> KnownConcept:
     return {"title": row["title"], "path": row["path"], "short_summary": row["short_summary"]}
 
 
 async def ask_duplicate(
-    runtime: Runtime[FlowContext], candidate: Mapping[str, Any], hits: list[Hit]
-) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    runtime: Runtime[FlowContext], candidate: Candidate, hits: list[Hit]
+) -> tuple[Detection, SkippedRecord | None]:
     """The model's verdict; an answer invalid after re-asks keeps the candidate new (said so)."""
     labels = {f"e{i}": hit for i, hit in enumerate(hits, 1)}
     listing = [(label, concept_card(h.title, h.short_summary)) for label, h in labels.items()]
@@ -381,14 +420,16 @@ async def ask_duplicate(
         )
         return detection(candidate, None, 0.0, skipped["why"], "error"), skipped
     hit = labels.get(answer.match)
-    existing = {"entity_id": hit.entity_id, "title": hit.title} if hit else None
+    existing: ExistingMatch | None = (
+        {"entity_id": hit.entity_id, "title": hit.title} if hit else None
+    )
     return detection(candidate, existing, answer.confidence, answer.reasoning, "model"), None
 
 
 # -- aggregate --------------------------------------------------------------------------------
 
 
-def _new_concept(candidate: Mapping[str, Any]) -> NewConcept:
+def _new_concept(candidate: Candidate) -> NewConcept:
     summary = candidate.get("summary") or candidate.get("concept", "")
     return NewConcept(
         id=candidate["key"],
@@ -402,9 +443,9 @@ def _new_concept(candidate: Mapping[str, Any]) -> NewConcept:
     )
 
 
-def _link(candidate: Mapping[str, Any], found: Mapping[str, Any]) -> ExistingLink:
+def _link(candidate: Candidate, found: Detection, existing_id: str) -> ExistingLink:
     return ExistingLink(
-        concept_id=found["duplicate_of"],
+        concept_id=existing_id,
         title=found["existing_title"],
         quote_ids=candidate["quote_ids"],
         candidate=candidate["title"],
@@ -414,7 +455,9 @@ def _link(candidate: Mapping[str, Any], found: Mapping[str, Any]) -> ExistingLin
     )
 
 
-def _retarget(relations: list[ProposedRelation], moved: Mapping[str, str]) -> list[Any]:
+def _retarget(
+    relations: list[ProposedRelation], moved: Mapping[str, str]
+) -> list[ProposedRelation]:
     """Relations of a concept found to be a duplicate now point at the existing concept."""
     return [
         r.model_copy(
@@ -437,10 +480,10 @@ def aggregate(state: ExtractionState) -> ExtractionState:
     concepts = {c.id: c for c in proposal.concepts}
     links, moved, novel = list(proposal.existing), {}, []
     for candidate in pending:
-        found = by_key.get(candidate["key"], {})
-        if found.get("duplicate_of"):
-            links.append(_link(candidate, found))
-            moved[candidate["key"]] = found["duplicate_of"]
+        existing_id = found["duplicate_of"] if (found := by_key.get(candidate["key"])) else None
+        if found and existing_id:
+            links.append(_link(candidate, found, existing_id))
+            moved[candidate["key"]] = existing_id
             concepts.pop(candidate["key"], None)
         else:
             concepts.setdefault(candidate["key"], _new_concept(candidate))

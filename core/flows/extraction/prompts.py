@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, create_model
 
 from core.domain import RELATION_DESCRIPTIONS, RelationType
 from core.evaluation.prompts import BEGIN, END, delimit
+from core.flows.extraction.records import ConceptText, SourceMeta
 from local_llm.schema import JsonSchema, bounded_schema
 
 LANGUAGES = {"es": "Spanish", "en": "English", "fr": "French", "de": "German", "pt": "Portuguese"}
@@ -94,14 +95,14 @@ def quote_lines(quotes: Sequence[Mapping[str, str]]) -> str:
     return "\n".join(f"[{q['id']}] {q['text']}" for q in quotes)
 
 
-def source_lines(title: str, meta: Mapping[str, Any]) -> str:
+def source_lines(title: str, meta: SourceMeta) -> str:
     """The source's title, author and category: note text, so only ever inside `delimit`."""
-    fields = [("title", title), *((k, meta.get(k)) for k in ("author", "category"))]
+    fields = [("title", title), ("author", meta.get("author")), ("category", meta.get("category"))]
     return "\n".join(f"{k}: {' '.join(str(v).split())}" for k, v in fields if v)
 
 
 def candidates_messages(
-    title: str, meta: Mapping[str, Any], quotes: Sequence[Mapping[str, str]], language: str
+    title: str, meta: SourceMeta, quotes: Sequence[Mapping[str, str]], language: str
 ) -> Messages:
     system = CANDIDATES_SYSTEM.format(language=language_name(language), data_rule=_data_rule())
     user = (
@@ -161,9 +162,7 @@ def concept_card(title: str, short: str = "", concept: str = "") -> str:
     return " — ".join(parts)
 
 
-def duplicate_messages(
-    candidate: Mapping[str, Any], existing: Sequence[tuple[str, str]]
-) -> Messages:
+def duplicate_messages(candidate: ConceptText, existing: Sequence[tuple[str, str]]) -> Messages:
     """`existing` is (label, card) per existing concept."""
     card = concept_card(
         candidate.get("title", ""), candidate.get("short_summary", ""), candidate.get("concept", "")
@@ -187,6 +186,7 @@ def duplicate_schema(labels: Sequence[str]) -> JsonSchema:
 
 def queries_model(types: Sequence[str]) -> type[BaseModel]:
     """Call 1.1c's answer for some relation types: a list of queries per type."""
+    # typed Any: a `**dict` of one value type cannot match create_model's `__config__` etc.
     fields: dict[str, Any] = {name: (list[str], Field(default_factory=list)) for name in types}
     return create_model("RelationQueries", **fields)
 
@@ -207,7 +207,7 @@ def relation_types_text(types: Sequence[str] = TYPES) -> str:
 
 
 def queries_messages(
-    concept: Mapping[str, Any], n: int, language: str, types: Sequence[str] = TYPES
+    concept: ConceptText, n: int, language: str, types: Sequence[str] = TYPES
 ) -> Messages:
     system = QUERIES_SYSTEM.format(
         n=n,
@@ -267,7 +267,7 @@ Relations are optional: list none rather than weak ones. Use only the labels lis
 {data_rule}"""
 
 
-def relations_messages(concept: Mapping[str, Any], others: Sequence[tuple[str, str]]) -> Messages:
+def relations_messages(concept: ConceptText, others: Sequence[tuple[str, str]]) -> Messages:
     system = RELATIONS_SYSTEM.format(types=relation_types_text(), data_rule=_data_rule())
     card = concept_card(
         concept["title"], concept.get("short_summary", ""), concept.get("concept", "")

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel, Field, field_validator
 
 from core.domain import RELATION_MAP, RelationType, new_concept_id
 from core.flows.extraction.prompts import MAX_TITLE
+from core.flows.extraction.records import DropData
 from core.flows.extraction.sanity import says_something
 from core.flows.extraction.text import whole_words
 
@@ -156,7 +157,7 @@ def merge_links(links: Iterable[ExistingLink]) -> list[ExistingLink]:
     return [link for link in merged.values() if link.quote_ids]
 
 
-def drop_items(proposal: Proposal, drops: Iterable[dict[str, Any]]) -> tuple[Proposal, list[str]]:
+def drop_items(proposal: Proposal, drops: Iterable[DropData]) -> tuple[Proposal, list[str]]:
     """The proposal without the dropped concepts, relations and attributions.
 
     A drop is `{"kind": "concept", "id": uuid}`, `{"kind": "relation", "id": "r-..."}` or

@@ -6,8 +6,7 @@ existing concept of its pool, so relations between existing concepts are never t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Literal
 
 from langgraph.runtime import Runtime
 from langgraph.types import Send
@@ -24,22 +23,27 @@ from core.flows.extraction.prompts import (
     relations_schema,
     type_batches,
 )
-from core.flows.extraction.proposal import Proposal, ProposedRelation, dedupe_relations
+from core.flows.extraction.proposal import NewConcept, Proposal, ProposedRelation, dedupe_relations
+from core.flows.extraction.records import ConceptCard, KnownConcept, SkippedRecord
 from core.flows.extraction.state import ExtractionState, RelateTask, RelationQueryTask
 from core.model_failures import raise_unless_fallback, skipped_entry
 from local_llm import LLMError
 from vault.search import rrf
 
 
-def _card(concept: Mapping[str, Any]) -> dict[str, Any]:
-    keys = ("id", "title", "short_summary", "concept")
-    return {k: concept.get(k, "") for k in keys}
+def _card(concept: NewConcept) -> ConceptCard:
+    return {
+        "id": concept.id,
+        "title": concept.title,
+        "short_summary": concept.short_summary,
+        "concept": concept.concept,
+    }
 
 
-def relating(state: ExtractionState) -> list[dict[str, Any]]:
+def relating(state: ExtractionState) -> list[NewConcept]:
     """The novel concepts of this pass (1.1b's output) as they stand in the proposal."""
     wanted = set(state.get("relating", []))
-    return [c for c in state["proposal"]["concepts"] if c["id"] in wanted]
+    return [c for c in Proposal.model_validate(state["proposal"]).concepts if c.id in wanted]
 
 
 def route_after_aggregate(
@@ -64,7 +68,7 @@ async def relation_queries(
     concept, opts = state["concept"], options(runtime)
     n = opts.queries_per_relation
     queries: dict[str, list[str]] = {}
-    skipped = []
+    skipped: list[SkippedRecord] = []
     for types in type_batches(n, max_tokens(runtime)):
         try:
             answer = await runtime.context.llm.structured(
@@ -99,10 +103,10 @@ async def search_pool(state: ExtractionState, runtime: Runtime[FlowContext]) -> 
     """Step 1.1d (no model): run every query of this pass's concepts, pool the existing
     concepts found per concept."""
     size = options(runtime).pool_size
-    titles = {c["id"]: c["title"] for c in relating(state)}
+    titles = {c.id: c.title for c in relating(state)}
     pools: dict[str, list[str]] = dict(state.get("pools") or {})
-    known: dict[str, dict[str, Any]] = {}
-    skipped: list[dict[str, Any]] = []
+    known: dict[str, KnownConcept] = {}
+    skipped: list[SkippedRecord] = []
     for entry in state.get("query_sets", []):
         cid = entry["concept_id"]
         if cid not in titles:
@@ -125,16 +129,14 @@ async def search_pool(state: ExtractionState, runtime: Runtime[FlowContext]) -> 
 def route_to_relate(state: ExtractionState) -> list[Send] | str:
     """One 1.1e call per novel concept of this pass that has something to relate to: every
     other new concept and its pool of existing ones."""
-    concepts = state["proposal"]["concepts"]
+    concepts = Proposal.model_validate(state["proposal"]).concepts
     known = state.get("known", {})
     sends = []
     for concept in relating(state):
         others = [
-            (c["id"], concept_card(c["title"], c.get("short_summary", "")))
-            for c in concepts
-            if c["id"] != concept["id"]
+            (c.id, concept_card(c.title, c.short_summary)) for c in concepts if c.id != concept.id
         ]
-        pool = state.get("pools", {}).get(concept["id"], [])
+        pool = state.get("pools", {}).get(concept.id, [])
         others += [
             (cid, concept_card(known[cid]["title"], known[cid].get("short_summary", "")))
             for cid in pool

@@ -7,18 +7,18 @@ warnings (unattributed quotes, disconnected concepts, ...); the critique log.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from core.domain import RELATION_MAP
 from core.flows.extraction.proposal import Proposal
+from core.flows.extraction.records import CritiqueRound, KnownConcept
 from core.flows.extraction.state import ExtractionReview, ExtractionState
-from core.model_failures import skipped_line
+from core.model_failures import SkippedWork, skipped_line
 
 ACTIONS = ["approve", "feedback", "drop", "abort"]
 
 
-def _titles(proposal: Proposal, known: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+def _titles(proposal: Proposal, known: Mapping[str, KnownConcept]) -> dict[str, str]:
     titles = {cid: str(info.get("title", cid)) for cid, info in known.items()}
     titles |= {e.concept_id: e.title for e in proposal.existing}
     return titles | {c.id: c.title for c in proposal.concepts}
@@ -26,8 +26,8 @@ def _titles(proposal: Proposal, known: Mapping[str, Mapping[str, Any]]) -> dict[
 
 def _attributions(
     proposal: Proposal, quotes: dict[str, str], titles: dict[str, str]
-) -> list[dict[str, Any]]:
-    by_quote: dict[str, list[dict[str, Any]]] = {}
+) -> list[dict[str, object]]:
+    by_quote: dict[str, list[dict[str, object]]] = {}
     for c in proposal.concepts:
         for q in c.quote_ids:
             by_quote.setdefault(q, []).append({"id": c.id, "title": c.title, "existing": False})
@@ -126,7 +126,7 @@ def build_report(state: ExtractionState, max_rounds: int) -> ExtractionReview:
     )
 
 
-def _critique_lines(log: list[dict[str, Any]]) -> list[str]:
+def _critique_lines(log: list[CritiqueRound]) -> list[str]:
     lines = []
     for entry in log:
         verdict = {True: "passed", False: "failed", None: "unavailable"}[entry.get("passed")]
@@ -135,23 +135,22 @@ def _critique_lines(log: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def skipped_lines(payload: Mapping[str, Any]) -> list[str]:
+def skipped_lines(skipped: Sequence[SkippedWork]) -> list[str]:
     """What a fallback replaced, for the top of the report (nothing when all was done)."""
-    skipped = payload.get("skipped") or []
     if not skipped:
         return []
     head = f"NOT DONE ({len(skipped)}): no usable answer from the model; a fallback stands in:"
-    return [head, *(f"  ! {skipped_line(entry)}" for entry in skipped), ""]
+    return [head, *(f"  ! {skipped_line(entry.model_dump())}" for entry in skipped), ""]
 
 
-def report_text(review: ExtractionReview | Mapping[str, Any]) -> str:
+def report_text(review: ExtractionReview | Mapping[str, object]) -> str:
     """The report as the terminal prints it (a payload is read as the review first)."""
     r = review if isinstance(review, ExtractionReview) else ExtractionReview.model_validate(review)
     out = [
         f"Extraction of {r.source_title or r.source} (feedback round {r.round}/{r.max_rounds})",
         "",
     ]
-    out += skipped_lines(r.payload())
+    out += skipped_lines(r.skipped)
     out += [f"NOTE: {r.notice}", ""] if r.notice else []
     out += [r.round_notice, ""] if r.round_notice else []
     out += _concept_lines(r)

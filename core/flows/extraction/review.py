@@ -8,17 +8,25 @@ reviewer's drops; every model call is in its own node, so resuming never calls a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Literal, TypeVar
 
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from core.context import FlowContext
 from core.evaluation import EvaluationNodeOptions, EvaluationResult
+from core.evaluation.options import OptionChanges
 from core.flows.extraction.checks import code_checks
 from core.flows.extraction.nodes import options, report, unchecked
 from core.flows.extraction.proposal import Proposal, drop_items
+from core.flows.extraction.records import (
+    CritiqueRound,
+    DecisionData,
+    DropData,
+    Issue,
+    SkippedRecord,
+)
 from core.flows.extraction.report import build_report
 from core.flows.extraction.revision import (
     FeedbackRevision,
@@ -60,13 +68,13 @@ async def critique_checks(state: ExtractionState, runtime: Runtime[FlowContext])
 # -- 1.2 evaluation ----------------------------------------------------------------------------
 
 
-def labels_for(state: Mapping[str, Any], proposal: Proposal) -> Labels:
+def labels_for(state: ExtractionState, proposal: Proposal) -> Labels:
     return Labels.build(
         proposal, proposal_existing_ids(proposal, state.get("pools", {}), MAX_EXISTING_LABELS)
     )
 
 
-def rendered(state: Mapping[str, Any]) -> str:
+def rendered(state: ExtractionState) -> str:
     proposal = Proposal.model_validate(state["proposal"])
     quote_ids = [q["id"] for q in state.get("quotes", [])]
     return render_proposal(proposal, labels_for(state, proposal), state.get("known", {}), quote_ids)
@@ -78,14 +86,12 @@ PROMPT_RESERVE = 1800
 """Tokens kept for the instructions and the rubric around the content of a prompt."""
 
 
-def issues_text(issues: list[dict[str, Any]], limit: int = 30) -> str:
+def issues_text(issues: Sequence[Issue], limit: int = 30) -> str:
     """Issues grouped by what is wrong (`- [criterion] what: where, where, ...`), so hundreds
     of unattributed quotes take one line; at most `limit` lines."""
     grouped: dict[tuple[str, str], list[str]] = {}
     for item in issues:
-        grouped.setdefault((item.get("criterion", ""), item.get("what", "")), []).append(
-            str(item.get("where", ""))
-        )
+        grouped.setdefault((item["criterion"], item["what"]), []).append(item["where"])
     lines = []
     for (criterion, what), wheres in list(grouped.items())[:limit]:
         shown = ", ".join(wheres[:12]) + (
@@ -110,16 +116,18 @@ def fit_quotes(quotes: list[dict[str, str]], tokens: int) -> str:
     return "\n".join(lines)
 
 
-def critique_options() -> EvaluationNodeOptions:
+def critique_options() -> EvaluationNodeOptions[ExtractionState]:
     """The self-critique: criteria `concept_extraction`, the judge role, no human."""
 
-    def configure(state: Mapping[str, Any], runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    def configure(
+        state: ExtractionState, runtime: Runtime[FlowContext]
+    ) -> OptionChanges[ExtractionState]:
         found = issues_text(state.get("code_issues", []))
         head = f"Concepts must be written in {options(runtime).language}. Found by code (certain):\n{found}"
         budget = runtime.context.llm.budget("judge")
         room = max(200, budget - count_text(rendered(state) + head) - PROMPT_RESERVE)
 
-        def context(s: Mapping[str, Any]) -> str:
+        def context(s: ExtractionState) -> str:
             return f"{head}\nQuotes of the source:\n{fit_quotes(s.get('quotes', []), room)}"
 
         user_criteria = (
@@ -131,7 +139,7 @@ def critique_options() -> EvaluationNodeOptions:
             "criteria_dirs": user_criteria,
         }
 
-    return EvaluationNodeOptions(
+    return EvaluationNodeOptions[ExtractionState](
         content_type="concept_extraction",
         content_extractor=rendered,
         result_field="critique",
@@ -152,8 +160,8 @@ def critique_gate(state: ExtractionState) -> ExtractionState:
     blocking = [i for i in issues if i["severity"] == "high"]
     status = state.get("critique_status")
     round_no = state.get("critique_round", 0) + 1
-    entry: dict[str, Any] = {"round": round_no, "code_issues": issues, "status": status}
-    skipped = []
+    entry: CritiqueRound = {"round": round_no, "code_issues": issues, "status": status}
+    skipped: list[SkippedRecord] = []
     if status in ("approved", "revision_requested") and state.get("critique"):
         result = EvaluationResult.model_validate(state["critique"])
         failing = [c.name for c in result.criteria if not c.passed]
@@ -190,9 +198,10 @@ def route_after_critique(
     state: ExtractionState, runtime: Runtime[FlowContext]
 ) -> Literal["refine", "review"]:
     """Refine while any criterion fails and refinements are left; else the human review."""
-    last = (state.get("critique_log") or [{}])[-1]
+    log = state.get("critique_log")
     if (
-        last.get("passed") is False
+        log
+        and log[-1].get("passed") is False
         and state.get("critique_round", 0) <= options(runtime).max_critique_iterations
     ):
         return "refine"
@@ -230,14 +239,15 @@ async def revise(
 
 async def refine(state: ExtractionState, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Call 1.3: address the critique's issues; concepts it adds go through 1.1b-1.1e."""
-    last = (state.get("critique_log") or [{}])[-1]
-    lines = [issues_text([*last.get("code_issues", []), *last.get("issues", [])])]
-    lines += [f"- suggestion: {s}" for s in last.get("suggestions", [])]
+    log = state.get("critique_log")
+    last: CritiqueRound | None = log[-1] if log else None
+    lines = [issues_text([*last.get("code_issues", []), *last.get("issues", [])] if last else [])]
+    lines += [f"- suggestion: {s}" for s in (last.get("suggestions", []) if last else [])]
     instructions = "Fix these problems found by the self-critique:\n" + "\n".join(lines)
     proposal, _answer, error = await revise(state, runtime, instructions, Revision)
     round_no = state.get("critique_round", 0)
     report("1.3", f"refinement {round_no}: {len(proposal.concepts)} concept(s)")
-    skipped = []
+    skipped: list[SkippedRecord] = []
     if error is not None:
         skipped = [
             skipped_entry(
@@ -258,12 +268,17 @@ async def refine(state: ExtractionState, runtime: Runtime[FlowContext]) -> Extra
 # -- 2.1 / 2.2 ---------------------------------------------------------------------------------
 
 
-def parse_decision(value: object) -> dict[str, Any]:
+def parse_decision(value: object) -> DecisionData:
     """The reviewer's answer as a valid `ExtractionDecision` (plain data), or `{"action":
     "invalid", "why": ...}` when it does not fit (the runtime refuses those before resuming;
     this keeps an answer given another way from failing the run)."""
     try:
-        return ExtractionDecision.parse(value).model_dump(mode="json")
+        decision = ExtractionDecision.parse(value)
+        drops: list[DropData] = [
+            {"kind": d.kind, "id": d.id, "concept_id": d.concept_id, "quote_id": d.quote_id}
+            for d in decision.drops
+        ]
+        return {"action": decision.action, "feedback": decision.feedback, "drops": drops}
     except InvalidDecision as exc:
         return {"action": "invalid", "feedback": "", "drops": [], "why": str(exc)}
 
@@ -275,11 +290,11 @@ def rounds_left(state: ExtractionState, runtime: Runtime[FlowContext]) -> int:
     )
 
 
-async def review(state: ExtractionState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def review(state: ExtractionState, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Step 2.1: interrupt with the report; 2.2: the decision, drops applied by code."""
     shown = build_report(state, runtime.context.settings.flows.extraction.max_review_rounds)
     decision = parse_decision(interrupt(shown.payload()))
-    update: dict[str, Any] = {"decision": decision}
+    update: ExtractionState = {"decision": decision}
     messages = []
     if decision["drops"]:
         proposal, dropped = drop_items(
@@ -303,7 +318,7 @@ async def review(state: ExtractionState, runtime: Runtime[FlowContext]) -> dict[
     return update
 
 
-def empty(proposal: Mapping[str, Any]) -> bool:
+def empty(proposal: Mapping[str, object]) -> bool:
     """A proposal that would write nothing but mark the source processed."""
     parsed = Proposal.model_validate(proposal)
     return not parsed.concepts and not any(e.quote_ids for e in parsed.existing)
@@ -314,7 +329,8 @@ def route_after_review(
 ) -> Literal["commit_store", "incorporate", "review", "aborted"]:
     """Approve (a proposal with something in it) -> commit; feedback while rounds are left ->
     incorporate; abort -> aborted; anything else -> the review again, with a message."""
-    action = (state.get("decision") or {}).get("action")
+    decision = state.get("decision")
+    action = decision["action"] if decision else None
     if action == "approve" and not empty(state["proposal"]):
         return "commit_store"
     if action == "abort":
@@ -327,12 +343,15 @@ def route_after_review(
 async def incorporate(state: ExtractionState, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Call 2.3: the model follows the reviewer's feedback; concepts it adds go through
     1.1b-1.1e, then back to the review."""
-    feedback = (state.get("decision") or {}).get("feedback", "")
+    decision = state.get("decision")
+    feedback = decision["feedback"] if decision else ""
     proposal, answer, error = await revise(
         state, runtime, f"Reviewer feedback:\n{feedback}", FeedbackRevision
     )
     round_no = state.get("review_round", 0) + 1
-    notes, warnings, skipped = [], [], []
+    notes: list[str] = []
+    warnings: list[str] = []
+    skipped: list[SkippedRecord] = []
     if answer is not None:
         notes = [f"Feedback round {round_no}: {answer.interpretation or answer.changes}".strip()]
         if answer.unresolved.strip():

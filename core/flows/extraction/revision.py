@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -35,6 +34,7 @@ from core.flows.extraction.proposal import (
     dedupe_relations,
     merge_links,
 )
+from core.flows.extraction.records import KnownConcept
 from core.flows.extraction.text import clip_words
 from local_llm.schema import JsonSchema, bounded_schema
 
@@ -130,7 +130,7 @@ def proposal_existing_ids(
 def render_proposal(
     proposal: Proposal,
     labels: Labels,
-    known: Mapping[str, Mapping[str, Any]],
+    known: Mapping[str, KnownConcept],
     quote_ids: Sequence[str],
 ) -> str:
     """The proposal as the model (and the critique) reads it."""
@@ -152,7 +152,9 @@ def render_proposal(
     others = [cid for cid in (labels.to_id[k] for k in labels.existing)]
     if others:
         lines.append("Existing concepts you may refer to:")
-        lines += [f"[{labels.of(cid)}] {known.get(cid, {}).get('title', cid)}" for cid in others]
+        lines += [
+            f"[{labels.of(cid)}] {known[cid]['title'] if cid in known else cid}" for cid in others
+        ]
     unattributed = proposal.unattributed(quote_ids)
     lines.append(f"Quotes supporting no concept: {', '.join(unattributed) or 'none'}")
     return "\n".join(lines)
@@ -244,7 +246,9 @@ def _edited(concept: NewConcept, edit: ConceptEdit) -> NewConcept:
     return concept.model_copy(update=update)
 
 
-def _quotes(item: Any, add: Sequence[str] = (), remove: Sequence[str] = ()) -> list[str]:
+def _quotes(
+    item: NewConcept | ExistingLink, add: Sequence[str] = (), remove: Sequence[str] = ()
+) -> list[str]:
     return [q for q in dict.fromkeys([*item.quote_ids, *add]) if q not in remove]
 
 
@@ -252,7 +256,7 @@ def apply_revision(
     proposal: Proposal,
     revision: Revision,
     labels: Labels,
-    known: Mapping[str, Mapping[str, Any]],
+    known: Mapping[str, KnownConcept],
     quote_ids: Sequence[str],
 ) -> Proposal:
     """The proposal with the revision's changes applied; unknown labels are ignored."""
@@ -306,7 +310,7 @@ def _relinked_quotes(
     existing: list[ExistingLink],
     revision: Revision,
     ids: Mapping[str, str],
-    known: Mapping[str, Mapping[str, Any]],
+    known: Mapping[str, KnownConcept],
     valid_quotes: set[str],
 ) -> tuple[list[NewConcept], list[ExistingLink]]:
     """The revision's quote links and unlinks, on new concepts and on existing ones."""

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz
 
 from core.degenerate import field_names_as_values, fold, repeated_sentence
 from core.flows.extraction.text import STOPWORDS, guess_language
+
+if TYPE_CHECKING:
+    from core.flows.extraction.prompts import CandidateAnswer
 
 PROMPT_EXAMPLES = (
     "El ejercicio es bueno",
@@ -54,7 +57,7 @@ def _stems(text: str) -> set[str]:
     return {w[:STEM] for w in words if len(w) >= 4 and w not in stop and not w.isdigit()}
 
 
-def unsupported(candidate: Any, quotes: Sequence[str], language: str) -> bool:
+def unsupported(candidate: CandidateAnswer, quotes: Sequence[str], language: str) -> bool:
     """No content word of the title or concept text in the quotes it cites.
 
     Judged only when the quotes are clearly in the concept language: a concept written in
@@ -87,7 +90,9 @@ def letters_not_words(title: str) -> bool:
     return len(runs) >= 3 and all(len(run) == 1 for run in runs)
 
 
-def rejection(candidate: Any, quotes: Sequence[str], language: str, source_title: str = "") -> str:
+def rejection(
+    candidate: CandidateAnswer, quotes: Sequence[str], language: str, source_title: str = ""
+) -> str:
     """Why code rejects this candidate ('' when it does not)."""
     if source_title and names_the_source(candidate.title, source_title):
         return "its title is the source's title cut off, not an idea in it"

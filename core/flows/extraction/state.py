@@ -3,12 +3,26 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal, TypedDict, TypeVar
+from typing import Annotated, Literal, TypedDict, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from core.evaluation import EvaluationFields, EvaluationStatus
+from core.evaluation import EvaluationFields, EvaluationResultData, EvaluationStatus
 from core.flows.extraction.proposal import ExistingLink, NewConcept
+from core.flows.extraction.records import (
+    Candidate,
+    CommitRecord,
+    ConceptCard,
+    CritiqueRound,
+    DecisionData,
+    Detection,
+    Issue,
+    KnownConcept,
+    QuerySet,
+    RelationSet,
+    SkippedRecord,
+    SourceMeta,
+)
 from core.model_failures import SkippedWork
 from core.reviews import Decision, Review
 
@@ -41,19 +55,19 @@ class ExtractionState(EvaluationFields, total=False):
     """Extract even though the source is processed (input)."""
     source_title: str
     """The source's title (frontmatter title, else the file name)."""
-    source_meta: dict[str, Any]
+    source_meta: SourceMeta
     """Author and category of the source, for the prompts."""
     quotes: list[dict[str, str]]
     """The source's quotes: `{"id", "text"}` in note order."""
     batches: list[list[str]]
     """Quote ids per candidate-extraction call, sized to the context budget."""
-    candidates: Annotated[list[dict[str, Any]], operator.add]
+    candidates: Annotated[list[Candidate], operator.add]
     """Candidate concepts of call 1.1a, from every batch (accumulated)."""
-    merged: list[dict[str, Any]]
+    merged: list[Candidate]
     """Candidates merged across batches (same normalized title -> one candidate)."""
     extraction_notes: Annotated[list[str], operator.add]
     """What the model said about each batch of call 1.1a (accumulated; shown in the review)."""
-    pending: list[dict[str, Any]]
+    pending: list[Candidate]
     """Candidates going through duplicate detection now: those of 1.1a, then the concepts a
     refinement or the reviewer's feedback added. `key` is the new concept's UUID."""
     checked: list[str]
@@ -63,41 +77,41 @@ class ExtractionState(EvaluationFields, total=False):
     return_to: Literal["critique_checks", "review"]
     """Where a pass of 1.1b-1.1e ends: the self-critique (extraction, refinement) or the
     review (after the reviewer's feedback, which the critique does not second-guess)."""
-    detections: Annotated[list[dict[str, Any]], operator.add]
+    detections: Annotated[list[Detection], operator.add]
     """Duplicate detections of call 1.1b, one per candidate (accumulated)."""
-    known: Annotated[dict[str, dict[str, Any]], merge_dicts]
+    known: Annotated[dict[str, KnownConcept], merge_dicts]
     """Existing concepts seen by search: UUID -> {title, path, short_summary}."""
-    query_sets: Annotated[list[dict[str, Any]], operator.add]
+    query_sets: Annotated[list[QuerySet], operator.add]
     """Relation search queries of call 1.1c, one entry per novel concept (accumulated)."""
     pools: dict[str, list[str]]
     """Step 1.1d: novel concept UUID -> existing concept UUIDs it may relate to."""
-    relation_sets: Annotated[list[dict[str, Any]], operator.add]
+    relation_sets: Annotated[list[RelationSet], operator.add]
     """Relations of call 1.1e, one entry per novel concept (accumulated)."""
-    proposal: dict[str, Any]
+    proposal: dict[str, object]
     """The current extraction (`proposal.Proposal` as data); replaced as a whole."""
-    code_issues: list[dict[str, Any]]
+    code_issues: list[Issue]
     """What code found in the current proposal (unattributed quotes, disconnected or
     wrong-language concepts, unknown ids)."""
-    critique: dict[str, Any]
+    critique: EvaluationResultData
     """The latest self-critique (`EvaluationResult` as data)."""
     critique_status: EvaluationStatus
     """Status of the self-critique evaluation."""
     critique_round: int
     """Self-critiques done so far."""
-    critique_log: Annotated[list[dict[str, Any]], operator.add]
+    critique_log: Annotated[list[CritiqueRound], operator.add]
     """Every self-critique: round, verdict, scores, issues, suggestions (accumulated)."""
     review_round: int
     """Feedback rounds the human has used."""
-    decision: dict[str, Any]
+    decision: DecisionData
     """The human's latest decision: action, feedback, drops."""
     review_notice: str
     """What the review said about the last answer (a refused approval, no rounds left)."""
     warnings: Annotated[list[str], operator.add]
     """Warnings for the reviewer (accumulated)."""
-    skipped: Annotated[list[dict[str, Any]], operator.add]
+    skipped: Annotated[list[SkippedRecord], operator.add]
     """Work a fallback replaced because the model's answer stayed invalid after re-asks
     (`core.model_failures.skipped_entry`); the review shows it first (accumulated)."""
-    commit: dict[str, Any]
+    commit: CommitRecord
     """The commit plan (what the store got and what the vault gets), once committed."""
     written: list[str]
     """Vault paths written by the commit."""
@@ -109,7 +123,7 @@ class BatchTask(TypedDict):
     """What `extract_batch` gets (one `Send` per batch of quotes, call 1.1a)."""
 
     source_title: str
-    source_meta: dict[str, Any]
+    source_meta: SourceMeta
     quotes: list[dict[str, str]]
     """The batch's quotes: `{"id", "text"}`."""
     batch: int
@@ -121,7 +135,7 @@ class BatchTask(TypedDict):
 class DuplicateTask(TypedDict):
     """What `detect_duplicate` gets (one `Send` per pending candidate, call 1.1b)."""
 
-    candidate: dict[str, Any]
+    candidate: Candidate
     """The candidate (`key` is its new concept's UUID)."""
     total: int
     """How many candidates are checked in this pass."""
@@ -130,7 +144,7 @@ class DuplicateTask(TypedDict):
 class RelationQueryTask(TypedDict):
     """What `relation_queries` gets (one `Send` per novel concept, call 1.1c)."""
 
-    concept: dict[str, Any]
+    concept: ConceptCard
     """The concept's card: id, title, summaries."""
     total: int
 
@@ -138,7 +152,7 @@ class RelationQueryTask(TypedDict):
 class RelateTask(TypedDict):
     """What `relate` gets (one `Send` per novel concept with candidates, call 1.1e)."""
 
-    concept: dict[str, Any]
+    concept: ConceptCard
     others: list[tuple[str, str]]
     """(concept id, card) of the concepts it may relate to."""
     total: int
@@ -214,7 +228,7 @@ class ExtractionReview(Review):
     disconnected: list[str] = []
     """Titles of new concepts without a relation."""
     warnings: list[str] = []
-    critique_log: list[dict[str, Any]] = []
+    critique_log: list[CritiqueRound] = []
     notes: list[str] = []
     skipped: list[SkippedWork] = []
     """Work a fallback replaced."""

@@ -10,10 +10,15 @@ lowered when the heuristics or the self-review flagged the lesson (a second opin
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal
 
+from core.evaluation import EvaluationResultData
 from core.flows.lesson.review_types import CascadeVerdict, Decision, JudgeVote
+
+if TYPE_CHECKING:
+    from core.settings import Settings
+    from core.settings.flows import LessonSettings
 
 FLAG_PENALTY = 0.15
 ONE_MODEL_NOTE = (
@@ -22,12 +27,12 @@ ONE_MODEL_NOTE = (
 )
 
 
-def judge_roles(settings: Any) -> tuple[str, str, str]:
+def judge_roles(settings: Settings) -> tuple[str, str, str]:
     """The roles of the primary, secondary and tie-break judges."""
     return ("judge", "judge_secondary", settings.flows.lesson.tiebreak_role)
 
 
-def one_judge_model(settings: Any) -> bool:
+def one_judge_model(settings: Settings) -> bool:
     """Whether every judge role resolves to the same model (provider, model, server): then a
     second opinion or a tie-break asks the same model again."""
     models = {
@@ -48,7 +53,7 @@ def confidence(
 
 
 def vote(
-    role: str, result: Mapping[str, Any] | None, settings: Any, flagged: bool
+    role: str, result: EvaluationResultData | None, settings: LessonSettings, flagged: bool
 ) -> JudgeVote | None:
     """A judge's vote from its `EvaluationResult` dict (None when the judge failed)."""
     if not result:
@@ -68,7 +73,9 @@ def vote(
     )
 
 
-def after_primary(primary: JudgeVote | None, settings: Any) -> Literal["secondary", "verdict"]:
+def after_primary(
+    primary: JudgeVote | None, settings: LessonSettings
+) -> Literal["secondary", "verdict"]:
     """One confident judge is enough; otherwise ask the second judge."""
     if primary is not None and primary.confidence >= settings.judge_confidence_accept:
         return "verdict"
@@ -78,7 +85,7 @@ def after_primary(primary: JudgeVote | None, settings: Any) -> Literal["secondar
 def after_secondary(
     primary: JudgeVote | None,
     secondary: JudgeVote | None,
-    settings: Any,
+    settings: LessonSettings,
     *,
     one_model: bool = False,
 ) -> Literal["tiebreak", "verdict"]:
@@ -103,7 +110,7 @@ def combine(votes: list[JudgeVote]) -> tuple[float, bool]:
     return statistics.fmean(scores), all(v.passed for v in votes)
 
 
-def mean_scores(results: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+def mean_scores(results: Sequence[EvaluationResultData]) -> dict[str, float]:
     ids = [cid for cid in results[0].get("scores", {})] if results else []
     return {
         cid: round(
@@ -115,8 +122,8 @@ def mean_scores(results: Sequence[Mapping[str, Any]]) -> dict[str, float]:
 
 def verdict(
     votes: list[JudgeVote],
-    results: Sequence[Mapping[str, Any]],
-    settings: Any,
+    results: Sequence[EvaluationResultData],
+    settings: LessonSettings,
     *,
     fixes_left: bool,
     regenerations_left: bool,

@@ -8,8 +8,7 @@ letters), and the note with its frontmatter.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
 
 import frontmatter
 
@@ -31,7 +30,7 @@ def strip_heading(text: str) -> str:
     return "\n".join(lines).strip()
 
 
-def assemble(title: str, section_titles: list[str], drafts: dict[str, Any]) -> str:
+def assemble(title: str, section_titles: list[str], drafts: Mapping[str, str]) -> str:
     """The lesson body: `# title`, then one `## heading` per section in plan order. Titles are
     the model's: cleaned as every title that reaches a note (`note_title`), so none can bring
     a line break, a `---` or a link into the note."""
@@ -130,7 +129,7 @@ def unified_diff(old: str, new: str, name: str = "lesson.md") -> str:
     return diffs.unified_diff(name, old, new)
 
 
-def render_note(body: str, meta: dict[str, Any], existing: str | None = None) -> str:
+def render_note(body: str, meta: Mapping[str, object], existing: str | None = None) -> str:
     """The note text: frontmatter (unknown fields of an existing note kept) and the body."""
     post = frontmatter.loads(existing) if existing else frontmatter.Post("")
     post.content = body.strip() + "\n"

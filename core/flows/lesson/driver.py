@@ -7,13 +7,14 @@ run waiting for review.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from core.driving import Decide, OnEvent, drive_run
 from core.flows.lesson.graph import FLOW_NAME
 from core.flows.lesson.sources import resolve_concept
-from core.flows.lesson.traces import phase_traces, savings_report
+from core.flows.lesson.traces import PhaseTrace, SavingsReport, phase_traces, savings_report
 
 if TYPE_CHECKING:
     from core.services import Services
@@ -28,11 +29,11 @@ class LessonOutcome:
     state: dict[str, Any] = field(default_factory=dict)
     error: str = ""
     payload: dict[str, Any] | None = None
-    traces: list[dict[str, Any]] = field(default_factory=list)
-    savings: dict[str, Any] = field(default_factory=dict)
+    traces: list[PhaseTrace] = field(default_factory=list)
+    savings: SavingsReport = field(kw_only=True)
 
 
-def start_lesson(services: Services | None, data: dict[str, Any]) -> str:
+def start_lesson(services: Services | None, data: dict[str, object]) -> str:
     """Record a new lesson run after checking its input; returns its id.
 
     A concept or note that does not exist is a `ValueError` before any run is recorded (a
@@ -40,11 +41,11 @@ def start_lesson(services: Services | None, data: dict[str, Any]) -> str:
     if services is None:
         raise ValueError("no vault is configured: set vault.path")
     check_input(services, data)
-    target = data.get("concept") or data.get("note_path") or ""
+    target = str(data.get("concept") or data.get("note_path") or "")
     return str(services.runtime.start(FLOW_NAME, data, target=target).id)
 
 
-def check_input(services: Services, data: dict[str, Any]) -> None:
+def check_input(services: Services, data: Mapping[str, object]) -> None:
     """The concept note (generate) or the lesson note (review) exists in the vault."""
     vault = getattr(services, "vault", None)
     if vault is None:
@@ -66,7 +67,7 @@ async def drive_lesson(
     decide: Decide | None = None,
     on_event: OnEvent | None = None,
     *,
-    resume: Any = None,
+    resume: object = None,
 ) -> LessonOutcome:
     """Run to the end, a failure, or an unanswered escalation."""
     runtime = services.runtime
@@ -80,7 +81,7 @@ async def drive_lesson(
 def _outcome(
     services: Services,
     run_id: str,
-    status: Any,
+    status: Literal["done", "awaiting_review", "failed"],
     state: dict[str, Any] | None = None,
     error: str = "",
     payload: dict[str, Any] | None = None,
@@ -93,5 +94,5 @@ def _outcome(
         error,
         payload,
         phase_traces(store, run_id),
-        savings_report(store, run_id, getattr(services, "settings", None)),
+        savings=savings_report(store, run_id, getattr(services, "settings", None)),
     )

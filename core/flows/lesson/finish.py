@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Literal
 
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
@@ -16,7 +16,7 @@ from core.evaluation.prompts import build_messages
 from core.flows.lesson import document
 from core.flows.lesson.judging import judge_context
 from core.flows.lesson.nodes import trace, vault_of
-from core.flows.lesson.state import LessonDecision, LessonReview, LessonState
+from core.flows.lesson.state import LessonDecision, LessonReview, LessonState, LessonStatus
 from core.flows.lesson.traces import (
     JUDGE_NODES,
     LessonRunRow,
@@ -29,7 +29,8 @@ from core.flows.lesson.traces import (
 )
 from core.reviews import InvalidDecision
 
-ACTIONS = ("accept", "regenerate", "judge", "edit", "reject")
+EscalationRoute = Literal["accept", "reject", "regenerate", "judge", "edit", "escalate"]
+ACTIONS: tuple[EscalationRoute, ...] = ("accept", "regenerate", "judge", "edit", "reject")
 
 
 async def escalate(state: LessonState) -> LessonState:
@@ -49,21 +50,21 @@ async def escalate(state: LessonState) -> LessonState:
         decision = LessonDecision.parse(value)
     except InvalidDecision as exc:  # the runtime refuses these; an answer given another way
         return {"decision": {"action": "invalid"}, "messages": [f"{exc}."]}
-    return {"decision": decision.model_dump(mode="json")}
+    return {"decision": {"action": decision.action, "content": decision.content}}
 
 
 def route_escalation(
     state: LessonState,
-) -> Literal["accept", "reject", "regenerate", "judge", "edit", "escalate"]:
+) -> EscalationRoute:
     action = (state.get("decision") or {}).get("action", "")
-    return action if action in ACTIONS else "escalate"
+    return next((a for a in ACTIONS if a == action), "escalate")
 
 
-async def apply_decision(state: LessonState) -> dict[str, Any]:
+async def apply_decision(state: LessonState) -> LessonState:
     """The user's edit or request to judge again: clear the old verdict (side effects here,
     after the interrupt's node)."""
     decision = state.get("decision") or {}
-    update: dict[str, Any] = {
+    update: LessonState = {
         "judge_primary": None,
         "judge_secondary": None,
         "judge_tiebreak": None,
@@ -78,7 +79,7 @@ async def apply_decision(state: LessonState) -> dict[str, Any]:
     return update
 
 
-def final_status(state: LessonState) -> str:
+def final_status(state: LessonState) -> LessonStatus:
     if state.get("status") == "needs_regeneration":
         return "needs_regeneration"
     action = (state.get("decision") or {}).get("action")
@@ -90,10 +91,12 @@ def final_status(state: LessonState) -> str:
     return "needs_review"
 
 
-def frontmatter_of(state: Mapping[str, Any], status: str, tokens: dict[str, int]) -> dict[str, Any]:
+def frontmatter_of(
+    state: LessonState, status: str, tokens: dict[str, int], run_id: str
+) -> dict[str, object]:
     review = state.get("self_review") or {}
     cascade = state.get("cascade") or {}
-    meta: dict[str, Any] = {
+    meta: dict[str, object] = {
         "type": "lesson",
         "topic": state.get("topic", ""),
         "language": state.get("language", ""),
@@ -111,16 +114,12 @@ def frontmatter_of(state: Mapping[str, Any], status: str, tokens: dict[str, int]
             "scores": cascade.get("scores", {}),
         },
         "tokens": tokens,
-        "noema_run": runtime_id(state),
+        "noema_run": run_id,
         "updated": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     if state.get("concept_path"):
         meta["concept"] = f"[[{state['concept_path'].rsplit('/', 1)[-1].removesuffix('.md')}]]"
     return meta
-
-
-def runtime_id(state: Mapping[str, Any]) -> str:
-    return str(state.get("run_id", ""))
 
 
 def phase_tokens(runtime: Runtime[FlowContext]) -> dict[str, int]:
@@ -145,7 +144,7 @@ def full_judging_cost(state: LessonState, runtime: Runtime[FlowContext]) -> int:
 
 
 def _write_note(
-    state: LessonState, runtime: Runtime[FlowContext], meta: dict[str, Any]
+    state: LessonState, runtime: Runtime[FlowContext], meta: Mapping[str, object]
 ) -> tuple[str, str]:
     vault = vault_of(runtime)
     writer = vault.writer
@@ -154,18 +153,19 @@ def _write_note(
         existing = writer.read(path).text
         text = document.render_note(state["lesson"], meta, existing)
         return path, writer.write(path, text, expected_hash=state.get("note_hash"))
-    title = (state.get("plan") or {}).get("title") or state.get("topic") or "Lesson"
+    plan = state.get("plan")
+    title = (plan["title"] if plan else "") or state.get("topic") or "Lesson"
     path = writer.unique_path(vault.layout.lessons, title)
     return path, writer.create(path, document.render_note(state["lesson"], meta))
 
 
-async def write_lesson(state: LessonState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def write_lesson(state: LessonState, runtime: Runtime[FlowContext]) -> LessonState:
     """Write the lesson note, then the run's summary row (judge tokens vs judging fully)."""
     started = time.perf_counter()
     status = final_status(state)
     ctx = runtime.context
     tokens = phase_tokens(runtime)
-    meta = frontmatter_of({**state, "run_id": ctx.run_id}, status, tokens)
+    meta = frontmatter_of(state, status, tokens, ctx.run_id)
     path, digest = _write_note(state, runtime, meta)
     if ctx.vault is not None:
         ctx.vault.reindex(path)

@@ -14,7 +14,7 @@ broken lesson before any judge (caught).
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
-from typing import Any, Literal
+from typing import Literal
 
 from langgraph.graph import END, START, StateGraph
 
@@ -49,11 +49,11 @@ NODE_STEP = {
 """Which step each node belongs to."""
 
 
-def route_start(state: Mapping[str, Any]) -> Literal["generate", "review"]:
+def route_start(state: LessonState) -> Literal["generate", "review"]:
     return "review" if state.get("mode") == "review" else "generate"
 
 
-NODES: dict[str, Callable[..., Any]] = {
+NODES: dict[str, Callable[..., object]] = {
     "load_sources": nodes.load_sources,
     "load_lesson": nodes.load_lesson,
     "planner": nodes.planner,
@@ -167,7 +167,7 @@ def _add_checks(graph: Graph) -> None:
     graph.add_edge("write_lesson", END)
 
 
-def make_input(data: dict[str, Any]) -> dict[str, Any]:
+def make_input(data: Mapping[str, object]) -> dict[str, object]:
     """Validate a run's input into the graph's initial state."""
     return LessonInput.model_validate(data).model_dump()
 

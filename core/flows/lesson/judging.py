@@ -8,17 +8,19 @@ of the sections the judges named (once), regenerate, or escalate to the user (in
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Literal
+from collections.abc import Awaitable, Callable
+from typing import Literal
 
 from langgraph.runtime import Runtime
 
 from core.context import FlowContext
 from core.evaluation import EvaluationNodeOptions, create_evaluation_node
+from core.evaluation.options import OptionChanges
 from core.flows.lesson import cascade, document
 from core.flows.lesson.nodes import ask, lesson_settings, section_schema, trace
 from core.flows.lesson.prompts import SectionDraft, fix_messages
-from core.flows.lesson.review_types import CascadeVerdict
+from core.flows.lesson.records import CascadeData, JudgeVoteData
+from core.flows.lesson.review_types import CascadeVerdict, JudgeVote
 from core.flows.lesson.state import LessonState
 
 JudgeField = Literal["judge_primary", "judge_secondary", "judge_tiebreak"]
@@ -26,7 +28,7 @@ JUDGE_FIELDS: tuple[JudgeField, ...] = ("judge_primary", "judge_secondary", "jud
 JUDGES = {"judge_primary": "judge", "judge_secondary": "judge_secondary"}
 
 
-def judge_context(state: Mapping[str, Any]) -> str:
+def judge_context(state: LessonState) -> str:
     """Trusted reference for the judges: the sources and what the earlier checks flagged."""
     parts = [state.get("source_text", "")]
     if state.get("objectives"):
@@ -40,16 +42,16 @@ def judge_context(state: Mapping[str, Any]) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
-def judge_options(field: str, role: str | None) -> EvaluationNodeOptions:
-    def configure(state: Mapping[str, Any], runtime: Any) -> dict[str, Any]:
+def judge_options(field: str, role: str | None) -> EvaluationNodeOptions[LessonState]:
+    def configure(state: LessonState, runtime: Runtime[FlowContext]) -> OptionChanges[LessonState]:
         settings = lesson_settings(runtime)
-        changes: dict[str, Any] = {"timeout_s": settings.judge_timeout_s}
+        changes: OptionChanges[LessonState] = {"timeout_s": settings.judge_timeout_s}
         # the user's own criteria folder first (a `lesson.json` there overrides the shipped one)
         changes["criteria_dirs"] = (runtime.context.settings.data_dir / "criteria",)
         changes["model_role"] = role or settings.tiebreak_role
         return changes
 
-    return EvaluationNodeOptions(
+    return EvaluationNodeOptions[LessonState](
         content_type="lesson",
         content_extractor=lambda s: s.get("lesson"),
         result_field=field,
@@ -63,15 +65,17 @@ def judge_options(field: str, role: str | None) -> EvaluationNodeOptions:
 
 def make_judge(
     field: str, role: str | None
-) -> Callable[[LessonState, Runtime[FlowContext]], Awaitable[dict[str, Any]]]:
+) -> Callable[[LessonState, Runtime[FlowContext]], Awaitable[dict[str, object]]]:
     """A framework judge node that also leaves a phase trace."""
     inner = create_evaluation_node(judge_options(field, role)).judge
 
-    async def judge(state: LessonState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    async def judge(state: LessonState, runtime: Runtime[FlowContext]) -> dict[str, object]:
         started = time.perf_counter()
-        update: dict[str, Any] = await inner(state, runtime)
+        update = await inner(state, runtime)
         result = update.get(field)
-        status = f"{result['overall_score']:.2f}" if result else "error"
+        status = (
+            f"{result['overall_score']:.2f}" if isinstance(result, dict) and result else "error"
+        )
         trace(runtime, "judge", status, started, (field,), judge=field)
         return update
 
@@ -89,7 +93,7 @@ def flagged(state: LessonState) -> bool:
     return bool(review.get("issues")) or review.get("decision") not in (None, "PASS")
 
 
-def votes_of(state: LessonState, runtime: Any) -> list[Any]:
+def votes_of(state: LessonState, runtime: Runtime[FlowContext]) -> list[JudgeVote | None]:
     settings = lesson_settings(runtime)
     roles: dict[JudgeField, str] = {
         "judge_primary": "judge",
@@ -155,8 +159,24 @@ async def verdict(state: LessonState, runtime: Runtime[FlowContext]) -> LessonSt
         judges=len(votes),
     )
     return {
-        "cascade": result.model_dump(mode="json"),
+        "cascade": cascade_data(result),
         "messages": [f"Judges: {result.decision} ({result.reason})."],
+    }
+
+
+def cascade_data(verdict: CascadeVerdict) -> CascadeData:
+    """The verdict as the state keeps it (`model_dump(mode="json")`, typed)."""
+    votes: list[JudgeVoteData] = [
+        {"role": v.role, "score": v.score, "confidence": v.confidence, "passed": v.passed}
+        for v in verdict.votes
+    ]
+    return {
+        "decision": verdict.decision,
+        "score": verdict.score,
+        "passed": verdict.passed,
+        "votes": votes,
+        "reason": verdict.reason,
+        "scores": dict(verdict.scores),
     }
 
 

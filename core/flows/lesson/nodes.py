@@ -4,10 +4,11 @@ parallel (`Send`), assemble (code), smooth (transitions from the model, inserted
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TypeVar
 
 from langgraph.runtime import Runtime
 from langgraph.types import Send
+from pydantic import BaseModel
 
 from core.context import FlowContext
 from core.evaluation.node import progress
@@ -25,7 +26,9 @@ from core.flows.lesson.state import LessonState, SectionTask
 from core.flows.lesson.traces import record_phase
 from core.settings.flows import LessonSettings
 from core.vault_handle import VaultHandle
-from local_llm.schema import bounded_schema
+from local_llm.schema import JsonSchema, bounded_schema
+
+M = TypeVar("M", bound=BaseModel)
 
 
 def lesson_settings(runtime: Runtime[FlowContext]) -> LessonSettings:
@@ -38,7 +41,7 @@ def trace(
     status: str,
     started: float,
     nodes: tuple[str, ...] = (),
-    **detail: Any,
+    **detail: object,
 ) -> int:
     """Record a phase trace (tokens from the model traces of `nodes`) and report progress."""
     ctx = runtime.context
@@ -66,10 +69,10 @@ def trace(
 async def ask(
     runtime: Runtime[FlowContext],
     messages: list[dict[str, str]],
-    model: type,
-    schema: dict[str, Any],
+    model: type[M],
+    schema: JsonSchema,
     role: str = "default",
-) -> Any:
+) -> M:
     """A structured generation call with the lesson's completion limit."""
     limit = lesson_settings(runtime).generation_max_tokens or None
     return await runtime.context.llm.structured(
@@ -77,7 +80,7 @@ async def ask(
     )
 
 
-def section_schema(runtime: Runtime[FlowContext]) -> dict[str, Any]:
+def section_schema(runtime: Runtime[FlowContext]) -> JsonSchema:
     """A section's bounded schema: at most `section_max_chars`, and never more characters
     than the completion limit can hold (a small model fills the allowed length; a longer
     bound than the limit gets its answer cut off, then re-asked, then failed)."""
@@ -178,7 +181,7 @@ def _review_sources(runtime: Runtime[FlowContext], concept: str, topic: str) -> 
     return f"Topic: {topic}"
 
 
-async def planner(state: LessonState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def planner(state: LessonState, runtime: Runtime[FlowContext]) -> LessonState:
     """The outline and objectives (exactly the requested number of sections)."""
     started = time.perf_counter()
     count = state.get("sections") or lesson_settings(runtime).section_count
@@ -200,7 +203,11 @@ async def planner(state: LessonState, runtime: Runtime[FlowContext]) -> dict[str
         plan.objectives = list(state["objectives"])
     trace(runtime, "planner", "ok", started, sections=len(plan.sections))
     return {
-        "plan": plan.model_dump(),
+        "plan": {
+            "title": plan.title,
+            "objectives": list(plan.objectives),
+            "sections": [{"title": s.title, "goal": s.goal} for s in plan.sections],
+        },
         "objectives": plan.objectives,
         "regen_sections": list(range(len(plan.sections))),
         "drafts": None,
@@ -248,7 +255,8 @@ async def assembler(state: LessonState, runtime: Runtime[FlowContext]) -> Lesson
         ("expand_section",),
         sections=len(state.get("regen_sections") or []),
     )
-    lesson = document.assemble(plan.title, [s.title for s in plan.sections], state["drafts"])
+    drafts = state["drafts"] or {}
+    lesson = document.assemble(plan.title, [s.title for s in plan.sections], drafts)
     trace(runtime, "assembler", "ok", time.perf_counter(), (), chars=len(lesson))
     return {"lesson": lesson}
 

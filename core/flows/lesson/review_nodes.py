@@ -10,7 +10,7 @@ self-fix the heuristics check the patched lesson once more and it goes on to the
 from __future__ import annotations
 
 import time
-from typing import Any, Literal
+from typing import Literal
 
 from langgraph.runtime import Runtime
 
@@ -18,6 +18,7 @@ from core.context import FlowContext
 from core.flows.lesson.heuristics import HeuristicAction, HeuristicReport, run_heuristics
 from core.flows.lesson.nodes import lesson_settings, trace
 from core.flows.lesson.prompts import SelfReviewAnswer, self_review_messages
+from core.flows.lesson.records import SelfReviewData, SelfReviewIssueData
 from core.flows.lesson.review_types import SelfReviewResult, SelfReviewStatus
 from core.flows.lesson.selfreview import decide
 from core.flows.lesson.state import LessonState
@@ -39,7 +40,7 @@ def can_regenerate(state: LessonState, runtime: Runtime[FlowContext]) -> bool:
     )
 
 
-async def heuristics(state: LessonState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def heuristics(state: LessonState, runtime: Runtime[FlowContext]) -> LessonState:
     """Every free check on the current lesson (no model)."""
     started = time.perf_counter()
     settings = lesson_settings(runtime)
@@ -56,7 +57,7 @@ async def heuristics(state: LessonState, runtime: Runtime[FlowContext]) -> dict[
         summary=report.summary(),
         ms=round(report.duration_ms, 3),
     )
-    update: dict[str, Any] = {
+    update: LessonState = {
         "heuristics": {**report.model_dump(mode="json"), "action": report.action.value}
     }
     if not state.get("caught_by") and report.action not in (
@@ -82,7 +83,7 @@ def route_heuristics(
     return "self_review"
 
 
-async def self_review(state: LessonState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def self_review(state: LessonState, runtime: Runtime[FlowContext]) -> LessonState:
     """The self-reviewer (generator's model role), then code's overrides (see selfreview)."""
     started = time.perf_counter()
     settings = lesson_settings(runtime)
@@ -113,8 +114,34 @@ async def self_review(state: LessonState, runtime: Runtime[FlowContext]) -> dict
     return _review_update(state, result)
 
 
-def _review_update(state: LessonState, result: SelfReviewResult) -> dict[str, Any]:
-    update: dict[str, Any] = {"self_review": result.model_dump(mode="json")}
+def self_review_data(result: SelfReviewResult) -> SelfReviewData:
+    """The result as the state keeps it (`model_dump(mode="json")`, typed)."""
+    issues: list[SelfReviewIssueData] = [
+        {
+            "type": i.type,
+            "severity": i.severity,
+            "location": i.location,
+            "description": i.description,
+            "source": i.source,
+        }
+        for i in result.issues
+    ]
+    return {
+        "passed": result.passed,
+        "decision": result.decision.value,
+        "issues": issues,
+        "self_fix_applied": result.self_fix_applied,
+        "fixed_content": result.fixed_content,
+        "reasoning": result.reasoning,
+        "overridden_by_code": result.overridden_by_code,
+        "not_reviewed": result.not_reviewed,
+        "tokens_used": result.tokens_used,
+        "duration_ms": result.duration_ms,
+    }
+
+
+def _review_update(state: LessonState, result: SelfReviewResult) -> LessonState:
+    update: LessonState = {"self_review": self_review_data(result)}
     if result.self_fix_applied and result.fixed_content:
         update |= {
             "before_fix": state["lesson"],

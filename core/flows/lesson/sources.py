@@ -4,10 +4,10 @@ that support it, read from the vault and the index tables."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from core.concept_notes import parse_concept_note
 from core.store import Store
+from core.vault_handle import VaultHandle
 
 
 @dataclass
@@ -89,7 +89,13 @@ def supporting_quotes(store: Store, entity_id: str, limit: int) -> list[tuple[st
 
 
 def load_sources(
-    vault: Any, store: Store, concept: str, *, language: str, related_limit: int, quote_limit: int
+    vault: VaultHandle,
+    store: Store,
+    concept: str,
+    *,
+    language: str,
+    related_limit: int,
+    quote_limit: int,
 ) -> SourceMaterial:
     """Read the concept note and gather its related concepts and quotes from the index."""
     path = resolve_concept(store, concept)

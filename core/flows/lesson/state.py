@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Literal, TypedDict, TypeVar
 
 from pydantic import BaseModel, Field, model_validator
 
-from core.evaluation import EvaluationFields
+from core.evaluation import EvaluationFields, EvaluationResultData
 from core.flows.lesson.heuristics.result import HeuristicReport
+from core.flows.lesson.records import CascadeData, LessonDecisionData, PlanData, SelfReviewData
 from core.flows.lesson.review_types import CascadeVerdict, SelfReviewResult
 from core.reviews import Decision, Review
 
@@ -17,7 +18,10 @@ LessonStatus = Literal[
 ]
 
 
-def merge_dicts(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
+V = TypeVar("V")
+
+
+def merge_dicts(left: dict[str, V] | None, right: dict[str, V] | None) -> dict[str, V]:
     """Reducer of section drafts written by parallel expanders (a None right side clears)."""
     if right is None:
         return {}
@@ -70,9 +74,9 @@ class LessonState(EvaluationFields, total=False):
     """Vault path of the concept note."""
     source_text: str
     """The source material: concept, related concepts, supporting quotes (note text)."""
-    plan: dict[str, Any]
+    plan: PlanData
     """The planner's outline (`Plan` as a dict)."""
-    drafts: Annotated[dict[str, Any], merge_dicts]
+    drafts: Annotated[dict[str, str] | None, merge_dicts]
     """Section index (as str) -> expanded text, written by the parallel expanders."""
     regen_sections: list[int]
     """Sections the next expansion rewrites (all of them on a first pass or a regeneration)."""
@@ -80,9 +84,9 @@ class LessonState(EvaluationFields, total=False):
     """The lesson body (markdown) as it currently stands."""
     before_fix: str
     """The lesson before the last self-fix or targeted fix (for the diff)."""
-    heuristics: dict[str, Any]
+    heuristics: dict[str, object]
     """The last `HeuristicReport` (as a dict, with `action`)."""
-    self_review: dict[str, Any] | None
+    self_review: SelfReviewData | None
     """The last `SelfReviewResult` (as a dict)."""
     self_fixes: int
     """Self-fixes applied so far."""
@@ -94,18 +98,18 @@ class LessonState(EvaluationFields, total=False):
     """Set after a self-fix or a targeted fix: the checks run again, then straight to judging."""
     caught_by: str
     """`heuristics` or `self_review`: who first found a defect that needed action ('' none)."""
-    judge_primary: dict[str, Any] | None
+    judge_primary: EvaluationResultData | None
     """The first judge's `EvaluationResult`."""
     judge_primary_status: str
-    judge_secondary: dict[str, Any] | None
+    judge_secondary: EvaluationResultData | None
     """The second judge's result (only when the first was not confident)."""
     judge_secondary_status: str
-    judge_tiebreak: dict[str, Any] | None
+    judge_tiebreak: EvaluationResultData | None
     """The third judge's result (only when the two differed by more than the setting)."""
     judge_tiebreak_status: str
-    cascade: dict[str, Any] | None
+    cascade: CascadeData | None
     """The cascade's verdict (`CascadeVerdict` as a dict)."""
-    decision: dict[str, Any]
+    decision: LessonDecisionData
     """The user's answer at an escalation (action, content)."""
     status: LessonStatus
     """The lesson's status (written to the note's frontmatter)."""
@@ -120,7 +124,7 @@ class SectionTask(TypedDict):
 
     index: int
     """0-based index of the section in the plan."""
-    plan: dict[str, Any]
+    plan: PlanData
     """The plan (`Plan` as data)."""
     language: str
     source_text: str

@@ -9,19 +9,69 @@ those the heuristics or the self-review stopped — judged by all three judges.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Literal, TypedDict
 
 from core.flows.lesson.cascade import ONE_MODEL_NOTE, one_judge_model
+from core.settings import Settings
 from core.store import Store
 from core.store.runs import now_iso
 
 JUDGE_NODES = ("judge_primary", "judge_secondary", "judge_tiebreak")
+
+
+class PhaseTrace(TypedDict):
+    """One phase trace of a run (a row of `lesson_traces`)."""
+
+    phase: str
+    status: str
+    tokens: int
+    duration_ms: float
+    detail: object
+    """The trace's details as stored (JSON)."""
+
+
+class LessonRunData(TypedDict):
+    """One lesson run's summary (a row of `lesson_runs`)."""
+
+    run_id: str
+    mode: str
+    topic: str
+    language: str
+    lesson_path: str
+    status: str
+    heuristic_action: str
+    self_review_status: str
+    caught_by: str
+    judges_called: int
+    judge_tokens: int
+    full_judge_tokens: int
+    total_tokens: int
+    score: float | None
+    updated_at: str
+
+
+class SavingsReport(TypedDict):
+    """Judge tokens spent against judging fully (`savings_report`)."""
+
+    lessons: int
+    judge_tokens: int
+    full_judge_tokens: int
+    saved_tokens: int
+    saved_share: float
+    judges_called: int
+    caught: dict[str, int]
+    self_review: dict[str, int]
+    heuristics: dict[str, int]
+    one_judge_model: bool
+
+
 FULL_PANEL = 3
 """Judges a lesson would get without the cascade (primary, secondary, tie-break)."""
 
 
-def panel_size(settings: Any) -> int:
+def panel_size(settings: Settings) -> int:
     """Judges the full panel really has: with one model in every judge role the tie-break is
     never called (it would repeat the same opinion), so judging fully is two calls."""
     return FULL_PANEL - 1 if one_judge_model(settings) else FULL_PANEL
@@ -56,7 +106,7 @@ def record_phase(
     *,
     nodes: tuple[str, ...],
     duration_ms: float,
-    detail: dict[str, Any] | None = None,
+    detail: Mapping[str, object] | None = None,
 ) -> int:
     """One trace row for a phase; its tokens are those of `nodes` not yet recorded (a phase
     can run several times, and several nodes can share a phase, like the three judges)."""
@@ -70,7 +120,7 @@ def record_phase(
     return tokens
 
 
-def phase_traces(store: Store, run_id: str) -> list[dict[str, Any]]:
+def phase_traces(store: Store, run_id: str) -> list[PhaseTrace]:
     """Every phase trace of a run, in order."""
     rows = store.query(
         "SELECT phase, status, tokens, duration_ms, detail_json FROM lesson_traces"
@@ -125,7 +175,7 @@ class LessonRunRow:
     full_judge_tokens: int = 0
     total_tokens: int = 0
     score: float | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, object] = field(default_factory=dict)
 
 
 def save_run(store: Store, row: LessonRunRow) -> None:
@@ -162,13 +212,34 @@ def run_total_tokens(store: Store, run_id: str) -> int:
     return int(row[0]) if row else 0
 
 
-def lesson_rows(store: Store) -> list[dict[str, Any]]:
+def lesson_rows(store: Store) -> list[LessonRunData]:
     """Every lesson run, newest first."""
     rows = store.query("SELECT * FROM lesson_runs ORDER BY updated_at DESC")
-    return [dict(r) for r in rows]
+    return [
+        {
+            "run_id": r["run_id"],
+            "mode": r["mode"],
+            "topic": r["topic"],
+            "language": r["language"],
+            "lesson_path": r["lesson_path"],
+            "status": r["status"],
+            "heuristic_action": r["heuristic_action"],
+            "self_review_status": r["self_review_status"],
+            "caught_by": r["caught_by"],
+            "judges_called": r["judges_called"],
+            "judge_tokens": r["judge_tokens"],
+            "full_judge_tokens": r["full_judge_tokens"],
+            "total_tokens": r["total_tokens"],
+            "score": r["score"],
+            "updated_at": r["updated_at"],
+        }
+        for r in rows
+    ]
 
 
-def savings_report(store: Store, run_id: str | None = None, settings: Any = None) -> dict[str, Any]:
+def savings_report(
+    store: Store, run_id: str | None = None, settings: Settings | None = None
+) -> SavingsReport:
     """Judge tokens spent against judging fully, and what was caught before the judges.
 
     With `settings`, the report also says whether one model serves every judge role (its
@@ -194,11 +265,13 @@ def savings_report(store: Store, run_id: str | None = None, settings: Any = None
     }
 
 
-def _one_model(settings: Any) -> bool:
+def _one_model(settings: Settings | None) -> bool:
     return settings is not None and one_judge_model(settings)
 
 
-def _count(rows: list[dict[str, Any]], key: str) -> dict[str, int]:
+def _count(
+    rows: list[LessonRunData], key: Literal["self_review_status", "heuristic_action"]
+) -> dict[str, int]:
     counts: dict[str, int] = {}
     for r in rows:
         if r[key]:
@@ -206,7 +279,7 @@ def _count(rows: list[dict[str, Any]], key: str) -> dict[str, int]:
     return counts
 
 
-def savings_text(report: dict[str, Any], rows: list[dict[str, Any]]) -> str:
+def savings_text(report: SavingsReport, rows: list[LessonRunData]) -> str:
     """The savings report as the CLI prints it and the lessons screen shows it."""
     lines = [
         f"{row['status']:<20} {row['judge_tokens']:>7} / {row['full_judge_tokens']:>7} "

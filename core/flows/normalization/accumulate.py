@@ -11,9 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Required, TypedDict
 
-Merge = dict[str, Any]
+
+class Merge(TypedDict, total=False):
+    """A merge as the state keeps it (see the module docstring); a weak merge read back from
+    the store also has the `run_id` that found it."""
+
+    key: Required[str]
+    a_id: Required[str]
+    b_id: Required[str]
+    a_name: Required[str]
+    b_name: Required[str]
+    reason: str
+    origin: str
+    explanation: str
+    run_id: str
 
 
 def merge_key(a_id: str, b_id: str) -> str:
@@ -79,7 +92,7 @@ def should_stop(
     return len(recent) == patience and all(count < min_new for count in recent)
 
 
-def format_weak(weak: Iterable[Mapping[str, Any]]) -> str:
+def format_weak(weak: Iterable[Merge]) -> str:
     """The avoid list as the generator reads it, one weak merge a line."""
     lines = []
     for item in weak:

@@ -10,7 +10,7 @@ or `noema merges` works through; applying merges is core.merges.apply.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from langgraph.graph import END, START, StateGraph
 
@@ -43,7 +43,7 @@ def build_graph() -> StateGraph[
     return graph
 
 
-def make_input(data: dict[str, Any]) -> dict[str, Any]:
+def make_input(data: Mapping[str, object]) -> dict[str, object]:
     """Validate a run's input into the initial state."""
     return NormalizationInput.model_validate(data).model_dump()
 

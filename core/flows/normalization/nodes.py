@@ -20,6 +20,7 @@ from langgraph.runtime import Runtime
 from core.context import FlowContext
 from core.flows.normalization import prompts
 from core.flows.normalization.accumulate import (
+    Merge,
     accumulate,
     format_weak,
     make_merge,
@@ -28,19 +29,26 @@ from core.flows.normalization.accumulate import (
 from core.flows.normalization.blocks import build_units, index_searcher, name_costs, pack
 from core.flows.normalization.catalog import ConceptInfo, concept_names, load_concepts
 from core.flows.normalization.neighbours import vector_pairs
-from core.flows.normalization.state import NormalizationState, NormalizationStreamEvent, Phase
+from core.flows.normalization.state import (
+    ConceptData,
+    NormalizationState,
+    NormalizationStreamEvent,
+    Phase,
+)
 from core.flows.normalization.variants import deterministic_merges
 from core.merges.reviews import ReviewsRepo
 from core.model_failures import raise_unless_fallback, skipped_entry
 from core.settings.flows import NormalizationSettings
+from core.store import Store
 from local_llm import LLMError
 
 ANSWER_RESERVE = 600
 """Prompt tokens kept free beside a block's names (instructions, avoid list)."""
 
 
-def emit(node: str, phase: Phase, activity: str, state: Mapping[str, Any], **fields: Any) -> None:
-    """One progress event with the fields of spec 000's NormalizationStreamEvent."""
+def emit(node: str, phase: Phase, activity: str, state: NormalizationState, **fields: Any) -> None:
+    """One progress event with the fields of spec 000's NormalizationStreamEvent (which
+    validates `fields`)."""
     event = NormalizationStreamEvent(
         node=node,
         phase=phase,
@@ -53,6 +61,38 @@ def emit(node: str, phase: Phase, activity: str, state: Mapping[str, Any], **fie
     )
     with contextlib.suppress(RuntimeError):  # outside a graph run (a helper's unit test)
         get_stream_writer()(event.model_dump())
+
+
+def concept_data(concept: ConceptInfo) -> ConceptData:
+    """The concept as the state keeps it (`dataclasses.asdict`, typed)."""
+    return {
+        "id": concept.id,
+        "title": concept.title,
+        "path": concept.path,
+        "aliases": list(concept.aliases),
+        "short_summary": concept.short_summary,
+        "summary": concept.summary,
+        "links": concept.links,
+        "language": concept.language,
+    }
+
+
+def stored_weak_merges(store: Store) -> dict[str, Merge]:
+    """Every weak merge ever recorded (`ReviewsRepo.weak_merges`), by key, as merges."""
+    return {
+        key: {
+            "key": row["key"],
+            "a_id": row["a_id"],
+            "b_id": row["b_id"],
+            "a_name": row["a_name"],
+            "b_name": row["b_name"],
+            "reason": row["reason"],
+            "explanation": row["explanation"],
+            "origin": row["origin"],
+            "run_id": row["run_id"],
+        }
+        for key, row in ReviewsRepo(store).weak_merges().items()
+    }
 
 
 def _settings(runtime: Runtime[FlowContext]) -> NormalizationSettings:
@@ -78,20 +118,20 @@ def _block_budget(runtime: Runtime[FlowContext]) -> int:
 
 
 def _full_list_fits(
-    runtime: Runtime[FlowContext], names: list[str], weak: Mapping[str, Any]
+    runtime: Runtime[FlowContext], names: list[str], weak: Mapping[str, Merge]
 ) -> bool:
     messages = prompts.generator_messages(names, format_weak(weak.values()), len(weak))
     llm = runtime.context.llm
     return llm.count_tokens(messages) <= llm.budget("default")
 
 
-async def load(state: NormalizationState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def load(state: NormalizationState, runtime: Runtime[FlowContext]) -> NormalizationState:
     """Read concepts and weak merges, find deterministic variants, choose full list or blocks."""
     await asyncio.to_thread(_sync_index, runtime)
     store, settings = runtime.context.store, _settings(runtime)
     concepts = load_concepts(store)
     names = concept_names(concepts)
-    weak = ReviewsRepo(store).weak_merges()
+    weak = stored_weak_merges(store)
     found = []
     if settings.deterministic:
         found = [
@@ -118,8 +158,8 @@ async def load(state: NormalizationState, runtime: Runtime[FlowContext]) -> dict
             close=close,
         )
     mode = f"{len(units)} groups of similar names" if units else "the full list"
-    update: dict[str, Any] = {
-        "concepts": [c.to_dict() for c in concepts],
+    update: NormalizationState = {
+        "concepts": [concept_data(c) for c in concepts],
         "units": units,
         "active_units": list(range(len(units))),
         "iteration": 0,
@@ -158,8 +198,8 @@ def _calls(state: NormalizationState, runtime: Runtime[FlowContext]) -> list[lis
 
 
 async def _generate_one(
-    runtime: Runtime[FlowContext], ids: list[str], state: Mapping[str, Any]
-) -> list[dict[str, Any]]:
+    runtime: Runtime[FlowContext], ids: list[str], state: NormalizationState
+) -> list[Merge]:
     """One generator call over the names of these concepts; proposals as merge dicts."""
     wanted = set(ids)
     concepts = [ConceptInfo(**c) for c in state["concepts"] if c["id"] in wanted]
@@ -192,8 +232,8 @@ async def generation(
     """The generator proposes merges; known weak and already accepted keys are dropped."""
     iteration = state.get("iteration", 0) + 1
     known = set(state.get("all_merges", {})) | set(state.get("weak_merges", {}))
-    batch: dict[str, dict[str, Any]] = {}
-    skipped: list[dict[str, Any]] = []
+    batch: dict[str, Merge] = {}
+    skipped: list[Mapping[str, object]] = []
     calls = _calls(state, runtime)
     for n, ids in enumerate(calls, start=1):
         try:
@@ -225,8 +265,8 @@ async def generation(
 
 
 async def _validate_chunk(
-    runtime: Runtime[FlowContext], chunk: list[dict[str, Any]], definitions: Mapping[str, str]
-) -> list[tuple[dict[str, Any], prompts.WeakMergeItem]]:
+    runtime: Runtime[FlowContext], chunk: list[Merge], definitions: Mapping[str, str]
+) -> list[tuple[Merge, prompts.WeakMergeItem]]:
     answer = await runtime.context.llm.structured(
         prompts.validator_messages(chunk, definitions),
         prompts.ValidationResult,
@@ -238,15 +278,15 @@ async def _validate_chunk(
 
 
 async def _judge(
-    runtime: Runtime[FlowContext], batch: list[dict[str, Any]], state: Mapping[str, Any]
-) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], list[dict[str, Any]]]:
+    runtime: Runtime[FlowContext], batch: list[Merge], state: NormalizationState
+) -> tuple[list[Merge], dict[str, Merge], list[Mapping[str, object]]]:
     """(accepted, new weak by key, skipped). A chunk whose answer stays invalid is not
     accepted (fail closed, said so); a chunk the model does not answer fails the run here."""
     definitions = {c["id"]: ConceptInfo(**c).definition() for c in state.get("concepts", [])}
     size = min(_settings(runtime).validation_batch, prompts.weak_that_fit(_max_tokens(runtime)))
-    accepted: list[dict[str, Any]] = []
-    weak: dict[str, dict[str, Any]] = {}
-    skipped: list[dict[str, Any]] = []
+    accepted: list[Merge] = []
+    weak: dict[str, Merge] = {}
+    skipped: list[Mapping[str, object]] = []
     for start in range(0, len(batch), size):
         chunk = batch[start : start + size]
         try:
@@ -276,9 +316,9 @@ async def _judge(
 
 def _next_active(
     state: NormalizationState,
-    merged: Mapping[str, Any],
-    latest: list[dict[str, Any]],
-    new_weak: Mapping[str, Any],
+    merged: Mapping[str, Merge],
+    latest: list[Merge],
+    new_weak: Mapping[str, Merge],
 ) -> list[int]:
     """Units to re-ask: those whose prompt changed (a new weak merge among their names), and
     those that gave a new merge while some of their names are still in no merge. A unit whose

@@ -6,11 +6,12 @@ into delimited blocks and are data, never instructions.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from local_llm.schema import bounded_schema
+from core.flows.normalization.accumulate import Merge
+from local_llm.schema import JsonSchema, bounded_schema
 from local_llm.tokens import count_text
 
 BEGIN, END = "<<<DATA", "DATA>>>"
@@ -91,7 +92,7 @@ Answer with JSON only."""
 
 def generator_messages(
     names: Sequence[str], weak_lines: str, num_weak: int
-) -> list[dict[str, Any]]:
+) -> list[dict[str, str]]:
     """The CONCEPT_NORMALIZATION prompt over a list of names with the avoid list."""
     listing = "\n".join(f"- {name}" for name in names)
     user = (
@@ -102,7 +103,7 @@ def generator_messages(
     return [{"role": "system", "content": GENERATOR_SYSTEM}, {"role": "user", "content": user}]
 
 
-def generator_schema(names: Sequence[str], max_merges: int) -> dict[str, Any]:
+def generator_schema(names: Sequence[str], max_merges: int) -> JsonSchema:
     """Merge names restricted to the listed names; a bounded number of merges."""
     return bounded_schema(
         MergeBatch,
@@ -125,8 +126,8 @@ def weak_that_fit(max_tokens: int) -> int:
 
 
 def validator_messages(
-    merges: Sequence[Mapping[str, Any]], definitions: Mapping[str, str]
-) -> list[dict[str, Any]]:
+    merges: Sequence[Merge], definitions: Mapping[str, str]
+) -> list[dict[str, str]]:
     """The MERGE_VALIDATION prompt: each merge with both definitions, ids m1, m2, ..."""
     blocks = []
     for i, merge in enumerate(merges, start=1):
@@ -139,7 +140,7 @@ def validator_messages(
     return [{"role": "system", "content": VALIDATOR_SYSTEM}, {"role": "user", "content": user}]
 
 
-def validator_schema(count: int) -> dict[str, Any]:
+def validator_schema(count: int) -> JsonSchema:
     """Weak merge ids restricted to m1..m{count}."""
     ids = [f"m{i}" for i in range(1, count + 1)]
     return bounded_schema(

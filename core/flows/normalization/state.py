@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal, TypedDict
+from collections.abc import Mapping
+from typing import Annotated, Literal, TypedDict
 
 from pydantic import BaseModel, Field
+
+from core.flows.normalization.accumulate import Merge
 
 Phase = Literal["generation", "validation", "complete"]
 
@@ -17,12 +20,25 @@ class NormalizationInput(BaseModel):
     """Override of settings.flows.normalization.strategy for this run."""
 
 
+class ConceptData(TypedDict):
+    """A `core.merges.catalog.ConceptInfo` as data (`ConceptInfo(**data)` reads it back)."""
+
+    id: str
+    title: str
+    path: str
+    aliases: list[str]
+    short_summary: str
+    summary: str
+    links: int
+    language: str
+
+
 class NormalizationState(TypedDict, total=False):
     """The full state of one normalization run."""
 
     strategy: str | None
     """The input's strategy override."""
-    concepts: list[dict[str, Any]]
+    concepts: list[ConceptData]
     """Every concept (ConceptInfo as a dict), read from the index at the start."""
     units: list[list[str]]
     """Groups of similar concept ids (packed into blocks per iteration); empty when the full
@@ -31,13 +47,13 @@ class NormalizationState(TypedDict, total=False):
     """Units to send in the next iteration."""
     iteration: int
     """Generator/evaluator iterations done (0 before the first)."""
-    new_merge_batch: list[dict[str, Any]]
+    new_merge_batch: list[Merge]
     """This iteration's proposals that are neither weak nor already accepted."""
-    all_merges: dict[str, dict[str, Any]]
+    all_merges: dict[str, Merge]
     """Every accepted merge so far, by order-insensitive key."""
-    weak_merges: dict[str, dict[str, Any]]
+    weak_merges: dict[str, Merge]
     """Every weak merge ever seen (this run and earlier ones), by key: never accepted."""
-    latest_merges: list[dict[str, Any]]
+    latest_merges: list[Merge]
     """The new unique merges of the last iteration."""
     new_unique_merges: int
     """How many keys the last iteration added to `all_merges`."""
@@ -49,7 +65,7 @@ class NormalizationState(TypedDict, total=False):
     """Merges found by code (case, accent, punctuation, plural) before any model call."""
     review_id: str
     """The stored review, once the run is complete."""
-    skipped: Annotated[list[dict[str, Any]], operator.add]
+    skipped: Annotated[list[Mapping[str, object]], operator.add]
     """Model calls whose answer stayed invalid after re-asks, and what that cost
     (`core.model_failures.skipped_entry`): the run goes on and ends partial, saying so. A call
     the model did not answer at all fails the run at that step instead (resumable)."""
@@ -71,13 +87,13 @@ class NormalizationStreamEvent(BaseModel):
     """New unique merges of the latest iteration."""
     total_merges: int = 0
     """Accepted merges so far."""
-    latest_merges: list[dict[str, Any]] = Field(default_factory=list)
+    latest_merges: list[dict[str, object]] = Field(default_factory=list)
     weak_count: int = 0
     """Weak merges known (rejected ever)."""
-    latest_weak: list[dict[str, Any]] = Field(default_factory=list)
+    latest_weak: list[dict[str, object]] = Field(default_factory=list)
     """Merges the evaluator judged weak in the latest iteration, with their reason."""
     new_unique_merges_trend: list[int] = Field(default_factory=list)
     requires_review: bool = False
     review_id: str | None = None
-    skipped: list[dict[str, Any]] = Field(default_factory=list)
+    skipped: list[dict[str, object]] = Field(default_factory=list)
     """Model calls whose work is missing from the result (invalid answers), so far."""

@@ -7,7 +7,7 @@ resumed later, e.g. in the TUI).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -34,7 +34,7 @@ class ReviewOutcome:
     """The interrupt left unanswered (awaiting_review)."""
 
 
-def describe_progress(data: dict[str, Any]) -> str:
+def describe_progress(data: Mapping[str, object]) -> str:
     """A progress event as one line."""
     if data.get("message"):
         return str(data["message"])

@@ -14,8 +14,7 @@ the diff).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-from typing import Any
+from collections.abc import Hashable, Mapping
 
 from langgraph.graph import END, START, StateGraph
 
@@ -78,7 +77,7 @@ def build_graph() -> StateGraph[RubricState, FlowContext, RubricState, RubricSta
     return graph
 
 
-def make_input(data: dict[str, Any]) -> dict[str, Any]:
+def make_input(data: Mapping[str, object]) -> dict[str, object]:
     """Validate a run's input (note path, criteria) into the graph's initial state."""
     return RubricInput.model_validate(data).model_dump()
 
@@ -97,12 +96,12 @@ def flow_spec() -> FlowSpec:
     )
 
 
-def failure_of(state: dict[str, Any]) -> str | None:
+def failure_of(state: Mapping[str, object]) -> str | None:
     """A run that ended with outcome `failed` is a failed run in the runs table."""
     if state.get("outcome") != "failed":
         return None
-    errors = state.get("errors") or []
-    return str(errors[-1]) if errors else "the rubric review failed"
+    errors = state.get("errors")
+    return str(errors[-1]) if isinstance(errors, list) and errors else "the rubric review failed"
 
 
 SPEC = flow_spec()

@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Mapping
-from typing import Any, Literal
+from pathlib import Path
+from typing import Literal
 
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
@@ -20,6 +21,7 @@ from core.degenerate import grounded
 from core.diffs import unified_diff
 from core.evaluation import EvaluationNodeOptions, EvaluationResult, resolve_criteria_path
 from core.evaluation.node import progress
+from core.evaluation.options import OptionChanges
 from core.flows.rubric.prompts import (
     MAX_SUMMARY,
     RevisedNote,
@@ -60,7 +62,7 @@ def reindex(runtime: Runtime[FlowContext], path: str) -> None:
             refresh(path)
 
 
-def user_criteria_dir(runtime: Runtime[FlowContext]) -> list[Any]:
+def user_criteria_dir(runtime: Runtime[FlowContext]) -> list[Path]:
     """The user's own criteria folder (`<data dir>/criteria`), searched before shipped files."""
     settings = getattr(runtime.context, "settings", None)
     return [settings.data_dir / "criteria"] if settings is not None else []
@@ -95,23 +97,23 @@ async def load_note(state: RubricState, runtime: Runtime[FlowContext]) -> Rubric
     }
 
 
-def note_rubric(frontmatter: Mapping[str, Any]) -> str | None:
+def note_rubric(frontmatter: Mapping[str, object]) -> str | None:
     """The rubric a note asks for in its frontmatter (`rubric: <name>`), if any."""
     value = frontmatter.get("rubric")
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
-def edited_body(state: Mapping[str, Any], content: Any) -> dict[str, Any]:
+def edited_body(state: RubricState, content: object) -> dict[str, object]:
     """The human's edit replaces the body; it must be text (a ValueError asks again)."""
     if not isinstance(content, str) or not content.strip():
         raise ValueError("the edited note must be non-empty text")
     return {"content": content}
 
 
-def evaluation_options() -> EvaluationNodeOptions:
+def evaluation_options() -> EvaluationNodeOptions[RubricState]:
     """The evaluation of the note body; criteria, timeout and threshold come per run."""
 
-    def configure(state: Mapping[str, Any], runtime: Runtime[FlowContext]) -> dict[str, Any]:
+    def configure(state: RubricState, runtime: Runtime[FlowContext]) -> OptionChanges[RubricState]:
         rubric = runtime.context.settings.flows.rubric
         return {
             "criteria_path": state.get("criteria_path") or state.get("criteria") or "default",
@@ -119,7 +121,7 @@ def evaluation_options() -> EvaluationNodeOptions:
             "default_threshold": rubric.passing_threshold,
         }
 
-    return EvaluationNodeOptions(
+    return EvaluationNodeOptions[RubricState](
         content_type="note",
         content_extractor=lambda s: s.get("content"),
         result_field="evaluation",

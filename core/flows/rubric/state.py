@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 from pydantic import BaseModel, Field
 
-from core.evaluation import EvaluationFields, EvaluationReview, EvaluationStatus
+from core.evaluation import (
+    EvaluationFields,
+    EvaluationResultData,
+    EvaluationReview,
+    EvaluationStatus,
+)
 from core.reviews import Decision, Review
 
 Outcome = Literal["approved", "round_limit", "failed"]
@@ -21,6 +26,15 @@ class RubricInput(BaseModel):
     criteria: str | None = Field(default=None, min_length=1)
     """Criteria name (a file in the criteria folders) or a path to a criteria file; None
     means the note's own `rubric:` frontmatter key, else `default`."""
+
+
+class ReviewDecisionData(TypedDict, total=False):
+    """The human's review decision as the evaluation framework keeps it (`ReviewDecision`
+    dumped: action, feedback, and the edited content)."""
+
+    action: str
+    feedback: str
+    content: object
 
 
 class RubricState(EvaluationFields, total=False):
@@ -42,9 +56,9 @@ class RubricState(EvaluationFields, total=False):
     """Hash of the note as last read or written; every write is checked against it."""
     rubric_status: EvaluationStatus
     """Status of the evaluation (spec 5.2)."""
-    evaluation: dict[str, Any]
+    evaluation: EvaluationResultData
     """The latest `EvaluationResult` (as a dict)."""
-    decision: dict[str, Any]
+    decision: ReviewDecisionData
     """The human's latest review decision (action, feedback, content)."""
     round: int
     """Evaluations done so far in this run."""
@@ -92,7 +106,7 @@ class RevisionDecision(Decision):
     action: Literal["accept", "reject"]
 
 
-def review_of(payload: Mapping[str, Any]) -> RubricReview | RevisionReview:
+def review_of(payload: Mapping[str, object]) -> RubricReview | RevisionReview:
     """The payload of whichever review the rubric flow waits at, as its model."""
     if payload.get("type") == "revision_review":
         return RevisionReview.model_validate(payload)

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.flows.tutor.state import SimplifiedState
 from core.flows.tutor.summary import build_summary, note_text
 
 if TYPE_CHECKING:
@@ -21,9 +22,16 @@ class ExportError(ValueError):
 
 
 def session_text(values: Mapping[str, Any], session_id: str) -> str:
-    """The session as its note reads; an unfinished session's summary says where it stands."""
-    summary = values.get("summary") or build_summary(values, "in_progress")
-    return note_text(values, summary, session_id)
+    """The session as its note reads; an unfinished session's summary says where it stands.
+    `values` is the checkpointed state as front ends hold it (LangGraph hands it untyped)."""
+    state: SimplifiedState = {
+        "topic_info": values["topic_info"] if values.get("topic_info") else {},
+        "study_plan": values["study_plan"] if values.get("study_plan") else {},
+        "conversation": values.get("conversation") or [],
+        "misconceptions": values.get("misconceptions") or [],
+    }
+    summary = values.get("summary") or build_summary(state, "in_progress")
+    return note_text(state, summary, session_id)
 
 
 def export_session(

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from typing import Any
 
 from core.flows.tutor import plan as p
 from core.flows.tutor.prompts import LENGTHS, PlanDraft
+from core.flows.tutor.state import StudyPlanData, TopicInfoData
 
 NOTICE = "The model's plan was unusable: a plan built from the concept."
 """What the learner reads (the planner's progress message) when the fallback plan stands in."""
@@ -66,9 +66,9 @@ PHRASES: dict[str, dict[str, str]] = {
 """Step texts by the learner's language (the planner prompt's `language`); others get English."""
 
 
-def concept_titles(info: Mapping[str, Any]) -> list[str]:
+def concept_titles(info: TopicInfoData) -> list[str]:
     """The titles the plan is built from: the session's concepts, else its own title."""
-    titles = [str(c.get("title", "")).strip() for c in info.get("concepts") or []]
+    titles = [c.get("title", "").strip() for c in info.get("concepts") or []]
     titles = list(dict.fromkeys(t for t in titles if t))
     return titles or [str(info.get("title", "")).strip() or "?"]
 
@@ -91,7 +91,7 @@ def step_texts(words: Mapping[str, str], kind: str, concept: str) -> list[str]:
     ]
 
 
-def fallback_draft(info: Mapping[str, Any], language: str, reason: str) -> PlanDraft:
+def fallback_draft(info: TopicInfoData, language: str, reason: str) -> PlanDraft:
     """3-5 steps: recall, explain and apply one concept; with several, explain each (five at
     most) and, for two, apply them together."""
     words = PHRASES.get(language.split("-")[0].lower(), PHRASES["en"])
@@ -114,10 +114,10 @@ def fallback_draft(info: Mapping[str, Any], language: str, reason: str) -> PlanD
     )
 
 
-def kept_plan(plan: Mapping[str, Any]) -> dict[str, Any]:
+def kept_plan(plan: StudyPlanData) -> StudyPlanData:
     """The current plan after a replan whose answer was unusable: its steps as they are,
     blocked ones opened again (else nothing would be left to teach), one replan counted."""
-    kept = copy.deepcopy(dict(plan))
+    kept = copy.deepcopy(plan)
     for step in p.steps(kept):
         if step.get("status") == "blocked":
             step["status"] = "in_progress"

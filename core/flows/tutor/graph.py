@@ -14,8 +14,7 @@ appends it and the graph runs again from START.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
 
 from langgraph.graph import END, START, StateGraph
 
@@ -28,14 +27,16 @@ from core.runtime import FlowSpec
 FLOW_NAME = "tutor"
 
 
-def on_loop(route: Callable[[Any], str]) -> Callable[[Any], Awaitable[str]]:
+def on_loop(
+    route: Callable[[SimplifiedState], str],
+) -> Callable[[SimplifiedState], Awaitable[str]]:
     """`route` as a coroutine function, so that it runs on the event loop.
 
     Streamed asynchronously, LangGraph runs a plain routing function in a worker thread: a
     thread hop (and the loop's wake-up) to read two fields of the state, twice on every turn's
     way to its model calls."""
 
-    async def routed(state: Any) -> str:
+    async def routed(state: SimplifiedState) -> str:
         return route(state)
 
     routed.__name__ = route.__name__
@@ -65,7 +66,7 @@ def build_graph() -> StateGraph[SimplifiedState, FlowContext, SimplifiedState, S
     return graph
 
 
-def make_input(data: dict[str, Any]) -> dict[str, Any]:
+def make_input(data: Mapping[str, object]) -> dict[str, object]:
     """Validate a session's input into the graph's initial state."""
     value = TutorInput.model_validate(data).model_dump()
     return {**value, "conversation": [], "agent_logs": [], "assessment_notes": ""}

@@ -11,12 +11,15 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 from core.flows.tutor.plan import now_iso
+from core.flows.tutor.state import Agent, AgentLogData
 
 if TYPE_CHECKING:
     from core.store import Store
+
+T = TypeVar("T")
 
 JSONL = "agent_steps.jsonl"
 TEXT = "agent_steps.txt"
@@ -37,8 +40,8 @@ class Timer:
 
 
 def entry(
-    agent: str, input_summary: str, output: Mapping[str, Any], reasoning: str, timer: Timer
-) -> dict[str, Any]:
+    agent: Agent, input_summary: str, output: Mapping[str, object], reasoning: str, timer: Timer
+) -> AgentLogData:
     """One agent step as the state and the log files keep it."""
     return {
         "timestamp": now_iso(),
@@ -50,7 +53,7 @@ def entry(
     }
 
 
-def format_entry(item: Mapping[str, Any]) -> str:
+def format_entry(item: AgentLogData) -> str:
     """The readable form of one entry."""
     output = json.dumps(item.get("output", {}), ensure_ascii=False, indent=2)
     return (
@@ -62,7 +65,7 @@ def format_entry(item: Mapping[str, Any]) -> str:
     )
 
 
-def write(data_dir: Path, session_id: str, item: Mapping[str, Any]) -> None:
+def write(data_dir: Path, session_id: str, item: AgentLogData) -> None:
     """Append one entry to both files of the session."""
     folder = log_dir(data_dir, session_id)
     folder.mkdir(parents=True, exist_ok=True)
@@ -74,13 +77,13 @@ def write(data_dir: Path, session_id: str, item: Mapping[str, Any]) -> None:
 
 def read(
     data_dir: Path, session_id: str, agent: str | None = None, page: Page | None = None
-) -> list[dict[str, Any]]:
+) -> list[AgentLogData]:
     """The session's entries (of one agent when given), oldest first; one page of them when
     `page` is given."""
     path = log_dir(data_dir, session_id) / JSONL
     if not path.is_file():
         return []
-    items = []
+    items: list[AgentLogData] = []
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
             item = json.loads(line)
@@ -106,7 +109,7 @@ class Page:
     number: int = 1
     size: int = 20
 
-    def of(self, items: list[Any]) -> list[Any]:
+    def of(self, items: list[T]) -> list[T]:
         start = (self.number - 1) * self.size
         return items[start : start + self.size]
 

@@ -9,8 +9,6 @@ each model call an agent announces itself (`{"node": ..., "message": ..., "worki
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
-from typing import Any
 
 from langgraph.config import get_config, get_stream_writer
 from langgraph.runtime import Runtime
@@ -26,6 +24,7 @@ from core.flows.tutor.prompts import (
     EvaluatorAnswer,
     GroundedPlanDraft,
     PlanDraft,
+    StepDraft,
     evaluator_messages,
     evaluator_schema,
     executor_messages,
@@ -34,7 +33,15 @@ from core.flows.tutor.prompts import (
     planner_messages,
 )
 from core.flows.tutor.sessions import record_mastery, record_session
-from core.flows.tutor.state import SimplifiedState
+from core.flows.tutor.state import (
+    AgentLogData,
+    LastEvaluationData,
+    MessageData,
+    PlanStepData,
+    SimplifiedState,
+    StudyPlanData,
+    SummaryData,
+)
 from core.flows.tutor.summary import build_summary, note_text, summary_text
 from core.flows.tutor.verdict import decide_replan, judged_correct, not_evaluated
 from core.model_failures import raise_unless_fallback, why
@@ -55,11 +62,11 @@ def session_id(state: SimplifiedState, runtime: Runtime[FlowContext]) -> str:
     return ""
 
 
-def recent(state: SimplifiedState, settings: TutorSettings) -> list[dict[str, Any]]:
+def recent(state: SimplifiedState, settings: TutorSettings) -> list[MessageData]:
     return list(state.get("conversation") or [])[-settings.recent_messages :]
 
 
-def finish_log(runtime: Runtime[FlowContext], sid: str, item: dict[str, Any]) -> dict[str, Any]:
+def finish_log(runtime: Runtime[FlowContext], sid: str, item: AgentLogData) -> SimplifiedState:
     """Write an agent log entry to the session's files; returns the state update part."""
     logs.write(runtime.context.settings.data_dir, sid, item)
     return {"agent_logs": [item], "last_updated_at": item["timestamp"]}
@@ -77,20 +84,22 @@ def tutor(runtime: Runtime[FlowContext]) -> TutorSettings:
     return runtime.context.settings.flows.tutor
 
 
-def merged(state: SimplifiedState, update: Mapping[str, Any]) -> dict[str, Any]:
+def merged(state: SimplifiedState, update: SimplifiedState) -> SimplifiedState:
     """The state after an update, append-only lists appended (as the reducers will)."""
-    before: Mapping[str, Any] = state
-    full: dict[str, Any] = {**state, **update}
-    for key in ("conversation", "agent_logs", "misconceptions"):
-        if key in update:
-            full[key] = [*before.get(key, []), *update[key]]
+    full: SimplifiedState = {**state, **update}
+    if "conversation" in update:
+        full["conversation"] = [*state.get("conversation", []), *update["conversation"]]
+    if "agent_logs" in update:
+        full["agent_logs"] = [*state.get("agent_logs", []), *update["agent_logs"]]
+    if "misconceptions" in update:
+        full["misconceptions"] = [*state.get("misconceptions", []), *update["misconceptions"]]
     return full
 
 
 # -- PLANNER -------------------------------------------------------------------------------
 
 
-def distinct_steps(draft: PlanDraft) -> list[Any]:
+def distinct_steps(draft: PlanDraft) -> list[StepDraft]:
     """The drafted steps, each title once (a small model repeats one step five times)."""
     seen: set[str] = set()
     steps = []
@@ -101,17 +110,20 @@ def distinct_steps(draft: PlanDraft) -> list[Any]:
     return steps
 
 
-def build_plan(state: SimplifiedState, draft: PlanDraft, max_replans: int) -> dict[str, Any]:
+def build_plan(state: SimplifiedState, draft: PlanDraft, max_replans: int) -> StudyPlanData:
     """The new plan: drafted steps with code's ids and counters; completed steps kept on replan."""
     old = state.get("study_plan") or {}
-    meta = dict(old.get("metadata") or {})
+    meta = old.get("metadata") or {}
     replanning = bool(p.steps(old))
     version = int(meta.get("plan_version", 0)) + 1 if replanning else 1
     kept = [s for s in p.steps(old) if s.get("status") == p.DONE]
     drafted = distinct_steps(draft)
-    fresh = [
+    fresh: list[PlanStepData] = [
         {
-            **step.model_dump(),
+            "title": step.title,
+            "description": step.description,
+            "teaching_approach": step.teaching_approach,
+            "success_criteria": step.success_criteria,
             "step_id": f"v{version}-s{i}",
             "status": "pending",
             "status_info": {"questions_asked": 0, "questions_correct": 0, "attempts": 0},
@@ -127,7 +139,7 @@ def build_plan(state: SimplifiedState, draft: PlanDraft, max_replans: int) -> di
 
 async def drafted_plan(
     state: SimplifiedState, runtime: Runtime[FlowContext], replanning: bool
-) -> tuple[dict[str, Any], str, str]:
+) -> tuple[StudyPlanData, str, str]:
     """(plan, the model's reasoning, notice): the model's plan, else (an unusable answer, never
     a model that did not answer) code's plan from the concept, or on replan the current one."""
     settings = tutor(runtime)
@@ -148,7 +160,7 @@ async def drafted_plan(
     return build_plan(state, draft, settings.max_replans), draft.reasoning, ""
 
 
-async def planner(state: SimplifiedState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def planner(state: SimplifiedState, runtime: Runtime[FlowContext]) -> SimplifiedState:
     """A 3-5 step plan adapted to the learner; on replan, the remaining work planned again."""
     timer = logs.Timer()
     sid = session_id(state, runtime)
@@ -170,7 +182,7 @@ async def planner(state: SimplifiedState, runtime: Runtime[FlowContext]) -> dict
         f"Replan for {title!r}: {state.get('replan_reason')}" if replanning else f"Plan {title!r}"
     )
     item = logs.entry("planner", f"{what} ({notice})" if notice else what, plan, reasoning, timer)
-    update = {
+    update: SimplifiedState = {
         "session_id": sid,
         "study_plan": plan,
         "replan_needed": False,
@@ -186,8 +198,8 @@ async def planner(state: SimplifiedState, runtime: Runtime[FlowContext]) -> dict
 
 
 async def stream_message(
-    runtime: Runtime[FlowContext], messages: list[dict[str, Any]]
-) -> tuple[str, list[Any]]:
+    runtime: Runtime[FlowContext], messages: list[dict[str, str]]
+) -> tuple[str, list[str]]:
     """Stream the model's text to the front end token by token; returns (message, hints)."""
     write = get_stream_writer()
     splitter = HintSplitter()
@@ -208,7 +220,7 @@ async def stream_message(
     return message, hints
 
 
-async def executor(state: SimplifiedState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def executor(state: SimplifiedState, runtime: Runtime[FlowContext]) -> SimplifiedState:
     """One teaching message with one question (and hints) for the current step."""
     timer, settings = logs.Timer(), tutor(runtime)
     sid = session_id(state, runtime)
@@ -228,7 +240,7 @@ async def executor(state: SimplifiedState, runtime: Runtime[FlowContext]) -> dic
     general = not hints
     if general:
         hints = fallback_hints(step)
-    message = {
+    message: MessageData = {
         "role": "tutor",
         "content": text,
         "timestamp": p.now_iso(),
@@ -240,7 +252,11 @@ async def executor(state: SimplifiedState, runtime: Runtime[FlowContext]) -> dic
     output = {"message": text, "hints": hints} | ({"fallback": stand_in} if stand_in else {})
     output |= {"hints_by": "code (the model wrote none)"} if general else {}
     item = logs.entry("executor", f"Step {step['title']!r}", output, "", timer)
-    update = {"study_plan": plan, "conversation": [message], "mastery": p.mastery(plan)}
+    update: SimplifiedState = {
+        "study_plan": plan,
+        "conversation": [message],
+        "mastery": p.mastery(plan),
+    }
     update.update(finish_log(runtime, sid, item))
     record_session(runtime.context.store, sid, merged(state, update))
     return update
@@ -254,7 +270,7 @@ GENERAL_HINTS = "(General hints: the tutor model wrote none for this question.)"
 """Opens the hints code made because the model wrote none: the learner is told."""
 
 
-def fallback_hints(step: Mapping[str, Any]) -> list[str]:
+def fallback_hints(step: PlanStepData) -> list[str]:
     """Hints when the model wrote none: about the step's topic and method, never its success
     criteria (those say what a right answer is); the first says they are general ones."""
     return [
@@ -266,7 +282,7 @@ def fallback_hints(step: Mapping[str, Any]) -> list[str]:
 # -- EVALUATOR -----------------------------------------------------------------------------
 
 
-def asked_step(state: SimplifiedState) -> dict[str, Any] | None:
+def asked_step(state: SimplifiedState) -> PlanStepData | None:
     """The step of the tutor's last question (if still open), else the current step."""
     plan = state.get("study_plan") or {}
     for message in reversed(state.get("conversation") or []):
@@ -287,10 +303,10 @@ def last_question(state: SimplifiedState) -> str:
 
 def evaluation_update(
     state: SimplifiedState,
-    step: Mapping[str, Any],
+    step: PlanStepData,
     answer: EvaluatorAnswer,
     settings: TutorSettings,
-) -> dict[str, Any]:
+) -> SimplifiedState:
     """Plan statuses, notes, feedback message and routing flags from one evaluation."""
     plan = state.get("study_plan") or {}
     student = str((state.get("conversation") or [{}])[-1].get("content", ""))
@@ -308,7 +324,7 @@ def evaluation_update(
     replan, reason = decide_replan(answer, updated, plan, correct)
     feedback = (answer.off_topic_response or REDIRECT) if answer.was_off_topic else answer.feedback
     stamp = p.now_iso()
-    message = {
+    message: MessageData = {
         "role": "tutor",
         "content": feedback or ("Correct!" if correct else "Not quite."),
         "timestamp": stamp,
@@ -318,7 +334,7 @@ def evaluation_update(
     }
     notes = (state.get("assessment_notes") or "").rstrip()
     note = f"{stamp} - {step['title']}: {answer.assessment_note or answer.reasoning}"
-    last = {
+    last: LastEvaluationData = {
         "score": answer.score,
         "feedback": message["content"],
         "reasoning": answer.reasoning,
@@ -343,7 +359,7 @@ def evaluation_update(
     }
 
 
-async def evaluator(state: SimplifiedState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def evaluator(state: SimplifiedState, runtime: Runtime[FlowContext]) -> SimplifiedState:
     """Checks the learner's answer, scores it, updates the step and decides what comes next."""
     timer, settings = logs.Timer(), tutor(runtime)
     sid = session_id(state, runtime)
@@ -364,7 +380,7 @@ async def evaluator(state: SimplifiedState, runtime: Runtime[FlowContext]) -> di
         )
     except LLMError as exc:  # invalid after re-asks: not counted, and said; no answer: fails
         raise_unless_fallback(exc)
-        update = not_evaluated(state, step, why(exc))
+        update = not_evaluated(step, why(exc))
         item = logs.entry(
             "evaluator",
             f"Not evaluated: {student[:120]}",
@@ -395,7 +411,7 @@ def route_after_evaluation(state: SimplifiedState) -> str:
 
 
 def save_note(
-    runtime: Runtime[FlowContext], state: Mapping[str, Any], summary: dict[str, Any], sid: str
+    runtime: Runtime[FlowContext], state: SimplifiedState, summary: SummaryData, sid: str
 ) -> str:
     """Write the summary note into the vault's tutoring folder ('' without a vault)."""
     vault = runtime.context.vault
@@ -411,14 +427,14 @@ def save_note(
     return rel
 
 
-async def finish(state: SimplifiedState, runtime: Runtime[FlowContext]) -> dict[str, Any]:
+async def finish(state: SimplifiedState, runtime: Runtime[FlowContext]) -> SimplifiedState:
     """All steps done or no replan left: the summary, shown and saved as a note."""
     timer = logs.Timer()
     sid = session_id(state, runtime)
     outcome = p.outcome_of(state)
     summary = build_summary(state, outcome)
     summary["note_path"] = save_note(runtime, state, summary, sid)
-    message = {
+    message: MessageData = {
         "role": "tutor",
         "content": summary_text(summary),
         "timestamp": p.now_iso(),
@@ -426,7 +442,7 @@ async def finish(state: SimplifiedState, runtime: Runtime[FlowContext]) -> dict[
         "hints": [],
         "step_id": "",
     }
-    update = {
+    update: SimplifiedState = {
         "is_complete": True,
         "outcome": outcome,
         "summary": summary,

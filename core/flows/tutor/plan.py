@@ -7,13 +7,12 @@ current step is stored anywhere, it is derived (in progress, else the first pend
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Final, Literal
 
-from core.flows.tutor.state import SimplifiedState
+from core.flows.tutor.state import PlanStepData, SimplifiedState, StudyPlanData
 
-DONE = "completed"
+DONE: Final = "completed"
 
 
 def now_iso() -> str:
@@ -21,12 +20,12 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def steps(plan: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+def steps(plan: StudyPlanData | None) -> list[PlanStepData]:
     """The plan's steps (an empty list when there is no plan)."""
     return list((plan or {}).get("todo_list") or [])
 
 
-def current_step(plan: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def current_step(plan: StudyPlanData | None) -> PlanStepData | None:
     """The step in progress, else the first pending one, else None (nothing left to teach)."""
     todo = steps(plan)
     for wanted in ("in_progress", "pending"):
@@ -36,18 +35,18 @@ def current_step(plan: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return None
 
 
-def step_index(plan: Mapping[str, Any] | None, step_id: str) -> int:
+def step_index(plan: StudyPlanData | None, step_id: str) -> int:
     """The 0-based position of a step, -1 when absent."""
     return next((i for i, s in enumerate(steps(plan)) if s.get("step_id") == step_id), -1)
 
 
-def all_completed(plan: Mapping[str, Any] | None) -> bool:
+def all_completed(plan: StudyPlanData | None) -> bool:
     """Whether the plan has steps and every one is completed."""
     todo = steps(plan)
     return bool(todo) and all(step.get("status") == DONE for step in todo)
 
 
-def step_mastery(step: Mapping[str, Any]) -> float:
+def step_mastery(step: PlanStepData) -> float:
     """A completed step counts 1; a started one half its share of correct answers; else 0."""
     if step.get("status") == DONE:
         return 1.0
@@ -58,7 +57,7 @@ def step_mastery(step: Mapping[str, Any]) -> float:
     return 0.5 * min(1.0, int(info.get("questions_correct", 0)) / asked)
 
 
-def mastery(plan: Mapping[str, Any] | None) -> float:
+def mastery(plan: StudyPlanData | None) -> float:
     """Mastery of the session (0-1): the mean of the steps' mastery."""
     todo = steps(plan)
     if not todo:
@@ -66,15 +65,15 @@ def mastery(plan: Mapping[str, Any] | None) -> float:
     return round(sum(step_mastery(step) for step in todo) / len(todo), 4)
 
 
-def progress(plan: Mapping[str, Any] | None) -> tuple[int, int]:
+def progress(plan: StudyPlanData | None) -> tuple[int, int]:
     """(completed steps, total steps)."""
     todo = steps(plan)
     return sum(1 for step in todo if step.get("status") == DONE), len(todo)
 
 
-def mark_started(plan: Mapping[str, Any], step_id: str) -> dict[str, Any]:
+def mark_started(plan: StudyPlanData, step_id: str) -> StudyPlanData:
     """A copy of the plan with a pending step moved to in progress (its first question)."""
-    new = copy.deepcopy(dict(plan))
+    new = copy.deepcopy(plan)
     for step in new.get("todo_list", []):
         if step["step_id"] == step_id and step["status"] == "pending":
             step["status"] = "in_progress"
@@ -82,21 +81,21 @@ def mark_started(plan: Mapping[str, Any], step_id: str) -> dict[str, Any]:
 
 
 def apply_answer(
-    plan: Mapping[str, Any],
+    plan: StudyPlanData,
     step_id: str,
     *,
     correct: bool,
     proposed: str,
     correct_to_complete: int,
     failures_to_block: int,
-) -> dict[str, Any]:
+) -> StudyPlanData:
     """A copy of the plan after one on-topic answer on a step.
 
     Code keeps the counters. The step completes when the evaluator says its success criteria are
     met on a correct answer, or after `correct_to_complete` correct answers; it is blocked after
     `failures_to_block` wrong answers (a replan trigger); otherwise it stays in progress.
     """
-    new = copy.deepcopy(dict(plan))
+    new = copy.deepcopy(plan)
     for step in new.get("todo_list", []):
         if step["step_id"] != step_id:
             continue
@@ -114,13 +113,13 @@ def apply_answer(
     return new
 
 
-def failures(step: Mapping[str, Any] | None) -> int:
+def failures(step: PlanStepData | None) -> int:
     """Wrong answers on a step so far."""
     info = (step or {}).get("status_info") or {}
     return int(info.get("attempts", 0)) - int(info.get("questions_correct", 0))
 
 
-def replan_count(plan: Mapping[str, Any] | None) -> int:
+def replan_count(plan: StudyPlanData | None) -> int:
     return int(((plan or {}).get("metadata") or {}).get("replan_count", 0))
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from core.flows.tutor.plan import mastery as plan_mastery
 from core.flows.tutor.plan import now_iso
+from core.flows.tutor.state import SimplifiedState, TopicInfoData
 
 if TYPE_CHECKING:
     from core.store import Store
@@ -64,7 +65,8 @@ def subtopic_ref(info: Mapping[str, Any]) -> str:
 
 
 def session_items(info: Mapping[str, Any]) -> list[tuple[Kind, str, str]]:
-    """(kind, ref, title) of what a session's mastery counts for."""
+    """(kind, ref, title) of what a session's mastery counts for (a `TopicInfoData`; front
+    ends pass it from the checkpointed values, which LangGraph hands them untyped)."""
     items: list[tuple[Kind, str, str]] = [
         ("concept", str(c["id"]), str(c["title"])) for c in info.get("concepts") or []
     ]
@@ -73,7 +75,7 @@ def session_items(info: Mapping[str, Any]) -> list[tuple[Kind, str, str]]:
     return items
 
 
-def record_history(store: Store, session_id: str, state: Mapping[str, Any]) -> int:
+def record_history(store: Store, session_id: str, state: SimplifiedState) -> int:
     """A point for each item whose mastery in this session changed (or was never recorded);
     returns how many were added."""
     value = plan_mastery(state.get("study_plan"))
@@ -176,7 +178,7 @@ def due_with_history(
 
 
 def session_progress(
-    store: Store, topic_info: Mapping[str, Any], *, now: datetime | None = None
+    store: Store, topic_info: TopicInfoData, *, now: datetime | None = None
 ) -> list[tuple[Tracked, list[float]]]:
     """What a session's mastery counts for (its concepts, its subtopic) that was practiced,
     each with its values across every session, oldest first."""

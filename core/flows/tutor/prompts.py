@@ -7,13 +7,24 @@ delimited blocks and the instructions say to treat them as data. Schemas are bou
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from core.degenerate import field_names_as_values, fold, grounded, repeated_sentence
+from core.flows.tutor.state import (
+    LastEvaluationData,
+    MessageData,
+    PlanStepData,
+    ProfileData,
+    SimplifiedState,
+    StudyPlanData,
+    TopicInfoData,
+)
 from local_llm.schema import JsonSchema, bounded_schema
+
+Messages = list[dict[str, str]]
 
 MAX_GUIDELINE_CHARS = 6000
 MAX_MESSAGE_TOKENS = 300
@@ -27,7 +38,7 @@ def block(name: str, text: str) -> str:
     return f"<<<{name}\n{safe}\n{name}>>>"
 
 
-def profile_text(profile: Mapping[str, Any]) -> str:
+def profile_text(profile: ProfileData) -> str:
     interests = ", ".join(profile.get("interests") or []) or "none given"
     return (
         f"name: {profile.get('name', 'Learner')}; grade/level: {profile.get('grade', '')}; "
@@ -36,23 +47,26 @@ def profile_text(profile: Mapping[str, Any]) -> str:
     )
 
 
-def topic_text(info: Mapping[str, Any]) -> str:
+def topic_text(info: TopicInfoData) -> str:
     parts = [f"topic: {info.get('title', '')}"]
-    for key in ("subject", "topic", "grade"):
-        if info.get(key):
-            parts.append(f"{key}: {info[key]}")
+    fields = [
+        ("subject", info.get("subject")),
+        ("topic", info.get("topic")),
+        ("grade", info.get("grade")),
+    ]
+    parts += [f"{key}: {value}" for key, value in fields if value]
     objectives = info.get("objectives") or []
     if objectives:
         parts.append("learning objectives: " + "; ".join(objectives))
     return "\n".join(parts)
 
 
-def conversation_text(messages: Sequence[Mapping[str, Any]]) -> str:
+def conversation_text(messages: Sequence[MessageData]) -> str:
     lines = [f"{m.get('role', '?').upper()}: {m.get('content', '')}" for m in messages]
     return "\n".join(lines) or "(no messages yet)"
 
 
-def plan_text(plan: Mapping[str, Any]) -> str:
+def plan_text(plan: StudyPlanData) -> str:
     lines = []
     for step in plan.get("todo_list", []):
         info = step.get("status_info", {})
@@ -145,9 +159,7 @@ PLANNER_SYSTEM = (
 )
 
 
-def planner_messages(
-    state: Mapping[str, Any], recent: Sequence[Mapping[str, Any]]
-) -> list[dict[str, Any]]:
+def planner_messages(state: SimplifiedState, recent: Sequence[MessageData]) -> Messages:
     """The initial plan, or (when a plan exists) a replan from the old plan and what happened."""
     info, profile = state.get("topic_info") or {}, state.get("student_profile") or {}
     parts = [
@@ -185,11 +197,11 @@ EXECUTOR_SYSTEM = (
 
 
 def executor_messages(
-    state: Mapping[str, Any],
-    step: Mapping[str, Any],
-    recent: Sequence[Mapping[str, Any]],
-    last_evaluation: Mapping[str, Any] | None,
-) -> list[dict[str, Any]]:
+    state: SimplifiedState,
+    step: PlanStepData,
+    recent: Sequence[MessageData],
+    last_evaluation: LastEvaluationData | None,
+) -> Messages:
     """The next message for the current step, after the feedback the learner just got.
 
     What a session's calls share comes first (topic, learner, guideline), then the step, then
@@ -312,12 +324,12 @@ EVALUATOR_SYSTEM = (
 
 
 def evaluator_messages(
-    state: Mapping[str, Any],
-    step: Mapping[str, Any],
+    state: SimplifiedState,
+    step: PlanStepData,
     question: str,
     answer: str,
-    recent: Sequence[Mapping[str, Any]],
-) -> list[dict[str, Any]]:
+    recent: Sequence[MessageData],
+) -> Messages:
     """The step's counters come after the conversation: a step's evaluations share the
     prefix up to the conversation so far (the server reuses the longest prefix it cached)."""
     info = step.get("status_info", {})

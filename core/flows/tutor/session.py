@@ -14,14 +14,17 @@ from core.curriculum import Lesson, concept_lesson, load_curriculum, with_concep
 from core.events import RunEvent
 from core.flows.tutor.graph import FLOW_NAME
 from core.flows.tutor.plan import now_iso
+from core.flows.tutor.state import MessageData
 from core.settings import Settings
 from core.store.runs import RunRecord
 
 if TYPE_CHECKING:
+    from core.runtime import Runtime
     from core.store import Store
+    from core.vault_handle import VaultHandle
 
 
-def lesson_input(lesson: Lesson, settings: Settings) -> dict[str, Any]:
+def lesson_input(lesson: Lesson, settings: Settings) -> dict[str, object]:
     """The flow input for a lesson, with the learner profile from settings."""
     return {
         "guidelines": lesson.guideline or lesson.title,
@@ -31,7 +34,7 @@ def lesson_input(lesson: Lesson, settings: Settings) -> dict[str, Any]:
     }
 
 
-def start_session(runtime: Any, lesson: Lesson, settings: Settings) -> RunRecord:
+def start_session(runtime: Runtime, lesson: Lesson, settings: Settings) -> RunRecord:
     """A new session; its first `turn` plans and asks the first question.
 
     It is marked running at once so the app's auto-start of queued runs leaves it to the front
@@ -43,19 +46,22 @@ def start_session(runtime: Any, lesson: Lesson, settings: Settings) -> RunRecord
     return started
 
 
-def curriculum(vault: Any, store: Store) -> list[Lesson]:
+def curriculum(vault: VaultHandle | None, store: Store) -> list[Lesson]:
     """The vault's curriculum, each subtopic's linked concepts resolved against the index."""
     if vault is None:
         return []
     return [with_concepts(store, x) for x in load_curriculum(vault.root, vault.layout.curriculum)]
 
 
-def concept_session_lesson(vault: Any, store: Store, concept_id: str) -> Lesson:
+def concept_session_lesson(vault: VaultHandle | None, store: Store, concept_id: str) -> Lesson:
     """A lesson built from one concept note."""
+    if vault is None:
+        raise ValueError("no vault is open: a concept session is built from its notes")
     return concept_lesson(store, vault.root, concept_id)
 
 
-def student_message(text: str) -> dict[str, Any]:
+def student_message(text: str) -> dict[str, object]:
+    """The learner's message as the conversation keeps it (a `MessageData`)."""
     return {
         "role": "student",
         "content": text,
@@ -66,7 +72,9 @@ def student_message(text: str) -> dict[str, Any]:
     }
 
 
-async def turn(runtime: Any, session_id: str, text: str | None = None) -> AsyncIterator[RunEvent]:
+async def turn(
+    runtime: Runtime, session_id: str, text: str | None = None
+) -> AsyncIterator[RunEvent]:
     """One stretch of a session: the learner's message (if any) in, the tutor's reply out."""
     run = runtime.runs.get(session_id)
     if run.status in ("queued", "failed", "running"):
@@ -80,7 +88,7 @@ async def turn(runtime: Any, session_id: str, text: str | None = None) -> AsyncI
         yield event
 
 
-async def stop_turn(runtime: Any, session_id: str, streamed: str) -> None:
+async def stop_turn(runtime: Runtime, session_id: str, streamed: str) -> None:
     """A turn the learner stopped (its driving task was cancelled after `runtime.stop`): what
     the tutor had written stays in the conversation, marked `stopped`, and the session waits
     for the learner's next message as after any finished turn."""
@@ -89,7 +97,7 @@ async def stop_turn(runtime: Any, session_id: str, streamed: str) -> None:
     if streamed.strip():
         values = await session_values(runtime, session_id)
         step = p.current_step(values.get("study_plan")) or {}
-        message = {
+        message: MessageData = {
             "role": "tutor",
             "content": streamed.strip(),
             "timestamp": now_iso(),
@@ -102,13 +110,13 @@ async def stop_turn(runtime: Any, session_id: str, streamed: str) -> None:
     runtime.runs.set_status(session_id, "done")
 
 
-async def session_values(runtime: Any, session_id: str) -> dict[str, Any]:
-    """The session's latest checkpointed state; before its first checkpoint (the planner at
-    work), its input: the topic is known from the start."""
+async def session_values(runtime: Runtime, session_id: str) -> dict[str, Any]:
+    """The session's latest checkpointed state (as LangGraph hands it: untyped); before its
+    first checkpoint (the planner at work), its input: the topic is known from the start."""
     snapshot = await runtime.state(session_id)
     return {**runtime.runs.get(session_id).input, **snapshot.values}
 
 
-def needs_retry(runtime: Any, session_id: str) -> bool:
+def needs_retry(runtime: Runtime, session_id: str) -> bool:
     """Whether the last turn did not finish (failed or cut off) and should be run again."""
     return runtime.runs.get(session_id).status in ("queued", "failed", "running")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from core.flows.tutor.plan import mastery as plan_mastery
 from core.flows.tutor.plan import now_iso, progress
 from core.flows.tutor.progress import days_between, practice_priority, record_history
+from core.flows.tutor.state import SimplifiedState
 
 if TYPE_CHECKING:
     from core.store import Store
@@ -65,7 +66,7 @@ class DueConcept:
     """Higher is more urgent (`core.flows.tutor.progress.practice_priority`)."""
 
 
-def record_session(store: Store, session_id: str, state: Mapping[str, Any]) -> None:
+def record_session(store: Store, session_id: str, state: SimplifiedState) -> None:
     """Insert or update the session's row from its state (called at the end of every turn)."""
     info = state.get("topic_info") or {}
     plan = state.get("study_plan")
@@ -102,7 +103,7 @@ def record_session(store: Store, session_id: str, state: Mapping[str, Any]) -> N
     )
 
 
-def record_mastery(store: Store, session_id: str, state: Mapping[str, Any]) -> None:
+def record_mastery(store: Store, session_id: str, state: SimplifiedState) -> None:
     """The session's current mastery for each concept note it teaches, and a point of
     history for each concept and subtopic whose mastery changed."""
     concepts = (state.get("topic_info") or {}).get("concepts") or []
@@ -144,7 +145,8 @@ def list_sessions(store: Store, limit: int = 100) -> list[SessionRow]:
 
 def _unplanned(run: RunRecord) -> SessionRow:
     """A session without its row: what its run's input says about it."""
-    info = run.input.get("topic_info") or {}
+    topic = run.input.get("topic_info")
+    info: Mapping[str, Any] = topic if isinstance(topic, Mapping) else {}
     concepts = info.get("concepts") or []
     return SessionRow(
         id=run.id,

@@ -10,9 +10,10 @@ holds (the checkpointer stores plain JSON-like values); `validate_state` checks 
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
 
 StepStatus = Literal["pending", "in_progress", "completed", "blocked"]
 Role = Literal["tutor", "student"]
@@ -75,7 +76,7 @@ class AgentLog(BaseModel):
     timestamp: str
     agent: Agent
     input_summary: str
-    output: dict[str, Any]
+    output: dict[str, object]
     reasoning: str = ""
     duration_ms: float = Field(ge=0)
 
@@ -134,10 +135,126 @@ class TutorInput(BaseModel):
     guidelines: str = Field(min_length=1)
     """The teaching guideline (a curriculum note's body, or built from a concept note)."""
     topic_info: TopicInfo
-    student_profile: dict[str, Any] = Field(default_factory=dict)
+    student_profile: dict[str, object] = Field(default_factory=dict)
     """The learner profile (settings.flows.tutor.learner) at the session's start."""
-    session_context: dict[str, Any] = Field(default_factory=dict)
+    session_context: dict[str, object] = Field(default_factory=dict)
     """Free context, e.g. `estimated_duration_minutes`."""
+
+
+# -- the same records as the state holds them (plain data; the models above validate them) --
+
+
+class StatusInfoData(TypedDict, total=False):
+    questions_asked: int
+    questions_correct: int
+    attempts: int
+
+
+class PlanStepData(TypedDict, total=False):
+    """A `PlanStep` as data."""
+
+    step_id: str
+    title: str
+    description: str
+    teaching_approach: str
+    success_criteria: str
+    status: StepStatus
+    status_info: StatusInfoData
+
+
+class PlanMetadataData(TypedDict, total=False):
+    plan_version: int
+    replan_count: int
+    max_replans: int
+
+
+class StudyPlanData(TypedDict, total=False):
+    """A `StudyPlan` as data."""
+
+    todo_list: list[PlanStepData]
+    metadata: PlanMetadataData
+
+
+class MessageData(TypedDict, total=False):
+    """A `Message` as data; `stopped` marks a tutor message the learner stopped mid-stream."""
+
+    role: Role
+    content: str
+    timestamp: str
+    kind: MessageKind
+    hints: list[str]
+    step_id: str
+    stopped: bool
+
+
+class AgentLogData(TypedDict, total=False):
+    """An `AgentLog` as data."""
+
+    timestamp: str
+    agent: Agent
+    input_summary: str
+    output: dict[str, object]
+    reasoning: str
+    duration_ms: float
+
+
+class LastEvaluationData(TypedDict, total=False):
+    """A `LastEvaluation` as data, with what code decided about it: `overridden` (why code did
+    not let a correct score stand, '' when it did) or `not_evaluated` (why there is no score)."""
+
+    score: float
+    feedback: str
+    reasoning: str
+    correct: bool
+    step_id: str
+    step_status: StepStatus
+    was_off_topic: bool
+    replan_needed: bool
+    replan_reason: str | None
+    overridden: str
+    not_evaluated: str
+
+
+class SummaryData(TypedDict, total=False):
+    """A `Summary` as data."""
+
+    steps_completed: int
+    steps_total: int
+    mastery_score: float
+    misconceptions_seen: list[str]
+    suggestions: list[str]
+    outcome: str
+    """An `Outcome`, or `in_progress` for the summary of a session that goes on (an export)."""
+    note_path: str
+
+
+class ConceptRefData(TypedDict):
+    id: str
+    title: str
+
+
+class TopicInfoData(TypedDict, total=False):
+    """A `TopicInfo` as data."""
+
+    title: str
+    source: Literal["curriculum", "concept"]
+    subject: str
+    topic: str
+    subtopic: str
+    grade: str
+    objectives: list[str]
+    concepts: list[ConceptRefData]
+    path: str
+
+
+class ProfileData(TypedDict, total=False):
+    """The learner profile (`core.settings.flows.LearnerProfile` as data)."""
+
+    name: str
+    grade: str
+    preferred_style: str
+    language: str
+    interests: list[str]
 
 
 class SimplifiedState(TypedDict, total=False):
@@ -151,25 +268,25 @@ class SimplifiedState(TypedDict, total=False):
     """When an agent last changed the state."""
     guidelines: str
     """Teaching guideline (input, immutable)."""
-    student_profile: dict[str, Any]
+    student_profile: ProfileData
     """Learner profile: name, grade, preferred style, language, interests (input, immutable)."""
-    topic_info: dict[str, Any]
+    topic_info: TopicInfoData
     """A `TopicInfo` as a dict (input, immutable)."""
-    session_context: dict[str, Any]
+    session_context: dict[str, object]
     """Free session context (input, immutable)."""
-    study_plan: dict[str, Any]
+    study_plan: StudyPlanData
     """A `StudyPlan` as a dict: the SOURCE OF TRUTH of progress (step statuses)."""
     assessment_notes: str
     """Accumulated plain-text observations of the evaluator (one line per evaluation)."""
-    conversation: Annotated[list[dict[str, Any]], operator.add]
+    conversation: Annotated[list[MessageData], operator.add]
     """Append-only `Message` dicts."""
     replan_needed: bool
     """The evaluator asked for a new plan."""
     replan_reason: str | None
     """Why (None when no replan is pending)."""
-    agent_logs: Annotated[list[dict[str, Any]], operator.add]
+    agent_logs: Annotated[list[AgentLogData], operator.add]
     """Append-only `AgentLog` dicts."""
-    last_evaluation: dict[str, Any]
+    last_evaluation: LastEvaluationData
     """The latest `LastEvaluation` as a dict."""
     misconceptions: Annotated[list[str], operator.add]
     """Misconceptions the evaluator noticed (append-only)."""
@@ -179,11 +296,11 @@ class SimplifiedState(TypedDict, total=False):
     """The session has ended."""
     outcome: Outcome
     """How it ended: all steps completed, or the replan limit was reached."""
-    summary: dict[str, Any]
+    summary: SummaryData
     """The closing `Summary` as a dict."""
 
 
-def validate_state(state: dict[str, Any]) -> None:
+def validate_state(state: SimplifiedState) -> None:
     """Raise pydantic's ValidationError if any structured part of a state is malformed."""
     if state.get("study_plan"):
         StudyPlan.model_validate(state["study_plan"])

@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 
 from core.flows.tutor.plan import mastery, now_iso, progress, steps
+from core.flows.tutor.state import MessageData, SimplifiedState, SummaryData
 from vault.blocktext import guard
 from vault.linkformat import Linker
 from vault.titles import note_title
@@ -16,7 +17,7 @@ from vault.titles import note_title
 MASTERED = 0.8
 
 
-def build_summary(state: Mapping[str, Any], outcome: str) -> dict[str, Any]:
+def build_summary(state: SimplifiedState, outcome: str) -> SummaryData:
     """Steps completed, mastery, misconceptions seen and suggestions, from the plan's statuses."""
     plan = state.get("study_plan")
     done, total = progress(plan)
@@ -49,7 +50,8 @@ def build_summary(state: Mapping[str, Any], outcome: str) -> dict[str, Any]:
 
 
 def summary_text(summary: Mapping[str, Any]) -> str:
-    """The summary as plain lines (the closing chat message and the CLI)."""
+    """The summary as plain lines (the closing chat message and the CLI); front ends pass it
+    from the checkpointed values, which LangGraph hands them untyped."""
     lines = [
         f"Steps completed: {summary['steps_completed']}/{summary['steps_total']}",
         f"Mastery: {summary['mastery_score']:.0%}",
@@ -63,8 +65,8 @@ def summary_text(summary: Mapping[str, Any]) -> str:
 
 
 def note_text(
-    state: Mapping[str, Any],
-    summary: Mapping[str, Any],
+    state: SimplifiedState,
+    summary: SummaryData,
     session_id: str,
     linker: Linker | None = None,
 ) -> str:
@@ -102,7 +104,7 @@ def note_text(
 SPEAKERS = {"feedback": "Feedback", "closing": "Summary"}
 
 
-def conversation_text(conversation: list[Mapping[str, Any]]) -> str:
+def conversation_text(conversation: list[MessageData]) -> str:
     """The conversation as Markdown: each message under its speaker and time, as a quote
     (every line of it starts with `>`, and lines Markdown would read as structure are escaped:
     `guard`), so nothing a model or the learner wrote can restructure the note. The closing

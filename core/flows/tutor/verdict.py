@@ -4,16 +4,20 @@ non-triggers). The evaluator model proposes; these rules dispose."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from core.degenerate import fold
 from core.flows.tutor import plan as p
 from core.flows.tutor.prompts import EvaluatorAnswer
+from core.flows.tutor.state import (
+    LastEvaluationData,
+    MessageData,
+    PlanStepData,
+    SimplifiedState,
+    StudyPlanData,
+)
 
 
 def decide_replan(
-    answer: EvaluatorAnswer, step: Mapping[str, Any], plan: Mapping[str, Any], correct: bool
+    answer: EvaluatorAnswer, step: PlanStepData, plan: StudyPlanData, correct: bool
 ) -> tuple[bool, str | None]:
     """Spec 004's triggers and non-triggers, enforced in code.
 
@@ -97,7 +101,7 @@ def judged_correct(answer: EvaluatorAnswer, student: str, pass_score: float) -> 
     return True, ""
 
 
-def not_evaluated(state: Mapping[str, Any], step: Mapping[str, Any], why: str) -> dict[str, Any]:
+def not_evaluated(step: PlanStepData, why: str) -> SimplifiedState:
     """The evaluator's answer stayed unusable after re-asks (a small model wrote field names
     as its feedback): the answer is not counted, nothing about the step changes, and the
     learner is told so and asked again."""
@@ -106,7 +110,7 @@ def not_evaluated(state: Mapping[str, Any], step: Mapping[str, Any], why: str) -
         "(The tutor model could not evaluate this answer, so it is not counted. "
         "Please answer again, in other words.)"
     )
-    message = {
+    message: MessageData = {
         "role": "tutor",
         "content": text,
         "timestamp": stamp,
@@ -114,7 +118,7 @@ def not_evaluated(state: Mapping[str, Any], step: Mapping[str, Any], why: str) -
         "hints": [],
         "step_id": step["step_id"],
     }
-    last = {
+    last: LastEvaluationData = {
         "score": 0.0,
         "feedback": text,
         "reasoning": "",

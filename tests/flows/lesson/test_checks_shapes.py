@@ -43,6 +43,24 @@ CLEAN = [
         "en",
         lesson(
             "en",
+            "A lens bends light by refraction.\n\n**Example:**\n\n"
+            "Hold a magnifying glass in sunlight: the bright dot on the paper is its focus.",
+        ),
+        "a bold run-in label before a prose example",
+    ),
+    (
+        "de",
+        lesson(
+            "de",
+            "Eine Linse bricht das Licht.\n\n*Beispiel:*\n\n"
+            "Eine Lupe im Sonnenlicht bündelt die Strahlen zu einem hellen Punkt.",
+        ),
+        "an italic run-in label before a prose example",
+    ),
+    (
+        "en",
+        lesson(
+            "en",
             "Most figures in this unit come from one census.",
             "Source: Statistisches Bundesamt, 2023",
         ),

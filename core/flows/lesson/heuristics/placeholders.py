@@ -8,7 +8,8 @@ Shapes, in any language:
 - a label with nothing after it: `Example: …`, `Beispiel 2:` followed by a heading;
 - a bare label that introduces nothing it could name: `Exemplos:` alone, then a paragraph of
   prose (a label announces a list, code, a formula, a table or a quotation); a self-fix, the
-  label is dropped (`strip_dangling_labels`), as the prose may be the example itself;
+  label is dropped (`strip_dangling_labels`), as the prose may be the example itself. A label
+  in bold or italics (`**Example:**`) is a run-in heading and is left alone;
 - a stand-in: `???`, `XXX`, `TODO`, `TBD`, `FIXME`, "Lorem ipsum", a line of only `...`;
 - a text deferring its own writing ("This section will be written later", "à compléter"),
   found by the metatextual words in `lexicon`, when it stands alone or names itself.
@@ -64,6 +65,7 @@ ITEM_WORDS = 12
 """A list item this short that defers its writing is nothing but the deferral."""
 SHORT_BLOCK = 30
 """A deferral in a block this short (in words) is the block's whole content."""
+EMPHASIS = re.compile(r"\*\*|__|^\s*[*_]\S")
 BARE_LABEL_WORDS = 3
 """A label this short, alone on its line, names what follows (`Examples:`, `Beispiel 2:`);
 longer ones are sentences introducing what follows (`Compare these two sentences:`)."""
@@ -145,8 +147,8 @@ def _label_before_prose(block: Block, following: Block | None) -> str | None:
     match = _is_label(block)
     if match is None or match.group("stand") or len(block.lines) != 1:
         return None
-    if _word_count(match.group("label")) > BARE_LABEL_WORDS:
-        return None
+    if EMPHASIS.search(block.lines[0]) or _word_count(match.group("label")) > BARE_LABEL_WORDS:
+        return None  # `**Example:**` is a run-in heading: the paragraph after it is the example
     if following is None or following.kind != "paragraph" or _is_label(following):
         return None
     return block.lines[0].strip()
