@@ -331,22 +331,22 @@ def test_the_badge_says_not_reviewed_and_the_judge_panel_says_one_model() -> Non
     assert note in str(judge_text(None, [], note))
 
 
-async def test_the_judge_step_shows_its_tokens_not_zero(tmp_path: Path) -> None:
+async def test_the_judge_step_shows_its_tokens_not_zero(tmp_path: Path, monkeypatch) -> None:
     """The stepper said "verdict: escalate · 0 tokens" after the judges had spent thousands,
     and while a judge worked the line still held the self-review's "0 tokens" (issue-12 walk)."""
     app, harness = make_app(tmp_path, max_regenerations=0, max_judge_fixes=0)
     harness.script.scores = {"judge-a": [0.2], "judge-b": [0.2], "judge-c": [0.2]}
+    said: list[str] = []
+    apply = LessonStepper.apply
+
+    def recording(stepper: LessonStepper, event: Any) -> None:
+        apply(stepper, event)
+        said.append(stepper.message)
+
+    monkeypatch.setattr(LessonStepper, "apply", recording)  # from the run's first event
     async with app.run_test(size=(150, 50)) as pilot:
         screen = await generate(pilot, app)
         stepper = screen.query_one(LessonStepper)
-        said: list[str] = []
-        apply = stepper.apply
-
-        def recording(event: Any) -> None:
-            apply(event)
-            said.append(stepper.message)
-
-        stepper.apply = recording  # type: ignore[method-assign]
         await wait_for(pilot, lambda: screen.payload is not None)
         judges = [m for m in said if m.startswith("judge_")]
         assert judges and judges[0] == "judge_primary: the judge is reading the lesson…"
