@@ -243,7 +243,7 @@ def show_event(event: RunEvent, write: Write) -> None:
 
 async def chat(services: Services, session_id: str, read: ReadLine, write: Write) -> dict[str, Any]:
     """Run turns until the session ends or the learner leaves; returns the last state."""
-    from core.flows.tutor.session import needs_retry, session_values, turn
+    from core.flows.tutor.session import needs_retry, session_values
     from core.flows.tutor.summary import summary_text
 
     runtime = services.runtime
@@ -253,10 +253,7 @@ async def chat(services: Services, session_id: str, read: ReadLine, write: Write
         write(f"\ntutor> {values['conversation'][-1]['content']}\n")
     while not values.get("is_complete"):
         if text is not None or needs_retry(runtime, session_id):
-            write("\ntutor> ")
-            async for event in turn(runtime, session_id, text):
-                show_event(event, write)
-            write("\n")
+            await _turn(services, session_id, text, write)
             values = await session_values(runtime, session_id)
             if values.get("is_complete") or needs_retry(runtime, session_id):
                 break
@@ -267,6 +264,29 @@ async def chat(services: Services, session_id: str, read: ReadLine, write: Write
     if values.get("summary"):
         write("\n== Session summary ==\n" + summary_text(values["summary"]) + "\n")
     return values
+
+
+async def _turn(services: Services, session_id: str, text: str | None, write: Write) -> None:
+    """One turn: while the model works and nothing shows, stderr says what it is doing
+    (`model_wait`); `tutor> ` opens the reply when its first words come."""
+    from core.flows.tutor.session import turn
+    from tui.commands.model_wait import model_wait_lines
+
+    write("\n")
+    async with model_wait_lines(services.activity) as waiting:
+        opened = False
+
+        def reply(piece: str) -> None:
+            nonlocal opened
+            if not opened:
+                waiting.clear()
+                write("tutor> ")
+                opened = True
+            write(piece)
+
+        async for event in turn(services.runtime, session_id, text):
+            show_event(event, reply)
+    write("\n")
 
 
 async def read_answer(read: ReadLine, write: Write, values: dict[str, Any]) -> str | None:

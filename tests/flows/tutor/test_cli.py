@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import io
+import re
 import shutil
 from pathlib import Path
 
@@ -251,3 +253,51 @@ def test_sessions_lists_failed_and_interrupted_sessions_with_how_to_resume(
         assert find_session(store, failed[:6]).id == failed
     finally:
         store.close()
+
+
+async def test_terminal_chat_says_what_the_model_is_doing_while_it_plans(
+    vault_settings: Settings, capsys
+) -> None:
+    """Issue-12 walk: `noema tutor` showed `tutor>` and nothing else for the 2-3 minutes the
+    bundled model took to plan. Off a terminal, stderr now has a line when each unstreamed call
+    starts and ends, and `tutor> ` opens the reply when its words come."""
+    from core.flows.tutor.session import start_session
+
+    out: list[str] = []
+    backend = ScriptedBackend(TutorScript(), stream_chunk=3)
+    async with open_services(vault_settings, {"tutor": SPEC}, backend=backend) as services:
+        lesson = await cli.choose_lesson(
+            services, scripted_input(["2", "1", "1"]), out.append, None
+        )
+        session = start_session(services.runtime, lesson, vault_settings).id
+        await cli.chat(services, session, scripted_input([]), out.append)
+    lines = capsys.readouterr().err.splitlines()
+    assert any(
+        re.fullmatch(r"\[planner: asking the model, prompt [\d,]+ tokens\]", x) for x in lines
+    )
+    assert any(re.fullmatch(r"\[planner: ok in \d+ s, [\d,]+ tokens\]", x) for x in lines), lines
+    assert "".join(out).count("tutor> ") == 1
+
+
+def test_on_a_terminal_the_wait_is_one_line_rewritten_then_cleared() -> None:
+    from core.activity import ModelActivity
+    from local_llm import CallActivity
+    from tui.commands.model_wait import CLEAR, ModelWaitLines, waiting_text
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    activity, screen = ModelActivity(), Terminal()
+    lines = ModelWaitLines(activity, screen)
+    call = CallActivity(
+        1, "started", "tutor", "m", "structured", node="planner", prompt_tokens=2009, started=100.0
+    )
+    assert waiting_text(call, now=134.2) == "[planner · 34 s · prompt 2,009 tokens]"
+    activity(call)
+    lines(call)  # a terminal gets no start line: the live line says it
+    lines.tick()
+    assert screen.getvalue().startswith(CLEAR + "[planner · ")
+    activity(CallActivity(1, "finished", "tutor", "m", "structured", node="planner"))
+    lines.tick()
+    assert screen.getvalue().endswith(CLEAR)
