@@ -47,6 +47,9 @@ class ModelWaitLines:
         self.activity = activity
         self.stream = stream = stream or sys.stderr  # looked up now: tests replace it
         self.live_line = stream.isatty()
+        self.line_open = False
+        """The command's own output has left a line unfinished: the live line waits, as it
+        would be drawn over that text (`written` keeps it up to date)."""
         self._shown = False
 
     def __call__(self, call: CallActivity) -> None:
@@ -66,11 +69,17 @@ class ModelWaitLines:
     def tick(self) -> None:
         """Rewrite the live line (a terminal only): the oldest call that shows nothing."""
         waiting = [c for c in self.activity.calls() if c.kind != "embed" and not _shows_itself(c)]
-        if waiting:
+        if waiting and not self.line_open:
             self._write(CLEAR + waiting_text(waiting[0]))
             self._shown = True
         elif self._shown:
             self.clear()
+
+    def written(self, text: str) -> None:
+        """The command is about to write `text` (the live line makes way) and has written it."""
+        self.clear()
+        if text:
+            self.line_open = not text.endswith("\n")
 
     def clear(self) -> None:
         if self._shown:

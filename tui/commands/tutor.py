@@ -278,11 +278,12 @@ async def _turn(services: Services, session_id: str, text: str | None, write: Wr
 
         def reply(piece: str) -> None:
             nonlocal opened
+            waiting.clear()
             if not opened:
-                waiting.clear()
                 write("tutor> ")
                 opened = True
             write(piece)
+            waiting.written(piece)
 
         async for event in turn(services.runtime, session_id, text):
             show_event(event, reply)

@@ -301,3 +301,26 @@ def test_on_a_terminal_the_wait_is_one_line_rewritten_then_cleared() -> None:
     activity(CallActivity(1, "finished", "tutor", "m", "structured", node="planner"))
     lines.tick()
     assert screen.getvalue().endswith(CLEAR)
+
+
+def test_the_live_line_waits_while_the_reply_has_an_unfinished_line() -> None:
+    """Walk: the executor's live line was drawn after `tutor> [notice]` and the stand-in reply
+    then ran on after it. The live line is drawn only at the start of a line, and makes way
+    before the reply writes."""
+    from core.activity import ModelActivity
+    from local_llm import CallActivity
+    from tui.commands.model_wait import ModelWaitLines
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    activity, screen = ModelActivity(), Terminal()
+    lines = ModelWaitLines(activity, screen)
+    activity(CallActivity(2, "started", "tutor", "m", "stream", node="executor", started=1.0))
+    lines.written("tutor> ")
+    lines.tick()
+    assert screen.getvalue() == ""  # `tutor> ` is open: nothing drawn over it
+    lines.written("[a notice]\n")
+    lines.tick()
+    assert "[executor · " in screen.getvalue()
