@@ -284,10 +284,6 @@ def test_on_a_terminal_the_wait_is_one_line_rewritten_then_cleared() -> None:
     from local_llm import CallActivity
     from tui.commands.model_wait import CLEAR, ModelWaitLines, waiting_text
 
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
     activity, screen = ModelActivity(), Terminal()
     lines = ModelWaitLines(activity, screen)
     call = CallActivity(
@@ -311,10 +307,6 @@ def test_the_live_line_waits_while_the_reply_has_an_unfinished_line() -> None:
     from local_llm import CallActivity
     from tui.commands.model_wait import ModelWaitLines
 
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
     activity, screen = ModelActivity(), Terminal()
     lines = ModelWaitLines(activity, screen)
     activity(CallActivity(2, "started", "tutor", "m", "stream", node="executor", started=1.0))
@@ -324,3 +316,10 @@ def test_the_live_line_waits_while_the_reply_has_an_unfinished_line() -> None:
     lines.written("[a notice]\n")
     lines.tick()
     assert "[executor · " in screen.getvalue()
+
+
+class Terminal(io.StringIO):
+    """A stderr that is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
