@@ -361,3 +361,23 @@ async def test_the_judge_step_shows_its_tokens_not_zero(tmp_path: Path, monkeypa
         # each phase gives its own tokens: the expander's (reported from the assembler node)
         # are not the assembler's
         assert any(m.startswith("assembler: ok · 0 tokens") for m in said)
+
+
+async def test_a_sent_form_gives_the_keys_back(tmp_path: Path) -> None:
+    """Walk: after `enter` in the concept field the focus stayed there through the run and
+    after it failed, so the footer showed only `esc Back` and `h`, `q`, `?` typed."""
+    from textual.widgets import Input
+    from textual.widgets._footer import FooterKey
+
+    app, _harness = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.services is not None)
+        await pilot.press("l")
+        screen = app.screen
+        await pilot.press("g")  # New: to the concept field
+        assert isinstance(app.focused, Input) and app.focused.id == "concept"
+        await pilot.press(*CONCEPT, "enter")
+        await wait_for(pilot, lambda: screen.run_id is not None)
+        await pilot.pause()
+        assert not isinstance(app.focused, Input)
+        assert {"question_mark", "h", "q"} <= {key.key for key in screen.query(FooterKey)}

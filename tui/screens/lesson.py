@@ -232,6 +232,8 @@ class LessonScreen(NoemaScreen):
             return
         self.run_id, self.payload = run_id, None
         self.query_one(LessonStepper).reset()
+        if isinstance(self.focused, Input):  # the form is sent: keys act again (h, q, ?)
+            self.query_one("#lessons", DataTable).focus()
         self.refresh_bindings()
         self.app.drive_run(run_id)
 
