@@ -144,7 +144,7 @@ def build_router(config: ModelConfig, gate: SlotGate, embedding: bool = False) -
                 "model_info": {"id": deployment_id},
             }
         )
-    router = Router(
+    router: Router = Router(  # newer litellm types the construction as Any
         model_list=model_list,
         routing_strategy=LITELLM_ROUTING[policy.routing],
         num_retries=max(0, len(config.deployments) - 1),
