@@ -6,7 +6,8 @@ a message is rendered into lines once per width (its Markdown through Rich, chat
 a new message adds its lines, and a frame copies the visible ones. While the tutor thinks, a
 "Tutor: …" block waits at the bottom; streamed tokens are rendered into it at most once per
 frame (only the block of the text that changed is rendered again), and when the message
-arrives the block gives way to it in place (same text, same lines, no longer muted).
+arrives the block gives way to it in place (same text, same lines, no longer muted): the
+message takes the block's rendered Markdown, so the learner does not wait on its rendering.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ reply's rendering never takes more than a share of the loop from the stream."""
 
 LIVE_LABEL = Text("Tutor: ", "bold cyan")
 LIVE_STYLE = Style(dim=True)
-"""The streamed text's look until it becomes the message."""
+"""The streamed text's look until it becomes the message (put over its lines as they are
+rendered for the message, so that the message can take them)."""
 STOPPED = Text("[stopped]", "dim italic")
 WIDTHS_KEPT = 2
 """Widths a message keeps its lines for (a resize back and forth renders nothing again)."""
@@ -68,22 +70,37 @@ class ChatMessage:
         self.label = message_label(message)
         self._lines: dict[int, list[Strip]] = {}
 
-    def lines(self, console: Any, width: int) -> list[Strip]:
-        """The message's lines at `width`, then the blank line that ends a message."""
+    def lines(
+        self, console: Any, width: int, rendered: Mapping[BlockKey, list[Strip]] | None = None
+    ) -> list[Strip]:
+        """The message's lines at `width`, then the blank line that ends a message; blocks
+        found in `rendered` (the streamed reply's) are not rendered again."""
         if width not in self._lines:
             if len(self._lines) >= WIDTHS_KEPT:
                 self._lines.pop(next(iter(self._lines)))
-            self._lines[width] = [*self._render(console, width), Strip.blank(width)]
+            self._lines[width] = [*self._render(console, width, rendered), Strip.blank(width)]
         return self._lines[width]
 
-    def _render(self, console: Any, width: int) -> list[Strip]:
+    def _render(
+        self, console: Any, width: int, rendered: Mapping[BlockKey, list[Strip]] | None
+    ) -> list[Strip]:
         if self.student:
             text = Text.assemble(self.label, shown_text(self.content), style="italic")
             return render_text(console, text, width)
-        lines, _ = render_markdown(console, self.content, width, self.label)
+        lines, _ = render_markdown(console, self.content, width, self.label, cache=rendered)
         if self.stopped:
             lines += render_text(console, STOPPED, width)
         return lines
+
+
+def muted(lines: list[Strip], label_cells: int) -> list[Strip]:
+    """`lines` in `LIVE_STYLE`, but for the label that starts them (its first cells)."""
+    if not lines:
+        return []
+    first = lines[0]
+    head = first.crop(0, label_cells)
+    tail = first.crop(label_cells, first.cell_length).apply_style(LIVE_STYLE)
+    return [Strip.join([head, tail]), *(line.apply_style(LIVE_STYLE) for line in lines[1:])]
 
 
 class TutorChat(ScrollView, can_focus=True):
@@ -123,6 +140,8 @@ class TutorChat(ScrollView, can_focus=True):
         self._last_end = 0.0
         """The end of the scroll range when the lines or the size last changed."""
         self._line_style = Style()
+        self._view: tuple[int, int, int] | None = None
+        """What the frame being drawn shows (`_view_now`), while it is drawn."""
 
     # -- what the chat holds -------------------------------------------------------------
 
@@ -161,9 +180,10 @@ class TutorChat(ScrollView, can_focus=True):
             return
         self.rendered = len(conversation)
         first = len(self._lines)  # lines above do not change
+        streamed = self._live_blocks if self.streamed else {}
         if self.streamed:
             self._forget_live()
-        self._append(pending)
+        self._append(pending, streamed)
         self._lines_changed(first)
 
     def expect_reply(self, conversation: Sequence[Mapping[str, Any]] | None = None) -> None:
@@ -225,12 +245,18 @@ class TutorChat(ScrollView, can_focus=True):
         if self.first_token_version is None:
             self.first_token_version = self.version
 
-    def _append(self, messages: Sequence[Mapping[str, Any]]) -> None:
+    def _append(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        streamed: Mapping[BlockKey, list[Strip]] | None = None,
+    ) -> None:
+        """Add `messages`' lines; `streamed` holds the blocks of the reply streamed into the
+        live block (its message takes them)."""
         for message in messages:
             entry = ChatMessage(message)
             self._messages.append(entry)
             if self._width > 0:  # else `on_resize` renders everything once the width is known
-                self._lines.extend(entry.lines(self.app.console, self._width))
+                self._lines.extend(entry.lines(self.app.console, self._width, streamed))
 
     def _forget_live(self) -> None:
         self.streamed = ""
@@ -248,9 +274,9 @@ class TutorChat(ScrollView, can_focus=True):
             return
         console = self.app.console
         lines, self._live_blocks = render_markdown(
-            console, self._live, width, LIVE_LABEL, LIVE_STYLE, self._live_blocks
+            console, self._live, width, LIVE_LABEL, cache=self._live_blocks
         )
-        self._live_lines = [*lines, Strip.blank(width)]
+        self._live_lines = [*muted(lines, LIVE_LABEL.cell_len), Strip.blank(width)]
 
     def _lines_changed(self, first: int = 0) -> None:
         """Redraw from line `first` on (all lines from there may have changed).
@@ -309,14 +335,24 @@ class TutorChat(ScrollView, can_focus=True):
         self._last_end = self.max_scroll_y
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        self._line_style = self.rich_style  # once per frame: it walks the ancestors' styles
+        # once per frame, not per line: the style walks the ancestors' styles, and the view's
+        # region is worked out from the widget's
+        self._line_style = self.rich_style
+        self._view = self._view_now()
         self.drawn_version = self.version
-        return super().render_lines(crop)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._view = None
+
+    def _view_now(self) -> tuple[int, int, int]:
+        """(scroll x, scroll y, width) of what the chat shows."""
+        scroll_x, scroll_y = self.scroll_offset
+        return scroll_x, scroll_y, self.scrollable_content_region.width
 
     def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
+        scroll_x, scroll_y, width = self._view or self._view_now()
         index = scroll_y + y
-        width = self.scrollable_content_region.width
         style = self._line_style
         if index < len(self._lines):
             strip = self._lines[index]
