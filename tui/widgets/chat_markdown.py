@@ -19,7 +19,7 @@ Chat rules, on top of CommonMark with tables and strikethrough:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
@@ -154,7 +154,7 @@ def render_markdown(
     width: int,
     label: Text | None = None,
     style: Style | None = None,
-    cache: dict[BlockKey, list[Strip]] | None = None,
+    cache: Mapping[BlockKey, list[Strip]] | None = None,
 ) -> tuple[list[Strip], dict[BlockKey, list[Strip]]]:
     """`markup`'s lines at `width`, after `label` (who speaks), with `style` under all of it.
 
