@@ -163,6 +163,29 @@ async def test_a_message_that_differs_from_what_streamed_shows_its_own_text(monk
         assert chat.text_lines()[-2] == "Dos y tres."
 
 
+async def test_the_last_tokens_of_a_written_reply_are_drawn_once_as_its_message(
+    monkeypatch,
+) -> None:
+    app = ChatApp()
+    async with app.run_test(size=(60, 30)) as pilot:
+        chat = app.query_one(TutorChat)
+        chat.expect_reply(CONVERSATION[:2])
+        chat.stream("Uno.\n\n")
+        await pilot.pause(0.05)
+        assert chat.drawn_version >= chat.first_token_version > 0  # the reply shows coming
+        rendered = count_block_renders(monkeypatch)
+        chat.stream("Dos y ")
+        chat.stream("tres.")
+        chat.reply_written()  # the executor is done: its message comes next
+        await pilot.pause(0.05)  # a frame, and the flush it was waiting for, went by
+        assert rendered == [0] and chat.live == "Uno."  # not drawn muted first
+        reply = {"role": "tutor", "kind": "teaching", "content": "Uno.\n\nDos y tres."}
+        chat.show_messages([*CONVERSATION[:2], reply])
+        await pilot.pause()
+        assert rendered == [1]  # the block that had not been drawn, now as the message
+        assert chat.text_lines()[-4:] == ["Tutor: Uno.", "", "Dos y tres.", ""]
+
+
 class ActivityApp(App):
     services = None  # no model client: the line says "model idle" until calls are given
 

@@ -249,6 +249,8 @@ class TutorScreen(TurnRelay, NoemaScreen):
         chat, panel = self.query_one(TutorChat), self.query_one(PlanPanel)
         if isinstance(event, Progress) and event.data.get("working"):
             self.show_working(str(event.data.get("message") or "thinking"))
+        elif isinstance(event, Progress) and event.data.get("done"):  # the reply's text
+            chat.reply_written()
         elif isinstance(event, Progress) and event.data.get("replanned"):
             panel.notice("The plan changed to suit you better.")
             panel.show_plan(event.data.get("plan"), float(self.values.get("mastery") or 0.0))

@@ -135,6 +135,8 @@ class TutorChat(ScrollView, can_focus=True):
         """The live block's rendered blocks, for its next render (`render_markdown`)."""
         self._width = 0
         self._flush_pending = False
+        self._reply_written = False
+        """The reply's text is complete (its message comes next): no more flushes."""
         self._last_flush = 0.0
         self._render_cost = 0.0
         self._last_end = 0.0
@@ -213,6 +215,12 @@ class TutorChat(ScrollView, can_focus=True):
         else:
             self.set_timer(wait, self._flush, name="tutor-chat-flush")
 
+    def reply_written(self) -> None:
+        """The reply's text is complete, and its message comes next: tokens not drawn yet
+        are drawn with it (once, as the message), not first in the live block (once the
+        first tokens were drawn: they show that the reply is coming)."""
+        self._reply_written = True
+
     def end_stream(self) -> None:
         """Forget the streamed tokens; a live block still waiting goes away."""
         if self._live is None and not self.streamed:
@@ -233,7 +241,7 @@ class TutorChat(ScrollView, can_focus=True):
     def _flush(self) -> None:
         """Draw the tokens streamed since the last flush: one update for all of them."""
         self._flush_pending = False
-        if not self.streamed:
+        if not self.streamed or (self._reply_written and self.first_token_version is not None):
             return
         start = time.perf_counter()
         if self._live is None:
@@ -259,7 +267,7 @@ class TutorChat(ScrollView, can_focus=True):
                 self._lines.extend(entry.lines(self.app.console, self._width, streamed))
 
     def _forget_live(self) -> None:
-        self.streamed = ""
+        self.streamed, self._reply_written = "", False
         self._live, self._live_lines, self._live_blocks = None, [], {}
 
     def _set_live(self, markup: str) -> None:
