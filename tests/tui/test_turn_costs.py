@@ -94,6 +94,47 @@ async def test_a_chat_that_starts_to_overflow_shows_its_scrollbar_and_its_end() 
         assert not chat.show_vertical_scrollbar and chat.scroll_y == 0
 
 
+def count_finished_lines(chat: TutorChat) -> list[int]:
+    """A list that counts the lines the chat finishes for drawing from now on (its one item)."""
+    count = [0]
+    finish = chat._finish_line
+
+    def counted(*args, **kwargs):
+        count[0] += 1
+        return finish(*args, **kwargs)
+
+    chat._finish_line = counted  # type: ignore[method-assign]
+    return count
+
+
+async def test_a_scroll_draws_again_only_the_lines_that_changed() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        chat = app.query_one(TutorChat)
+        chat.show_messages(CONVERSATION)
+        await pilot.pause()
+        before = shown_lines(chat)
+        finished = count_finished_lines(chat)
+        # the answer and the reply's block come in: the view follows the end, every line in
+        # it moves, but only the 4 new ones are drawn anew
+        chat.expect_reply([*CONVERSATION, {"role": "student", "content": "la mitad"}])
+        await pilot.pause()
+        assert shown_lines(chat)[-4:] == ["You: la mitad", "", "Tutor: …", ""]
+        assert shown_lines(chat)[:-4] == before[4:]
+        assert finished == [4]
+        # what the lines were drawn with changes: all are drawn again, as they now look
+        background = chat.rich_style.bgcolor
+        app.theme = "textual-light" if app.theme != "textual-light" else "nord"
+        await pilot.pause()
+        assert chat.rich_style.bgcolor != background
+        assert all(s.style.bgcolor == chat.rich_style.bgcolor for s in shown_strips(chat)[0])
+        wide = shown_strips(chat)[0].cell_length
+        await pilot.resize_terminal(40, 20)
+        await pilot.pause()
+        assert shown_lines(chat)[-2] == "Tutor: …"
+        assert shown_strips(chat)[0].cell_length == chat.scrollable_content_region.width < wide
+
+
 def count_block_renders(monkeypatch) -> list[int]:
     """A list that counts the Markdown blocks rendered from now on (its one item)."""
     from tui.widgets import chat_markdown

@@ -18,89 +18,20 @@ from typing import Any, Unpack
 
 from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
 
-from tui.widgets.chat_markdown import BlockKey, render_markdown, render_text, shown_text
+from tui.widgets.chat_markdown import BlockKey, render_markdown
+from tui.widgets.chat_message import LIVE_LABEL, ChatMessage, muted
 from tui.widgets.options import WidgetOptions
-
-STYLES = {
-    "teaching": ("Tutor", "bold cyan"),
-    "feedback": ("Feedback", "bold green"),
-    "redirect": ("Tutor", "bold yellow"),
-    "closing": ("Summary", "bold magenta"),
-    "answer": ("You", "bold"),
-}
 
 FRAME_S = 1 / 60
 """Textual's frame period (60 frames per second by default)."""
 RENDER_SHARE = 3
 """A flush waits at least this many times its own render's cost after the last one: a long
 reply's rendering never takes more than a share of the loop from the stream."""
-
-LIVE_LABEL = Text("Tutor: ", "bold cyan")
-LIVE_STYLE = Style(dim=True)
-"""The streamed text's look until it becomes the message (put over its lines as they are
-rendered for the message, so that the message can take them)."""
-STOPPED = Text("[stopped]", "dim italic")
-WIDTHS_KEPT = 2
-"""Widths a message keeps its lines for (a resize back and forth renders nothing again)."""
-
-
-def message_label(message: Mapping[str, Any]) -> Text:
-    """Who speaks, in their colour."""
-    if message.get("role") == "student":
-        who, style = STYLES["answer"]
-    else:
-        who, style = STYLES.get(message.get("kind") or "teaching", STYLES["teaching"])
-    return Text(f"{who}: ", style)
-
-
-class ChatMessage:
-    """One message and its lines, kept per width: the tutor's Markdown rendered, the learner's
-    words as they typed them (in italics: their own text, not Markdown)."""
-
-    def __init__(self, message: Mapping[str, Any]) -> None:
-        self.content = str(message.get("content", ""))
-        self.student = message.get("role") == "student"
-        self.stopped = bool(message.get("stopped"))  # the learner stopped it as it streamed
-        self.label = message_label(message)
-        self._lines: dict[int, list[Strip]] = {}
-
-    def lines(
-        self, console: Any, width: int, rendered: Mapping[BlockKey, list[Strip]] | None = None
-    ) -> list[Strip]:
-        """The message's lines at `width`, then the blank line that ends a message; blocks
-        found in `rendered` (the streamed reply's) are not rendered again."""
-        if width not in self._lines:
-            if len(self._lines) >= WIDTHS_KEPT:
-                self._lines.pop(next(iter(self._lines)))
-            self._lines[width] = [*self._render(console, width, rendered), Strip.blank(width)]
-        return self._lines[width]
-
-    def _render(
-        self, console: Any, width: int, rendered: Mapping[BlockKey, list[Strip]] | None
-    ) -> list[Strip]:
-        if self.student:
-            text = Text.assemble(self.label, shown_text(self.content), style="italic")
-            return render_text(console, text, width)
-        lines, _ = render_markdown(console, self.content, width, self.label, cache=rendered)
-        if self.stopped:
-            lines += render_text(console, STOPPED, width)
-        return lines
-
-
-def muted(lines: list[Strip], label_cells: int) -> list[Strip]:
-    """`lines` in `LIVE_STYLE`, but for the label that starts them (its first cells)."""
-    if not lines:
-        return []
-    first = lines[0]
-    head = first.crop(0, label_cells)
-    tail = first.crop(label_cells, first.cell_length).apply_style(LIVE_STYLE)
-    return [Strip.join([head, tail]), *(line.apply_style(LIVE_STYLE) for line in lines[1:])]
 
 
 class TutorChat(ScrollView, can_focus=True):
@@ -144,6 +75,11 @@ class TutorChat(ScrollView, can_focus=True):
         self._line_style = Style()
         self._view: tuple[int, int, int] | None = None
         """What the frame being drawn shows (`_view_now`), while it is drawn."""
+        self._drawn: dict[int, Strip] = {}
+        """Lines as last drawn, by index, for `_drawn_for` (a scroll redraws every line in
+        view: finishing them again cost most of a frame)."""
+        self._drawn_for: tuple[int, int, Style] | None = None
+        """(scroll x, width, background) the lines in `_drawn` were drawn with."""
 
     # -- what the chat holds -------------------------------------------------------------
 
@@ -191,13 +127,14 @@ class TutorChat(ScrollView, can_focus=True):
     def expect_reply(self, conversation: Sequence[Mapping[str, Any]] | None = None) -> None:
         """Show that the tutor is writing (the block its tokens will stream into), after the
         messages of `conversation` not shown yet."""
+        first = len(self._lines)  # lines above do not change
         self._forget_live()
         if conversation:
             self._append(conversation[self.rendered :])
             self.rendered = len(conversation)
         self._set_live("…")
         self.first_token_version = None
-        self._lines_changed()
+        self._lines_changed(first)
 
     def stream(self, token: str) -> None:
         """Append a token to the tutor message being written (drawn by `_flush`).
@@ -293,6 +230,7 @@ class TutorChat(ScrollView, can_focus=True):
         follows the end, unless the learner scrolled up to read; then everything is redrawn."""
         size = Size(self._width, len(self._lines) + len(self._live_lines))
         self.version += 1
+        self._drawn = {index: line for index, line in self._drawn.items() if index < first}
         if size != self.virtual_size:
             following = self.scroll_y >= self.max_scroll_y - 1
             self._set_scroll_range(size)
@@ -369,8 +307,13 @@ class TutorChat(ScrollView, can_focus=True):
         else:
             return Strip.blank(width, style)
         if self.text_selection is not None:
-            strip = self._selected(strip, index)
-        return self._finish_line(strip, index, scroll_x, width)
+            return self._finish_line(self._selected(strip, index), index, scroll_x, width)
+        if self._drawn_for != (scroll_x, width, style):
+            self._drawn, self._drawn_for = {}, (scroll_x, width, style)
+        line = self._drawn.get(index)
+        if line is None:
+            line = self._drawn[index] = self._finish_line(strip, index, scroll_x, width)
+        return line
 
     def _finish_line(self, strip: Strip, index: int, scroll_x: int, width: int) -> Strip:
         """A stored line as drawn: cropped to the view, on the chat's background, and marked
