@@ -227,6 +227,21 @@ async def test_the_last_tokens_of_a_written_reply_are_drawn_once_as_its_message(
         assert chat.text_lines()[-4:] == ["Tutor: Uno.", "", "Dos y tres.", ""]
 
 
+async def test_a_reply_whose_tokens_were_never_drawn_first_shows_as_its_message() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(60, 30)) as pilot:
+        chat = app.query_one(TutorChat)
+        chat.expect_reply(CONVERSATION[:2])
+        await pilot.pause()
+        chat.stream("Uno y dos.")  # the message comes before the tokens' first flush
+        reply = {"role": "tutor", "kind": "teaching", "content": "Uno y dos."}
+        chat.show_messages([*CONVERSATION[:2], reply])
+        assert chat.first_token_version == chat.version  # the reply's tokens show here
+        await pilot.pause()
+        assert chat.drawn_version >= chat.first_token_version
+        assert chat.text_lines()[-2:] == ["Tutor: Uno y dos.", ""]
+
+
 class ActivityApp(App):
     services = None  # no model client: the line says "model idle" until calls are given
 

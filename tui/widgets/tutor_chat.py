@@ -118,11 +118,14 @@ class TutorChat(ScrollView, can_focus=True):
             return
         self.rendered = len(conversation)
         first = len(self._lines)  # lines above do not change
-        streamed = self._live_blocks if self.streamed else {}
-        if self.streamed:
+        replied = bool(self.streamed)
+        streamed = self._live_blocks if replied else {}
+        if replied:
             self._forget_live()
         self._append(pending, streamed)
         self._lines_changed(first)
+        if replied and self.first_token_version is None:  # its tokens first show in it
+            self.first_token_version = self.version
 
     def expect_reply(self, conversation: Sequence[Mapping[str, Any]] | None = None) -> None:
         """Show that the tutor is writing (the block its tokens will stream into), after the
