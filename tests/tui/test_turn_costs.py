@@ -20,17 +20,23 @@ from tui.widgets.model_activity import ModelActivityLine
 from tui.widgets.tutor_chat import TutorChat
 
 
-def count_layouts(screen: Screen) -> list[int]:
-    """A list that counts the layouts of `screen` from now on (its one item)."""
+def count_calls(owner: object, name: str, monkeypatch=None) -> list[int]:
+    """A list that counts the calls of `owner.name` from now on (its one item); through
+    `monkeypatch` (for a module's function), the original comes back after the test."""
     count = [0]
-    layout = screen._refresh_layout
+    original = getattr(owner, name)
 
     def counted(*args, **kwargs):
         count[0] += 1
-        return layout(*args, **kwargs)
+        return original(*args, **kwargs)
 
-    screen._refresh_layout = counted
+    (monkeypatch.setattr if monkeypatch else setattr)(owner, name, counted)
     return count
+
+
+def count_layouts(screen: Screen) -> list[int]:
+    """A list that counts the layouts of `screen` from now on (its one item)."""
+    return count_calls(screen, "_refresh_layout")
 
 
 class ChatApp(App):
@@ -94,19 +100,6 @@ async def test_a_chat_that_starts_to_overflow_shows_its_scrollbar_and_its_end() 
         assert not chat.show_vertical_scrollbar and chat.scroll_y == 0
 
 
-def count_finished_lines(chat: TutorChat) -> list[int]:
-    """A list that counts the lines the chat finishes for drawing from now on (its one item)."""
-    count = [0]
-    finish = chat._finish_line
-
-    def counted(*args, **kwargs):
-        count[0] += 1
-        return finish(*args, **kwargs)
-
-    chat._finish_line = counted  # type: ignore[method-assign]
-    return count
-
-
 async def test_a_scroll_draws_again_only_the_lines_that_changed() -> None:
     app = ChatApp()
     async with app.run_test(size=(60, 20)) as pilot:
@@ -114,7 +107,7 @@ async def test_a_scroll_draws_again_only_the_lines_that_changed() -> None:
         chat.show_messages(CONVERSATION)
         await pilot.pause()
         before = shown_lines(chat)
-        finished = count_finished_lines(chat)
+        finished = count_calls(chat, "_finish_line")  # lines made ready to draw
         # the answer and the reply's block come in: the view follows the end, every line in
         # it moves, but only the 4 new ones are drawn anew
         chat.expect_reply([*CONVERSATION, {"role": "student", "content": "la mitad"}])
@@ -139,15 +132,7 @@ def count_block_renders(monkeypatch) -> list[int]:
     """A list that counts the Markdown blocks rendered from now on (its one item)."""
     from tui.widgets import chat_markdown
 
-    count = [0]
-    render = chat_markdown.render_block
-
-    def counted(*args, **kwargs):
-        count[0] += 1
-        return render(*args, **kwargs)
-
-    monkeypatch.setattr(chat_markdown, "render_block", counted)
-    return count
+    return count_calls(chat_markdown, "render_block", monkeypatch)
 
 
 REPLY = "## Paso 2\n\nCuenta **las porciones** 🍕:\n\n- 1/2\n- 1/4\n\n```\n1/2 > 1/4\n```"
