@@ -123,12 +123,16 @@ def critique_options() -> EvaluationNodeOptions[ExtractionState]:
         state: ExtractionState, runtime: Runtime[FlowContext]
     ) -> OptionChanges[ExtractionState]:
         found = issues_text(state.get("code_issues", []))
-        head = f"Concepts must be written in {options(runtime).language}. Found by code (certain):\n{found}"
+        language = f"Concepts must be written in {options(runtime).language}."
+        issues = f"Found by code (certain):\n{found}"
         budget = runtime.context.llm.budget("judge")
-        room = max(200, budget - count_text(rendered(state) + head) - PROMPT_RESERVE)
+        room = max(200, budget - count_text(rendered(state) + language + issues) - PROMPT_RESERVE)
 
         def context(s: ExtractionState) -> str:
-            return f"{head}\nQuotes of the source:\n{fit_quotes(s.get('quotes', []), room)}"
+            # what every round shares first (the quotes), what changes last (code's findings):
+            # the server's prompt cache serves the shared start again
+            quotes = fit_quotes(s.get("quotes", []), room)
+            return f"{language}\nQuotes of the source:\n{quotes}\n{issues}"
 
         user_criteria = (
             runtime.context.settings.data_dir / "criteria",

@@ -64,6 +64,29 @@ async def test_critique_loop_is_bounded_by_settings(harness) -> None:
     assert [e["passed"] for e in payload["critique_log"]] == [False, False, False]
 
 
+async def test_the_rounds_of_critique_and_refinement_share_their_quotes_as_prompt_start(
+    harness,
+) -> None:
+    """What every round sends again (the quotes) comes before what changes (the extraction,
+    code's findings, the instructions), so the server's prompt cache serves it again."""
+    titles = iter(["Espaciado de la práctica", "Espaciado entre sesiones"])
+
+    def refine(messages, schema):
+        label = enum_of(schema, "edit_concepts", "[]", "concept")[0]
+        edit = {"concept": label, "title": next(titles), "short_summary": "", "summary": ""}
+        return empty_revision(edit_concepts=[edit | {"concept_text": "", "analysis": ""}])
+
+    script = FlowScript(candidates=candidates, critique=lambda m, s: critique(0.1), refine=refine)
+    h = harness(script, flows={"max_critique_iterations": 2})
+    await h.start()
+    quotes = [q["text"] for q in (await h.state())["quotes"]]
+    for kind in ("critique", "refine"):
+        first, second = script.prompts[kind][:2]
+        assert first != second
+        shared = first[: next(i for i, (a, b) in enumerate(zip(first, second)) if a != b)]
+        assert all(text in shared for text in quotes), kind
+
+
 async def test_concept_in_the_wrong_language_is_caught_by_code(harness) -> None:
     def english(messages, schema):
         ids = enum_of(schema, "concepts", "[]", "quote_ids")
