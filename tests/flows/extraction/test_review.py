@@ -56,12 +56,35 @@ async def test_failing_critique_refines_until_it_passes(harness) -> None:
     assert "dividir conceptos" in script.prompts["refine"][0]
 
 
+def retitle(messages, schema):
+    """A refinement that changes the first concept's title (to a new one each time)."""
+    label = enum_of(schema, "edit_concepts", "[]", "concept")[0]
+    title = f"Espaciado, versión {len(messages[-1]['content'])}"
+    edit = {"concept": label, "title": title, "short_summary": "", "summary": ""}
+    return empty_revision(edit_concepts=[edit | {"concept_text": "", "analysis": ""}])
+
+
 async def test_critique_loop_is_bounded_by_settings(harness) -> None:
-    script = FlowScript(candidates=candidates, critique=lambda m, s: critique(0.1))
+    script = FlowScript(candidates=candidates, critique=lambda m, s: critique(0.1), refine=retitle)
     h = harness(script, flows={"max_critique_iterations": 2})
     payload = (await h.start())["__interrupt__"][0].value
     assert script.count("critique") == 3 and script.count("refine") == 2
     assert [e["passed"] for e in payload["critique_log"]] == [False, False, False]
+
+
+async def test_a_refinement_that_changes_nothing_ends_the_loop(harness) -> None:
+    """The critique of an unchanged extraction would be the same call again (same prompt,
+    same verdict): the run goes on to the review instead. A note alone is no change."""
+    script = FlowScript(
+        candidates=candidates,
+        critique=lambda m, s: critique(0.1),
+        refine=lambda m, s: empty_revision(changes="nada que cambiar"),
+    )
+    h = harness(script, flows={"max_critique_iterations": 3})
+    payload = (await h.start())["__interrupt__"][0].value
+    assert payload["type"] == "extraction_review"
+    assert script.count("critique") == 1 and script.count("refine") == 1
+    assert [e["passed"] for e in payload["critique_log"]] == [False]
 
 
 async def test_the_rounds_of_critique_and_refinement_share_their_quotes_as_prompt_start(
