@@ -19,6 +19,7 @@ from tests.flows.extraction.script import (
     critique,
     empty_revision,
     enum_of,
+    retitle,
 )
 
 CRITERIA = load_criteria("concept_extraction").criteria
@@ -122,7 +123,7 @@ async def test_the_critique_loops_while_any_criterion_fails(harness) -> None:
         answer["criteria"][failing.id]["score"] = next(rounds)
         return answer
 
-    script = FlowScript(candidates=candidates, critique=graded)
+    script = FlowScript(candidates=candidates, critique=graded, refine=retitle)
     h = harness(script)
     payload = (await h.start())["__interrupt__"][0].value
     first, second = payload["critique_log"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from tests.flows.extraction.notes import SOURCE
 from tests.flows.extraction.script import (
     FlowScript,
@@ -10,6 +12,7 @@ from tests.flows.extraction.script import (
     critique,
     empty_revision,
     enum_of,
+    retitle,
 )
 
 
@@ -56,14 +59,6 @@ async def test_failing_critique_refines_until_it_passes(harness) -> None:
     assert "dividir conceptos" in script.prompts["refine"][0]
 
 
-def retitle(messages, schema):
-    """A refinement that changes the first concept's title (to a new one each time)."""
-    label = enum_of(schema, "edit_concepts", "[]", "concept")[0]
-    title = f"Espaciado, versión {len(messages[-1]['content'])}"
-    edit = {"concept": label, "title": title, "short_summary": "", "summary": ""}
-    return empty_revision(edit_concepts=[edit | {"concept_text": "", "analysis": ""}])
-
-
 async def test_critique_loop_is_bounded_by_settings(harness) -> None:
     script = FlowScript(candidates=candidates, critique=lambda m, s: critique(0.1), refine=retitle)
     h = harness(script, flows={"max_critique_iterations": 2})
@@ -106,7 +101,7 @@ async def test_the_rounds_of_critique_and_refinement_share_their_quotes_as_promp
     for kind in ("critique", "refine"):
         first, second = script.prompts[kind][:2]
         assert first != second
-        shared = first[: next(i for i, (a, b) in enumerate(zip(first, second)) if a != b)]
+        shared = os.path.commonprefix([first, second])
         assert all(text in shared for text in quotes), kind
 
 
