@@ -173,6 +173,20 @@ async def test_litellm_sends_a_strict_json_schema_response_format():
     assert call["max_tokens"] == max(64, limit_tokens(wire))
 
 
+async def test_litellm_sends_a_grammar_in_the_request_body_and_no_response_format():
+    backend = LiteLLMBackend()
+    backend._litellm = fake = FakeLiteLLM()
+    config = ModelConfig(model="openai/gemma3-270m", base_url="http://127.0.0.1:9/v1")
+    schema = {"type": "object", "properties": {"label": {"type": "string"}}}
+    done = await backend.complete(
+        [{"role": "user", "content": "x"}], json_schema=schema, config=config, grammar="root ::= x"
+    )
+    assert done.text == '{"label": "b"}'
+    call = fake.calls[0]
+    assert call["extra_body"] == {"grammar": "root ::= x", "cache_prompt": True}
+    assert "response_format" not in call and "stop" not in call
+
+
 async def test_litellm_embeddings_come_back_in_input_order():
     backend = LiteLLMBackend()
     backend._litellm = FakeLiteLLM()

@@ -12,7 +12,6 @@ import pytest
 from pydantic import BaseModel
 
 from local_llm import LLMClient, ModelConfig, bounded_schema
-from local_llm.backends.litellm_backend import LiteLLMBackend
 from local_llm.backends.local_backend import LocalBackend
 from local_llm.gbnf import json_grammar
 from local_llm.grammar import grammar_schema
@@ -143,32 +142,3 @@ async def test_the_local_backend_sends_the_compact_grammar_instead_of_the_schema
 
 async def _nothing(*_args, **_kwargs):
     return None
-
-
-class FakeLiteLLM:
-    def __init__(self):
-        self.calls = []
-
-    async def acompletion(self, **kwargs):
-        from types import SimpleNamespace
-
-        self.calls.append(kwargs)
-        message = SimpleNamespace(content='{"label":"b"}')
-        return SimpleNamespace(
-            choices=[SimpleNamespace(message=message, finish_reason="stop")],
-            usage=SimpleNamespace(prompt_tokens=9, completion_tokens=4),
-        )
-
-
-async def test_litellm_sends_a_grammar_in_the_request_body_and_no_response_format():
-    backend = LiteLLMBackend()
-    backend._litellm = fake = FakeLiteLLM()
-    config = ModelConfig(model="openai/gemma3-270m", base_url="http://127.0.0.1:9/v1")
-    schema = {"type": "object", "properties": {"label": {"type": "string"}}}
-    done = await backend.complete(
-        [{"role": "user", "content": "x"}], json_schema=schema, config=config, grammar="root ::= x"
-    )
-    assert done.text == '{"label":"b"}'
-    call = fake.calls[0]
-    assert call["extra_body"] == {"grammar": "root ::= x", "cache_prompt": True}
-    assert "response_format" not in call and "stop" not in call
