@@ -16,8 +16,9 @@ a grammar-constrained model may still answer `1e15` for a confidence in [0, 1].
   lengths on the wire are what the slowest answer costs.
 - `answer_tokens(schema)` is an upper bound of the tokens of the longest answer the grammar
   allows, or None when the schema is unbounded (a string without `maxLength`, an array
-  without `maxItems`). The client sends it as the call's `max_tokens`, so a valid answer is
-  not cut at the token limit.
+  without `maxItems`). The client sends `limit_tokens(schema)` (the same bound with every
+  character of a string a token) as the call's `max_tokens`, so a valid answer is not cut
+  at the token limit.
 
 The bound counts `CHARS_PER_TOKEN` characters of a string per token, and between any two
 JSON tokens the whitespace the grammar allows: llama.cpp's `space` rule is one space, or one or
@@ -56,6 +57,11 @@ UNBOUNDED_INTEGER = 20
 UNBOUNDED_NUMBER = 40
 """Characters of a number the grammar allows: sign, 16 digits, fraction and exponent."""
 FORMAT_LENGTHS = {"date": 12, "time": 20, "date-time": 34, "uuid": 38}
+WORST_CHARS_PER_TOKEN = 1
+"""Characters of a string per token in a call's `max_tokens`: digits and punctuation go one
+a token (the bundled Gemma wrote a lesson section as `1) 2) 3) ... 135)`: 631 tokens for 600
+characters, cut at a limit counted at 2 characters a token). A grammar ends the string at its
+maxLength anyway, so the larger limit costs nothing but room in the context window."""
 
 
 def grammar_schema(schema: JsonSchema) -> JsonSchema:
@@ -204,48 +210,59 @@ def _strings(node: object, weight: int) -> list[tuple[JsonSchema, int]]:
     return found
 
 
-def answer_tokens(schema: JsonSchema, whitespace: int = GRAMMAR_WHITESPACE_TOKENS) -> int | None:
+def answer_tokens(
+    schema: JsonSchema,
+    whitespace: int = GRAMMAR_WHITESPACE_TOKENS,
+    chars_per_token: int = CHARS_PER_TOKEN,
+) -> int | None:
     """Upper bound of the tokens of the longest answer valid under `schema` (None: unbounded),
-    with `whitespace` tokens in every gap the grammar allows between two JSON tokens."""
-    return _tokens(schema, whitespace)
+    with `whitespace` tokens in every gap the grammar allows between two JSON tokens and
+    `chars_per_token` characters of a string per token."""
+    return _tokens(schema, whitespace, chars_per_token)
 
 
-def _tokens(node: object, ws: int) -> int | None:
+def limit_tokens(schema: JsonSchema) -> int | None:
+    """The `max_tokens` that never cuts an answer valid under `schema`: the widest whitespace
+    in every gap and every character of a string a token (`WORST_CHARS_PER_TOKEN`)."""
+    return answer_tokens(schema, GRAMMAR_WHITESPACE_TOKENS, WORST_CHARS_PER_TOKEN)
+
+
+def _tokens(node: object, ws: int, cpt: int = CHARS_PER_TOKEN) -> int | None:
     if not isinstance(node, dict) or not node:
         return None  # `{}` or `true`: anything goes
     if "enum" in node or "const" in node:
         values = node.get("enum", [node.get("const")])
         return max(len(json.dumps(v, ensure_ascii=False)) for v in values) + ws
     if "anyOf" in node:
-        return _largest(node["anyOf"], ws)
+        return _largest(node["anyOf"], ws, cpt)
     kind = node.get("type")
     if isinstance(kind, list):
-        return _largest([{**node, "type": k} for k in kind], ws)
+        return _largest([{**node, "type": k} for k in kind], ws, cpt)
     measure = _MEASURES.get(kind) if isinstance(kind, str) else None
-    return measure(node, ws) if measure is not None else None
+    return measure(node, ws, cpt) if measure is not None else None
 
 
-def _largest(nodes: list[object], ws: int) -> int | None:
-    sizes = [_tokens(n, ws) for n in nodes]
+def _largest(nodes: list[object], ws: int, cpt: int) -> int | None:
+    sizes = [_tokens(n, ws, cpt) for n in nodes]
     return None if not sizes or any(s is None for s in sizes) else max(sizes)  # type: ignore[type-var]
 
 
-def _string(node: JsonSchema, ws: int) -> int | None:
+def _string(node: JsonSchema, ws: int, cpt: int) -> int | None:
     if node.get("format") in FORMAT_LENGTHS:
         return FORMAT_LENGTHS[node["format"]] + ws
     if "maxLength" not in node:
         return None
-    return -(-int(node["maxLength"]) // CHARS_PER_TOKEN) + 2 + ws
+    return -(-int(node["maxLength"]) // cpt) + 2 + ws
 
 
-def _integer(node: JsonSchema, ws: int) -> int:
+def _integer(node: JsonSchema, ws: int, cpt: int) -> int:
     low, high = node.get("minimum"), node.get("maximum")
     if isinstance(low, int | float) and isinstance(high, int | float):
         return max(len(str(int(low))), len(str(int(high)))) + ws
     return UNBOUNDED_INTEGER + ws
 
 
-def _array(node: JsonSchema, ws: int) -> int | None:
+def _array(node: JsonSchema, ws: int, cpt: int) -> int | None:
     fixed = node.get("prefixItems") or []
     items = node.get("items")
     most = node.get("maxItems")
@@ -255,11 +272,11 @@ def _array(node: JsonSchema, ws: int) -> int | None:
         return None
     else:
         count = int(most) - len(fixed)
-        counted = _tokens(items, ws) if count > 0 else 0
+        counted = _tokens(items, ws, cpt) if count > 0 else 0
         if counted is None:
             return None
         extra = counted
-    prefixed = [_tokens(n, ws) for n in fixed]
+    prefixed = [_tokens(n, ws, cpt) for n in fixed]
     if any(size is None for size in prefixed):
         return None
     elements = sum(prefixed) + count * extra  # type: ignore[arg-type]
@@ -267,13 +284,13 @@ def _array(node: JsonSchema, ws: int) -> int | None:
     return 2 + 2 * ws + elements + separators
 
 
-def _object(node: JsonSchema, ws: int) -> int | None:
+def _object(node: JsonSchema, ws: int, cpt: int) -> int | None:
     properties = node.get("properties") or {}
     if node.get("additionalProperties", True) is not False and not properties:
         return None
     total = 2 + 2 * ws
     for name, sub in properties.items():
-        value = _tokens(sub, ws)
+        value = _tokens(sub, ws, cpt)
         if value is None:
             return None
         key = len(json.dumps(name, ensure_ascii=False)) + 1 + 2 * ws
@@ -284,9 +301,9 @@ def _object(node: JsonSchema, ws: int) -> int | None:
 _MEASURES = {
     "string": _string,
     "integer": _integer,
-    "number": lambda node, ws: UNBOUNDED_NUMBER + ws,
-    "boolean": lambda node, ws: 5 + ws,
-    "null": lambda node, ws: 4 + ws,
+    "number": lambda node, ws, cpt: UNBOUNDED_NUMBER + ws,
+    "boolean": lambda node, ws, cpt: 5 + ws,
+    "null": lambda node, ws, cpt: 4 + ws,
     "array": _array,
     "object": _object,
 }

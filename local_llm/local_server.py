@@ -143,6 +143,12 @@ class LocalServer:
             str(self.threads),
             "--no-webui",
         ]
+        if self.mode == "chat":
+            # Gemma 3 keeps only the last 512 positions in its sliding-window layers; without a
+            # full-size cache there, a prompt that shares its start with a longer cached one is
+            # evaluated again from the start (an 800-token shared prefix reused 17 tokens;
+            # with --swa-full, 803). It costs the 270M model a few MB per slot.
+            args.append("--swa-full")
         if self.mode == "embedding":
             # a whole input must fit one physical batch, so batch = ubatch = context
             size = str(self.ctx_size)

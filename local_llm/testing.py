@@ -68,6 +68,8 @@ class ScriptedCall:
     """What `complete` answered (with its token accounting)."""
     schema_name: str = ""
     """The answer's schema name (`complete` only): the pydantic model's name, by default."""
+    grammar: str | None = None
+    """The GBNF grammar sent in place of the schema (the local backend's requests)."""
     flow: str = ""
     node: str = ""
     """The graph node that asked (empty outside a flow)."""
@@ -172,9 +174,12 @@ class ScriptedBackend:
         json_schema: JsonSchema | None,
         config: ModelConfig,
         schema_name: str = "answer",
+        grammar: str | None = None,
     ) -> Completion:
         msgs = [dict(m) for m in messages]
-        call = ScriptedCall("complete", msgs, json_schema, config, schema_name=schema_name)
+        call = ScriptedCall(
+            "complete", msgs, json_schema, config, schema_name=schema_name, grammar=grammar
+        )
         self.calls.append(call)
         await self._wait()
         response = self._next(call)

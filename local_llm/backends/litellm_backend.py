@@ -47,6 +47,7 @@ class RequestArgs(TypedDict, total=False):
     response_format: ResponseFormat
     stream_options: dict[str, bool]
     metadata: dict[str, str]
+    extra_body: dict[str, object]
 
 
 def load_litellm() -> ModuleType:
@@ -161,11 +162,17 @@ class LiteLLMBackend:
         json_schema: JsonSchema | None,
         config: ModelConfig,
         schema_name: str = "answer",
+        grammar: str | None = None,
     ) -> Completion:
+        """One chat completion, constrained to `json_schema`, or to `grammar` (GBNF, which
+        llama.cpp's server takes in place of the schema: `local_llm.gbnf`) when given."""
         args: RequestArgs = {}
-        if json_schema is not None:
+        if grammar is not None:
+            args["extra_body"] = {"grammar": grammar, "cache_prompt": True}
+        elif json_schema is not None:
             args["response_format"] = response_format(json_schema, schema_name)
-        args = {**args, **_chat_args(config, constrained=json_schema is not None)}
+        constrained = json_schema is not None or grammar is not None
+        args = {**args, **_chat_args(config, constrained=constrained)}
         response: object = await self.litellm.acompletion(
             messages=[dict(m) for m in messages], **args
         )

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from local_llm.backends.base import Backend, Completion, JsonSchema, Message
 from local_llm.config import LOCAL_MODEL, ModelConfig
 from local_llm.errors import LocalModelError
+from local_llm.gbnf import json_grammar
 from local_llm.local_server import LocalServerError, Mode
 
 if TYPE_CHECKING:
@@ -141,9 +142,14 @@ class LocalBackend:
         config: ModelConfig,
         schema_name: str = "answer",
     ) -> Completion:
+        """The answer of the chat server; a JSON schema goes as a compact grammar
+        (`local_llm.gbnf`: no whitespace between JSON tokens, which the bundled model would
+        otherwise fill) unless it uses what the grammar does not cover."""
         resolved = self.resolved(config, "chat")
+        grammar = json_grammar(json_schema) if json_schema is not None else None
+        extra = {"grammar": grammar} if grammar is not None else {}
         return await self.inner.complete(
-            messages, json_schema=json_schema, config=resolved, schema_name=schema_name
+            messages, json_schema=json_schema, config=resolved, schema_name=schema_name, **extra
         )
 
     async def stream(

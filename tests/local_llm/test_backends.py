@@ -10,7 +10,7 @@ from local_llm import LLMClient, ModelConfig, bounded_schema
 from local_llm.backends import backend_for
 from local_llm.backends.litellm_backend import LiteLLMBackend
 from local_llm.backends.ollama_backend import OllamaBackend
-from local_llm.grammar import WHITESPACE_TOKENS, answer_tokens
+from local_llm.grammar import WHITESPACE_TOKENS, answer_tokens, limit_tokens
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 
@@ -170,7 +170,21 @@ async def test_litellm_sends_a_strict_json_schema_response_format():
     wire = fmt["json_schema"]["schema"]
     assert answer_tokens(wire, WHITESPACE_TOKENS) <= 64
     # written with the widest whitespace the grammar allows, it still fits the call's limit
-    assert call["max_tokens"] == max(64, answer_tokens(wire))
+    assert call["max_tokens"] == max(64, limit_tokens(wire))
+
+
+async def test_litellm_sends_a_grammar_in_the_request_body_and_no_response_format():
+    backend = LiteLLMBackend()
+    backend._litellm = fake = FakeLiteLLM()
+    config = ModelConfig(model="openai/gemma3-270m", base_url="http://127.0.0.1:9/v1")
+    schema = {"type": "object", "properties": {"label": {"type": "string"}}}
+    done = await backend.complete(
+        [{"role": "user", "content": "x"}], json_schema=schema, config=config, grammar="root ::= x"
+    )
+    assert done.text == '{"label": "b"}'
+    call = fake.calls[0]
+    assert call["extra_body"] == {"grammar": "root ::= x", "cache_prompt": True}
+    assert "response_format" not in call and "stop" not in call
 
 
 async def test_litellm_embeddings_come_back_in_input_order():

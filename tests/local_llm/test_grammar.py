@@ -16,6 +16,7 @@ from local_llm.grammar import (
     answer_tokens,
     fitted_schema,
     grammar_schema,
+    limit_tokens,
     number_choices,
 )
 from local_llm.testing import scripted_client
@@ -181,6 +182,23 @@ async def test_a_call_may_write_its_fitted_answer_with_the_widest_whitespace():
     assert tokens_at_worst(text) <= sent.config.max_tokens
 
 
+class Section(BaseModel):
+    text: str
+
+
+async def test_a_string_of_one_token_per_character_is_not_cut():
+    """The bundled model wrote a lesson section as `1) 2) 3) ... 135)`: a valid answer of 600
+    characters in 631 tokens, cut at a limit that counted 2 characters a token."""
+    config = ModelConfig(model="scripted", context_budget=3000, max_tokens=512)
+    numbered = " ".join(f"{n})" for n in range(1, 200))[:974]
+    client = scripted_client([{"text": numbered}], config=config)
+    schema = bounded_schema(Section, max_length={"text": 974})
+    await client.structured(MESSAGES, Section, json_schema=schema)
+    sent = client.backend().calls[-1]
+    length = sent.json_schema["properties"]["text"]["maxLength"]
+    assert sent.config.max_tokens >= length + len('{"text":""}')  # a token a character
+
+
 def test_unbounded_schemas_have_no_bound():
     assert answer_tokens(bounded_schema(Row, max_items={"tags": 3})) is None  # name unbounded
     assert answer_tokens(bounded_schema(Row, max_length={"name": 9, "tags": 9})) is None  # tags
@@ -219,8 +237,8 @@ async def test_a_schema_longer_than_max_tokens_is_shrunk_to_fit_it():
     sent = client.backend().calls[-1]
     assert MIN_LENGTH <= sent.json_schema["properties"]["reasoning"]["maxLength"] < 900
     assert answer_tokens(sent.json_schema, WHITESPACE_TOKENS) <= config.max_tokens
-    # the call may write it with the widest whitespace the grammar allows
-    assert sent.config.max_tokens == answer_tokens(sent.json_schema) > config.max_tokens
+    # the call may write it with the widest whitespace the grammar allows, a token a character
+    assert sent.config.max_tokens == limit_tokens(sent.json_schema) > config.max_tokens
     longest = json.dumps(longest_answer(sent.json_schema), ensure_ascii=False, indent=2)
     assert tokens_at_most(longest) <= sent.config.max_tokens
     # a limit too small even for the shortest strings: the longest answer, if the context holds it
@@ -232,7 +250,7 @@ async def test_a_schema_longer_than_max_tokens_is_shrunk_to_fit_it():
     wire = tiny.backend().calls[-1].json_schema
     assert wire["properties"]["reasoning"]["maxLength"] == MIN_LENGTH
     room = tiny.config().context_window - tiny.count_tokens(long)
-    assert tiny.backend().calls[-1].config.max_tokens == room < answer_tokens(wire)
+    assert tiny.backend().calls[-1].config.max_tokens == room < limit_tokens(wire)
 
 
 async def test_what_a_schema_leaves_unbounded_is_bounded_to_fit_the_configured_limit():

@@ -88,6 +88,14 @@ def test_model_config_reaches_the_server_by_alias(tmp_path, monkeypatch):
     assert "--ctx-size 4096" in " ".join(server.command())
 
 
+def test_the_chat_server_keeps_a_full_sliding_window_cache_for_prefix_reuse(tmp_path, monkeypatch):
+    model = _fake(tmp_path, monkeypatch, "ok")
+    chat = LocalServer("chat", model=model).command()
+    embedding = LocalServer("embedding", model=model).command()
+    assert "--swa-full" in chat
+    assert "--swa-full" not in embedding
+
+
 def test_missing_extra_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(local_server, "is_available", lambda: False)
     with pytest.raises(LocalServerError, match=r"noema\[local\]"):

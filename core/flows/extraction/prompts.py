@@ -35,7 +35,10 @@ CONCEPT_TOKENS = (
 )
 """Worst-case completion tokens of one candidate concept (every field at its max length)."""
 RELATION_TOKENS = MAX_REASON // 3 + 30
-QUERY_TOKENS = 80 // 3 + 4
+MAX_QUERY = 40
+"""A search query is a few words: at this length the nine types' two queries each fit one
+call of a 512-token completion (at 80 characters they took two calls per concept)."""
+QUERY_TOKENS = MAX_QUERY // 3 + 4
 TYPES = [t.value for t in RelationType]
 Messages = list[dict[str, str]]
 
@@ -235,7 +238,7 @@ def queries_schema(n: int, types: Sequence[str] = TYPES) -> JsonSchema:
         queries_model(types),
         min_items=bounds,
         max_items=bounds,
-        max_length=dict.fromkeys(types, 80),
+        max_length=dict.fromkeys(types, MAX_QUERY),
     )
 
 

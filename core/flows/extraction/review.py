@@ -123,12 +123,16 @@ def critique_options() -> EvaluationNodeOptions[ExtractionState]:
         state: ExtractionState, runtime: Runtime[FlowContext]
     ) -> OptionChanges[ExtractionState]:
         found = issues_text(state.get("code_issues", []))
-        head = f"Concepts must be written in {options(runtime).language}. Found by code (certain):\n{found}"
+        language = f"Concepts must be written in {options(runtime).language}."
+        issues = f"Found by code (certain):\n{found}"
         budget = runtime.context.llm.budget("judge")
-        room = max(200, budget - count_text(rendered(state) + head) - PROMPT_RESERVE)
+        room = max(200, budget - count_text(rendered(state) + language + issues) - PROMPT_RESERVE)
 
         def context(s: ExtractionState) -> str:
-            return f"{head}\nQuotes of the source:\n{fit_quotes(s.get('quotes', []), room)}"
+            # what every round shares first (the quotes), what changes last (code's findings):
+            # the server's prompt cache serves the shared start again
+            quotes = fit_quotes(s.get("quotes", []), room)
+            return f"{language}\nQuotes of the source:\n{quotes}\n{issues}"
 
         user_criteria = (
             runtime.context.settings.data_dir / "criteria",
@@ -244,9 +248,14 @@ async def refine(state: ExtractionState, runtime: Runtime[FlowContext]) -> Extra
     lines = [issues_text([*last.get("code_issues", []), *last.get("issues", [])] if last else [])]
     lines += [f"- suggestion: {s}" for s in (last.get("suggestions", []) if last else [])]
     instructions = "Fix these problems found by the self-critique:\n" + "\n".join(lines)
+    before = Proposal.model_validate(state["proposal"])
     proposal, _answer, error = await revise(state, runtime, instructions, Revision)
     round_no = state.get("critique_round", 0)
-    report("1.3", f"refinement {round_no}: {len(proposal.concepts)} concept(s)")
+    # the critique reads the concepts, quotes and relations (not the notes): when those did
+    # not change, it would see the same prompt and give the same verdict, so the loop is over
+    unchanged = _critiqued(proposal) == _critiqued(before)
+    done = "changed nothing; the critique stands" if unchanged else ""
+    report("1.3", f"refinement {round_no}: {done or f'{len(proposal.concepts)} concept(s)'}")
     skipped: list[SkippedRecord] = []
     if error is not None:
         skipped = [
@@ -261,8 +270,13 @@ async def refine(state: ExtractionState, runtime: Runtime[FlowContext]) -> Extra
         "proposal": proposal.model_dump(mode="json"),
         "skipped": skipped,
         "pending": unchecked(state, proposal),
-        "return_to": "critique_checks",
+        "return_to": "review" if unchanged else "critique_checks",
     }
+
+
+def _critiqued(proposal: Proposal) -> dict[str, object]:
+    """What of a proposal the self-critique reads."""
+    return proposal.model_dump(mode="json", exclude={"notes"})
 
 
 # -- 2.1 / 2.2 ---------------------------------------------------------------------------------

@@ -183,8 +183,10 @@ def revision_messages(
             "ambiguous make your best guess. Say how you understood it (interpretation) and what "
             "you could not do (unresolved)."
         )
+    # the quotes are the same in every round of a run, the extraction and the instructions
+    # change: the quotes go first, so the server's prompt cache serves them again
     user = (
-        f"Current extraction:\n{delimit(rendered)}\n\nQuotes:\n{delimit(quotes_text)}\n\n"
+        f"Quotes:\n{delimit(quotes_text)}\n\nCurrent extraction:\n{delimit(rendered)}\n\n"
         f"{instructions}"
     )
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]

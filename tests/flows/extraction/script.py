@@ -118,6 +118,15 @@ def empty_revision(**extra: Any) -> dict[str, Any]:
     }
 
 
+def retitle(messages: list[dict[str, Any]], schema: dict[str, Any]) -> dict[str, Any]:
+    """A refinement that changes the first concept's title (to a new one each time), so the
+    critique loop goes on (a refinement that changes nothing ends it)."""
+    label = enum_of(schema, "edit_concepts", "[]", "concept")[0]
+    title = f"Espaciado, versión {len(messages[-1]['content'])}"
+    edit = {"concept": label, "title": title, "short_summary": "", "summary": ""}
+    return empty_revision(edit_concepts=[edit | {"concept_text": "", "analysis": ""}])
+
+
 Handler = Callable[[list[dict[str, Any]], dict[str, Any]], Any]
 
 

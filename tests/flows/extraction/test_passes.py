@@ -19,6 +19,7 @@ from tests.flows.extraction.script import (
     critique,
     empty_revision,
     enum_of,
+    retitle,
 )
 
 CRITERIA = load_criteria("concept_extraction").criteria
@@ -122,7 +123,7 @@ async def test_the_critique_loops_while_any_criterion_fails(harness) -> None:
         answer["criteria"][failing.id]["score"] = next(rounds)
         return answer
 
-    script = FlowScript(candidates=candidates, critique=graded)
+    script = FlowScript(candidates=candidates, critique=graded, refine=retitle)
     h = harness(script)
     payload = (await h.start())["__interrupt__"][0].value
     first, second = payload["critique_log"]
@@ -145,15 +146,30 @@ async def test_relation_queries_two_for_every_relation_type(harness) -> None:
         }
 
     script = FlowScript(candidates=one)
-    h = harness(script, max_tokens=500)
+    h = harness(script, max_tokens=300)
     await h.start()
     schemas = script.calls["queries"]
-    assert len(schemas) > 1  # split: 9 types x 2 queries do not fit 500 tokens
+    assert len(schemas) > 1  # split: 9 types x 2 queries do not fit 300 tokens
     asked = [t for s in schemas for t in s["properties"]]
     assert sorted(asked) == sorted(TYPES)
     for s in schemas:
         for prop in s["properties"].values():
             assert prop["minItems"] == 2 and prop["maxItems"] == 2
+
+
+async def test_the_nine_types_queries_of_a_concept_take_one_call_of_512_tokens(harness) -> None:
+    """The bundled model's completion budget (512) holds two short queries for each of the
+    nine types: one 1.1c call per concept, not two."""
+
+    def one(messages, schema):
+        quote = enum_of(schema, "concepts", "[]", "quote_ids")[1:2]
+        return {"concepts": [concept("Efecto del espaciado", quote)], "notes": ""}
+
+    script = FlowScript(candidates=one)
+    h = harness(script, max_tokens=512)
+    await h.start()
+    (schema,) = script.calls["queries"]
+    assert sorted(schema["properties"]) == sorted(TYPES)
 
 
 async def test_the_summary_is_written_by_the_model_and_its_notes_reach_the_review(harness) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from tests.flows.extraction.notes import SOURCE
 from tests.flows.extraction.script import (
     FlowScript,
@@ -10,6 +12,7 @@ from tests.flows.extraction.script import (
     critique,
     empty_revision,
     enum_of,
+    retitle,
 )
 
 
@@ -57,11 +60,49 @@ async def test_failing_critique_refines_until_it_passes(harness) -> None:
 
 
 async def test_critique_loop_is_bounded_by_settings(harness) -> None:
-    script = FlowScript(candidates=candidates, critique=lambda m, s: critique(0.1))
+    script = FlowScript(candidates=candidates, critique=lambda m, s: critique(0.1), refine=retitle)
     h = harness(script, flows={"max_critique_iterations": 2})
     payload = (await h.start())["__interrupt__"][0].value
     assert script.count("critique") == 3 and script.count("refine") == 2
     assert [e["passed"] for e in payload["critique_log"]] == [False, False, False]
+
+
+async def test_a_refinement_that_changes_nothing_ends_the_loop(harness) -> None:
+    """The critique of an unchanged extraction would be the same call again (same prompt,
+    same verdict): the run goes on to the review instead. A note alone is no change."""
+    script = FlowScript(
+        candidates=candidates,
+        critique=lambda m, s: critique(0.1),
+        refine=lambda m, s: empty_revision(changes="nada que cambiar"),
+    )
+    h = harness(script, flows={"max_critique_iterations": 3})
+    payload = (await h.start())["__interrupt__"][0].value
+    assert payload["type"] == "extraction_review"
+    assert script.count("critique") == 1 and script.count("refine") == 1
+    assert [e["passed"] for e in payload["critique_log"]] == [False]
+
+
+async def test_the_rounds_of_critique_and_refinement_share_their_quotes_as_prompt_start(
+    harness,
+) -> None:
+    """What every round sends again (the quotes) comes before what changes (the extraction,
+    code's findings, the instructions), so the server's prompt cache serves it again."""
+    titles = iter(["Espaciado de la práctica", "Espaciado entre sesiones"])
+
+    def refine(messages, schema):
+        label = enum_of(schema, "edit_concepts", "[]", "concept")[0]
+        edit = {"concept": label, "title": next(titles), "short_summary": "", "summary": ""}
+        return empty_revision(edit_concepts=[edit | {"concept_text": "", "analysis": ""}])
+
+    script = FlowScript(candidates=candidates, critique=lambda m, s: critique(0.1), refine=refine)
+    h = harness(script, flows={"max_critique_iterations": 2})
+    await h.start()
+    quotes = [q["text"] for q in (await h.state())["quotes"]]
+    for kind in ("critique", "refine"):
+        first, second = script.prompts[kind][:2]
+        assert first != second
+        shared = os.path.commonprefix([first, second])
+        assert all(text in shared for text in quotes), kind
 
 
 async def test_concept_in_the_wrong_language_is_caught_by_code(harness) -> None:
