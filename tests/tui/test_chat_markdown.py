@@ -148,14 +148,14 @@ def test_a_streamed_text_ends_as_the_same_lines_as_the_message(console) -> None:
 
 
 def test_the_learners_words_are_shown_as_typed_not_as_markdown(console) -> None:
-    from tui.widgets.tutor_chat import ChatMessage
+    from tui.widgets.chat_message import ChatMessage
 
     typed = ChatMessage({"role": "student", "content": "**no** es *negrita*\n# ni título\x1b[2J"})
     assert texts(typed.lines(console, WIDTH)) == ["You: **no** es *negrita*", "# ni título[2J", ""]
 
 
 def test_a_message_keeps_its_lines_for_the_last_two_widths(console) -> None:
-    from tui.widgets.tutor_chat import ChatMessage
+    from tui.widgets.chat_message import ChatMessage
 
     message = ChatMessage({"role": "tutor", "kind": "feedback", "content": "Bien: " + "sí " * 40})
     wide = message.lines(console, 60)
@@ -169,7 +169,7 @@ def test_a_message_keeps_its_lines_for_the_last_two_widths(console) -> None:
 
 
 def test_a_stopped_reply_says_so_after_its_text(console) -> None:
-    from tui.widgets.tutor_chat import ChatMessage
+    from tui.widgets.chat_message import ChatMessage
 
     stopped = ChatMessage({"role": "tutor", "content": "Question 2:", "stopped": True})
     assert texts(stopped.lines(console, WIDTH)) == ["Tutor: Question 2:", "[stopped]", ""]

@@ -170,3 +170,14 @@ async def test_the_practice_list_updates_its_rows_in_place() -> None:
         rows = list(practice.query(TrendRow))
         assert before not in rows and [r.item.title for r in rows] == ["a", "b 🍕"]
         assert rows[0].query_one(".no-trend").display  # one point: no sparkline
+        # the same list again (the tutor shows it after every turn): nothing is redrawn
+        shown = [(item("a", 0.5), [0.5]), (item("b 🍕", 0.0), [0.0])]
+        practice.show(shown, "f3: progress", "Across sessions")
+        await pilot.pause()
+        redrawn: list[object] = []
+        for widget in [practice, *practice.query("*")]:
+            widget.refresh = lambda *a, w=widget, **k: redrawn.append(w)  # type: ignore[method-assign]
+        practice.show(shown, "f3: progress", "Across sessions")
+        await pilot.pause()
+        assert redrawn == [] and practice.border_title == "Across sessions"
+        assert practice.border_subtitle == "f3: progress"

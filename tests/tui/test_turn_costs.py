@@ -9,27 +9,34 @@ from pathlib import Path
 
 from textual.app import App
 from textual.screen import Screen
+from textual.strip import Strip
 
 from local_llm import CallActivity
 from tests.flows.tutor.scripted import TutorScript
-from tests.tui.test_tutor_screen import first_question, make_app, wait_for
+from tests.tui.test_tutor_screen import first_question, make_app, turns_done, wait_for
 from tui.screens.home import HomeScreen
 from tui.screens.tutor import PLACEHOLDER, TutorScreen
 from tui.widgets.model_activity import ModelActivityLine
 from tui.widgets.tutor_chat import TutorChat
 
 
-def count_layouts(screen: Screen) -> list[int]:
-    """A list that counts the layouts of `screen` from now on (its one item)."""
+def count_calls(owner: object, name: str, monkeypatch=None) -> list[int]:
+    """A list that counts the calls of `owner.name` from now on (its one item); through
+    `monkeypatch` (for a module's function), the original comes back after the test."""
     count = [0]
-    layout = screen._refresh_layout
+    original = getattr(owner, name)
 
     def counted(*args, **kwargs):
         count[0] += 1
-        return layout(*args, **kwargs)
+        return original(*args, **kwargs)
 
-    screen._refresh_layout = counted
+    (monkeypatch.setattr if monkeypatch else setattr)(owner, name, counted)
     return count
+
+
+def count_layouts(screen: Screen) -> list[int]:
+    """A list that counts the layouts of `screen` from now on (its one item)."""
+    return count_calls(screen, "_refresh_layout")
 
 
 class ChatApp(App):
@@ -43,8 +50,12 @@ CONVERSATION = [
 ]
 
 
+def shown_strips(chat: TutorChat) -> list[Strip]:
+    return [chat.render_line(y) for y in range(chat.scrollable_content_region.height)]
+
+
 def shown_lines(chat: TutorChat) -> list[str]:
-    return [chat.render_line(y).text.rstrip() for y in range(chat.scrollable_content_region.height)]
+    return [strip.text.rstrip() for strip in shown_strips(chat)]
 
 
 async def test_the_chat_grows_without_laying_the_screen_out() -> None:
@@ -87,6 +98,133 @@ async def test_a_chat_that_starts_to_overflow_shows_its_scrollbar_and_its_end() 
         chat.clear_all()  # shorter again: the scrollbar goes
         await pilot.pause()
         assert not chat.show_vertical_scrollbar and chat.scroll_y == 0
+
+
+async def test_a_scroll_draws_again_only_the_lines_that_changed() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        chat = app.query_one(TutorChat)
+        chat.show_messages(CONVERSATION)
+        await pilot.pause()
+        before = shown_lines(chat)
+        finished = count_calls(chat, "_finish_line")  # lines made ready to draw
+        # the answer and the reply's block come in: the view follows the end, every line in
+        # it moves, but only the 4 new ones are drawn anew
+        chat.expect_reply([*CONVERSATION, {"role": "student", "content": "la mitad"}])
+        await pilot.pause()
+        assert shown_lines(chat)[-4:] == ["You: la mitad", "", "Tutor: …", ""]
+        assert shown_lines(chat)[:-4] == before[4:]
+        assert finished == [4]
+        # what the lines were drawn with changes: all are drawn again, as they now look
+        background = chat.rich_style.bgcolor
+        app.theme = "textual-light" if app.theme != "textual-light" else "nord"
+        await pilot.pause()
+        assert chat.rich_style.bgcolor != background
+        assert all(s.style.bgcolor == chat.rich_style.bgcolor for s in shown_strips(chat)[0])
+        wide = shown_strips(chat)[0].cell_length
+        await pilot.resize_terminal(40, 20)
+        await pilot.pause()
+        assert shown_lines(chat)[-2] == "Tutor: …"
+        assert shown_strips(chat)[0].cell_length == chat.scrollable_content_region.width < wide
+
+
+def count_block_renders(monkeypatch) -> list[int]:
+    """A list that counts the Markdown blocks rendered from now on (its one item)."""
+    from tui.widgets import chat_markdown
+
+    return count_calls(chat_markdown, "render_block", monkeypatch)
+
+
+REPLY = "## Paso 2\n\nCuenta **las porciones** 🍕:\n\n- 1/2\n- 1/4\n\n```\n1/2 > 1/4\n```"
+
+
+async def stream_reply(pilot, chat: TutorChat, text: str) -> None:
+    """`text` streamed into the chat's live block, in pieces, and drawn."""
+    chat.expect_reply(CONVERSATION[:2])
+    for start in range(0, len(text), 9):
+        chat.stream(text[start : start + 9])
+        await pilot.pause(0.02)  # a frame apart: each piece is rendered
+    await pilot.pause(0.05)
+    assert chat.live == text.rstrip()
+
+
+async def test_the_streamed_reply_becomes_its_message_without_rendering_it_again(
+    monkeypatch,
+) -> None:
+    app = ChatApp()
+    async with app.run_test(size=(60, 30)) as pilot:
+        chat = app.query_one(TutorChat)
+        await stream_reply(pilot, chat, REPLY)
+        muted = chat.text_lines()
+        rendered = count_block_renders(monkeypatch)
+        reply = {"role": "tutor", "kind": "teaching", "content": REPLY}
+        chat.show_messages([*CONVERSATION[:2], reply])
+        await pilot.pause()
+        assert rendered == [0]  # the message took the blocks rendered as it streamed
+        # the same lines, no longer muted
+        assert chat.text_lines() == muted and chat.live is None
+        words = [s for line in shown_strips(chat) for s in line if s.text.strip()]
+        assert any("porciones" in s.text for s in words)
+        assert not any(s.style and s.style.dim for s in words)
+
+
+async def test_a_message_that_differs_from_what_streamed_shows_its_own_text(monkeypatch) -> None:
+    app = ChatApp()
+    async with app.run_test(size=(60, 30)) as pilot:
+        chat = app.query_one(TutorChat)
+        await stream_reply(pilot, chat, "Uno.\n\nDos")
+        rendered = count_block_renders(monkeypatch)
+        # the model's last words never streamed, and the reply is a redirect (its own colour)
+        reply = {"role": "tutor", "kind": "redirect", "content": "Uno.\n\nDos y tres."}
+        chat.show_messages([*CONVERSATION[:2], reply])
+        await pilot.pause()
+        assert chat.text_lines()[-4:] == ["Tutor: Uno.", "", "Dos y tres.", ""]
+        shown = [line for line in shown_strips(chat) if line.text.strip()]
+        label = next(s for s in shown[-2] if s.text.strip())
+        assert label.text.startswith("Tutor") and str(label.style.color.name) == "yellow"
+        assert rendered == [2]  # both blocks: the label's colour and the text changed
+        # at a new width, the message is rendered again for it
+        await pilot.resize_terminal(40, 30)
+        await pilot.pause()
+        assert chat.text_lines()[-2] == "Dos y tres."
+
+
+async def test_the_last_tokens_of_a_written_reply_are_drawn_once_as_its_message(
+    monkeypatch,
+) -> None:
+    app = ChatApp()
+    async with app.run_test(size=(60, 30)) as pilot:
+        chat = app.query_one(TutorChat)
+        chat.expect_reply(CONVERSATION[:2])
+        chat.stream("Uno.\n\n")
+        await pilot.pause(0.05)
+        assert chat.drawn_version >= chat.first_token_version > 0  # the reply shows coming
+        rendered = count_block_renders(monkeypatch)
+        chat.stream("Dos y ")
+        chat.stream("tres.")
+        chat.reply_written()  # the executor is done: its message comes next
+        await pilot.pause(0.05)  # a frame, and the flush it was waiting for, went by
+        assert rendered == [0] and chat.live == "Uno."  # not drawn muted first
+        reply = {"role": "tutor", "kind": "teaching", "content": "Uno.\n\nDos y tres."}
+        chat.show_messages([*CONVERSATION[:2], reply])
+        await pilot.pause()
+        assert rendered == [1]  # the block that had not been drawn, now as the message
+        assert chat.text_lines()[-4:] == ["Tutor: Uno.", "", "Dos y tres.", ""]
+
+
+async def test_a_reply_whose_tokens_were_never_drawn_first_shows_as_its_message() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(60, 30)) as pilot:
+        chat = app.query_one(TutorChat)
+        chat.expect_reply(CONVERSATION[:2])
+        await pilot.pause()
+        chat.stream("Uno y dos.")  # the message comes before the tokens' first flush
+        reply = {"role": "tutor", "kind": "teaching", "content": "Uno y dos."}
+        chat.show_messages([*CONVERSATION[:2], reply])
+        assert chat.first_token_version == chat.version  # the reply's tokens show here
+        await pilot.pause()
+        assert chat.drawn_version >= chat.first_token_version
+        assert chat.text_lines()[-2:] == ["Tutor: Uno y dos.", ""]
 
 
 class ActivityApp(App):
@@ -139,6 +277,24 @@ async def test_home_under_the_tutor_leaves_its_model_panel_alone(tmp_path: Path)
         drawn.clear()
         home.tick_activity()
         assert drawn == [True]
+
+
+async def test_a_sent_answer_writes_no_file_before_the_model_is_asked(tmp_path: Path) -> None:
+    app = make_app(tmp_path, TutorScript(["partial"]), latency=0.05)
+    async with app.run_test(size=(130, 40)) as pilot:
+        screen = await first_question(pilot, app)
+        backend = app.services.llm.backend()
+        await pilot.press(*"la mitad")
+        await wait_for(pilot, lambda: app.drafts.get(screen.draft_key) == "la mitad")
+        asked = len(backend.calls)
+        saves: list[int] = []  # the model calls made when the drafts file was written
+        save = app.drafts._save
+        app.drafts._save = lambda: (saves.append(len(backend.calls)), save())
+        await pilot.press("enter")
+        await wait_for(pilot, turns_done(screen, 3))
+        # the sent answer's draft is gone, written while the model worked on the turn
+        assert app.drafts.get(screen.draft_key) is None and saves
+        assert all(calls > asked for calls in saves)
 
 
 def gated_turns(monkeypatch, hold_before: str) -> asyncio.Event:

@@ -198,8 +198,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
         # drawn while the model works (`show_working`), or when the turn ends if it fails first
         if not self.send_answer(text):
             return
-        self.app.drafts.discard(self.draft_key)  # sent
-        self._submitted = event.value
+        self._submitted = event.value  # its draft goes when it leaves the box
         self.conversation.append(student_message(text))
         self.busy = True
 
@@ -227,10 +226,13 @@ class TutorScreen(TurnRelay, NoemaScreen):
         ]
 
     def _clear_submitted(self) -> None:
-        """Empty the answer box of the answer just sent (not of anything typed since)."""
+        """Empty the answer box of the answer just sent (not of anything typed since), and
+        forget its draft: here, while the model works, not as it is sent (saving the drafts
+        writes a file, and the turn waits on nothing it does not need)."""
         answer = self.query_one(AnswerBox)
         if self._submitted is not None and answer.value == self._submitted:
             answer.value = ""
+            self.app.drafts.discard(self.draft_key)
         self._submitted = None
 
     def show_working(self, doing: str) -> None:
@@ -247,6 +249,8 @@ class TutorScreen(TurnRelay, NoemaScreen):
         chat, panel = self.query_one(TutorChat), self.query_one(PlanPanel)
         if isinstance(event, Progress) and event.data.get("working"):
             self.show_working(str(event.data.get("message") or "thinking"))
+        elif isinstance(event, Progress) and event.data.get("done"):  # the reply's text
+            chat.reply_written()
         elif isinstance(event, Progress) and event.data.get("replanned"):
             panel.notice("The plan changed to suit you better.")
             panel.show_plan(event.data.get("plan"), float(self.values.get("mastery") or 0.0))

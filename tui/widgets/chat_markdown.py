@@ -19,7 +19,7 @@ Chat rules, on top of CommonMark with tables and strikethrough:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
@@ -46,8 +46,10 @@ UNCLEAN = re.compile(
 """What `clean_text` takes out (control characters, line separators, bidi overrides,
 surrogates): most messages hold none, and looking costs far less than cleaning."""
 
-BlockKey = tuple[str, int, str]
-"""A rendered block's cache key: its source, the width, the label it starts with ('' none)."""
+BlockKey = tuple[str, int, str, str]
+"""A rendered block's cache key: its source, the width, the label it starts with as markup
+('' none), the style under it: the streamed reply's blocks serve its message when they look
+the same."""
 
 
 def shown_text(text: str) -> str:
@@ -152,7 +154,7 @@ def render_markdown(
     width: int,
     label: Text | None = None,
     style: Style | None = None,
-    cache: dict[BlockKey, list[Strip]] | None = None,
+    cache: Mapping[BlockKey, list[Strip]] | None = None,
 ) -> tuple[list[Strip], dict[BlockKey, list[Strip]]]:
     """`markup`'s lines at `width`, after `label` (who speaks), with `style` under all of it.
 
@@ -166,7 +168,8 @@ def render_markdown(
         lines += render_text(console, label, width)  # on its own line, above the block
         label = None
     for n, (source, tokens) in enumerate(blocks):
-        key = (source, width, label.plain if label is not None and n == 0 else "")
+        head = label.markup if label is not None and n == 0 else ""
+        key = (source, width, head, str(style or ""))
         strips = (cache or {}).get(key)
         if strips is None:
             strips = render_block(console, tokens, options, label if n == 0 else None, style)

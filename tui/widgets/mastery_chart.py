@@ -139,6 +139,8 @@ class PracticeList(Vertical):
         self.border_title = "Due for practice"
         self._rows: list[TrendRow] = []
         """The rows shown (or being mounted), in order."""
+        self._titles: tuple[str, str] | None = None
+        """The border's title and subtitle (the list's title, and the key of its screen)."""
 
     def show(
         self, items: Sequence[tuple[Tracked, Sequence[float]]], hint: str = "", title: str = ""
@@ -147,8 +149,10 @@ class PracticeList(Vertical):
         updated in place when their number is unchanged: remounting them after every tutor
         turn cost more than the rest of the turn's drawing."""
         self.set_class(not items, "empty")
-        self.border_title = title or "Due for practice"
-        self.border_subtitle = hint
+        titles = (title or "Due for practice", hint)
+        if titles != self._titles:  # setting a border title redraws the list, changed or not
+            self._titles = titles
+            self.border_title, self.border_subtitle = titles
         if len(self._rows) == len(items):
             for row, (item, values) in zip(self._rows, items, strict=True):
                 row.set(item, values)

@@ -6,7 +6,8 @@ a message is rendered into lines once per width (its Markdown through Rich, chat
 a new message adds its lines, and a frame copies the visible ones. While the tutor thinks, a
 "Tutor: …" block waits at the bottom; streamed tokens are rendered into it at most once per
 frame (only the block of the text that changed is rendered again), and when the message
-arrives the block gives way to it in place (same text, same lines, no longer muted).
+arrives the block gives way to it in place (same text, same lines, no longer muted): the
+message takes the block's rendered Markdown, so the learner does not wait on its rendering.
 """
 
 from __future__ import annotations
@@ -17,73 +18,20 @@ from typing import Any, Unpack
 
 from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
 
-from tui.widgets.chat_markdown import BlockKey, render_markdown, render_text, shown_text
+from tui.widgets.chat_markdown import BlockKey, render_markdown
+from tui.widgets.chat_message import LIVE_LABEL, ChatMessage, muted
 from tui.widgets.options import WidgetOptions
-
-STYLES = {
-    "teaching": ("Tutor", "bold cyan"),
-    "feedback": ("Feedback", "bold green"),
-    "redirect": ("Tutor", "bold yellow"),
-    "closing": ("Summary", "bold magenta"),
-    "answer": ("You", "bold"),
-}
 
 FRAME_S = 1 / 60
 """Textual's frame period (60 frames per second by default)."""
 RENDER_SHARE = 3
 """A flush waits at least this many times its own render's cost after the last one: a long
 reply's rendering never takes more than a share of the loop from the stream."""
-
-LIVE_LABEL = Text("Tutor: ", "bold cyan")
-LIVE_STYLE = Style(dim=True)
-"""The streamed text's look until it becomes the message."""
-STOPPED = Text("[stopped]", "dim italic")
-WIDTHS_KEPT = 2
-"""Widths a message keeps its lines for (a resize back and forth renders nothing again)."""
-
-
-def message_label(message: Mapping[str, Any]) -> Text:
-    """Who speaks, in their colour."""
-    if message.get("role") == "student":
-        who, style = STYLES["answer"]
-    else:
-        who, style = STYLES.get(message.get("kind") or "teaching", STYLES["teaching"])
-    return Text(f"{who}: ", style)
-
-
-class ChatMessage:
-    """One message and its lines, kept per width: the tutor's Markdown rendered, the learner's
-    words as they typed them (in italics: their own text, not Markdown)."""
-
-    def __init__(self, message: Mapping[str, Any]) -> None:
-        self.content = str(message.get("content", ""))
-        self.student = message.get("role") == "student"
-        self.stopped = bool(message.get("stopped"))  # the learner stopped it as it streamed
-        self.label = message_label(message)
-        self._lines: dict[int, list[Strip]] = {}
-
-    def lines(self, console: Any, width: int) -> list[Strip]:
-        """The message's lines at `width`, then the blank line that ends a message."""
-        if width not in self._lines:
-            if len(self._lines) >= WIDTHS_KEPT:
-                self._lines.pop(next(iter(self._lines)))
-            self._lines[width] = [*self._render(console, width), Strip.blank(width)]
-        return self._lines[width]
-
-    def _render(self, console: Any, width: int) -> list[Strip]:
-        if self.student:
-            text = Text.assemble(self.label, shown_text(self.content), style="italic")
-            return render_text(console, text, width)
-        lines, _ = render_markdown(console, self.content, width, self.label)
-        if self.stopped:
-            lines += render_text(console, STOPPED, width)
-        return lines
 
 
 class TutorChat(ScrollView, can_focus=True):
@@ -118,11 +66,20 @@ class TutorChat(ScrollView, can_focus=True):
         """The live block's rendered blocks, for its next render (`render_markdown`)."""
         self._width = 0
         self._flush_pending = False
+        self._reply_written = False
+        """The reply's text is complete (its message comes next): no more flushes."""
         self._last_flush = 0.0
         self._render_cost = 0.0
         self._last_end = 0.0
         """The end of the scroll range when the lines or the size last changed."""
         self._line_style = Style()
+        self._view: tuple[int, int, int] | None = None
+        """What the frame being drawn shows (`_view_now`), while it is drawn."""
+        self._drawn: dict[int, Strip] = {}
+        """Lines as last drawn, by index, for `_drawn_for` (a scroll redraws every line in
+        view: finishing them again cost most of a frame)."""
+        self._drawn_for: tuple[int, int, Style] | None = None
+        """(scroll x, width, background) the lines in `_drawn` were drawn with."""
 
     # -- what the chat holds -------------------------------------------------------------
 
@@ -161,21 +118,26 @@ class TutorChat(ScrollView, can_focus=True):
             return
         self.rendered = len(conversation)
         first = len(self._lines)  # lines above do not change
-        if self.streamed:
+        replied = bool(self.streamed)
+        streamed = self._live_blocks if replied else {}
+        if replied:
             self._forget_live()
-        self._append(pending)
+        self._append(pending, streamed)
         self._lines_changed(first)
+        if replied and self.first_token_version is None:  # its tokens first show in it
+            self.first_token_version = self.version
 
     def expect_reply(self, conversation: Sequence[Mapping[str, Any]] | None = None) -> None:
         """Show that the tutor is writing (the block its tokens will stream into), after the
         messages of `conversation` not shown yet."""
+        first = len(self._lines)  # lines above do not change
         self._forget_live()
         if conversation:
             self._append(conversation[self.rendered :])
             self.rendered = len(conversation)
         self._set_live("…")
         self.first_token_version = None
-        self._lines_changed()
+        self._lines_changed(first)
 
     def stream(self, token: str) -> None:
         """Append a token to the tutor message being written (drawn by `_flush`).
@@ -192,6 +154,12 @@ class TutorChat(ScrollView, can_focus=True):
             self.call_later(self._flush)
         else:
             self.set_timer(wait, self._flush, name="tutor-chat-flush")
+
+    def reply_written(self) -> None:
+        """The reply's text is complete, and its message comes next: tokens not drawn yet
+        are drawn with it (once, as the message), not first in the live block (once the
+        first tokens were drawn: they show that the reply is coming)."""
+        self._reply_written = True
 
     def end_stream(self) -> None:
         """Forget the streamed tokens; a live block still waiting goes away."""
@@ -213,7 +181,7 @@ class TutorChat(ScrollView, can_focus=True):
     def _flush(self) -> None:
         """Draw the tokens streamed since the last flush: one update for all of them."""
         self._flush_pending = False
-        if not self.streamed:
+        if not self.streamed or (self._reply_written and self.first_token_version is not None):
             return
         start = time.perf_counter()
         if self._live is None:
@@ -225,15 +193,21 @@ class TutorChat(ScrollView, can_focus=True):
         if self.first_token_version is None:
             self.first_token_version = self.version
 
-    def _append(self, messages: Sequence[Mapping[str, Any]]) -> None:
+    def _append(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        streamed: Mapping[BlockKey, list[Strip]] | None = None,
+    ) -> None:
+        """Add `messages`' lines; `streamed` holds the blocks of the reply streamed into the
+        live block (its message takes them)."""
         for message in messages:
             entry = ChatMessage(message)
             self._messages.append(entry)
             if self._width > 0:  # else `on_resize` renders everything once the width is known
-                self._lines.extend(entry.lines(self.app.console, self._width))
+                self._lines.extend(entry.lines(self.app.console, self._width, streamed))
 
     def _forget_live(self) -> None:
-        self.streamed = ""
+        self.streamed, self._reply_written = "", False
         self._live, self._live_lines, self._live_blocks = None, [], {}
 
     def _set_live(self, markup: str) -> None:
@@ -248,9 +222,9 @@ class TutorChat(ScrollView, can_focus=True):
             return
         console = self.app.console
         lines, self._live_blocks = render_markdown(
-            console, self._live, width, LIVE_LABEL, LIVE_STYLE, self._live_blocks
+            console, self._live, width, LIVE_LABEL, cache=self._live_blocks
         )
-        self._live_lines = [*lines, Strip.blank(width)]
+        self._live_lines = [*muted(lines, LIVE_LABEL.cell_len), Strip.blank(width)]
 
     def _lines_changed(self, first: int = 0) -> None:
         """Redraw from line `first` on (all lines from there may have changed).
@@ -259,6 +233,7 @@ class TutorChat(ScrollView, can_focus=True):
         follows the end, unless the learner scrolled up to read; then everything is redrawn."""
         size = Size(self._width, len(self._lines) + len(self._live_lines))
         self.version += 1
+        self._drawn = {index: line for index, line in self._drawn.items() if index < first}
         if size != self.virtual_size:
             following = self.scroll_y >= self.max_scroll_y - 1
             self._set_scroll_range(size)
@@ -309,14 +284,24 @@ class TutorChat(ScrollView, can_focus=True):
         self._last_end = self.max_scroll_y
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        self._line_style = self.rich_style  # once per frame: it walks the ancestors' styles
+        # once per frame, not per line: the style walks the ancestors' styles, and the view's
+        # region is worked out from the widget's
+        self._line_style = self.rich_style
+        self._view = self._view_now()
         self.drawn_version = self.version
-        return super().render_lines(crop)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._view = None
+
+    def _view_now(self) -> tuple[int, int, int]:
+        """(scroll x, scroll y, width) of what the chat shows."""
+        scroll_x, scroll_y = self.scroll_offset
+        return scroll_x, scroll_y, self.scrollable_content_region.width
 
     def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
+        scroll_x, scroll_y, width = self._view or self._view_now()
         index = scroll_y + y
-        width = self.scrollable_content_region.width
         style = self._line_style
         if index < len(self._lines):
             strip = self._lines[index]
@@ -325,8 +310,13 @@ class TutorChat(ScrollView, can_focus=True):
         else:
             return Strip.blank(width, style)
         if self.text_selection is not None:
-            strip = self._selected(strip, index)
-        return self._finish_line(strip, index, scroll_x, width)
+            return self._finish_line(self._selected(strip, index), index, scroll_x, width)
+        if self._drawn_for != (scroll_x, width, style):
+            self._drawn, self._drawn_for = {}, (scroll_x, width, style)
+        line = self._drawn.get(index)
+        if line is None:
+            line = self._drawn[index] = self._finish_line(strip, index, scroll_x, width)
+        return line
 
     def _finish_line(self, strip: Strip, index: int, scroll_x: int, width: int) -> Strip:
         """A stored line as drawn: cropped to the view, on the chat's background, and marked
