@@ -35,7 +35,7 @@ from core.flows.extraction.proposal import (
     merge_links,
 )
 from core.flows.extraction.records import KnownConcept
-from core.flows.extraction.text import clip_words
+from core.flows.extraction.text import clip_words, normalize_title
 from local_llm.schema import JsonSchema, bounded_schema
 
 
@@ -304,7 +304,23 @@ def _revised_concepts(
                     rationale="added by refinement",
                 )
             )
-    return concepts
+    return _one_per_title(concepts)
+
+
+def _one_per_title(concepts: list[NewConcept]) -> list[NewConcept]:
+    """Concepts that a revision left with one title become one, quotes united: a small model
+    retitles concepts or adds one under a title another already has (Gemma 3 270M's refinements
+    named three concepts 'Cómo aprendemos'), and one idea cannot be two notes of one name."""
+    kept: dict[str, NewConcept] = {}
+    for concept in concepts:
+        key = normalize_title(concept.title)
+        first = kept.get(key)
+        if first is None:
+            kept[key] = concept
+            continue
+        quotes = list(dict.fromkeys([*first.quote_ids, *concept.quote_ids]))
+        kept[key] = first.model_copy(update={"quote_ids": quotes})
+    return list(kept.values())
 
 
 def _relinked_quotes(

@@ -105,6 +105,44 @@ def test_apply_revision() -> None:
     assert out.relations == [] and out.notes == ["ajustes de títulos"]
 
 
+def test_a_revision_that_gives_two_concepts_one_title_leaves_one_concept() -> None:
+    """Gemma 3 270M's refinements renamed a concept and added two more under the one title
+    'Cómo aprendemos': the review then offered three notes of one name."""
+    p = proposal()
+    labels = Labels.build(p, ["X"])
+    revision = Revision(
+        edit_concepts=[
+            {
+                "concept": "n2",
+                "title": "uno",
+                "short_summary": "",
+                "concept_text": "",
+                "analysis": "",
+            }
+        ],
+        add_concepts=[
+            {
+                "title": "¡Uno!",
+                "short_summary": "s",
+                "concept": "c",
+                "analysis": "a",
+                "quote_ids": ["q3"],
+            },
+            {
+                "title": "Cuatro",
+                "short_summary": "s",
+                "concept": "c",
+                "analysis": "a",
+                "quote_ids": ["q3"],
+            },
+        ],
+    )
+    out = apply_revision(p, revision, labels, {"X": {"title": "Viejo"}}, ["q1", "q2", "q3"])
+    assert [c.title for c in out.concepts] == ["Uno", "Cuatro"]
+    assert out.concepts[0].id == "A"
+    assert out.concepts[0].quote_ids == ["q1", "q2", "q3"]
+
+
 def test_report_marks_multi_concept_quotes_and_prints() -> None:
     p = proposal()
     p.concepts[1].quote_ids.append("q1")
