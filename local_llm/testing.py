@@ -70,6 +70,8 @@ class ScriptedCall:
     """The answer's schema name (`complete` only): the pydantic model's name, by default."""
     grammar: str | None = None
     """The GBNF grammar sent in place of the schema (the local backend's requests)."""
+    slot: int | None = None
+    """The server slot asked for (the local backend's requests with several slots)."""
     flow: str = ""
     node: str = ""
     """The graph node that asked (empty outside a flow)."""
@@ -175,10 +177,17 @@ class ScriptedBackend:
         config: ModelConfig,
         schema_name: str = "answer",
         grammar: str | None = None,
+        slot: int | None = None,
     ) -> Completion:
         msgs = [dict(m) for m in messages]
         call = ScriptedCall(
-            "complete", msgs, json_schema, config, schema_name=schema_name, grammar=grammar
+            "complete",
+            msgs,
+            json_schema,
+            config,
+            schema_name=schema_name,
+            grammar=grammar,
+            slot=slot,
         )
         self.calls.append(call)
         await self._wait()
@@ -190,12 +199,12 @@ class ScriptedBackend:
         return response
 
     async def stream(
-        self, messages: Sequence[Message], *, config: ModelConfig
+        self, messages: Sequence[Message], *, config: ModelConfig, slot: int | None = None
     ) -> AsyncIterator[str | Completion]:
         """The text in pieces, then its usage as a server reports it (a `Completion` with
         empty text, the scripted `finish_reason`: `length` scripts an answer cut short)."""
         msgs = [dict(m) for m in messages]
-        call = ScriptedCall("stream", msgs, None, config)
+        call = ScriptedCall("stream", msgs, None, config, slot=slot)
         self.calls.append(call)
         await self._wait()
         response = self._next(call)
