@@ -151,14 +151,14 @@ def route_to_relate(state: ExtractionState) -> list[Send] | str:
     known = state.get("known", {})
     sends = []
     for concept in relating(state):
-        others = [
-            (c.id, concept_card(c.title, c.short_summary)) for c in concepts if c.id != concept.id
-        ]
         pool = state.get("pools", {}).get(concept.id, [])
-        others += [
+        others = [
             (cid, concept_card(known[cid]["title"], known[cid].get("short_summary", "")))
             for cid in pool
             if cid in known
+        ]  # existing first: a graph no larger than a pool gives every new concept the same
+        others += [
+            (c.id, concept_card(c.title, c.short_summary)) for c in concepts if c.id != concept.id
         ]
         if others:
             card = {"concept": _card(concept), "others": others, "total": len(concepts)}

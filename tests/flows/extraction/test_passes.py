@@ -6,6 +6,8 @@ hands its quotes to the existing concept and writes no note."""
 
 from __future__ import annotations
 
+import os
+
 import frontmatter
 
 from core.evaluation import load_criteria
@@ -235,3 +237,25 @@ async def test_a_graph_larger_than_a_pool_asks_for_relation_queries(harness) -> 
     h = harness(script, **beyond_pool())
     await h.start()
     assert script.count("queries") >= 1
+
+
+async def test_the_relation_calls_of_a_run_start_alike_with_the_existing_concepts(harness) -> None:
+    """1.1e for each new concept lists the existing concepts (the same pool for all of
+    them) before the new concept it is about, so the server's prompt cache serves them
+    again from one call to the next."""
+
+    def two_new(messages, schema):
+        ids = enum_of(schema, "concepts", "[]", "quote_ids")
+        return {
+            "concepts": [
+                concept("Efecto del espaciado", [ids[1]]),
+                concept("Práctica intercalada de problemas", [ids[2]]),
+            ],
+            "notes": "",
+        }
+
+    script = FlowScript(candidates=two_new)
+    h = harness(script)
+    await h.start()
+    first, second = script.prompts["relations"][:2]
+    assert "Recordar activamente fortalece la memoria" in os.path.commonprefix([first, second])
