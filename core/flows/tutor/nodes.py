@@ -20,6 +20,7 @@ from core.flows.tutor import plan as p
 from core.flows.tutor.fallback_plan import NOTICE, REPLAN_NOTICE, fallback_draft, kept_plan
 from core.flows.tutor.hints import HintSplitter
 from core.flows.tutor.prompts import (
+    GROUNDED_EVALUATOR_ANSWER,
     MAX_MESSAGE_TOKENS,
     EvaluatorAnswer,
     GroundedPlanDraft,
@@ -28,7 +29,6 @@ from core.flows.tutor.prompts import (
     evaluator_messages,
     evaluator_schema,
     executor_messages,
-    grounded_evaluator_answer,
     plan_schema,
     planner_messages,
 )
@@ -372,12 +372,10 @@ async def evaluator(state: SimplifiedState, runtime: Runtime[FlowContext]) -> Si
     )
     announce("evaluator", "checking your answer")
     try:
-        answer = await runtime.context.llm.structured(
-            messages,
-            grounded_evaluator_answer(student),
-            role="default",
-            json_schema=evaluator_schema(),
-        )
+        with GROUNDED_EVALUATOR_ANSWER.about(student) as schema:
+            answer = await runtime.context.llm.structured(
+                messages, schema, role="default", json_schema=evaluator_schema()
+            )
     except LLMError as exc:  # invalid after re-asks: not counted, and said; no answer: fails
         raise_unless_fallback(exc)
         update = not_evaluated(step, why(exc))
