@@ -112,6 +112,47 @@ def repeated_sentence(text: str, times: int = 3, min_words: int = 3) -> str:
     return next((s for s, f in said if counts[f] >= times), "")
 
 
+class RepeatWatch:
+    """`repeated_sentence(text, times=2)` over a text that streams in, in time linear in it.
+
+    Each piece is folded once when its sentence ends (only the unfinished sentence is folded
+    again as it grows): the whole text again on every streamed token made a long message's
+    checks grow with its square, 40 ms of the event loop for 750 characters in 4-character
+    tokens."""
+
+    def __init__(self, min_words: int = 3) -> None:
+        self.min_words = min_words
+        self._tail = ""
+        """What follows the last sentence end: the sentence being written."""
+        self._said: dict[str, str] = {}
+        """The finished sentences of `min_words` or more, folded: as first written."""
+        self.repeated = ""
+        """The first sentence said twice ('' while none is)."""
+
+    def feed(self, piece: str) -> str:
+        """Add a piece of the text; the sentence it has now said twice, or ''."""
+        if self.repeated:
+            return self.repeated
+        self._tail += piece
+        *finished, self._tail = _SENTENCE_END.split(self._tail)
+        for sentence in finished:
+            if self._said_again(sentence.strip(), keep=True):
+                return self.repeated
+        self._said_again(self._tail.strip(), keep=False)
+        return self.repeated
+
+    def _said_again(self, sentence: str, keep: bool) -> bool:
+        folded = fold(sentence)
+        if len(folded.split()) < self.min_words:
+            return False
+        if folded in self._said:
+            self.repeated = self._said[folded]
+            return True
+        if keep:
+            self._said[folded] = sentence
+        return False
+
+
 _TOKEN = re.compile(r"\S+")
 
 

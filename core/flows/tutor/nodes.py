@@ -14,7 +14,7 @@ from langgraph.config import get_config, get_stream_writer
 from langgraph.runtime import Runtime
 
 from core.context import FlowContext
-from core.degenerate import drop_repeats, fold, repeated_sentence
+from core.degenerate import RepeatWatch, drop_repeats, fold, repeated_sentence
 from core.flows.tutor import logs
 from core.flows.tutor import plan as p
 from core.flows.tutor.fallback_plan import NOTICE, REPLAN_NOTICE, fallback_draft, kept_plan
@@ -202,17 +202,15 @@ async def stream_message(
 ) -> tuple[str, list[str]]:
     """Stream the model's text to the front end token by token; returns (message, hints)."""
     write = get_stream_writer()
-    splitter = HintSplitter()
+    splitter, shown = HintSplitter(), RepeatWatch()
     announce("executor", "writing")
-    shown = ""
     async for piece in runtime.context.llm.stream(
         messages, role="default", max_tokens=MAX_MESSAGE_TOKENS
     ):
         visible = splitter.feed(piece)
         if visible:
             write({"node": "executor", "token": visible})
-            shown += visible
-            if repeated_sentence(shown, times=2):
+            if shown.feed(visible):
                 break  # a looping model: stop it before the learner reads the loop
     message, hints = splitter.finish()
     if repeated_sentence(message, times=2):

@@ -5,7 +5,24 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from core import degenerate
+from core.degenerate import RepeatWatch, repeated_sentence
 from tests.flows.tutor.scripted import TutorScript
+
+
+class Writes(TutorScript):
+    """A TutorScript whose executor writes `text`."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def __call__(self, messages, schema):
+        if messages[0]["content"].startswith(("You are the PLANNER", "You are the EVALUATOR")):
+            return super().__call__(messages, schema)
+        return self.text
 
 
 def record_schemas(t: Any) -> list[type]:
@@ -49,3 +66,51 @@ async def test_the_evaluators_answer_class_is_built_once_not_every_turn(tutor) -
         assert "not_evaluated" in values["last_evaluation"]  # the third, handed back: refused
         asked_again = [c for c in t.backend.calls if "repeats the learner's answer" in str(c)]
         assert asked_again  # the re-ask named the problem the check found in the third answer
+
+
+STREAMED = [
+    # a teacher's message: no sentence said twice
+    "Una fracción representa partes iguales de un todo, como las porciones de una pizza. "
+    "Si cortas la pizza en cuatro partes y tomas una, tienes un cuarto.\n\n"
+    "¿Qué fracción es mayor, 1/2 o 1/4? 🍕",
+    # a loop, the second time said with other case and accents
+    "Una fracción es una parte de un todo. una fraccion es una parte de un todo. Y más.",
+    # a loop across a blank line, in Russian, ending without a full stop
+    "Дробь — это часть целого.\n\nДробь — это часть целого",
+    # Chinese sentence ends, an ellipsis, short sentences said twice (not loops: < 3 words)
+    "分数是整体的一部分。 Sí. Sí. Wait… the whole is cut in parts. The whole is cut in parts!",
+    # a sentence said again later, not in a row, with runs of spaces and newlines
+    "Look at the top number.  The bottom one counts the parts.\nLook at the top   number.",
+]
+
+
+@pytest.mark.parametrize("text", STREAMED)
+@pytest.mark.parametrize("size", [1, 4, 7])
+def test_watching_a_stream_for_a_loop_finds_what_the_whole_text_check_finds(
+    text: str, size: int
+) -> None:
+    """The same finding at the same token as `repeated_sentence` on everything streamed so far."""
+    watch, shown = RepeatWatch(), ""
+    for start in range(0, len(text), size):
+        piece = text[start : start + size]
+        shown += piece
+        assert watch.feed(piece) == repeated_sentence(shown, times=2), repr(shown)
+
+
+async def test_streaming_a_long_message_folds_each_sentence_about_once(tutor, monkeypatch) -> None:
+    """The loop check folded everything streamed so far on every token: 40 ms of the event
+    loop for a 750-character message in 4-character tokens, growing with its square."""
+    sentence = "La pizza {} se corta en partes iguales para compartirla entre amigos."
+    message = " ".join(sentence.format(n) for n in range(12)) + "\nHint: cuenta las porciones"
+    folded: list[int] = []
+    real_fold = degenerate.fold
+
+    def counted(text: str) -> str:
+        folded.append(len(text))
+        return real_fold(text)
+
+    monkeypatch.setattr(degenerate, "fold", counted)
+    async with tutor(Writes(message)) as t:
+        events = await t.turn()  # the plan's checks, then the message streamed
+    assert t.tokens(events).strip() == message.split("\nHint")[0]
+    assert sum(folded) < 15 * len(message)  # the whole text again on every token: ~100 x
