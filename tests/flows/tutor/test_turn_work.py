@@ -3,6 +3,8 @@ measures the time; these say the work is gone)."""
 
 from __future__ import annotations
 
+import asyncio
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -114,3 +116,31 @@ async def test_streaming_a_long_message_folds_each_sentence_about_once(tutor, mo
         events = await t.turn()  # the plan's checks, then the message streamed
     assert t.tokens(events).strip() == message.split("\nHint")[0]
     assert sum(folded) < 15 * len(message)  # the whole text again on every token: ~100 x
+
+
+async def test_a_turn_wakes_the_event_loop_from_other_threads_a_few_times(tutor) -> None:
+    """The checkpoints were written through aiosqlite: three to four hops to its thread for
+    each of a turn's checkpoints and writes (statement, cursor, commit), about 30 wake-ups of
+    the event loop and hand-overs of the GIL a turn. One hop a write now, the same rows."""
+    async with tutor(TutorScript(["partial"] * 6), correct_to_complete=10) as t:
+        await t.turn()
+        await t.turn("un medio")
+        loop = asyncio.get_running_loop()
+        woken: list[str] = []
+        real = loop.call_soon_threadsafe
+
+        def counted(callback, *args, **kwargs):
+            woken.append(getattr(callback, "__qualname__", repr(callback)))
+            return real(callback, *args, **kwargs)
+
+        loop.call_soon_threadsafe = counted
+        try:
+            for text in ("dos cuartos", "la de arriba"):
+                await t.turn(text)
+        finally:
+            del loop.call_soon_threadsafe
+        # (LangGraph hands each streamed token to its stream this way too, from the loop)
+        from_threads = [name for name in woken if name != "Queue.put_nowait"]
+        assert len(from_threads) <= 2 * 12, Counter(from_threads)  # was 2 * 37
+        said = [m["content"] for m in (await t.values())["conversation"] if m["role"] == "student"]
+        assert said[-2:] == ["dos cuartos", "la de arriba"]
