@@ -11,20 +11,7 @@ import pytest
 
 from core import degenerate
 from core.degenerate import RepeatWatch, repeated_sentence
-from tests.flows.tutor.scripted import TutorScript
-
-
-class Writes(TutorScript):
-    """A TutorScript whose executor writes `text`."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
-
-    def __call__(self, messages, schema):
-        if messages[0]["content"].startswith(("You are the PLANNER", "You are the EVALUATOR")):
-            return super().__call__(messages, schema)
-        return self.text
+from tests.flows.tutor.scripted import TutorScript, Writes
 
 
 def record_schemas(t: Any) -> list[type]:
