@@ -131,3 +131,26 @@ async def test_a_turn_wakes_the_event_loop_from_other_threads_a_few_times(tutor)
         assert len(from_threads) <= 2 * 12, Counter(from_threads)  # was 2 * 37
         said = [m["content"] for m in (await t.values())["conversation"] if m["role"] == "student"]
         assert said[-2:] == ["dos cuartos", "la de arriba"]
+
+
+async def test_a_turns_context_is_built_on_the_loop_once_the_first_was(tutor, monkeypatch) -> None:
+    """Every turn built its context in a thread, for the note language read from the vault
+    once per process: a thread hop (and, on a busy machine, a wait for a core) per turn."""
+    import core.runtime
+
+    hops: list[str] = []
+    to_thread = asyncio.to_thread
+
+    async def counted(call, *args, **kwargs):
+        hops.append(getattr(call, "__name__", repr(call)))
+        return await to_thread(call, *args, **kwargs)
+
+    async with tutor(TutorScript(["partial"] * 4), correct_to_complete=10) as t:
+        build = t.services.runtime._context_factory
+        monkeypatch.setattr(core.runtime.asyncio, "to_thread", counted)
+        await t.turn()
+        for text in ("un medio", "dos cuartos", "Дробь 🍕"):
+            await t.turn(text)
+        assert hops.count(build.__name__) == 1, hops
+        said = [m["content"] for m in (await t.values())["conversation"] if m["role"] == "student"]
+        assert said == ["un medio", "dos cuartos", "Дробь 🍕"]
