@@ -15,8 +15,9 @@ commit), about 30 a tutor turn, each a wake-up of the event loop and a hand-over
 from __future__ import annotations
 
 import asyncio
+import copy
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -113,6 +114,16 @@ class ThreadedSqliteSaver(BaseCheckpointSaver[str]):
 
     def get_next_version(self, current: str | None, channel: None) -> str:
         return self.saver.get_next_version(current, channel)
+
+    def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> ThreadedSqliteSaver:
+        """The saver with the types a compiled graph allows to be read back (LangGraph's
+        strict msgpack): given to the SqliteSaver, which reads and writes (same thread)."""
+        inner = self.saver.with_allowlist(extra_allowlist)
+        if inner is self.saver:
+            return self
+        clone = copy.copy(self)
+        clone.saver, clone.serde = inner, inner.serde  # type: ignore[assignment]
+        return clone
 
 
 def _connect(path: Path) -> SqliteSaver:

@@ -3,13 +3,16 @@ thread of its own; what it writes is read back by LangGraph's own async saver.""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import aiosqlite
 from langgraph.checkpoint.base import empty_checkpoint
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from core.checkpoints import open_checkpointer
+from core.checkpoints import ThreadedSqliteSaver, open_checkpointer
 
 
 def config(thread: str, checkpoint_id: str | None = None) -> dict:
@@ -44,3 +47,18 @@ async def test_checkpoints_written_are_read_back_also_by_langgraphs_async_saver(
         assert again is not None
         assert again.checkpoint["channel_values"]["conversation"] == ["¿1/2 o 1/4? 🍕"] * 3
         assert [w[1:] for w in again.pending_writes] == [("conversation", "Дробь")]
+
+
+def test_the_types_a_graph_allows_are_those_the_sqlite_saver_reads_with(tmp_path: Path) -> None:
+    """LangGraph gives a compiled graph's checkpointer the types it may read back (strict
+    msgpack): the saver that reads and writes must get them, not only its wrapper."""
+    conn = sqlite3.connect(tmp_path / "checkpoints.sqlite3", check_same_thread=False)
+    strict = JsonPlusSerializer(allowed_msgpack_modules=None)
+    saver = ThreadedSqliteSaver(SqliteSaver(conn, serde=strict))
+    try:
+        allowed = saver.with_allowlist([("tests.core.test_checkpoints", "Séance")])
+        assert allowed is not saver and allowed.saver is not saver.saver
+        assert allowed.serde is allowed.saver.serde is not saver.saver.serde
+        assert allowed.saver.conn is conn  # one file, one thread
+    finally:
+        saver.close()
