@@ -22,13 +22,16 @@ from core.flows.tutor.state import (
     StudyPlanData,
     TopicInfoData,
 )
+from local_llm.prose import ProseShape
 from local_llm.schema import JsonSchema, bounded_schema
 
 Messages = list[dict[str, str]]
 
 MAX_GUIDELINE_CHARS = 6000
-MAX_MESSAGE_TOKENS = 300
-"""The executor's message (teaching, one question, hints) stays short."""
+MESSAGE_SHAPE = ProseShape(max_chars=700, line_prefix="Hint: ", max_lines=2, max_line_chars=160)
+"""The executor's answer: a short teaching paragraph ending in its question, then up to two
+hint lines. Its token limit comes from this shape, so a message of this shape is never cut;
+the bundled model is held to it by a grammar (`local_llm.prose`)."""
 
 
 def block(name: str, text: str) -> str:

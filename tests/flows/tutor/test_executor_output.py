@@ -191,3 +191,15 @@ def test_feedback_cut_from_the_learners_answer_is_a_parrot() -> None:
     )
     assert not problems("Bananas no tienen que ver con la pregunta.", "bananas")
     assert not problems("No es correcto: la metacognición regula el aprendizaje.", "no se")
+
+
+async def test_the_message_is_streamed_with_its_shape_and_a_limit_it_never_reaches(tutor) -> None:
+    """Main streamed with a fixed 300-token limit: a long valid message was cut mid-sentence,
+    and on the bundled model (no shape held) the answer was markers or a loop, never a message."""
+    from core.flows.tutor.prompts import MESSAGE_SHAPE
+
+    async with tutor(Writes("¿Qué es mayor, 1/2 o 1/4?\nHint: piensa en una pizza")) as t:
+        await t.turn()
+        [call] = t.backend.calls_of("stream")
+        assert call.config is not None and call.config.max_tokens == MESSAGE_SHAPE.max_tokens
+        assert MESSAGE_SHAPE.max_tokens > MESSAGE_SHAPE.longest > 300
