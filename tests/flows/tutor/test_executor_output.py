@@ -72,9 +72,12 @@ async def test_an_empty_message_is_asked_again_then_said_to_be_a_stand_in(tutor)
         assert "P1 step 1: Learn part 1" in message["content"]
 
 
-@pytest.mark.parametrize("text", ["reasons: reasons", "titles", "Description: description"])
+@pytest.mark.parametrize(
+    "text", ["reasons: reasons", "titles", "Description: description", "1", "1.1.1.1.1"]
+)
 async def test_a_plan_made_of_field_names_is_asked_again(tutor, text: str) -> None:
-    """Issue 12: the tutor asked "reasons: reasons" (a plan whose fields held field names)."""
+    """Issue 12: the tutor asked "reasons: reasons" (a plan whose fields held field names).
+    The bundled model's plans were also "1. 1", "2. 2": steps without a word."""
 
     class FieldNames(TutorScript):
         def plan(self, schema):
