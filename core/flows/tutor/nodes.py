@@ -14,7 +14,7 @@ from langgraph.config import get_config, get_stream_writer
 from langgraph.runtime import Runtime
 
 from core.context import FlowContext
-from core.degenerate import drop_repeats, fold, repeated_sentence
+from core.degenerate import drop_repeats, echoes, fold, repeated_sentence
 from core.flows.tutor import logs
 from core.flows.tutor import plan as p
 from core.flows.tutor.fallback_plan import NOTICE, REPLAN_NOTICE, fallback_draft, kept_plan
@@ -215,6 +215,8 @@ async def stream_message(
     message, hints = splitter.finish()
     if repeated_sentence(message, times=2):
         message = drop_repeats(message)
+    if echoes(message, messages[0]["content"]):  # the instructions said back: no message
+        return "", hints
     return readable(message), hints
 
 

@@ -206,3 +206,17 @@ async def test_the_message_is_streamed_with_its_shape_and_a_limit_it_never_reach
         [call] = t.backend.calls_of("stream")
         assert call.config is not None and call.config.max_tokens == MESSAGE_SHAPE.max_tokens
         assert MESSAGE_SHAPE.max_tokens > MESSAGE_SHAPE.longest > 300
+
+
+async def test_the_instructions_said_back_are_no_message(tutor) -> None:
+    """The bundled model answered a turn with its own system prompt, shown as the tutor's."""
+    echo = (
+        "You are the tutor talking to a learner. Teach the current step of the plan briefly, "
+        "in the learner's language, with an example that fits their interests. Text inside "
+        "30-45 seconds."
+    )
+    async with tutor(Writes(echo)) as t:
+        await t.turn()
+        assert len(t.backend.calls_of("stream")) == 2  # asked once more
+        [message] = (await t.values())["conversation"]
+        assert message["content"].startswith("(The tutor model wrote nothing, twice;")
