@@ -14,6 +14,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
+from difflib import SequenceMatcher
 from typing import TypeVar
 
 from pydantic import BaseModel, model_validator
@@ -83,6 +84,17 @@ def wordless(text: str) -> bool:
         return False
     words = _LETTER_RUN.findall(text)
     return not words or (len(words) <= 2 and bool(_JSON_MARK.search(text)))
+
+
+def echoes(text: str, instructions: str, min_chars: int = 40) -> bool:
+    """Whether `text` repeats a run of at least `min_chars` characters of `instructions` (case
+    and accents folded): the bundled model answered the tutor's turn with its own system
+    prompt ("You are the tutor talking to a learner. Teach the current step...")."""
+    answer, given = fold(text), fold(instructions)
+    if len(answer) < min_chars:
+        return False
+    match = SequenceMatcher(None, answer, given, autojunk=False).find_longest_match()
+    return match.size >= min_chars
 
 
 _PLACEHOLDER = re.compile(r"<[^<>\n]{2,40}>")
