@@ -70,6 +70,8 @@ class ScriptedCall:
     """The answer's schema name (`complete` only): the pydantic model's name, by default."""
     grammar: str | None = None
     """The GBNF grammar sent in place of the schema (the local backend's requests)."""
+    extra_body: dict[str, object] | None = None
+    """What a stream sent the server besides the chat (the local backend's shaped streams)."""
     flow: str = ""
     node: str = ""
     """The graph node that asked (empty outside a flow)."""
@@ -190,12 +192,16 @@ class ScriptedBackend:
         return response
 
     async def stream(
-        self, messages: Sequence[Message], *, config: ModelConfig
+        self,
+        messages: Sequence[Message],
+        *,
+        config: ModelConfig,
+        extra_body: dict[str, object] | None = None,
     ) -> AsyncIterator[str | Completion]:
         """The text in pieces, then its usage as a server reports it (a `Completion` with
         empty text, the scripted `finish_reason`: `length` scripts an answer cut short)."""
         msgs = [dict(m) for m in messages]
-        call = ScriptedCall("stream", msgs, None, config)
+        call = ScriptedCall("stream", msgs, None, config, extra_body=extra_body)
         self.calls.append(call)
         await self._wait()
         response = self._next(call)

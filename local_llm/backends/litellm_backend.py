@@ -180,11 +180,18 @@ class LiteLLMBackend:
         return Completion(text=text, finish_reason=finish_reason, **usage_of(response))
 
     async def stream(
-        self, messages: Sequence[Message], *, config: ModelConfig
+        self,
+        messages: Sequence[Message],
+        *,
+        config: ModelConfig,
+        extra_body: dict[str, object] | None = None,
     ) -> AsyncIterator[str | Completion]:
         """Text pieces, then one `Completion` (empty text) with the server's usage and finish
-        reason when the stream ended normally."""
+        reason when the stream ended normally. `extra_body` goes to the server as is (the
+        local backend's grammar and sampling for a `ProseShape`)."""
         args = _chat_args(config)
+        if extra_body:
+            args["extra_body"] = dict(extra_body)
         if _reports_stream_usage(config):
             args["stream_options"] = {"include_usage": True}
         response: object = await self.litellm.acompletion(

@@ -14,13 +14,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from local_llm.backends.base import Backend, Completion, JsonSchema, Message
 from local_llm.config import LOCAL_MODEL, ModelConfig
 from local_llm.errors import LocalModelError
 from local_llm.gbnf import json_grammar
 from local_llm.local_server import LocalServerError, Mode
+from local_llm.prose import DRY_SAMPLING, ProseShape
 
 if TYPE_CHECKING:
     from local_llm.shared_server import SharedServer
@@ -156,6 +157,17 @@ class LocalBackend:
         self, messages: Sequence[Message], *, config: ModelConfig
     ) -> AsyncIterator[str | Completion]:
         async for piece in self.inner.stream(messages, config=self.resolved(config, "chat")):
+            yield piece
+
+    async def stream_shaped(
+        self, messages: Sequence[Message], *, config: ModelConfig, shape: ProseShape
+    ) -> AsyncIterator[str | Completion]:
+        """A stream held to `shape` by a grammar, sampled with DRY (`local_llm.prose`)."""
+        extra = {"grammar": shape.grammar(), "cache_prompt": True, **DRY_SAMPLING}
+        inner: Any = self.inner  # the litellm backend, which passes `extra_body` on
+        async for piece in inner.stream(
+            messages, config=self.resolved(config, "chat"), extra_body=extra
+        ):
             yield piece
 
     async def embed(self, texts: Sequence[str], *, config: ModelConfig) -> list[list[float]]:

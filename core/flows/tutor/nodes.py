@@ -14,14 +14,14 @@ from langgraph.config import get_config, get_stream_writer
 from langgraph.runtime import Runtime
 
 from core.context import FlowContext
-from core.degenerate import RepeatWatch, drop_repeats, fold, repeated_sentence
+from core.degenerate import RepeatWatch, drop_repeats, echoes, fold, repeated_sentence
 from core.flows.tutor import logs
 from core.flows.tutor import plan as p
 from core.flows.tutor.fallback_plan import NOTICE, REPLAN_NOTICE, fallback_draft, kept_plan
-from core.flows.tutor.hints import HintSplitter
+from core.flows.tutor.hints import HintSplitter, readable
 from core.flows.tutor.prompts import (
     GROUNDED_EVALUATOR_ANSWER,
-    MAX_MESSAGE_TOKENS,
+    MESSAGE_SHAPE,
     EvaluatorAnswer,
     GroundedPlanDraft,
     PlanDraft,
@@ -204,9 +204,7 @@ async def stream_message(
     write = get_stream_writer()
     splitter, shown = HintSplitter(), RepeatWatch()
     announce("executor", "writing")
-    async for piece in runtime.context.llm.stream(
-        messages, role="default", max_tokens=MAX_MESSAGE_TOKENS
-    ):
+    async for piece in runtime.context.llm.stream(messages, role="default", shape=MESSAGE_SHAPE):
         visible = splitter.feed(piece)
         if visible:
             write({"node": "executor", "token": visible})
@@ -215,7 +213,9 @@ async def stream_message(
     message, hints = splitter.finish()
     if repeated_sentence(message, times=2):
         message = drop_repeats(message)
-    return message, hints
+    if echoes(message, messages[0]["content"]):  # the instructions said back: no message
+        return "", hints
+    return readable(message), hints
 
 
 async def executor(state: SimplifiedState, runtime: Runtime[FlowContext]) -> SimplifiedState:
