@@ -12,7 +12,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from core.degenerate import field_names_as_values, fold, grounded, repeated_sentence
+from core.degenerate import (
+    GroundedOn,
+    field_names_as_values,
+    fold,
+    grounded,
+    repeated_sentence,
+)
 from core.flows.tutor.state import (
     LastEvaluationData,
     MessageData,
@@ -302,9 +308,10 @@ def hands_back(text: str, said: str) -> bool:
     return len(text.split()) >= 2 and f" {text} " in f" {said} "
 
 
-def grounded_evaluator_answer(student: str) -> type[EvaluatorAnswer]:
-    """The evaluator's answer as the client validates it for this learner's answer."""
-    return grounded(EvaluatorAnswer, lambda answer: evaluator_problems(answer, student))
+GROUNDED_EVALUATOR_ANSWER: GroundedOn[EvaluatorAnswer, str] = GroundedOn(
+    EvaluatorAnswer, evaluator_problems
+)
+"""The evaluator's answer as the client validates it, `about(the learner's answer)`."""
 
 
 @functools.lru_cache(maxsize=1)

@@ -7,22 +7,9 @@ from __future__ import annotations
 import pytest
 
 from core.flows.tutor.session import turn
-from tests.flows.tutor.scripted import TutorScript
+from tests.flows.tutor.scripted import TutorScript, Writes
 
 LOOP = "Una fracción es una parte de un todo. "
-
-
-class Writes(TutorScript):
-    """A TutorScript whose executor writes `text` (the first message)."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
-
-    def __call__(self, messages, schema):
-        if messages[0]["content"].startswith(("You are the PLANNER", "You are the EVALUATOR")):
-            return super().__call__(messages, schema)
-        return self.text
 
 
 async def test_fallback_hints_never_reveal_the_success_criteria(tutor) -> None:
