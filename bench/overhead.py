@@ -1,7 +1,7 @@
 """Per-node orchestration overhead of noema's runtime against bare LangGraph.
 
 Both run the same linear graph of NODES nodes on the same SQLite checkpointer (`core.checkpoints.open_checkpointer`:
-AsyncSqliteSaver, WAL, durability "sync"). The bare graph's nodes return at once and are streamed with plain
+LangGraph's SqliteSaver in a thread of its own, WAL, durability "sync"). The bare graph's nodes return at once and are streamed with plain
 `astream`. noema's graph runs through `core.runtime.Runtime` (typed events, run rows), and every
 node makes one `structured()` call to a zero-latency scripted model (validation, token count,
 a trace row in the store). The difference is what noema adds per node.
@@ -126,7 +126,7 @@ async def main() -> dict[str, float]:
     bare_ms = statistics.median(bare)
     noema_ms = statistics.median(noema)
     print(f"nodes per run: {NODES}, runs: {REPEATS} each, alternating (median per-node times)")
-    print(f"bare LangGraph + AsyncSqliteSaver : {bare_ms:.3f} ms/node")
+    print(f"bare LangGraph + SqliteSaver      : {bare_ms:.3f} ms/node")
     print(f"noema runtime + model call + trace: {noema_ms:.3f} ms/node  ({traces} traces stored)")
     print(f"noema's own share per node        : {noema_ms - bare_ms:.3f} ms")
     print(f"ratio noema / bare                : {noema_ms / bare_ms:.2f}")

@@ -13,12 +13,16 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
-from typing import TypeVar
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from difflib import SequenceMatcher
+from typing import Generic, TypeVar
 
 from pydantic import BaseModel, model_validator
 
 M = TypeVar("M", bound=BaseModel)
+S = TypeVar("S")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _SENTENCE_END = re.compile(r"(?<=[.!?…。！？])\s+|\n+")
 _QUOTED = re.compile(
@@ -85,6 +89,17 @@ def wordless(text: str) -> bool:
     return not words or (len(words) <= 2 and bool(_JSON_MARK.search(text)))
 
 
+def echoes(text: str, instructions: str, min_chars: int = 40) -> bool:
+    """Whether `text` repeats a run of at least `min_chars` characters of `instructions` (case
+    and accents folded): the bundled model answered the tutor's turn with its own system
+    prompt ("You are the tutor talking to a learner. Teach the current step...")."""
+    answer, given = fold(text), fold(instructions)
+    if len(answer) < min_chars:
+        return False
+    match = SequenceMatcher(None, answer, given, autojunk=False).find_longest_match()
+    return match.size >= min_chars
+
+
 _PLACEHOLDER = re.compile(r"<[^<>\n]{2,40}>")
 
 
@@ -107,6 +122,47 @@ def repeated_sentence(text: str, times: int = 3, min_words: int = 3) -> str:
             return s
     counts = Counter(f for _, f in said)
     return next((s for s, f in said if counts[f] >= times), "")
+
+
+class RepeatWatch:
+    """`repeated_sentence(text, times=2)` over a text that streams in, in time linear in it.
+
+    Each piece is folded once when its sentence ends (only the unfinished sentence is folded
+    again as it grows): the whole text again on every streamed token made a long message's
+    checks grow with its square, 40 ms of the event loop for 750 characters in 4-character
+    tokens."""
+
+    def __init__(self, min_words: int = 3) -> None:
+        self.min_words = min_words
+        self._tail = ""
+        """What follows the last sentence end: the sentence being written."""
+        self._said: dict[str, str] = {}
+        """The finished sentences of `min_words` or more, folded: as first written."""
+        self.repeated = ""
+        """The first sentence said twice ('' while none is)."""
+
+    def feed(self, piece: str) -> str:
+        """Add a piece of the text; the sentence it has now said twice, or ''."""
+        if self.repeated:
+            return self.repeated
+        self._tail += piece
+        *finished, self._tail = _SENTENCE_END.split(self._tail)
+        for sentence in finished:
+            if self._said_again(sentence.strip(), keep=True):
+                return self.repeated
+        self._said_again(self._tail.strip(), keep=False)
+        return self.repeated
+
+    def _said_again(self, sentence: str, keep: bool) -> bool:
+        folded = fold(sentence)
+        if len(folded.split()) < self.min_words:
+            return False
+        if folded in self._said:
+            self.repeated = self._said[folded]
+            return True
+        if keep:
+            self._said[folded] = sentence
+        return False
 
 
 _TOKEN = re.compile(r"\S+")
@@ -154,3 +210,27 @@ def grounded(model: type[M], check: Callable[[M], list[str]]) -> type[M]:
 
     namespace = {"_grounded": model_validator(mode="after")(validate), "__module__": __name__}
     return type(model.__name__, (model,), namespace)
+
+
+class GroundedOn(Generic[M, S]):
+    """`grounded` for a check that also reads what the answer is about (the learner's answer
+    an evaluation must not hand back), given per call: the model class is built once, not on
+    every call (building a pydantic class costs a millisecond or more, on every tutor turn).
+
+        with GROUNDED.about(subject) as schema:
+            answer = await client.structured(messages, schema)
+    """
+
+    def __init__(self, model: type[M], check: Callable[[M, S], list[str]]) -> None:
+        self._subject: ContextVar[S] = ContextVar(f"{model.__name__}_subject")
+        self.model = grounded(model, lambda answer: check(answer, self._subject.get()))
+
+    @contextmanager
+    def about(self, subject: S) -> Iterator[type[M]]:
+        """The grounded model, checked against `subject` while the block runs (in this task
+        and what it awaits)."""
+        token = self._subject.set(subject)
+        try:
+            yield self.model
+        finally:
+            self._subject.reset(token)

@@ -11,6 +11,7 @@ import json
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.settings import Settings
 from core.store import Store
@@ -20,8 +21,10 @@ from vault.index import Progress, VaultIndex
 from vault.layout import VaultLayout
 from vault.obsidian import ObsidianConfig, read_obsidian_config
 from vault.sync_result import SyncResult
-from vault.watcher import VaultEvent, VaultWatcher
 from vault.writer import VaultWriter
+
+if TYPE_CHECKING:  # watchdog is imported when watching starts, not by `noema doctor`
+    from vault.watcher import VaultEvent, VaultWatcher
 
 EXTRACTION = "extraction"
 
@@ -175,6 +178,8 @@ def start_watching(
 
     The writer reports its writes to the watcher so noema's own writes are not events.
     """
+    from vault.watcher import VaultWatcher
+
     index = index or open_index(settings, store)
     index.sync_files()
     ingest = Ingest(store, index)

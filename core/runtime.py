@@ -112,6 +112,7 @@ class Runtime:
         self.runs = RunsRepo(store)
         self.flows = dict(flows)
         self._context_factory = context_factory
+        self._context_built = False
         self._checkpointer = checkpointer
         self._checkpoint_path = checkpoint_path or settings.data_dir / "checkpoints.sqlite3"
         self._saver_cm: AbstractAsyncContextManager[BaseCheckpointSaver[str]] | None = None
@@ -260,8 +261,7 @@ class Runtime:
         interrupts."""
         spec, graph = self._spec(run.flow), self.graph(run.flow)
         config = self._run_config(run, new_input)
-        # built in a thread: it may read the vault once to detect its note language
-        context = await asyncio.to_thread(self._context_factory, run.id)
+        context = await self._context(run.id)
         self.runs.set_status(run.id, "running")
         interrupts: list[Interrupted] = []  # reported once the stretch ended (_stretch_ended)
         values: dict[str, object] | None = None
@@ -292,6 +292,16 @@ class Runtime:
             return
         for event in await self._stretch_ended(run, spec, config, interrupts, values):
             yield event
+
+    async def _context(self, run_id: str) -> FlowContext:
+        """The run's context: the runtime's first one built in a thread (it may read the vault
+        to detect its note language, once), the next ones at once (a thread hop on every turn
+        of a chat, for nothing)."""
+        if self._context_built:
+            return self._context_factory(run_id)
+        context = await asyncio.to_thread(self._context_factory, run_id)
+        self._context_built = True
+        return context
 
     async def _stretch_ended(
         self,

@@ -21,6 +21,7 @@ from local_llm.errors import (  # noqa: E402
     StructuredOutputError,
     TransientModelError,
 )
+from local_llm.prose import ProseShape  # noqa: E402
 from local_llm.schema import bounded_schema, validate_bounded  # noqa: E402
 from local_llm.trace import CallTrace, TraceSink  # noqa: E402
 
@@ -34,6 +35,7 @@ __all__ = [
     "LLMClient",
     "LLMError",
     "ModelConfig",
+    "ProseShape",
     "ModelUnavailableError",
     "Provider",
     "PullProgress",

@@ -34,6 +34,7 @@ from local_llm.errors import (
     StructuredOutputError,
 )
 from local_llm.grammar import fitted_schema, grammar_schema, limit_tokens
+from local_llm.prose import ProseShape
 from local_llm.retry import with_transient_retry
 from local_llm.schema import JsonSchema, default_schema, schema_name
 from local_llm.streaming import next_piece
@@ -323,27 +324,33 @@ class LLMClient:
         max_tokens: int | None = None,
         flow: str = "",
         node: str = "",
+        shape: ProseShape | None = None,
     ) -> AsyncIterator[str]:
         """Text pieces as the model writes them. Opening the stream is retried when transient.
+
+        With a `shape`, `max_tokens` defaults to one no answer of that shape reaches, and a
+        backend that can hold the model to the shape (the local one: `stream_shaped`) does.
 
         The answer ends at the first chat-template turn marker (`turn_markers.TURN_MARKERS`):
         the text before it is yielded, the backend stream is closed, the trace notes the cut.
         A stream that ends without the server's finish (connection reset mid-answer) raises
         `StreamCutError` after the pieces that did arrive: it is never a complete answer.
         """
+        if max_tokens is None and shape is not None:
+            max_tokens = shape.max_tokens
         call = self._call(role, "stream", flow, node, max_tokens=max_tokens)
         prompt: list[Message] = [dict(m) for m in messages]
         counted = self._check_budget(call, prompt)
         await self._ready(call)
         async with (
             self._admitted(call),
-            contextlib.aclosing(self._stream(call, prompt, counted)) as pieces,  # type: ignore[type-var]
+            contextlib.aclosing(self._stream(call, prompt, counted, shape)) as pieces,  # type: ignore[type-var]
         ):
             async for text in pieces:
                 yield text
 
     async def _stream(
-        self, call: _Call, prompt: Sequence[Message], counted: int
+        self, call: _Call, prompt: Sequence[Message], counted: int, shape: ProseShape | None
     ) -> AsyncIterator[str]:
         started, pieces, detail = time.perf_counter(), [], ""
         outcome: Outcome = "error"
@@ -353,7 +360,7 @@ class LLMClient:
         watch, streamed_bytes = call.watch(counted), 0
         deployment = ""
         try:
-            opened, piece = await self._request(call, partial(self._open, call, prompt))
+            opened, piece = await self._request(call, partial(self._open, call, prompt, shape))
             iterator = opened
             while piece is not None:
                 if isinstance(piece, Completion):  # the backend's report (usage, who answered)
@@ -606,9 +613,14 @@ class LLMClient:
         return next_piece(call, iterator, pieces, self._annotated)
 
     async def _open(
-        self, call: _Call, prompt: Sequence[Message]
+        self, call: _Call, prompt: Sequence[Message], shape: ProseShape | None = None
     ) -> tuple[AsyncIterator[str | Completion], str | Completion | None]:
-        iterator = aiter(self.backend(call.role).stream(prompt, config=call.config))
+        backend = self.backend(call.role)
+        shaped = getattr(backend, "stream_shaped", None) if shape is not None else None
+        if shaped is not None:
+            iterator = aiter(shaped(prompt, config=call.config, shape=shape))
+        else:
+            iterator = aiter(backend.stream(prompt, config=call.config))
         return iterator, await anext(iterator, None)
 
 

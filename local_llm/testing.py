@@ -72,6 +72,8 @@ class ScriptedCall:
     """The GBNF grammar sent in place of the schema (the local backend's requests)."""
     slot: int | None = None
     """The server slot asked for (the local backend's requests with several slots)."""
+    extra_body: dict[str, object] | None = None
+    """What a stream sent the server besides the chat (the local backend's shaped streams)."""
     flow: str = ""
     node: str = ""
     """The graph node that asked (empty outside a flow)."""
@@ -199,12 +201,17 @@ class ScriptedBackend:
         return response
 
     async def stream(
-        self, messages: Sequence[Message], *, config: ModelConfig, slot: int | None = None
+        self,
+        messages: Sequence[Message],
+        *,
+        config: ModelConfig,
+        extra_body: dict[str, object] | None = None,
+        slot: int | None = None,
     ) -> AsyncIterator[str | Completion]:
         """The text in pieces, then its usage as a server reports it (a `Completion` with
         empty text, the scripted `finish_reason`: `length` scripts an answer cut short)."""
         msgs = [dict(m) for m in messages]
-        call = ScriptedCall("stream", msgs, None, config, slot=slot)
+        call = ScriptedCall("stream", msgs, None, config, extra_body=extra_body, slot=slot)
         self.calls.append(call)
         await self._wait()
         response = self._next(call)

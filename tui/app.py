@@ -111,6 +111,9 @@ class NoemaApp(ModelWatch, App):
         while a run is under way replays them to show what was done before it opened."""
         self.drafts = Drafts(settings.data_dir / DRAFTS_FILE)
         """What the user typed and did not send yet (feedback, edits, tutor answers)."""
+        self.settles_heap: bool | None = None
+        """Whether the long-lived heap is frozen out of full collections (tui.heap); None: only
+        in a process that runs the app on a terminal (tests run many apps, headless)."""
         self.theme = settings.tui.theme
         for entry in registry:
             # kept out of the footers (they would overflow it); home lists them in a line of
@@ -171,7 +174,9 @@ class NoemaApp(ModelWatch, App):
         self.post_message(ServicesReady())
 
     def on_services_ready(self, _message: ServicesReady) -> None:
-        if not self.is_headless:  # a process that runs the app (tests run many, headless)
+        if self.settles_heap is None:
+            self.settles_heap = not self.is_headless
+        if self.settles_heap:
             settle_heap()
         self._broadcast(ServicesReady)
         if self.watch_vault and self.services is not None and self.services.vault is not None:
@@ -239,6 +244,7 @@ class NoemaApp(ModelWatch, App):
         self.exit()
 
     async def on_unmount(self) -> None:
+        await asyncio.to_thread(self.drafts.flush)
         if self.watcher is not None:
             await asyncio.to_thread(self.watcher.stop)
         if self.services is not None:

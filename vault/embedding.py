@@ -11,10 +11,16 @@ from typing import Any
 from vault.db import Db
 from vault.index_rows import embedding_text
 
-try:  # numpy makes vector search fast; pure Python keeps it working without it
-    import numpy as np
-except ImportError:  # pragma: no cover - numpy is a dependency, the fallback is for safety
-    np = None  # type: ignore[assignment]
+
+def _numpy() -> Any:
+    """numpy, imported on the first vector search (about 0.5 s that `noema doctor` and the
+    other commands without a search need not pay); None without it, and pure Python is used."""
+    try:  # numpy makes vector search fast; pure Python keeps it working without it
+        import numpy
+    except ImportError:  # pragma: no cover - numpy is a dependency, the fallback is for safety
+        return None
+    return numpy
+
 
 Embedder = Callable[[list[str]], Awaitable[list[list[float]]]]
 """async embed(texts) -> one vector per text (local_llm.LLMClient.embed)."""
@@ -59,6 +65,7 @@ def cosine_top(query: Sequence[float], rows: list[Any], k: int) -> list[tuple[st
     """(entity_id, cosine similarity) of the k rows (entity_id, blob) closest to the query."""
     if not rows:
         return []
+    np = _numpy()
     if np is not None:
         matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
         matrix = matrix.reshape(len(rows), -1)

@@ -8,13 +8,12 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
 from core.leases import Leases, run_lease
+from core.run_status import ACTIVE_STATUSES, RunStatus
 from core.store.db import Store
 
-RunStatus = Literal["queued", "running", "awaiting_review", "done", "failed", "cancelled"]
-ACTIVE_STATUSES: tuple[RunStatus, ...] = ("queued", "running", "awaiting_review")
 INTERRUPTED = "interrupted: noema stopped during this run; it goes on from its last finished step"
 """The note on a queued run that was running when its process quit (or was stopped)."""
 

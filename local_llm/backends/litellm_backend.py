@@ -194,12 +194,18 @@ class LiteLLMBackend:
         return Completion(text=text, finish_reason=finish_reason, **usage_of(response))
 
     async def stream(
-        self, messages: Sequence[Message], *, config: ModelConfig, slot: int | None = None
+        self,
+        messages: Sequence[Message],
+        *,
+        config: ModelConfig,
+        extra_body: dict[str, object] | None = None,
+        slot: int | None = None,
     ) -> AsyncIterator[str | Completion]:
         """Text pieces, then one `Completion` (empty text) with the server's usage and finish
-        reason when the stream ended normally."""
+        reason when the stream ended normally. `extra_body` goes to the server as is (the
+        local backend's grammar and sampling for a `ProseShape`)."""
         args = _chat_args(config)
-        if body := _llama_body(slot=slot):
+        if body := {**_llama_body(slot=slot), **(extra_body or {})}:
             args["extra_body"] = body
         if _reports_stream_usage(config):
             args["stream_options"] = {"include_usage": True}

@@ -15,13 +15,14 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from local_llm.backends.base import Backend, Completion, JsonSchema, Message
 from local_llm.config import LOCAL_MODEL, ModelConfig
 from local_llm.errors import LocalModelError
 from local_llm.gbnf import json_grammar
 from local_llm.local_server import LocalServerError, Mode
+from local_llm.prose import DRY_SAMPLING, ProseShape
 from local_llm.slot_affinity import SlotAffinity, kind_of
 from local_llm.tokens import count_messages
 
@@ -182,6 +183,17 @@ class LocalBackend:
             yield slot
         finally:
             affinity.give_back(slot)
+
+    async def stream_shaped(
+        self, messages: Sequence[Message], *, config: ModelConfig, shape: ProseShape
+    ) -> AsyncIterator[str | Completion]:
+        """A stream held to `shape` by a grammar, sampled with DRY (`local_llm.prose`)."""
+        extra = {"grammar": shape.grammar(), "cache_prompt": True, **DRY_SAMPLING}
+        inner: Any = self.inner  # the litellm backend, which passes `extra_body` on
+        resolved = self.resolved(config, "chat")
+        with self._slot(messages, config) as slot:
+            async for piece in inner.stream(messages, config=resolved, extra_body=extra, slot=slot):
+                yield piece
 
     async def embed(self, texts: Sequence[str], *, config: ModelConfig) -> list[list[float]]:
         return await self.inner.embed(texts, config=self.resolved(config, "embedding"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -80,3 +81,23 @@ def assert_recovery_spares_the_held_run(
     assert services.recovered == [live]
     assert services.runtime.runs.get(live).status == "queued"
     services.store.close()
+
+
+def test_taking_a_lease_names_the_holder_without_cutting_its_file_to_zero(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """A file cut to zero is flushed to disk when closed (ext4's auto_da_alloc): the release
+    waited milliseconds for the disk on the event loop, every turn of a chat."""
+    stale = tmp_path / "locks" / "run-abc.lock"
+    stale.parent.mkdir()
+    stale.write_text("pid 999999 on a-machine-whose-name-is-much-longer-than-this-one\n" * 3)
+    cuts: list[int] = []
+    real_ftruncate = os.ftruncate
+    monkeypatch.setattr(os, "ftruncate", lambda fd, n: (cuts.append(n), real_ftruncate(fd, n)))
+    leases = Leases(tmp_path / "locks")
+    with leases.take("run-abc"):
+        assert stale.read_text() == f"pid {os.getpid()} on {socket.gethostname()}\n"
+        assert leases.holder("run-abc") == f"pid {os.getpid()} on {socket.gethostname()}"
+    with leases.take("run-abc"):  # a fresh file (the last holder removed its own)
+        assert stale.read_text() == f"pid {os.getpid()} on {socket.gethostname()}\n"
+    assert cuts and 0 not in cuts

@@ -7,7 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from core.degenerate import field_names_as_values, looping, quotes_not_in, repeated_sentence
+from core.degenerate import (
+    echoes,
+    field_names_as_values,
+    looping,
+    quotes_not_in,
+    repeated_sentence,
+)
 from core.evaluation import EvaluationFailure, evaluate_content
 from local_llm.testing import scripted_client
 from tests.evaluation.draft_graph import DEFAULT_IDS, options, uniform
@@ -156,3 +162,33 @@ def test_a_remark_with_words_in_any_script_is_not_wordless(remark: str) -> None:
     from core.degenerate import wordless
 
     assert not wordless(remark)
+
+
+INSTRUCTIONS = (
+    "You are the tutor talking to a learner. Teach the current step of the plan briefly, in the "
+    "learner's language, with an example that fits their interests, and end with exactly ONE "
+    "question the learner can answer in a sentence."
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "You are the tutor talking to a learner. Teach the current step of the plan briefly.",
+        "OK. you are THE tutor talking to a learner, teach the current step of the plan!",
+    ],
+)
+def test_instructions_said_back_are_an_echo(text):
+    assert echoes(text, INSTRUCTIONS)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Imagine you study for an exam: instead of rereading, close the book. What do you recall?",
+        "Teach me: what is the current step?",  # a few words in common are no echo
+        "",
+    ],
+)
+def test_an_answer_in_its_own_words_is_no_echo(text):
+    assert not echoes(text, INSTRUCTIONS)

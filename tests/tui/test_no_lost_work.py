@@ -41,6 +41,7 @@ async def test_esc_in_the_feedback_box_keeps_the_typed_text_until_sent(tmp_path:
         assert app.screen is screen and script.count("feedback") == 0  # nothing was sent
         await pilot.press("f")
         assert modal_text(app) == "une los dos conceptos"  # the draft is back
+        app.drafts.flush()  # (written by the drafts' own thread, moments after the change)
         drafts = json.loads((tmp_path / "data" / "drafts.json").read_text(encoding="utf-8"))
         assert drafts == {f"extraction.feedback:{screen.run_id}": "une los dos conceptos"}
         await pilot.press("f8")  # discarded on purpose

@@ -365,3 +365,28 @@ async def test_the_turn_ends_on_screen_when_the_runtime_reports_its_state(
         gate.set()
         await wait_for(pilot, lambda: len(screen.conversation) >= 7 and not screen.busy)
         assert screen.conversation[4]["content"] == "un cuarto"
+
+
+async def test_what_the_first_reply_loaded_is_settled_once_not_every_turn(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Full collections walked what the tutor screen loads on first use (its widgets, the
+    Markdown renderer) on every later turn: collected once and frozen after the first reply
+    (tui.heap), never per turn (frozen garbage would never be collected)."""
+    import gc
+
+    calls: list[str] = []
+    monkeypatch.setattr(gc, "collect", lambda *args: calls.append("collect") or 0)
+    monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))  # (this process stays)
+    app = make_app(tmp_path, TutorScript(["partial"] * 4), correct_to_complete=10)
+    app.settles_heap = True  # as on a terminal
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_for(pilot, lambda: app.services is not None)
+        await wait_for(pilot, lambda: calls == ["freeze"])  # once the services are open
+        screen = await first_question(pilot, app)
+        assert calls == ["freeze", "collect", "freeze"]
+        for n, answer in enumerate(("la mitad", "un cuarto"), start=2):
+            screen.query_one("#answer").value = answer
+            await screen.query_one("#answer").action_submit()
+            await wait_for(pilot, turns_done(screen, 2 * n - 1))
+        assert calls == ["freeze", "collect", "freeze"]

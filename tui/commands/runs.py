@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from typing import get_args
+from typing import TYPE_CHECKING, get_args
 
-from core.store.runs import RunRecord, RunStatus
+from core.run_status import RunStatus
 from tui.commands import plain
+
+if TYPE_CHECKING:
+    from core.store.runs import RunRecord
 
 STATUSES = get_args(RunStatus)
 

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from core.flows.tutor.logs import AGENTS as AGENT_NAMES
+from core.flows.tutor.agents import AGENTS as AGENT_NAMES
 from tui.commands import (
     CommandError,
     err,

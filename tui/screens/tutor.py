@@ -23,6 +23,7 @@ from textual.widgets import Footer, Header, Static, TextArea
 from core.events import Failed, NodeFinished, Progress, RunEvent
 from core.settings.loader import SettingsTable
 from tui.frames import draw_now
+from tui.heap import settle_heap_again
 from tui.keys import key_for
 from tui.messages import ServicesReady
 from tui.screens.base import NoemaScreen
@@ -79,6 +80,8 @@ class TutorScreen(TurnRelay, NoemaScreen):
         self.values: dict[str, Any] = {}
         self.busy = False
         self._submitted: str | None = None
+        self._heap_settled = False
+        """Whether what the first reply loaded is out of full collections (tui.heap)."""
         self.init_relay()
 
     def compose(self) -> ComposeResult:
@@ -279,6 +282,9 @@ class TutorScreen(TurnRelay, NoemaScreen):
         chat = self.query_one(TutorChat)
         changed = chat.changed_region if chat.version != chat.drawn_version else None
         draw_now(self, *filter(None, [changed, self.query_one("#answer").region]))
+        if not self._heap_settled and self.app.settles_heap:  # (the learner reads the reply)
+            self._heap_settled = True
+            settle_heap_again()
 
     # -- stopping a reply ------------------------------------------------------------------
 

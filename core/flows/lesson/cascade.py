@@ -13,10 +13,10 @@ import statistics
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
-from core.evaluation import EvaluationResultData
 from core.flows.lesson.review_types import CascadeVerdict, Decision, JudgeVote
 
 if TYPE_CHECKING:
+    from core.evaluation import EvaluationResultData
     from core.settings import Settings
     from core.settings.flows import LessonSettings
 

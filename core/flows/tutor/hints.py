@@ -76,7 +76,7 @@ class HintSplitter:
     def _add_hint(self, line: str) -> None:
         text = _BULLET.sub("", line)
         text = text.split(":", 1)[1].strip() if ":" in text else text.strip()
-        if text:
+        if any(char.isalpha() for char in text):  # "1.1.1.2." or "(I) - (II)" hints nothing
             self._hints.append(text)
 
     def finish(self) -> tuple[str, list[str]]:
@@ -92,3 +92,16 @@ class HintSplitter:
     def pending(self) -> str:
         """Text held back (an undecided line start) that `finish()` may still show."""
         return self._line if self._decided is None else ""
+
+
+ROLE_LABEL = re.compile(r"^\s*(?:TUTOR|STUDENT|USER|ASSISTANT)\s*:\s*", re.IGNORECASE)
+MIN_LETTERS = 4
+
+
+def readable(message: str) -> str:
+    """The message without a speaker label the model copied from the conversation block
+    (`TUTOR: ...`), or empty when fewer than `MIN_LETTERS` letters are left: the bundled model,
+    held to prose, still wrote turns of digits (`TUTOR: 1000000100000200000...`), which are no
+    message and are asked again like an empty one."""
+    text = ROLE_LABEL.sub("", message, count=1)
+    return text if sum(char.isalpha() for char in text) >= MIN_LETTERS else ""

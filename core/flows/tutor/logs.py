@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from core.flows.tutor.agents import AGENTS, Agent
 from core.flows.tutor.plan import now_iso
-from core.flows.tutor.state import Agent, AgentLogData
+from core.flows.tutor.state import AgentLogData
 
 if TYPE_CHECKING:
     from core.store import Store
@@ -116,9 +117,6 @@ class Page:
     def count(self, total: int) -> int:
         """How many pages `total` entries make (at least 1)."""
         return max(1, -(-total // self.size))
-
-
-AGENTS = ("planner", "executor", "evaluator", "finish")
 
 
 @dataclass

@@ -14,13 +14,14 @@ from langgraph.config import get_config, get_stream_writer
 from langgraph.runtime import Runtime
 
 from core.context import FlowContext
-from core.degenerate import drop_repeats, fold, repeated_sentence
+from core.degenerate import RepeatWatch, drop_repeats, echoes, fold, repeated_sentence
 from core.flows.tutor import logs
 from core.flows.tutor import plan as p
 from core.flows.tutor.fallback_plan import NOTICE, REPLAN_NOTICE, fallback_draft, kept_plan
-from core.flows.tutor.hints import HintSplitter
+from core.flows.tutor.hints import HintSplitter, readable
 from core.flows.tutor.prompts import (
-    MAX_MESSAGE_TOKENS,
+    GROUNDED_EVALUATOR_ANSWER,
+    MESSAGE_SHAPE,
     EvaluatorAnswer,
     GroundedPlanDraft,
     PlanDraft,
@@ -28,7 +29,6 @@ from core.flows.tutor.prompts import (
     evaluator_messages,
     evaluator_schema,
     executor_messages,
-    grounded_evaluator_answer,
     plan_schema,
     planner_messages,
 )
@@ -202,22 +202,20 @@ async def stream_message(
 ) -> tuple[str, list[str]]:
     """Stream the model's text to the front end token by token; returns (message, hints)."""
     write = get_stream_writer()
-    splitter = HintSplitter()
+    splitter, shown = HintSplitter(), RepeatWatch()
     announce("executor", "writing")
-    shown = ""
-    async for piece in runtime.context.llm.stream(
-        messages, role="default", max_tokens=MAX_MESSAGE_TOKENS
-    ):
+    async for piece in runtime.context.llm.stream(messages, role="default", shape=MESSAGE_SHAPE):
         visible = splitter.feed(piece)
         if visible:
             write({"node": "executor", "token": visible})
-            shown += visible
-            if repeated_sentence(shown, times=2):
+            if shown.feed(visible):
                 break  # a looping model: stop it before the learner reads the loop
     message, hints = splitter.finish()
     if repeated_sentence(message, times=2):
         message = drop_repeats(message)
-    return message, hints
+    if echoes(message, messages[0]["content"]):  # the instructions said back: no message
+        return "", hints
+    return readable(message), hints
 
 
 async def executor(state: SimplifiedState, runtime: Runtime[FlowContext]) -> SimplifiedState:
@@ -372,12 +370,10 @@ async def evaluator(state: SimplifiedState, runtime: Runtime[FlowContext]) -> Si
     )
     announce("evaluator", "checking your answer")
     try:
-        answer = await runtime.context.llm.structured(
-            messages,
-            grounded_evaluator_answer(student),
-            role="default",
-            json_schema=evaluator_schema(),
-        )
+        with GROUNDED_EVALUATOR_ANSWER.about(student) as schema:
+            answer = await runtime.context.llm.structured(
+                messages, schema, role="default", json_schema=evaluator_schema()
+            )
     except LLMError as exc:  # invalid after re-asks: not counted, and said; no answer: fails
         raise_unless_fallback(exc)
         update = not_evaluated(step, why(exc))

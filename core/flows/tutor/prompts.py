@@ -12,7 +12,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from core.degenerate import field_names_as_values, fold, grounded, repeated_sentence
+from core.degenerate import (
+    GroundedOn,
+    field_names_as_values,
+    fold,
+    grounded,
+    repeated_sentence,
+)
 from core.flows.tutor.state import (
     LastEvaluationData,
     MessageData,
@@ -22,13 +28,16 @@ from core.flows.tutor.state import (
     StudyPlanData,
     TopicInfoData,
 )
+from local_llm.prose import ProseShape
 from local_llm.schema import JsonSchema, bounded_schema
 
 Messages = list[dict[str, str]]
 
 MAX_GUIDELINE_CHARS = 6000
-MAX_MESSAGE_TOKENS = 300
-"""The executor's message (teaching, one question, hints) stays short."""
+MESSAGE_SHAPE = ProseShape(max_chars=700, line_prefix="Hint: ", max_lines=2, max_line_chars=160)
+"""The executor's answer: a short teaching paragraph ending in its question, then up to two
+hint lines. Its token limit comes from this shape, so a message of this shape is never cut;
+the bundled model is held to it by a grammar (`local_llm.prose`)."""
 
 
 def block(name: str, text: str) -> str:
@@ -124,7 +133,8 @@ LENGTHS = {"titles": 50, "descriptions": 120, "teaching_approaches": 60, "succes
 
 def plan_problems(draft: PlanDraft) -> list[str]:
     """Visibly broken plans: the schema's field names written as a step's title, description,
-    approach or criteria (what the learner then read as "reasons: reasons"). A step that says
+    approach or criteria (what the learner then read as "reasons: reasons"), or a step without
+    a word in its title and description (the bundled model's "1. 1", "2. 2"). A step that says
     the same in every field is weak, not broken: small models do it, and the step still names
     what to teach."""
     problems = []
@@ -133,6 +143,8 @@ def plan_problems(draft: PlanDraft) -> list[str]:
         bad = field_names_as_values(step.model_dump(), names)
         if bad:
             problems.append(f"step {n}: {', '.join(bad)} hold field names, not content")
+        if not any(char.isalpha() for char in step.title + step.description):
+            problems.append(f"step {n}: its title and description hold no word")
     return problems
 
 
@@ -296,9 +308,10 @@ def hands_back(text: str, said: str) -> bool:
     return len(text.split()) >= 2 and f" {text} " in f" {said} "
 
 
-def grounded_evaluator_answer(student: str) -> type[EvaluatorAnswer]:
-    """The evaluator's answer as the client validates it for this learner's answer."""
-    return grounded(EvaluatorAnswer, lambda answer: evaluator_problems(answer, student))
+GROUNDED_EVALUATOR_ANSWER: GroundedOn[EvaluatorAnswer, str] = GroundedOn(
+    EvaluatorAnswer, evaluator_problems
+)
+"""The evaluator's answer as the client validates it, `about(the learner's answer)`."""
 
 
 @functools.lru_cache(maxsize=1)

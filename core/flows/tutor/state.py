@@ -15,11 +15,12 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
+from core.flows.tutor.agents import Agent
+
 StepStatus = Literal["pending", "in_progress", "completed", "blocked"]
 Role = Literal["tutor", "student"]
 MessageKind = Literal["teaching", "feedback", "redirect", "answer", "closing"]
 Outcome = Literal["", "completed", "needs_another_approach"]
-Agent = Literal["planner", "executor", "evaluator", "finish"]
 
 
 class StatusInfo(BaseModel):

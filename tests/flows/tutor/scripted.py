@@ -90,3 +90,16 @@ class TutorScript:
             "replan_trigger": self.trigger if replan else "none",
             "replan_reason": "approach not working" if replan else "",
         }
+
+
+class Writes(TutorScript):
+    """A TutorScript whose executor writes `text` (the first message)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def __call__(self, messages, schema):
+        if messages[0]["content"].startswith(("You are the PLANNER", "You are the EVALUATOR")):
+            return super().__call__(messages, schema)
+        return self.text

@@ -7,22 +7,9 @@ from __future__ import annotations
 import pytest
 
 from core.flows.tutor.session import turn
-from tests.flows.tutor.scripted import TutorScript
+from tests.flows.tutor.scripted import TutorScript, Writes
 
 LOOP = "Una fracción es una parte de un todo. "
-
-
-class Writes(TutorScript):
-    """A TutorScript whose executor writes `text` (the first message)."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
-
-    def __call__(self, messages, schema):
-        if messages[0]["content"].startswith(("You are the PLANNER", "You are the EVALUATOR")):
-            return super().__call__(messages, schema)
-        return self.text
 
 
 async def test_fallback_hints_never_reveal_the_success_criteria(tutor) -> None:
@@ -72,9 +59,12 @@ async def test_an_empty_message_is_asked_again_then_said_to_be_a_stand_in(tutor)
         assert "P1 step 1: Learn part 1" in message["content"]
 
 
-@pytest.mark.parametrize("text", ["reasons: reasons", "titles", "Description: description"])
+@pytest.mark.parametrize(
+    "text", ["reasons: reasons", "titles", "Description: description", "1", "1.1.1.1.1"]
+)
 async def test_a_plan_made_of_field_names_is_asked_again(tutor, text: str) -> None:
-    """Issue 12: the tutor asked "reasons: reasons" (a plan whose fields held field names)."""
+    """Issue 12: the tutor asked "reasons: reasons" (a plan whose fields held field names).
+    The bundled model's plans were also "1. 1", "2. 2": steps without a word."""
 
     class FieldNames(TutorScript):
         def plan(self, schema):
@@ -191,3 +181,29 @@ def test_feedback_cut_from_the_learners_answer_is_a_parrot() -> None:
     )
     assert not problems("Bananas no tienen que ver con la pregunta.", "bananas")
     assert not problems("No es correcto: la metacognición regula el aprendizaje.", "no se")
+
+
+async def test_the_message_is_streamed_with_its_shape_and_a_limit_it_never_reaches(tutor) -> None:
+    """Main streamed with a fixed 300-token limit: a long valid message was cut mid-sentence,
+    and on the bundled model (no shape held) the answer was markers or a loop, never a message."""
+    from core.flows.tutor.prompts import MESSAGE_SHAPE
+
+    async with tutor(Writes("¿Qué es mayor, 1/2 o 1/4?\nHint: piensa en una pizza")) as t:
+        await t.turn()
+        [call] = t.backend.calls_of("stream")
+        assert call.config is not None and call.config.max_tokens == MESSAGE_SHAPE.max_tokens
+        assert MESSAGE_SHAPE.max_tokens > MESSAGE_SHAPE.longest > 300
+
+
+async def test_the_instructions_said_back_are_no_message(tutor) -> None:
+    """The bundled model answered a turn with its own system prompt, shown as the tutor's."""
+    echo = (
+        "You are the tutor talking to a learner. Teach the current step of the plan briefly, "
+        "in the learner's language, with an example that fits their interests. Text inside "
+        "30-45 seconds."
+    )
+    async with tutor(Writes(echo)) as t:
+        await t.turn()
+        assert len(t.backend.calls_of("stream")) == 2  # asked once more
+        [message] = (await t.values())["conversation"]
+        assert message["content"].startswith("(The tutor model wrote nothing, twice;")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.flows.tutor.hints import HintSplitter
+from core.flows.tutor.hints import HintSplitter, readable
 
 TEXT = "Hi! Imagine a pizza.\nHow many slices?\nHint: count them\n- Pista: mira la mitad\n"
 
@@ -31,3 +31,35 @@ def test_text_without_hints_streams_through() -> None:
     assert splitter.feed("Zebras ") == "Zebras "
     assert splitter.feed("run.") == "run."
     assert splitter.finish() == ("Zebras run.", [])
+
+
+def test_a_hint_without_a_word_is_dropped() -> None:
+    """What the bundled model wrote as hints once it had to write some: numbers and numerals."""
+    splitter = HintSplitter()
+    splitter.feed("Recordar fortalece la memoria. ¿Por qué?\nHint: 1.1.1.1.2.1.1.\n")
+    splitter.feed("Hint: 2 (I) - (II) - (III)\nHint: 3 × 4 = 12 es un ejemplo\nHint: 42")
+    message, hints = splitter.finish()
+    assert message == "Recordar fortalece la memoria. ¿Por qué?"
+    assert hints == ["2 (I) - (II) - (III)", "3 × 4 = 12 es un ejemplo"]
+
+
+@pytest.mark.parametrize(
+    ("written", "kept"),
+    [
+        ("TUTOR: 1000000100000200000300000400000.", ""),
+        ("TUTOR: 100000100002000030000400005000060000700008000090000.", ""),
+        ("0,0,0,0,0,0,0,0,0,0,0,0", ""),
+        (
+            "TUTOR: Recordar sin mirar fortalece la memoria.",
+            "Recordar sin mirar fortalece la memoria.",
+        ),
+        ("¿Cuánto es 3/4 + 1/4?", "¿Cuánto es 3/4 + 1/4?"),
+        (
+            "記憶を強くするには、思い出す練習をします。",
+            "記憶を強くするには、思い出す練習をします。",
+        ),
+        ("Tutorías: empezamos por 1/2.", "Tutorías: empezamos por 1/2."),
+    ],
+)
+def test_a_message_without_words_is_no_message(written: str, kept: str) -> None:
+    assert readable(written) == kept
