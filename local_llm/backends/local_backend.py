@@ -192,7 +192,8 @@ class LocalBackend:
         inner: Any = self.inner  # the litellm backend, which passes `extra_body` on
         resolved = self.resolved(config, "chat")
         with self._slot(messages, config) as slot:
-            async for piece in inner.stream(messages, config=resolved, extra_body=extra, slot=slot):
+            held = {"slot": slot} if slot is not None else {}
+            async for piece in inner.stream(messages, config=resolved, extra_body=extra, **held):
                 yield piece
 
     async def embed(self, texts: Sequence[str], *, config: ModelConfig) -> list[list[float]]:
