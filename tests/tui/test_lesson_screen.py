@@ -380,4 +380,8 @@ async def test_a_sent_form_gives_the_keys_back(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: screen.run_id is not None)
         await pilot.pause()
         assert not isinstance(app.focused, Input)
-        assert {"question_mark", "h", "q"} <= {key.key for key in screen.query(FooterKey)}
+        # the footer recomposes after the focus moved: under load that takes more than a pause
+        await wait_for(
+            pilot,
+            lambda: {"question_mark", "h", "q"} <= {key.key for key in screen.query(FooterKey)},
+        )

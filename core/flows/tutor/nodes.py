@@ -31,6 +31,7 @@ from core.flows.tutor.prompts import (
     executor_messages,
     plan_schema,
     planner_messages,
+    wordless_steps,
 )
 from core.flows.tutor.sessions import record_mastery, record_session
 from core.flows.tutor.state import (
@@ -150,14 +151,24 @@ async def drafted_plan(
         )
     except LLMError as exc:  # invalid after re-asks: code's plan, and said; no answer: fails
         raise_unless_fallback(exc)
-        if replanning:
-            reason = f"current plan kept: the model's new plan was unusable ({why(exc)})"
-            return kept_plan(state.get("study_plan") or {}), reason, REPLAN_NOTICE
-        language = str((state.get("student_profile") or {}).get("language") or "en")
-        draft = fallback_draft(state.get("topic_info") or {}, language, why(exc))
-        reason = f"built from the concept: the model's plan was unusable ({why(exc)})"
-        return build_plan(state, draft, settings.max_replans), reason, NOTICE
+        return unusable_plan(state, settings.max_replans, replanning, why(exc))
+    if wordless := wordless_steps(draft):
+        problem = f"step {', '.join(map(str, wordless))} without a word"
+        return unusable_plan(state, settings.max_replans, replanning, problem)
     return build_plan(state, draft, settings.max_replans), draft.reasoning, ""
+
+
+def unusable_plan(
+    state: SimplifiedState, max_replans: int, replanning: bool, problem: str
+) -> tuple[StudyPlanData, str, str]:
+    """Code's plan from the concept (or, on replan, the current plan kept), with the reason."""
+    if replanning:
+        reason = f"current plan kept: the model's new plan was unusable ({problem})"
+        return kept_plan(state.get("study_plan") or {}), reason, REPLAN_NOTICE
+    language = str((state.get("student_profile") or {}).get("language") or "en")
+    draft = fallback_draft(state.get("topic_info") or {}, language, problem)
+    reason = f"built from the concept: the model's plan was unusable ({problem})"
+    return build_plan(state, draft, max_replans), reason, NOTICE
 
 
 async def planner(state: SimplifiedState, runtime: Runtime[FlowContext]) -> SimplifiedState:
