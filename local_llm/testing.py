@@ -70,6 +70,8 @@ class ScriptedCall:
     """The answer's schema name (`complete` only): the pydantic model's name, by default."""
     grammar: str | None = None
     """The GBNF grammar sent in place of the schema (the local backend's requests)."""
+    slot: int | None = None
+    """The server slot asked for (the local backend's requests with several slots)."""
     extra_body: dict[str, object] | None = None
     """What a stream sent the server besides the chat (the local backend's shaped streams)."""
     flow: str = ""
@@ -177,10 +179,17 @@ class ScriptedBackend:
         config: ModelConfig,
         schema_name: str = "answer",
         grammar: str | None = None,
+        slot: int | None = None,
     ) -> Completion:
         msgs = [dict(m) for m in messages]
         call = ScriptedCall(
-            "complete", msgs, json_schema, config, schema_name=schema_name, grammar=grammar
+            "complete",
+            msgs,
+            json_schema,
+            config,
+            schema_name=schema_name,
+            grammar=grammar,
+            slot=slot,
         )
         self.calls.append(call)
         await self._wait()
@@ -197,11 +206,12 @@ class ScriptedBackend:
         *,
         config: ModelConfig,
         extra_body: dict[str, object] | None = None,
+        slot: int | None = None,
     ) -> AsyncIterator[str | Completion]:
         """The text in pieces, then its usage as a server reports it (a `Completion` with
         empty text, the scripted `finish_reason`: `length` scripts an answer cut short)."""
         msgs = [dict(m) for m in messages]
-        call = ScriptedCall("stream", msgs, None, config, extra_body=extra_body)
+        call = ScriptedCall("stream", msgs, None, config, extra_body=extra_body, slot=slot)
         self.calls.append(call)
         await self._wait()
         response = self._next(call)

@@ -125,6 +125,17 @@ def _reports_stream_usage(config: ModelConfig) -> bool:
     )
 
 
+def _llama_body(*, grammar: str | None = None, slot: int | None = None) -> dict[str, object]:
+    """llama.cpp's own request fields: the grammar, the slot (`id_slot`), and the prompt
+    cache asked for explicitly with either (they only ever go to a llama.cpp server)."""
+    body: dict[str, object] = {}
+    if grammar is not None:
+        body["grammar"] = grammar
+    if slot is not None:
+        body["id_slot"] = slot
+    return {**body, "cache_prompt": True} if body else {}
+
+
 def response_format(json_schema: JsonSchema, name: str) -> ResponseFormat:
     """OpenAI structured-output request; llama.cpp's server turns it into a grammar."""
     return {
@@ -163,13 +174,16 @@ class LiteLLMBackend:
         config: ModelConfig,
         schema_name: str = "answer",
         grammar: str | None = None,
+        slot: int | None = None,
     ) -> Completion:
         """One chat completion, constrained to `json_schema`, or to `grammar` (GBNF, which
-        llama.cpp's server takes in place of the schema: `local_llm.gbnf`) when given."""
+        llama.cpp's server takes in place of the schema: `local_llm.gbnf`) when given;
+        `slot` is the llama.cpp server slot to answer it (`local_llm.slot_affinity`)."""
         args: RequestArgs = {}
-        if grammar is not None:
-            args["extra_body"] = {"grammar": grammar, "cache_prompt": True}
-        elif json_schema is not None:
+        body = _llama_body(grammar=grammar, slot=slot)
+        if body:
+            args["extra_body"] = body
+        if grammar is None and json_schema is not None:
             args["response_format"] = response_format(json_schema, schema_name)
         constrained = json_schema is not None or grammar is not None
         args = {**args, **_chat_args(config, constrained=constrained)}
@@ -185,13 +199,14 @@ class LiteLLMBackend:
         *,
         config: ModelConfig,
         extra_body: dict[str, object] | None = None,
+        slot: int | None = None,
     ) -> AsyncIterator[str | Completion]:
         """Text pieces, then one `Completion` (empty text) with the server's usage and finish
         reason when the stream ended normally. `extra_body` goes to the server as is (the
         local backend's grammar and sampling for a `ProseShape`)."""
         args = _chat_args(config)
-        if extra_body:
-            args["extra_body"] = dict(extra_body)
+        if body := {**_llama_body(slot=slot), **(extra_body or {})}:
+            args["extra_body"] = body
         if _reports_stream_usage(config):
             args["stream_options"] = {"include_usage": True}
         response: object = await self.litellm.acompletion(

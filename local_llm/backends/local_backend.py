@@ -12,7 +12,8 @@ Requests then go to the server's OpenAI-compatible API through the inner backend
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Sequence
+import contextlib
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,8 @@ from local_llm.errors import LocalModelError
 from local_llm.gbnf import json_grammar
 from local_llm.local_server import LocalServerError, Mode
 from local_llm.prose import DRY_SAMPLING, ProseShape
+from local_llm.slot_affinity import SlotAffinity, kind_of
+from local_llm.tokens import count_messages
 
 if TYPE_CHECKING:
     from local_llm.shared_server import SharedServer
@@ -50,6 +53,8 @@ class LocalBackend:
         self._inner: Backend | None = None
         self._model = model
         self._servers: dict[tuple[Mode, int], SharedServer] = {}
+        self._affinity: dict[int, SlotAffinity] = {}
+        """Slot choice per chat server (by context size), with several slots only."""
 
     @property
     def inner(self) -> Backend:
@@ -148,16 +153,36 @@ class LocalBackend:
         otherwise fill) unless it uses what the grammar does not cover."""
         resolved = self.resolved(config, "chat")
         grammar = json_grammar(json_schema) if json_schema is not None else None
-        extra = {"grammar": grammar} if grammar is not None else {}
-        return await self.inner.complete(
-            messages, json_schema=json_schema, config=resolved, schema_name=schema_name, **extra
-        )
+        extra: dict[str, object] = {"grammar": grammar} if grammar is not None else {}
+        with self._slot(messages, config) as slot:
+            if slot is not None:
+                extra["slot"] = slot
+            return await self.inner.complete(
+                messages, json_schema=json_schema, config=resolved, schema_name=schema_name, **extra
+            )
 
     async def stream(
         self, messages: Sequence[Message], *, config: ModelConfig
     ) -> AsyncIterator[str | Completion]:
-        async for piece in self.inner.stream(messages, config=self.resolved(config, "chat")):
-            yield piece
+        resolved = self.resolved(config, "chat")
+        with self._slot(messages, config) as slot:
+            extra = {"slot": slot} if slot is not None else {}
+            async for piece in self.inner.stream(messages, config=resolved, **extra):
+                yield piece
+
+    @contextlib.contextmanager
+    def _slot(self, messages: Sequence[Message], config: ModelConfig) -> Iterator[int | None]:
+        """The chat server's slot for this request (`local_llm.slot_affinity`), held while it
+        runs; None with one slot (the server has no choice to make)."""
+        if self.parallel <= 1:
+            yield None
+            return
+        affinity = self._affinity.setdefault(config.context_window, SlotAffinity(self.parallel))
+        slot = affinity.take(kind_of(messages), count_messages(messages))
+        try:
+            yield slot
+        finally:
+            affinity.give_back(slot)
 
     async def stream_shaped(
         self, messages: Sequence[Message], *, config: ModelConfig, shape: ProseShape
@@ -165,10 +190,11 @@ class LocalBackend:
         """A stream held to `shape` by a grammar, sampled with DRY (`local_llm.prose`)."""
         extra = {"grammar": shape.grammar(), "cache_prompt": True, **DRY_SAMPLING}
         inner: Any = self.inner  # the litellm backend, which passes `extra_body` on
-        async for piece in inner.stream(
-            messages, config=self.resolved(config, "chat"), extra_body=extra
-        ):
-            yield piece
+        resolved = self.resolved(config, "chat")
+        with self._slot(messages, config) as slot:
+            held = {"slot": slot} if slot is not None else {}
+            async for piece in inner.stream(messages, config=resolved, extra_body=extra, **held):
+                yield piece
 
     async def embed(self, texts: Sequence[str], *, config: ModelConfig) -> list[list[float]]:
         return await self.inner.embed(texts, config=self.resolved(config, "embedding"))

@@ -3,6 +3,7 @@
 START -> load_source -> extract_batch x batches (Send) -> merge_candidates
   -> [pass] detect_duplicate x candidates (Send) -> aggregate
      -> relation_queries x new (Send) -> search_pool -> relate x new (Send) -> collect_relations
+        (a graph no larger than a pool: straight to search_pool, which pools all of it)
   -> critique_checks -> critique -> critique_judge -> critique_gate -> refine -> [pass]
                                                                    \\-> review (interrupt)
   review: approve -> commit_store -> write_vault -> mark_source -> END
@@ -82,7 +83,7 @@ def _add_pass(graph: Graph) -> None:
     graph.add_conditional_edges(
         "aggregate",
         relate.route_after_aggregate,
-        ["relation_queries", "relate", "collect_relations"],
+        ["relation_queries", "search_pool", "relate", "collect_relations"],
     )
     graph.add_edge("relation_queries", "search_pool")
     graph.add_conditional_edges(

@@ -376,7 +376,7 @@ async def detect_duplicate(state: DuplicateTask, runtime: Runtime[FlowContext]) 
         row = match.row
         found = detection(candidate, row, 1.0, f"same name as {match.name!r}", "match")
         report("1.1b", f"{candidate['title']!r}: duplicate of {row['title']!r} (name)", total=total)
-        return {"detections": [found], "known": {row["entity_id"]: _known_row(row)}}
+        return {"detections": [found], "known": {row["entity_id"]: known_row(row)}}
     hits, searched = await duplicate_candidates(runtime, candidate, names)
     not_done = [searched] if searched else []
     if not hits:
@@ -393,7 +393,7 @@ async def detect_duplicate(state: DuplicateTask, runtime: Runtime[FlowContext]) 
     }
 
 
-def _known_row(row: ConceptRow) -> KnownConcept:
+def known_row(row: ConceptRow) -> KnownConcept:
     return {"title": row["title"], "path": row["path"], "short_summary": row["short_summary"]}
 
 

@@ -276,7 +276,9 @@ def relations_messages(concept: ConceptText, others: Sequence[tuple[str, str]]) 
         concept["title"], concept.get("short_summary", ""), concept.get("concept", "")
     )
     listing = "\n".join(f"[{label}] {text}" for label, text in others)
-    user = f"New concept:\n{delimit(card)}\n\nOther concepts:\n{delimit(listing)}"
+    # the other concepts first: the existing ones lead the listing and are the same for every
+    # new concept of a run, so the server's prompt cache serves them again
+    user = f"Other concepts:\n{delimit(listing)}\n\nNew concept:\n{delimit(card)}"
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 

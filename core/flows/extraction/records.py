@@ -133,6 +133,8 @@ class CritiqueRound(TypedDict, total=False):
     feedback: str
     suggestions: list[str]
     issues: list[Issue]
+    stalled: bool
+    """The refinement before it improved nothing the critique measures: the loop ends."""
 
 
 class DropData(TypedDict):

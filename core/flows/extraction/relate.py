@@ -12,7 +12,15 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from core.context import FlowContext
-from core.flows.extraction.nodes import find_concepts, known_entry, max_tokens, options, report
+from core.flows.extraction.nodes import (
+    concept_rows,
+    find_concepts,
+    known_entry,
+    known_row,
+    max_tokens,
+    options,
+    report,
+)
 from core.flows.extraction.prompts import (
     RelationsAnswer,
     concept_card,
@@ -53,11 +61,14 @@ def route_after_aggregate(
     concepts = relating(state)
     if not concepts:
         return "collect_relations"
-    has_existing = runtime.context.store.query_one("SELECT 1 FROM concepts LIMIT 1") is not None
-    if has_existing:
-        total = len(concepts)
-        return [Send("relation_queries", {"concept": _card(c), "total": total}) for c in concepts]
-    return route_to_relate(state)
+    existing = runtime.context.store.query_one("SELECT COUNT(*) FROM concepts")
+    count = int(existing[0]) if existing is not None else 0
+    if not count:
+        return route_to_relate(state)
+    if count <= options(runtime).pool_size:
+        return "search_pool"  # the whole graph is every concept's pool: no query can add one
+    total = len(concepts)
+    return [Send("relation_queries", {"concept": _card(c), "total": total}) for c in concepts]
 
 
 async def relation_queries(
@@ -101,12 +112,19 @@ async def relation_queries(
 
 async def search_pool(state: ExtractionState, runtime: Runtime[FlowContext]) -> ExtractionState:
     """Step 1.1d (no model): run every query of this pass's concepts, pool the existing
-    concepts found per concept."""
+    concepts found per concept. A graph no larger than a pool is every concept's pool whole
+    (1.1c asked no queries for it)."""
     size = options(runtime).pool_size
     titles = {c.id: c.title for c in relating(state)}
     pools: dict[str, list[str]] = dict(state.get("pools") or {})
     known: dict[str, KnownConcept] = {}
     skipped: list[SkippedRecord] = []
+    queried = {e["concept_id"] for e in state.get("query_sets", [])}
+    if unqueried := [cid for cid in titles if cid not in queried]:
+        rows = concept_rows(runtime)
+        if len(rows) <= size:
+            known |= {r["entity_id"]: known_row(r) for r in rows}
+            pools |= dict.fromkeys(unqueried, [r["entity_id"] for r in rows])
     for entry in state.get("query_sets", []):
         cid = entry["concept_id"]
         if cid not in titles:
@@ -133,14 +151,14 @@ def route_to_relate(state: ExtractionState) -> list[Send] | str:
     known = state.get("known", {})
     sends = []
     for concept in relating(state):
-        others = [
-            (c.id, concept_card(c.title, c.short_summary)) for c in concepts if c.id != concept.id
-        ]
         pool = state.get("pools", {}).get(concept.id, [])
-        others += [
+        others = [
             (cid, concept_card(known[cid]["title"], known[cid].get("short_summary", "")))
             for cid in pool
             if cid in known
+        ]  # existing first: a graph no larger than a pool gives every new concept the same
+        others += [
+            (c.id, concept_card(c.title, c.short_summary)) for c in concepts if c.id != concept.id
         ]
         if others:
             card = {"concept": _card(concept), "others": others, "total": len(concepts)}

@@ -194,18 +194,40 @@ def critique_gate(state: ExtractionState) -> ExtractionState:
                 "fallback": "the extraction goes on without the model's critique",
             }
         )
+    if entry.get("passed") is False and no_better(state.get("critique_log", []), entry):
+        entry["stalled"] = True
+        entry["summary"] = f"{entry.get('summary')}; no better than before: refinements end"
     report("1.2", f"critique {round_no}: {entry.get('summary')}", round=round_no)
     return {"critique_round": round_no, "critique_log": [entry], "skipped": skipped}
+
+
+def no_better(log: Sequence[CritiqueRound], entry: CritiqueRound) -> bool:
+    """Whether the last refinement improved nothing the critique measures: the same failing
+    criteria or more, no higher overall score, no fewer blocking findings of code than the
+    round before. Another refinement would start from as bad a place (spec 1.4: the loop
+    converges on the checklist; it tracks quality across rounds)."""
+    before = next((e for e in reversed(log) if e.get("overall") is not None), None)
+    if before is None or entry.get("overall") is None:
+        return False
+    blocking = sum(i["severity"] == "high" for i in entry.get("code_issues", []))
+    blocked = sum(i["severity"] == "high" for i in before.get("code_issues", []))
+    return (
+        set(entry.get("failing", [])) >= set(before.get("failing", []))
+        and entry["overall"] <= before["overall"]
+        and blocking >= blocked
+    )
 
 
 def route_after_critique(
     state: ExtractionState, runtime: Runtime[FlowContext]
 ) -> Literal["refine", "review"]:
-    """Refine while any criterion fails and refinements are left; else the human review."""
+    """Refine while any criterion fails, the last refinement improved something and
+    refinements are left; else the human review."""
     log = state.get("critique_log")
     if (
         log
         and log[-1].get("passed") is False
+        and not log[-1].get("stalled")
         and state.get("critique_round", 0) <= options(runtime).max_critique_iterations
     ):
         return "refine"

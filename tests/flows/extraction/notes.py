@@ -57,3 +57,24 @@ def quote_source(n: int) -> str:
         for i in range(n)
     ]
     return "---\ntitle: Big Book\n---\n# Big Book\n\n## Highlights\n" + "\n".join(lines)
+
+
+SECOND_ID = "9b0e7f4c-1d2a-4c55-8e61-7a3f2d9c0b18"
+SECOND = f"""---
+entity_id: {SECOND_ID}
+entity_type: Concept
+short_summary: Mezclar tipos de problemas ayuda a distinguirlos 🧩.
+summary: Alternar problemas distintos en una sesión enseña a elegir la estrategia adecuada.
+aliases: []
+concept_relations: {{}}
+---
+# Práctica intercalada
+
+## Concepto
+Intercalar problemas de distinto tipo obliga a reconocer cuál es cuál.
+
+## Análisis
+Más lento al principio, más transferible después.
+"""
+"""A second concept note: with it and `pool_size = 1` the graph is larger than a relation
+pool, so relation queries (1.1c) are asked for."""

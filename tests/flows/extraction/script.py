@@ -16,7 +16,7 @@ from typing import Any
 from core.evaluation import load_criteria
 from local_llm.testing import CallResponder, ScriptedBackend, ScriptedCall
 from tests.flow_harness import SCRIPTED_MODELS, FlowHarness
-from tests.flows.extraction.notes import EXISTING, SOURCE, SOURCE_TEXT
+from tests.flows.extraction.notes import EXISTING, SECOND, SOURCE, SOURCE_TEXT
 
 CRITERIA = load_criteria("concept_extraction").criteria.ids
 TYPES = {
@@ -197,6 +197,13 @@ class ConcurrencyBackend(ScriptedBackend):
             )
         finally:
             self.in_flight -= 1
+
+
+def beyond_pool(**flows: Any) -> dict[str, Any]:
+    """Harness arguments for a graph larger than a relation pool (two concept notes, pools
+    of one): 1.1c asks for search queries instead of pooling the whole graph."""
+    sources = {SOURCE: SOURCE_TEXT, "08 - Ideas/Práctica intercalada.md": SECOND}
+    return {"sources": sources, "flows": {"pool_size": 1, **flows}}
 
 
 def extraction_harness(

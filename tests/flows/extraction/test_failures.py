@@ -19,7 +19,13 @@ from local_llm import TransientModelError
 from local_llm.errors import ContextBudgetError
 from local_llm.testing import ScriptedCall
 from tests.flows.extraction.notes import EXISTING, SOURCE, SOURCE_TEXT
-from tests.flows.extraction.script import ConcurrencyBackend, FlowScript, candidates, kind_of
+from tests.flows.extraction.script import (
+    ConcurrencyBackend,
+    FlowScript,
+    beyond_pool,
+    candidates,
+    kind_of,
+)
 from vault.index import VaultIndex
 from vault.layout import VaultLayout
 
@@ -141,7 +147,7 @@ async def test_an_embedding_model_that_stops_answering_fails_the_run_at_that_ste
 
 
 async def test_a_query_the_embedding_model_refuses_is_searched_by_text_and_said(harness) -> None:
-    h, embedder = harness(FlowScript(candidates=candidates)), Embedder()
+    h, embedder = harness(FlowScript(candidates=candidates), **beyond_pool()), Embedder()
     await with_embeddings(h, embedder)
     embedder.failure = ContextBudgetError(
         flow="extraction", node="search", role="embedding", tokens=9000, budget=512

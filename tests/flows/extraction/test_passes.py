@@ -6,6 +6,8 @@ hands its quotes to the existing concept and writes no note."""
 
 from __future__ import annotations
 
+import os
+
 import frontmatter
 
 from core.evaluation import load_criteria
@@ -14,6 +16,7 @@ from tests.flows.extraction.notes import EXISTING_ID, SOURCE
 from tests.flows.extraction.script import (
     TYPES,
     FlowScript,
+    beyond_pool,
     candidates,
     concept,
     critique,
@@ -97,7 +100,7 @@ async def test_a_concept_added_by_feedback_gets_relation_search_before_the_revie
             "Olvido y repaso", s, interpretation="añadir", unresolved=""
         ),
     )
-    h = harness(script)
+    h = harness(script, **beyond_pool())
     await h.start()
     queries_before, relations_before = script.count("queries"), script.count("relations")
     payload = (await h.resume({"action": "feedback", "feedback": "falta el olvido"}))[
@@ -146,7 +149,7 @@ async def test_relation_queries_two_for_every_relation_type(harness) -> None:
         }
 
     script = FlowScript(candidates=one)
-    h = harness(script, max_tokens=300)
+    h = harness(script, max_tokens=300, **beyond_pool())
     await h.start()
     schemas = script.calls["queries"]
     assert len(schemas) > 1  # split: 9 types x 2 queries do not fit 300 tokens
@@ -166,7 +169,7 @@ async def test_the_nine_types_queries_of_a_concept_take_one_call_of_512_tokens(h
         return {"concepts": [concept("Efecto del espaciado", quote)], "notes": ""}
 
     script = FlowScript(candidates=one)
-    h = harness(script, max_tokens=512)
+    h = harness(script, max_tokens=512, **beyond_pool())
     await h.start()
     (schema,) = script.calls["queries"]
     assert sorted(schema["properties"]) == sorted(TYPES)
@@ -214,3 +217,45 @@ async def test_a_duplicate_declared_by_the_model_hands_its_quotes_and_writes_no_
     ]
     assert "[[Make It Stick#^ms-retrieval]]" in h.read("08 - Ideas/Práctica de recuperación.md")
     assert frontmatter.loads(h.read(SOURCE))["processed_date"]
+
+
+async def test_a_graph_no_larger_than_a_pool_is_pooled_whole_without_relation_queries(
+    harness,
+) -> None:
+    """With one existing concept and pools of 50, no query can add a concept to the pool:
+    1.1c is not asked, and 1.1e still sees the existing concept (it is every pool)."""
+    script = FlowScript(candidates=candidates)
+    h = harness(script)
+    await h.start()
+    assert script.count("queries") == 0
+    assert script.count("relations") >= 1
+    assert all("Práctica de recuperación" in p for p in script.prompts["relations"])
+
+
+async def test_a_graph_larger_than_a_pool_asks_for_relation_queries(harness) -> None:
+    script = FlowScript(candidates=candidates)
+    h = harness(script, **beyond_pool())
+    await h.start()
+    assert script.count("queries") >= 1
+
+
+async def test_the_relation_calls_of_a_run_start_alike_with_the_existing_concepts(harness) -> None:
+    """1.1e for each new concept lists the existing concepts (the same pool for all of
+    them) before the new concept it is about, so the server's prompt cache serves them
+    again from one call to the next."""
+
+    def two_new(messages, schema):
+        ids = enum_of(schema, "concepts", "[]", "quote_ids")
+        return {
+            "concepts": [
+                concept("Efecto del espaciado", [ids[1]]),
+                concept("Práctica intercalada de problemas", [ids[2]]),
+            ],
+            "notes": "",
+        }
+
+    script = FlowScript(candidates=two_new)
+    h = harness(script)
+    await h.start()
+    first, second = script.prompts["relations"][:2]
+    assert "Recordar activamente fortalece la memoria" in os.path.commonprefix([first, second])

@@ -60,11 +60,30 @@ async def test_failing_critique_refines_until_it_passes(harness) -> None:
 
 
 async def test_critique_loop_is_bounded_by_settings(harness) -> None:
-    script = FlowScript(candidates=candidates, critique=lambda m, s: critique(0.1), refine=retitle)
+    scores = iter([0.1, 0.2, 0.3])  # better each round, never passing
+    script = FlowScript(
+        candidates=candidates, critique=lambda m, s: critique(next(scores)), refine=retitle
+    )
     h = harness(script, flows={"max_critique_iterations": 2})
     payload = (await h.start())["__interrupt__"][0].value
     assert script.count("critique") == 3 and script.count("refine") == 2
     assert [e["passed"] for e in payload["critique_log"]] == [False, False, False]
+
+
+async def test_a_refinement_that_improves_nothing_ends_the_loop(harness) -> None:
+    """The critique after a refinement fails the same criteria with no higher score: a
+    further refinement would start from as bad a place, so the review comes next (one
+    critique and one refinement fewer than the settings allow, and their passes)."""
+    scores = iter([0.3, 0.25, 0.9])
+    script = FlowScript(
+        candidates=candidates, critique=lambda m, s: critique(next(scores)), refine=retitle
+    )
+    h = harness(script, flows={"max_critique_iterations": 3})
+    payload = (await h.start())["__interrupt__"][0].value
+    assert script.count("critique") == 2 and script.count("refine") == 1
+    log = payload["critique_log"]
+    assert [e["passed"] for e in log] == [False, False]
+    assert log[-1]["stalled"] and "no better" in log[-1]["summary"]
 
 
 async def test_a_refinement_that_changes_nothing_ends_the_loop(harness) -> None:
@@ -94,7 +113,10 @@ async def test_the_rounds_of_critique_and_refinement_share_their_quotes_as_promp
         edit = {"concept": label, "title": next(titles), "short_summary": "", "summary": ""}
         return empty_revision(edit_concepts=[edit | {"concept_text": "", "analysis": ""}])
 
-    script = FlowScript(candidates=candidates, critique=lambda m, s: critique(0.1), refine=refine)
+    scores = iter([0.1, 0.2, 0.3])  # better each round: the loop goes on
+    script = FlowScript(
+        candidates=candidates, critique=lambda m, s: critique(next(scores)), refine=refine
+    )
     h = harness(script, flows={"max_critique_iterations": 2})
     await h.start()
     quotes = [q["text"] for q in (await h.state())["quotes"]]
