@@ -15,6 +15,7 @@ commit), about 30 a tutor turn, each a wake-up of the event loop and a hand-over
 from __future__ import annotations
 
 import asyncio
+import builtins
 import copy
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Collection, Iterator, Sequence
@@ -108,9 +109,9 @@ class ThreadedSqliteSaver(BaseCheckpointSaver[str]):
         filter: dict[str, Any] | None,  # noqa: A002 - LangGraph's own name
         before: RunnableConfig | None,
         limit: int | None,
-    ) -> list[CheckpointTuple]:
+    ) -> builtins.list[CheckpointTuple]:
         """Read whole: SqliteSaver.list holds the connection's lock until it is exhausted."""
-        return list(self.saver.list(config, filter=filter, before=before, limit=limit))
+        return builtins.list(self.saver.list(config, filter=filter, before=before, limit=limit))
 
     def get_next_version(self, current: str | None, channel: None) -> str:
         return self.saver.get_next_version(current, channel)

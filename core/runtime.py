@@ -27,9 +27,10 @@ from core.events import Done, Failed, Interrupted, NodeFinished, NodeStarted, Pr
 from core.leases import Lease, Leases, run_lease
 from core.problems import record_failure, user_message
 from core.reviews import Decision
+from core.run_status import RunStatus
 from core.settings import Settings
 from core.store import Store
-from core.store.runs import RunRecord, RunsRepo, RunStatus
+from core.store.runs import RunRecord, RunsRepo
 from vault.crashpoints import crash_point
 
 log = logging.getLogger(__name__)

@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Input, Label, Select, Static
 
 from core.flows.tutor import logs
+from core.flows.tutor.agents import AGENTS
 
 MODAL_CSS = """
 {name} {{ align: center middle; }}
@@ -75,7 +76,7 @@ class LogsModal(ModalScreen[None]):
         with Vertical():
             with Horizontal():
                 yield Label(f"Agent logs of {self.session_id[:8]}  (Esc: close)  agent:")
-                yield Select([(a, a) for a in logs.AGENTS], prompt="all agents", id="agent")
+                yield Select([(a, a) for a in AGENTS], prompt="all agents", id="agent")
             with VerticalScroll():
                 yield Static("", id="log-summary")
                 yield Static("", id="log")
