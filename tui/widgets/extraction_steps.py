@@ -127,11 +127,20 @@ class ExtractionSteps(Static):
         if data.get("message"):
             self.messages[step] = str(data["message"])
 
+    def shown_state(self, step: str) -> str:
+        """The step's state as shown: the relation queries (1.1c) are `skipped` once the
+        relation search (1.1d) ran without them (a graph no larger than one pool is pooled
+        whole, and no query could add to it)."""
+        state = self.states[step]
+        if step == "1.1c" and state == "pending" and self.states["1.1d"] != "pending":
+            return "skipped"
+        return state
+
     def refresh_steps(self) -> None:
         """One line per step; the latest message is cut (at a word) to the room left."""
         text = Text()
         for step, label in STEPS:
-            symbol, style = STEP_MARKS.get(self.states[step], STEP_MARKS["pending"])
+            symbol, style = STEP_MARKS.get(self.shown_state(step), STEP_MARKS["pending"])
             line = Text().append(f"{symbol} ", style=style).append(f"{step:<5}", style="bold")
             line.append(f"{label:<20}")
             if self.counts.get(step):

@@ -24,6 +24,7 @@ STEP_MARKS = {
     "done": ("✓", "green"),
     "failed": ("✗", "red"),
     "waiting": ("⏸", "magenta"),
+    "skipped": ("–", "dim"),
 }
 
 
