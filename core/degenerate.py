@@ -16,7 +16,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from difflib import SequenceMatcher
 from typing import Generic, TypeVar
 
 from pydantic import BaseModel, model_validator
@@ -89,15 +88,16 @@ def wordless(text: str) -> bool:
     return not words or (len(words) <= 2 and bool(_JSON_MARK.search(text)))
 
 
-def echoes(text: str, instructions: str, min_chars: int = 40) -> bool:
-    """Whether `text` repeats a run of at least `min_chars` characters of `instructions` (case
-    and accents folded): the bundled model answered the tutor's turn with its own system
-    prompt ("You are the tutor talking to a learner. Teach the current step...")."""
-    answer, given = fold(text), fold(instructions)
-    if len(answer) < min_chars:
-        return False
-    match = SequenceMatcher(None, answer, given, autojunk=False).find_longest_match()
-    return match.size >= min_chars
+def echoes(text: str, instructions: str, min_words: int = 7) -> bool:
+    """Whether `text` repeats a run of at least `min_words` consecutive words of
+    `instructions` (case and accents folded): the bundled model answered the tutor's turn with
+    its own system prompt ("You are the tutor talking to a learner. Teach the current step...").
+    Word runs are compared as sets, in time linear in the text (it runs once a tutor turn)."""
+
+    def runs(words: list[str]) -> set[tuple[str, ...]]:
+        return {tuple(words[i : i + min_words]) for i in range(len(words) - min_words + 1)}
+
+    return not runs(fold(text).split()).isdisjoint(runs(fold(instructions).split()))
 
 
 _PLACEHOLDER = re.compile(r"<[^<>\n]{2,40}>")
