@@ -17,7 +17,7 @@ import copy
 from collections.abc import Mapping
 
 from core.flows.tutor import plan as p
-from core.flows.tutor.prompts import LENGTHS, PlanDraft
+from core.flows.tutor.prompts import LENGTHS, MAX_STEPS, PlanDraft
 from core.flows.tutor.state import StudyPlanData, TopicInfoData
 
 NOTICE = "The model's plan was unusable: a plan built from the concept."
@@ -91,22 +91,21 @@ def step_texts(words: Mapping[str, str], kind: str, concept: str) -> list[str]:
     ]
 
 
-def fallback_draft(info: TopicInfoData, language: str, reason: str) -> PlanDraft:
-    """3-5 steps: recall, explain and apply one concept; with several, explain each (five at
-    most) and, for two, apply them together."""
+def fallback_draft(info: TopicInfoData, language: str) -> PlanDraft:
+    """3-4 steps: recall, explain and apply one concept; with several, explain each (`MAX_STEPS`
+    at most) and, for two, apply them together."""
     words = PHRASES.get(language.split("-")[0].lower(), PHRASES["en"])
     concepts = [title[:40] for title in concept_titles(info)]
     if len(concepts) == 1:
         rows = [step_texts(words, kind, concepts[0]) for kind in ("recall", "explain", "apply")]
     else:
-        rows = [step_texts(words, "explain", c) for c in concepts[:5]]
+        rows = [step_texts(words, "explain", c) for c in concepts[:MAX_STEPS]]
         if len(rows) == 2:
             rows.append(step_texts(words, "both", " + ".join(concepts)))
     titles, descriptions, approaches, criteria = (
         list(column) for column in zip(*rows, strict=True)
     )
     return PlanDraft(
-        reasoning=f"built from the concept: {reason}"[:120],
         titles=titles,
         descriptions=descriptions,
         teaching_approaches=approaches,

@@ -155,7 +155,8 @@ async def drafted_plan(
     if wordless := wordless_steps(draft):
         problem = f"step {', '.join(map(str, wordless))} without a word"
         return unusable_plan(state, settings.max_replans, replanning, problem)
-    return build_plan(state, draft, settings.max_replans), draft.reasoning, ""
+    plan = build_plan(state, draft, settings.max_replans)
+    return plan, f"the model's plan: {len(p.steps(plan))} steps", ""
 
 
 def unusable_plan(
@@ -166,7 +167,7 @@ def unusable_plan(
         reason = f"current plan kept: the model's new plan was unusable ({problem})"
         return kept_plan(state.get("study_plan") or {}), reason, REPLAN_NOTICE
     language = str((state.get("student_profile") or {}).get("language") or "en")
-    draft = fallback_draft(state.get("topic_info") or {}, language, problem)
+    draft = fallback_draft(state.get("topic_info") or {}, language)
     reason = f"built from the concept: the model's plan was unusable ({problem})"
     return build_plan(state, draft, max_replans), reason, NOTICE
 

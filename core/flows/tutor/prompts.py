@@ -29,12 +29,12 @@ from core.flows.tutor.state import (
     TopicInfoData,
 )
 from local_llm.prose import ProseShape
-from local_llm.schema import JsonSchema, bounded_schema
+from local_llm.schema import OPENS_WITH_A_WORD, JsonSchema, bounded_schema
 
 Messages = list[dict[str, str]]
 
 MAX_GUIDELINE_CHARS = 6000
-MESSAGE_SHAPE = ProseShape(max_chars=700, line_prefix="Hint: ", max_lines=2, max_line_chars=160)
+MESSAGE_SHAPE = ProseShape(max_chars=600, line_prefix="Hint: ", max_lines=2, max_line_chars=120)
 """The executor's answer: a short teaching paragraph ending in its question, then up to two
 hint lines. Its token limit comes from this shape, so a message of this shape is never cut;
 the bundled model is held to it by a grammar (`local_llm.prose`)."""
@@ -99,19 +99,24 @@ class StepDraft(BaseModel):
     success_criteria: str
 
 
+MAX_STEPS = 4
+"""Steps of a plan: 3-4 for a new one (spec 004 allows 3-5; a session lasts about 20 minutes,
+and each step the bundled model writes costs ~35 tokens), 1-4 on a replan."""
+
+
 class PlanDraft(BaseModel):
     """The planner's answer: the steps' fields as parallel lists (step i is item i of each).
+    No reasoning field: it was only logged, and the bundled model wrote "1" in it.
 
     Parallel lists of strings rather than a list of step objects: with grammar-constrained
     decoding, small local models spend their token budget on whitespace inside nested objects
     and get cut off; flat lists of short strings stay valid.
     """
 
-    reasoning: str = Field(max_length=120)
-    titles: list[str] = Field(min_length=1, max_length=5)
-    descriptions: list[str] = Field(min_length=1, max_length=5)
-    teaching_approaches: list[str] = Field(min_length=1, max_length=5)
-    success_criteria: list[str] = Field(min_length=1, max_length=5)
+    titles: list[str] = Field(min_length=1, max_length=MAX_STEPS)
+    descriptions: list[str] = Field(min_length=1, max_length=MAX_STEPS)
+    teaching_approaches: list[str] = Field(min_length=1, max_length=MAX_STEPS)
+    success_criteria: list[str] = Field(min_length=1, max_length=MAX_STEPS)
 
     def steps(self) -> list[StepDraft]:
         """The steps, as many as the shortest list (each list has the schema's minimum)."""
@@ -128,7 +133,12 @@ class PlanDraft(BaseModel):
 
 
 LISTS = ("titles", "descriptions", "teaching_approaches", "success_criteria")
-LENGTHS = {"titles": 50, "descriptions": 120, "teaching_approaches": 60, "success_criteria": 100}
+LABELS = ("reasoning", "approach", "criteria")
+"""Labels small models write as plan text beside the field names ("reasons: reasons", issue
+12, from the reasoning field plans had before)."""
+LENGTHS = {"titles": 40, "descriptions": 90, "teaching_approaches": 50, "success_criteria": 80}
+"""Characters per field: the spec's example step ("Pizza Fraction Fun", "Introduce fractions
+using pizza slices", ...) takes half of each."""
 
 
 def plan_problems(draft: PlanDraft) -> list[str]:
@@ -137,8 +147,8 @@ def plan_problems(draft: PlanDraft) -> list[str]:
     the same in every field is weak, not broken: small models do it, and the step still names
     what to teach."""
     problems = []
+    names = [*PlanDraft.model_fields, *StepDraft.model_fields, *LABELS]
     for n, step in enumerate(draft.steps(), 1):
-        names = [*PlanDraft.model_fields, *StepDraft.model_fields]
         bad = field_names_as_values(step.model_dump(), names)
         if bad:
             problems.append(f"step {n}: {', '.join(bad)} hold field names, not content")
@@ -162,12 +172,14 @@ GroundedPlanDraft = grounded(PlanDraft, plan_problems)
 
 @functools.lru_cache(maxsize=2)
 def plan_schema(replan: bool) -> JsonSchema:
-    """3-5 steps for a new plan; 1-5 for the remaining work after a replan. Do not mutate."""
+    """3-4 steps for a new plan; 1-4 for the remaining work after a replan; every text starts
+    as words do (`OPENS_WITH_A_WORD`: no "1. 1" steps). Do not mutate."""
     return bounded_schema(
         PlanDraft,
         min_items={name: 1 if replan else 3 for name in LISTS},
-        max_items={name: 5 for name in LISTS},
-        max_length={"reasoning": 120, **LENGTHS},
+        max_items={name: MAX_STEPS for name in LISTS},
+        max_length=LENGTHS,
+        patterns={name: OPENS_WITH_A_WORD for name in LISTS},
     )
 
 
@@ -190,7 +202,8 @@ def planner_messages(state: SimplifiedState, recent: Sequence[MessageData]) -> M
     plan = state.get("study_plan") or {}
     if plan.get("todo_list"):
         parts += [
-            "The current plan is not working. Plan the REMAINING work again (1 to 5 steps); "
+            f"The current plan is not working. Plan the REMAINING work again (1 to {MAX_STEPS} "
+            "steps); "
             "completed steps are kept as they are. You may insert a prerequisite step first.",
             "current plan:\n" + block("CURRENT_PLAN", plan_text(plan)),
             f"reason for the new plan: {state.get('replan_reason') or 'not given'}",
@@ -198,7 +211,7 @@ def planner_messages(state: SimplifiedState, recent: Sequence[MessageData]) -> M
             block("RECENT_CONVERSATION", conversation_text(list(recent))),
         ]
     else:
-        parts.append("Write a plan of 3 to 5 steps.")
+        parts.append(f"Write a plan of 3 to {MAX_STEPS} steps.")
     return [
         {"role": "system", "content": PLANNER_SYSTEM},
         {"role": "user", "content": "\n\n".join(parts)},

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from core.flows.tutor.prompts import LISTS, plan_schema
 from core.flows.tutor.session import turn
+from local_llm.schema import validate_bounded
 from tests.flows.tutor.scripted import TutorScript, Writes
 
 LOOP = "Una fracción es una parte de un todo. "
@@ -206,10 +208,23 @@ async def test_the_instructions_said_back_are_no_message(tutor) -> None:
         assert message["content"].startswith("(The tutor model wrote nothing, twice;")
 
 
-@pytest.mark.parametrize("text", ["1", "1.1.1.1.1", ">2"])
+@pytest.mark.parametrize("text", ["1", "1.1.1.1.1", ">2", " 3"])
+def test_a_plan_whose_steps_open_with_a_digit_or_punctuation_is_refused_by_its_schema(text):
+    """The bundled model planned "1. 1", "2. 2", "3. 3" and ">1.1.1...": each plan text must
+    open as words do, which the local grammar enforces (tests/local_llm/test_gbnf.py) and the
+    client checks on any provider's answer."""
+    plan = {name: ["Recordar sin mirar"] * 3 for name in LISTS}
+    assert not validate_bounded(plan, plan_schema(replan=False))
+    for name in LISTS:
+        wrong = {**plan, name: ["Recordar sin mirar", text, "Explicar"]}
+        assert validate_bounded(wrong, plan_schema(replan=False)), name
+
+
+@pytest.mark.parametrize("text", ["¿1?", "✨ 2"])
 async def test_a_plan_of_steps_without_a_word_becomes_codes_plan_at_once(tutor, text) -> None:
-    """The bundled model planned "1. 1", "2. 2", "3. 3"; asked again, it gave the same three
-    times (80 s in bench/local_model.py) before code's plan."""
+    """A plan that opens as words do but holds none (the bundled model's "1. 1", "2. 2" in
+    another form); asked again, it gave the same three times (80 s in bench/local_model.py)
+    before code's plan."""
 
     class Numbers(TutorScript):
         def plan(self, schema):
