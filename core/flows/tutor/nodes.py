@@ -31,7 +31,7 @@ from core.flows.tutor.prompts import (
     executor_messages,
     plan_schema,
     planner_messages,
-    wordless_steps,
+    usable_steps,
 )
 from core.flows.tutor.sessions import record_mastery, record_session
 from core.flows.tutor.state import (
@@ -152,11 +152,11 @@ async def drafted_plan(
     except LLMError as exc:  # invalid after re-asks: code's plan, and said; no answer: fails
         raise_unless_fallback(exc)
         return unusable_plan(state, settings.max_replans, replanning, why(exc))
-    if wordless := wordless_steps(draft):
-        problem = f"step {', '.join(map(str, wordless))} without a word"
-        return unusable_plan(state, settings.max_replans, replanning, problem)
-    plan = build_plan(state, draft, settings.max_replans)
-    return plan, f"the model's plan: {len(p.steps(plan))} steps", ""
+    usable, dropped = usable_steps(draft)
+    if usable is None:
+        return unusable_plan(state, settings.max_replans, replanning, dropped)
+    plan = build_plan(state, usable, settings.max_replans)
+    return plan, f"the model's plan{f' ({dropped} left out)' if dropped else ''}", ""
 
 
 def unusable_plan(

@@ -240,3 +240,24 @@ async def test_a_plan_of_steps_without_a_word_becomes_codes_plan_at_once(tutor, 
         assert titles and all(any(c.isalpha() for c in title) for title in titles)
         [planner] = [e for e in state["agent_logs"] if e["agent"] == "planner"]
         assert "without a word" in planner["reasoning"]
+
+
+async def test_a_plan_with_some_steps_of_field_names_keeps_the_others(tutor) -> None:
+    """The bundled model wrote field names as the title and description of steps 2 and 4 of
+    four; asked again, it gave the same three times (21 s in `noema tutor`) before code's
+    plan. The usable steps are the plan, at once, and the log says what was left out."""
+
+    class TwoNamed(TutorScript):
+        def plan(self, schema):
+            answer = super().plan(schema)
+            titles = ["Qué es recordar 🧠", "titles", "Recordar sin mirar", "description"]
+            return answer | {"titles": titles, "descriptions": ["Idea", "titles", "Ejemplo", "x"]}
+
+    async with tutor(TwoNamed(steps=4)) as t:
+        await t.turn()
+        state = await t.values()
+        assert t.script.plans == 1  # not asked again
+        titles = [s["title"] for s in state["study_plan"]["todo_list"]]
+        assert titles == ["Qué es recordar 🧠", "Recordar sin mirar"]
+        [planner] = [e for e in state["agent_logs"] if e["agent"] == "planner"]
+        assert "step 2, 4 holding field names left out" in planner["reasoning"]
