@@ -16,8 +16,9 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 
+from core.degenerate import fold
 from core.flows.tutor import plan as p
-from core.flows.tutor.prompts import LENGTHS, MAX_STEPS, PlanDraft
+from core.flows.tutor.prompts import LENGTHS, LISTS, MAX_STEPS, PlanDraft
 from core.flows.tutor.state import StudyPlanData, TopicInfoData
 
 NOTICE = "The model's plan was unusable: a plan built from the concept."
@@ -111,6 +112,24 @@ def fallback_draft(info: TopicInfoData, language: str) -> PlanDraft:
         teaching_approaches=approaches,
         success_criteria=criteria,
     )
+
+
+def filled_in(draft: PlanDraft, language: str) -> PlanDraft:
+    """The model's steps with the fields that only repeat their step's title (the bundled model
+    wrote "Práctica de Recuperación" as title, description, approach and criteria) in code's
+    words for explaining that title: a tutor message needs to know what the step asks for."""
+    words = PHRASES.get(language.split("-")[0].lower(), PHRASES["en"])
+    columns = []
+    for step in draft.steps():
+        codes = step_texts(words, "explain", step.title[:40])[1:]
+        own = [step.description, step.teaching_approach, step.success_criteria]
+        kept = [
+            code if fold(text) == fold(step.title) else text
+            for code, text in zip(codes, own, strict=True)
+        ]
+        columns.append([step.title, *kept])
+    lists = [list(column) for column in zip(*columns, strict=True)]
+    return PlanDraft(**dict(zip(LISTS, lists, strict=True)))
 
 
 def kept_plan(plan: StudyPlanData) -> StudyPlanData:

@@ -17,7 +17,13 @@ from core.context import FlowContext
 from core.degenerate import RepeatWatch, drop_repeats, echoes, fold, repeated_sentence
 from core.flows.tutor import logs
 from core.flows.tutor import plan as p
-from core.flows.tutor.fallback_plan import NOTICE, REPLAN_NOTICE, fallback_draft, kept_plan
+from core.flows.tutor.fallback_plan import (
+    NOTICE,
+    REPLAN_NOTICE,
+    fallback_draft,
+    filled_in,
+    kept_plan,
+)
 from core.flows.tutor.hints import HintSplitter, readable
 from core.flows.tutor.prompts import (
     GROUNDED_EVALUATOR_ANSWER,
@@ -155,7 +161,8 @@ async def drafted_plan(
     usable, dropped = usable_steps(draft)
     if usable is None:
         return unusable_plan(state, settings.max_replans, replanning, dropped)
-    plan = build_plan(state, usable, settings.max_replans)
+    language = str((state.get("student_profile") or {}).get("language") or "en")
+    plan = build_plan(state, filled_in(usable, language), settings.max_replans)
     return plan, f"the model's plan{f' ({dropped} left out)' if dropped else ''}", ""
 
 

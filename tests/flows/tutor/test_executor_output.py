@@ -261,3 +261,35 @@ async def test_a_plan_with_some_steps_of_field_names_keeps_the_others(tutor) -> 
         assert titles == ["Qué es recordar 🧠", "Recordar sin mirar"]
         [planner] = [e for e in state["agent_logs"] if e["agent"] == "planner"]
         assert "step 2, 4 holding field names left out" in planner["reasoning"]
+
+
+async def test_a_steps_fields_that_only_repeat_its_title_get_codes_words(tutor) -> None:
+    """The bundled model planned "Práctica de Recuperación" as a step's title, description,
+    approach and criteria; the executor, told only that, wrote nothing usable and was asked
+    again (bench/local_model.py: first question 24.9 s against 20.1 s with code's plan). The
+    fields that repeat the title are code's words for explaining it (in the learner's
+    language); the model's own stay."""
+
+    class Echoing(TutorScript):
+        def plan(self, schema):
+            answer = super().plan(schema)
+            same = ["Práctica de Recuperación", "Ἀρετή 🏛", "Fracciones"]
+            return answer | {
+                "titles": same,
+                "descriptions": ["práctica de recuperación", "La virtud", "Partes de un todo"],
+                "teaching_approaches": ["PRÁCTICA DE RECUPERACION", "ἀρετή 🏛", "pizza"],
+                "success_criteria": same,
+            }
+
+    async with tutor(Echoing()) as t:
+        await t.turn()
+        first, second, _third = (await t.values())["study_plan"]["todo_list"]
+        assert t.script.plans == 1
+        assert first["title"] == "Práctica de Recuperación"
+        assert first["description"] == "Explain Práctica de Recuperación in your own words."
+        assert first["teaching_approach"] == "the learner explains, the tutor corrects"
+        assert (
+            first["success_criteria"] == "explains Práctica de Recuperación correctly in own words"
+        )
+        assert second["description"] == "La virtud"  # the model's own
+        assert second["teaching_approach"] == "the learner explains, the tutor corrects"
