@@ -65,7 +65,7 @@ async def detect_duplicates(
         else:
             found.append(decided)
     for group in groups(runtime, asks):
-        verdicts, problems = await ask_group(runtime, group)
+        verdicts, problems = await ask_group(runtime, group, len(pending))
         found += verdicts
         skipped += problems
     return {"detections": found, "known": known, "skipped": skipped}
@@ -124,9 +124,10 @@ def prompt_of(group: Sequence[Asked]) -> tuple[list[dict[str, str]], dict[str, H
 
 
 async def ask_group(
-    runtime: Runtime[FlowContext], group: list[Asked]
+    runtime: Runtime[FlowContext], group: list[Asked], total: int
 ) -> tuple[list[Detection], list[SkippedRecord]]:
-    """The model's verdicts on one group; those it left out are asked one by one."""
+    """The model's verdicts on one group (of `total` candidates checked in this pass); those
+    it left out are asked one by one."""
     messages, labels = prompt_of(group)
     keys = [f"c{i}" for i in range(1, len(group) + 1)]
     try:
@@ -158,7 +159,7 @@ async def ask_group(
         existing = {"entity_id": hit.entity_id, "title": hit.title} if hit else None
         found.append(detection(candidate, existing, verdict.confidence, verdict.reasoning, "model"))
         said = f"duplicate of {hit.title!r}" if hit else "novel"
-        report("1.1b", f"{candidate['title']!r}: {said}", total=len(group))
+        report("1.1b", f"{candidate['title']!r}: {said}", total=total)
     return found, skipped
 
 
