@@ -37,6 +37,7 @@ from pathlib import Path
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from core.events import Done  # noqa: E402
 from core.flows.tutor.graph import SPEC  # noqa: E402
 from core.flows.tutor.prompts import EvaluatorAnswer, evaluator_schema  # noqa: E402
 from core.flows.tutor.session import start_session, turn  # noqa: E402
@@ -104,13 +105,20 @@ async def headless(base: Path, latency: float, turns: int) -> tuple[list, list, 
         for n in range(turns):
             calls = len(scripted.calls)
             start, start_cpu = time.perf_counter(), time.process_time()
-            [e async for e in turn(services.runtime, session, f"answer {n}")]
+            events = [e async for e in turn(services.runtime, session, f"answer {n}")]
             wall = (time.perf_counter() - start) * 1000
+            if session_ended(events):
+                break  # its summary, no reply: not a turn like the others
             cpu.append((time.process_time() - start_cpu) * 1000)
             model = (len(scripted.calls) - calls) * latency * 1000
             walls.append(wall)
             overheads.append(wall - model)
     return walls, overheads, cpu
+
+
+def session_ended(events: list) -> bool:
+    """Whether a turn ended the session (every step done: a summary comes, not a question)."""
+    return any(isinstance(e, Done) and (e.output or {}).get("is_complete") for e in events)
 
 
 async def on_screen(base: Path, latency: float, turns: int) -> tuple[list, list, list, list]:
@@ -148,6 +156,8 @@ async def on_screen(base: Path, latency: float, turns: int) -> tuple[list, list,
             # the answer, the feedback and the next question, drawn: the turn ends on screen
             # with the first frame that draws the chat as the turn left it
             await until(pilot, lambda s=size: not screen.busy and len(screen.conversation) >= s + 3)
+            if screen.values.get("is_complete"):
+                break  # the session ended (its summary, no reply): not a turn like the others
             final = chat.version
             await until(pilot, lambda f=final, t=start: drawn(frames, f, t) is not None)
             wall = (drawn(frames, final, start) - start) * 1000
@@ -221,6 +231,7 @@ async def main(turns: int, latency_ms: float) -> dict:
     result = {
         "bench": "tutor",
         "turns": turns,
+        "turns_measured": {"headless": len(walls), "screen": len(screen_walls)},
         "model_latency_ms_per_call": latency_ms,
         "baseline_direct_calls_ms": summary(base),
         "baseline_client_overhead_ms": round(statistics.median(base) - model_ms, 2),

@@ -33,7 +33,7 @@ from local_llm.errors import (
     ModelTimeoutError,
     StructuredOutputError,
 )
-from local_llm.grammar import fitted_schema, grammar_schema, limit_tokens
+from local_llm.grammar import wire_schema
 from local_llm.prose import ProseShape
 from local_llm.retry import with_transient_retry
 from local_llm.schema import JsonSchema, default_schema, schema_name
@@ -287,9 +287,9 @@ class LLMClient:
             role, "structured", flow, node, max_tokens=max_tokens, timeout_s=timeout_s
         )
         bounded = json_schema if json_schema is not None else default_schema(schema)
-        call.answer_bound = limit_tokens(grammar_schema(bounded))
-        wire = grammar_schema(fitted_schema(bounded, call.config.max_tokens))
-        bound = limit_tokens(wire) if max_tokens is None else None
+        sent = wire_schema(bounded, call.config.max_tokens)
+        call.answer_bound, wire = sent.answer_bound, sent.schema
+        bound = sent.bound if max_tokens is None else None
         # the bound counts the widest whitespace the grammar allows in every gap (the bundled
         # Gemma indents with runs of single-character tokens); never below the role's limit
         needed = None if bound is None else max(bound, call.config.max_tokens)

@@ -18,6 +18,7 @@ llama.cpp's own conversion and JSON Schema's `maxLength` do.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from typing import Any
@@ -46,7 +47,14 @@ class Unsupported(Exception):
 
 def json_grammar(schema: JsonSchema) -> str | None:
     """The GBNF grammar of the answers valid under `schema`, compact; None when the schema
-    uses what this converter does not cover (the caller then sends the schema itself)."""
+    uses what this converter does not cover (the caller then sends the schema itself).
+    Built once per schema (its JSON text, in its own property order, is the key)."""
+    return _grammar_of(json.dumps(schema, ensure_ascii=False))
+
+
+@functools.lru_cache(maxsize=256)
+def _grammar_of(schema_text: str) -> str | None:
+    schema = json.loads(schema_text)
     builder = _Builder()
     try:
         root = builder.rule_of(schema)

@@ -307,3 +307,35 @@ _MEASURES = {
     "array": _array,
     "object": _object,
 }
+
+
+class WireSchema:
+    """What a structured call sends, worked out once per schema and token limit (the tutor's
+    evaluator paid about 3 ms of schema work on every turn): `schema` as the grammar
+    enforces it, fitted to the limit; `bound`, the `max_tokens` that never cuts an answer of
+    it; `answer_bound`, the same for the schema before fitting. Shared: never mutate them."""
+
+    __slots__ = ("answer_bound", "bound", "schema")
+
+    def __init__(self, schema: JsonSchema, limit: int) -> None:
+        self.answer_bound = limit_tokens(grammar_schema(schema))
+        self.schema = grammar_schema(fitted_schema(schema, limit))
+        self.bound = limit_tokens(self.schema)
+
+
+_WIRE: dict[tuple[str, int], WireSchema] = {}
+WIRE_CACHE_SIZE = 256
+"""Schemas kept: a flow's schemas are a handful; ones built per call (enums of the ids at
+hand) come and go, so the oldest leave first."""
+
+
+def wire_schema(schema: JsonSchema, limit: int) -> WireSchema:
+    """`WireSchema(schema, limit)`, from the cache when the same schema came before (keyed by
+    its JSON text: property order matters to the grammar, so it is not sorted)."""
+    key = (json.dumps(schema, ensure_ascii=False), limit)
+    wire = _WIRE.get(key)
+    if wire is None:
+        wire = _WIRE[key] = WireSchema(schema, limit)
+        if len(_WIRE) > WIRE_CACHE_SIZE:
+            del _WIRE[next(iter(_WIRE))]
+    return wire

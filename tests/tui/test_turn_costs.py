@@ -299,13 +299,16 @@ async def test_a_sent_answer_writes_no_file_before_the_model_is_asked(tmp_path: 
 
 def gated_turns(monkeypatch, hold_before: str) -> asyncio.Event:
     """Turns whose events stop before the first `hold_before` event (`NodeFinished` of the
-    executor, or the end of the runtime's stream after `Done`) until the returned gate opens."""
+    executor, or the end of the runtime's stream after `Done`) until the returned gate opens;
+    "written" holds the executor's update itself back."""
     import core.flows.tutor.session as session
 
     gate, turn = asyncio.Event(), session.turn
 
     async def gated(*args, **kwargs):
         async for event in turn(*args, **kwargs):
+            if hold_before == "written" and is_executor_update(event):
+                await gate.wait()  # the node's log, store and checkpoint writes, say
             if (
                 hold_before == "reply"
                 and getattr(event, "node", "") == "executor"
@@ -320,6 +323,10 @@ def gated_turns(monkeypatch, hold_before: str) -> asyncio.Event:
 
     monkeypatch.setattr(session, "turn", gated)
     return gate
+
+
+def is_executor_update(event: object) -> bool:
+    return type(event).__name__ == "NodeFinished" and getattr(event, "node", "") == "executor"
 
 
 @asynccontextmanager
@@ -350,6 +357,47 @@ async def test_the_reply_is_drawn_as_its_message_before_the_turn_is_written(
         assert chat.text_lines()[-2].startswith("Tutor: Question 2")
         gate.set()
         await wait_for(pilot, lambda: not screen.busy)
+
+
+async def test_the_reply_shows_as_its_message_before_its_node_is_written(
+    tmp_path: Path, monkeypatch
+) -> None:
+    async with gated_session(tmp_path, monkeypatch, "written") as (pilot, screen, gate):
+        chat = screen.query_one(TutorChat)
+        messages = chat.message_count
+        # the executor wrote its message; its node's writes have not ended: the message shows
+        await answer_and_wait(pilot, screen, lambda: chat.message_count == messages + 3)
+        assert chat.live is None and screen.busy and chat.drawn_version == chat.version
+        assert chat.text_lines()[-2].startswith("Tutor: Question 2")
+        gate.set()  # the node's update comes: the message it carries is not shown twice
+        await wait_for(pilot, lambda: not screen.busy)
+        assert chat.message_count == messages + 3 == len(screen.conversation)
+        assert [m["content"] for m in screen.conversation].count(
+            screen.conversation[-1]["content"]
+        ) == 1
+
+
+async def test_a_reply_shown_before_its_node_failed_goes_with_the_turn(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import core.flows.tutor.nodes as nodes
+
+    app = make_app(tmp_path, TutorScript(["partial"] * 3))
+    async with app.run_test(size=(130, 40)) as pilot:
+        screen = await first_question(pilot, app)
+        chat = screen.query_one(TutorChat)
+        shown = count_calls(chat, "show_messages")
+
+        def disk_full(*_args: object) -> None:
+            raise OSError("disk full")
+
+        # the executor's message was written and shown; storing its session then fails
+        monkeypatch.setattr(nodes, "record_session", disk_full)
+        await answer_and_wait(pilot, screen, lambda: shown[0] >= 3 and not screen.busy)
+        stored = len(screen.conversation)
+        assert [m["role"] for m in screen.conversation[-2:]] == ["student", "tutor"]
+        assert chat.message_count == stored  # the reply the node never stored is gone
+        assert not any(line.startswith("Tutor: Question 2") for line in chat.text_lines())
 
 
 async def test_the_turn_ends_on_screen_when_the_runtime_reports_its_state(

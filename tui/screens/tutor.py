@@ -253,7 +253,7 @@ class TutorScreen(TurnRelay, NoemaScreen):
         if isinstance(event, Progress) and event.data.get("working"):
             self.show_working(str(event.data.get("message") or "thinking"))
         elif isinstance(event, Progress) and event.data.get("done"):  # the reply's text
-            chat.reply_written()
+            self.show_reply(event.data.get("reply"))
         elif isinstance(event, Progress) and event.data.get("replanned"):
             panel.notice("The plan changed to suit you better.")
             panel.show_plan(event.data.get("plan"), float(self.values.get("mastery") or 0.0))
@@ -263,8 +263,9 @@ class TutorScreen(TurnRelay, NoemaScreen):
         elif isinstance(event, NodeFinished):
             if "study_plan" in event.update:
                 panel.show_plan(event.update["study_plan"], float(event.update.get("mastery", 0)))
-            if event.update.get("conversation"):
-                self.conversation.extend(event.update["conversation"])
+            added = self.not_shown(event.update.get("conversation") or [])
+            if added:
+                self.conversation.extend(added)
                 chat.show_messages(self.conversation)
         elif isinstance(event, Failed):
             self.notify(f"the turn failed: {event.error}", severity="error", timeout=10)
@@ -275,6 +276,9 @@ class TutorScreen(TurnRelay, NoemaScreen):
             self._clear_submitted()
             self.query_one(AnswerBox).placeholder = PLACEHOLDER
             self.conversation = list(message.values.get("conversation") or [])
+            if self._early_reply is not None:  # shown, but the turn failed before storing it
+                self._early_reply = None
+                self.query_one(TutorChat).clear_all()
             self.show_state(message.values)
             self.query_one(TutorChat).end_stream()  # a reply line no message came into
         # the learner waits on this frame: do not wait for the frame grid (the chat was drawn

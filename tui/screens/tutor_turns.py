@@ -14,6 +14,7 @@ events in one message for all the tokens that came meanwhile.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -50,6 +51,7 @@ class TurnRelay(NoemaScreen):
     screen, which provides what is declared below)."""
 
     if TYPE_CHECKING:
+        conversation: list[dict[str, Any]]
 
         def show_event(self, event: RunEvent) -> None: ...
 
@@ -60,6 +62,8 @@ class TurnRelay(NoemaScreen):
         """Streamed tokens not drawn yet; a `TokensArrived` is in flight while it is not empty."""
         self._posted = self._handled = 0
         """Event batches posted by the worker, and handled by the screen."""
+        self._early_reply: dict[str, Any] | None = None
+        """The reply shown from the executor's `done` event, until its node's update comes."""
 
     def send_answer(self, text: str) -> bool:
         """Queue the learner's answer for the session's worker; whether one runs."""
@@ -161,3 +165,22 @@ class TurnRelay(NoemaScreen):
         if awaited and not chat.awaiting_reply:
             # the reply's message took its block's place: the learner waits on this frame
             draw_now(self, chat.changed_region)
+
+    def show_reply(self, reply: Mapping[str, Any] | None) -> None:
+        """The reply's message as the executor will store it: shown now, before the node's
+        log, store and checkpoint writes (the learner reads it while they run); its node's
+        update then adds nothing (`not_shown`)."""
+        chat = self.query_one(TutorChat)
+        if not reply:  # the text is complete; its message comes with the node's update
+            chat.reply_written()
+            return
+        self._early_reply = dict(reply)
+        self.conversation.append(self._early_reply)
+        chat.show_messages(self.conversation)
+
+    def not_shown(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """`messages` without the reply `show_reply` already showed."""
+        early, self._early_reply = self._early_reply, None
+        if early is not None and messages[:1] == [early]:
+            return messages[1:]
+        return messages

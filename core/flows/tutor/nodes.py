@@ -257,7 +257,8 @@ async def executor(state: SimplifiedState, runtime: Runtime[FlowContext]) -> Sim
         "hints": hints,
         "step_id": step["step_id"],
     }
-    get_stream_writer()({"node": "executor", "message": "done", "done": True})
+    # the message as it will be stored: a screen shows it now, not after the node's writes
+    get_stream_writer()({"node": "executor", "message": "done", "done": True, "reply": message})
     output = {"message": text, "hints": hints} | ({"fallback": stand_in} if stand_in else {})
     output |= {"hints_by": "code (the model wrote none)"} if general else {}
     item = logs.entry("executor", f"Step {step['title']!r}", output, "", timer)
