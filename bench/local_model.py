@@ -120,6 +120,10 @@ async def extraction(services: Any) -> Outcome:
             "linked_to_existing": len(payload.get("existing", [])),
             "relations": len(payload.get("relations", [])),
             "titles": [c.get("title", "") for c in payload.get("concepts", [])],
+            "linked": [
+                f"{e.get('candidate', '')} -> {e.get('title', '')}"
+                for e in payload.get("existing", [])
+            ],
         },
     )
 
@@ -311,7 +315,8 @@ def print_designs(per: dict[str, dict[str, Any]]) -> None:
         spec = per["extraction_spec"]["per_concept"][key]
         print(f"  per concept {key:<18} {value!s:>6} vs {spec!s:>6}")
     for name in ("extraction", "extraction_spec"):
-        print(f"  {name} titles: {per[name]['outcome'].get('titles')}")
+        outcome = per[name]["outcome"]
+        print(f"  {name} titles: {outcome.get('titles')}; linked: {outcome.get('linked')}")
 
 
 def per_concept(figures: dict[str, Any]) -> dict[str, Any]:
