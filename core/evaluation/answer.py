@@ -95,12 +95,13 @@ FULL_ANSWER = AnswerLimits()
 """The answer a person reads (the rubric review, lessons)."""
 
 COMPACT_ANSWER = AnswerLimits(
-    rationale=60, issues=1, issue_text=80, where=30, list_items=1, item_text=80, feedback=100
+    rationale=40, issues=1, issue_text=60, where=30, list_items=1, item_text=60, feedback=80
 )
 """An automatic judge's answer, read by code and by a refinement: a short reason and at most
 one issue per criterion, one remark per list. On a CPU a generated token costs as much as
-ten read ones, and a small model writes its strings out to about their limit (Gemma 3 270M's
-critiques of the extraction bench: 375-477 tokens with the full answer)."""
+ten read ones, and a small model writes its strings out to their limit: Gemma 3 270M's
+critiques of the extraction bench took 375-477 tokens with the full answer and 463 with
+twice these lengths (the JSON's own keys are about 140 of them)."""
 
 
 def answer_schema(criteria: EvaluationCriteria, limits: AnswerLimits = FULL_ANSWER) -> JsonSchema:

@@ -102,7 +102,7 @@ async def test_the_self_critique_answers_in_compact_form(harness) -> None:
     await harness(script).start()
     schema = script.calls["critique"][0]
     criterion = next(iter(schema["properties"]["criteria"]["properties"].values()))
-    assert criterion["properties"]["rationale"]["maxLength"] <= 60
+    assert criterion["properties"]["rationale"]["maxLength"] <= 40
     assert criterion["properties"]["issues"]["maxItems"] == 1
     assert schema["properties"]["strengths"]["maxItems"] == 1
     # where an issue is: an id the prompt shows, not restated text
