@@ -31,12 +31,19 @@ from core.flows.extraction.nodes import (
 from core.flows.extraction.prompts import (
     VERDICT_TOKENS,
     DuplicatesAnswer,
+    DuplicateVerdict,
     concept_card,
     duplicates_messages,
     duplicates_schema,
     fitting,
 )
-from core.flows.extraction.records import Candidate, Detection, KnownConcept, SkippedRecord
+from core.flows.extraction.records import (
+    Candidate,
+    Detection,
+    ExistingMatch,
+    KnownConcept,
+    SkippedRecord,
+)
 from core.flows.extraction.state import ExtractionState
 from core.model_failures import raise_unless_fallback, skipped_entry
 from local_llm import LLMError
@@ -140,12 +147,12 @@ async def ask_group(
     except LLMError as exc:
         raise_unless_fallback(exc)
         kept = [(candidate, _kept_new(candidate, hits, exc)) for candidate, hits in group]
-        return [detection(c, None, 0.0, why["why"], "error") for c, why in kept], [
+        return [detection(c, None, 0.0, str(why["why"]), "error") for c, why in kept], [
             why for _c, why in kept
         ]
-    verdicts = {}
-    for verdict in answer.verdicts:
-        verdicts.setdefault(verdict.candidate, verdict)
+    verdicts: dict[str, DuplicateVerdict] = {}
+    for given in answer.verdicts:
+        verdicts.setdefault(given.candidate, given)
     found: list[Detection] = []
     skipped: list[SkippedRecord] = []
     for key, (candidate, hits) in zip(keys, group, strict=True):
@@ -156,7 +163,9 @@ async def ask_group(
             skipped += [problem] if problem else []
             continue
         hit = labels.get(verdict.match)
-        existing = {"entity_id": hit.entity_id, "title": hit.title} if hit else None
+        existing: ExistingMatch | None = (
+            {"entity_id": hit.entity_id, "title": hit.title} if hit else None
+        )
         found.append(detection(candidate, existing, verdict.confidence, verdict.reasoning, "model"))
         said = f"duplicate of {hit.title!r}" if hit else "novel"
         report("1.1b", f"{candidate['title']!r}: {said}", total=total)
