@@ -68,7 +68,10 @@ TUTOR_ANSWERS = (
     "Creo que es mejor intentar recordarlo sin mirar los apuntes, aunque cueste.",
     "Porque al esforzarme en recordar, el recuerdo se fortalece más que al releer.",
 )
-WORKFLOWS = ("extraction", "normalization", "lesson", "rubric", "tutor")
+WORKFLOWS = ("extraction", "extraction_spec", "normalization", "lesson", "rubric", "tutor")
+SPEC_DESIGN = {"duplicate_checks": "per_candidate"}
+"""`extraction_spec`: the same extraction in the specification's design (one call per
+candidate per step), on a server of its own (a fresh prompt cache), for comparison."""
 TARGETS = {
     "extraction_wall_s": 120.0,
     "invalid_pct": 5.0,
@@ -87,14 +90,17 @@ class Outcome:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-def make_settings(base: Path, slots: int) -> Settings:
+def make_settings(base: Path, slots: int, extraction: dict[str, Any] | None = None) -> Settings:
     vault = base / "vault"
     shutil.copytree(sample_vault(), vault)
     shutil.copy(SOURCE_NOTE, vault / SOURCE)
     models = {**LOCAL_MODELS}
     if slots != 1:
         models["local_slots"] = slots
-    return Settings(vault={"path": vault}, data={"directory": base / "data"}, models=models)
+    flows = {"flows": {"extraction": extraction}} if extraction else {}
+    return Settings(
+        vault={"path": vault}, data={"directory": base / "data"}, models=models, **flows
+    )
 
 
 # -- the workflows ----------------------------------------------------------------------------
@@ -114,6 +120,10 @@ async def extraction(services: Any) -> Outcome:
             "linked_to_existing": len(payload.get("existing", [])),
             "relations": len(payload.get("relations", [])),
             "titles": [c.get("title", "") for c in payload.get("concepts", [])],
+            "linked": [
+                f"{e.get('candidate', '')} -> {e.get('title', '')}"
+                for e in payload.get("existing", [])
+            ],
         },
     )
 
@@ -182,6 +192,7 @@ async def tutor(services: Any) -> Outcome:
 
 RUNNERS: dict[str, Callable[[Any], Awaitable[Outcome]]] = {
     "extraction": extraction,
+    "extraction_spec": extraction,
     "normalization": normalization,
     "lesson": lesson,
     "rubric": rubric,
@@ -273,7 +284,67 @@ def print_report(per: dict[str, dict[str, Any]], totals: dict[str, Any], checks:
 
 
 async def run_all(args: argparse.Namespace, base: Path) -> dict[str, Any]:
-    settings = make_settings(base, args.slots)
+    """The workflows asked for, on one app; `extraction_spec` after them on an app (and a
+    chat server) of its own, so neither design finds the other's prompts in the cache."""
+    names = [n for n in args.only if n != "extraction_spec"]
+    result = await run_app(args, base / "app", names, None) if names else {"per": {}}
+    if "extraction_spec" in args.only:
+        spec = await run_app(args, base / "spec", ["extraction_spec"], SPEC_DESIGN)
+        result["per"] |= spec["per"]
+        result.setdefault("start", spec["start"])
+    per = result["per"]
+    product = [n for n in per if n != "extraction_spec"]  # the comparison is not the product
+    result["totals"] = figures_of(
+        [t for n in product for t in per[n]["traces"]], sum(per[n]["wall_s"] for n in product)
+    )
+    for name, figures in per.items():
+        figures.pop("traces")
+        if name.startswith("extraction"):
+            figures["per_concept"] = per_concept(figures)
+    return result
+
+
+def print_designs(per: dict[str, dict[str, Any]]) -> None:
+    """This design's extraction beside the specification's (one call per candidate)."""
+    if "extraction" not in per or "extraction_spec" not in per:
+        return
+    print("\nextraction: this design vs the specification's (one call per candidate per step)")
+    for key in ("wall_s", "calls", "prompt_tokens", "cached_pct", "generated_tokens"):
+        print(f"  {key:<18} {per['extraction'][key]!s:>10} vs {per['extraction_spec'][key]!s:>10}")
+    for key, value in per["extraction"]["per_concept"].items():
+        spec = per["extraction_spec"]["per_concept"][key]
+        print(f"  per concept {key:<18} {value!s:>6} vs {spec!s:>6}")
+    for name in ("extraction", "extraction_spec"):
+        outcome = per[name]["outcome"]
+        print(f"  {name} titles: {outcome.get('titles')}; linked: {outcome.get('linked')}")
+
+
+def per_concept(figures: dict[str, Any]) -> dict[str, Any]:
+    """Calls and tokens per extracted concept (new ones and those linked to existing ones)."""
+    outcome = figures["outcome"]
+    concepts = outcome.get("new_concepts", 0) + outcome.get("linked_to_existing", 0)
+    return {
+        "concepts": concepts,
+        **{
+            key: round(figures[field] / concepts, 2 if key == "calls" else None)
+            if concepts
+            else None
+            for key, field in (
+                ("calls", "calls"),
+                ("generated_tokens", "generated_tokens"),
+                ("prompt_tokens", "prompt_tokens"),
+                ("evaluated_tokens", "evaluated_tokens"),
+            )
+        },
+    }
+
+
+async def run_app(
+    args: argparse.Namespace, base: Path, names: list[str], extraction: dict[str, Any] | None
+) -> dict[str, Any]:
+    """`names` in order on one app (its own servers, vault copy and data)."""
+    base.mkdir(parents=True)
+    settings = make_settings(base, args.slots, extraction)
     collector = Collector()
     services = open_app(settings)
     collector.attach(services.llm)
@@ -281,7 +352,7 @@ async def run_all(args: argparse.Namespace, base: Path) -> dict[str, Any]:
     async with services:
         start = await warm_up(services, collector)
         print(f"start-up: {start}", flush=True)
-        for name in args.only:
+        for name in names:
             began = time.perf_counter()
             with collector.labelled(name):
                 try:
@@ -292,22 +363,8 @@ async def run_all(args: argparse.Namespace, base: Path) -> dict[str, Any]:
             per[name] = figures_of(collector.traces(name), wall)
             per[name]["outcome"] = {"status": outcome.status, **outcome.details}
             print(row(name, per[name]), flush=True)
-    totals = figures_of(
-        [t for n in per for t in collector.traces(n)], sum(f["wall_s"] for f in per.values())
-    )
-    ext = per.get("extraction")
-    if ext:
-        concepts = ext["outcome"].get("new_concepts", 0) + ext["outcome"].get(
-            "linked_to_existing", 0
-        )
-        ext["per_concept"] = {
-            "concepts": concepts,
-            "calls": round(ext["calls"] / concepts, 2) if concepts else None,
-            "generated_tokens": round(ext["generated_tokens"] / concepts) if concepts else None,
-            "prompt_tokens": round(ext["prompt_tokens"] / concepts) if concepts else None,
-        }
-        print(f"extraction per concept ({concepts}): {ext['per_concept']}")
-    return {"start": start, "per": per, "totals": totals}
+            per[name]["traces"] = collector.traces(name)
+    return {"start": start, "per": per}
 
 
 def run_baseline(code: Path, argv: list[str]) -> dict[str, Any]:
@@ -384,6 +441,7 @@ def main() -> None:
         shutil.rmtree(base, ignore_errors=True)
     checks = verdicts(result["per"], result["totals"])
     print_report(result["per"], result["totals"], checks)
+    print_designs(result["per"])
     line = {
         "bench": "local_model",
         "slots": args.slots,

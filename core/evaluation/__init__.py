@@ -8,6 +8,7 @@
 See `node` for the three nodes (prepare, judge, review) and `graph` for the wiring.
 """
 
+from core.evaluation.answer import COMPACT_ANSWER, FULL_ANSWER, AnswerLimits
 from core.evaluation.graph import add_evaluation, evaluation_route, route_after_evaluation
 from core.evaluation.loader import (
     BUILTIN_DIR,
@@ -27,6 +28,7 @@ from core.evaluation.node import (
     EvaluationNodes,
     create_evaluation_node,
     evaluate_content,
+    evaluation_messages,
 )
 from core.evaluation.options import (
     EvaluationFields,
@@ -38,6 +40,9 @@ from core.evaluation.review import EvaluationReview, ReviewDecision
 from core.evaluation.scoring import ScoringError, Verdict, score_criteria, weighted_mean
 
 __all__ = [
+    "COMPACT_ANSWER",
+    "FULL_ANSWER",
+    "AnswerLimits",
     "BUILTIN_DIR",
     "CriteriaError",
     "Criterion",
@@ -61,6 +66,7 @@ __all__ = [
     "available_criteria",
     "create_evaluation_node",
     "evaluate_content",
+    "evaluation_messages",
     "evaluation_route",
     "load_criteria",
     "load_criteria_file",

@@ -13,6 +13,7 @@ string and list is bounded.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -75,26 +76,48 @@ class EvaluationAnswer(BaseModel):
     """Overall assessment in two or three sentences."""
 
 
-def answer_schema(criteria: EvaluationCriteria) -> JsonSchema:
+@dataclass(frozen=True)
+class AnswerLimits:
+    """How long each part of an answer may be (within the model's own maxima above)."""
+
+    rationale: int = MAX_RATIONALE
+    issues: int = MAX_ISSUES
+    issue_text: int = MAX_ISSUE_TEXT
+    where: int = MAX_WHERE
+    list_items: int = MAX_LIST_ITEMS
+    item_text: int = MAX_ITEM_TEXT
+    feedback: int = MAX_FEEDBACK
+    where_choices: tuple[str, ...] = ()
+    """When given, an issue's `where` is one of these ids (or empty) instead of free text."""
+
+
+FULL_ANSWER = AnswerLimits()
+"""The answer a person reads (the rubric review, lessons)."""
+
+COMPACT_ANSWER = AnswerLimits(
+    rationale=40, issues=1, issue_text=60, where=30, list_items=1, item_text=60, feedback=80
+)
+"""An automatic judge's answer, read by code and by a refinement: a short reason and at most
+one issue per criterion, one remark per list. On a CPU a generated token costs as much as
+ten read ones, and a small model writes its strings out to their limit: Gemma 3 270M's
+critiques of the extraction bench took 375-477 tokens with the full answer and 463 with
+twice these lengths (the JSON's own keys are about 140 of them)."""
+
+
+def answer_schema(criteria: EvaluationCriteria, limits: AnswerLimits = FULL_ANSWER) -> JsonSchema:
     """The bounded JSON schema of `EvaluationAnswer` for this rubric."""
+    where = {} if limits.where_choices else {"where": limits.where}
     item_schema = bounded_schema(
         CriterionAnswer,
-        max_length={"rationale": MAX_RATIONALE, "what": MAX_ISSUE_TEXT, "where": MAX_WHERE},
-        max_items={"issues": MAX_ISSUES},
+        enums={"where": ["", *limits.where_choices]} if limits.where_choices else None,
+        max_length={"rationale": limits.rationale, "what": limits.issue_text, **where},
+        max_items={"issues": limits.issues},
     )
+    lists = ("strengths", "weaknesses", "suggestions")
     schema = bounded_schema(
         EvaluationAnswer,
-        max_length={
-            "strengths": MAX_ITEM_TEXT,
-            "weaknesses": MAX_ITEM_TEXT,
-            "suggestions": MAX_ITEM_TEXT,
-            "feedback": MAX_FEEDBACK,
-        },
-        max_items={
-            "strengths": MAX_LIST_ITEMS,
-            "weaknesses": MAX_LIST_ITEMS,
-            "suggestions": MAX_LIST_ITEMS,
-        },
+        max_length={**dict.fromkeys(lists, limits.item_text), "feedback": limits.feedback},
+        max_items=dict.fromkeys(lists, limits.list_items),
     )
     schema["properties"]["criteria"] = {
         "type": "object",

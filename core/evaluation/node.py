@@ -160,6 +160,21 @@ def make_prepare_node(base: EvaluationNodeOptions[S]) -> EvaluationNode[S]:
     return prepare
 
 
+def evaluation_messages(
+    options: EvaluationNodeOptions[S], loaded: LoadedCriteria, state: S
+) -> list[dict[str, str]]:
+    """The judge's prompt for `state`, byte for byte as `ask_model` sends it: a call that
+    starts with it (a refinement of what was judged) finds it in the server's prompt cache."""
+    context = options.context_extractor(state) if options.context_extractor else ""
+    return build_messages(
+        loaded.criteria,
+        extract_content(options, state),
+        options.content_type,
+        options.evaluation_prompt,
+        context,
+    )
+
+
 async def ask_model(
     options: EvaluationNodeOptions[S],
     llm: LLMClient,
@@ -169,15 +184,13 @@ async def ask_model(
     """Steps 4-5: build the prompt and call the model under the timeout."""
     context = options.context_extractor(state) if options.context_extractor else ""
     content = extract_content(options, state)
-    messages = build_messages(
-        loaded.criteria, content, options.content_type, options.evaluation_prompt, context
-    )
+    messages = evaluation_messages(options, loaded, state)
     source = f"{content_text(content)}\n{context}"
     call = llm.structured(
         messages,
         grounded(EvaluationAnswer, lambda answer: degenerate_problems(answer, source)),
         role=options.model_role,
-        json_schema=answer_schema(loaded.criteria),
+        json_schema=answer_schema(loaded.criteria, options.answer_limits),
         timeout_s=options.timeout_s,
     )
     try:

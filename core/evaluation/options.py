@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, ClassVar, Generic, Literal, Protoco
 
 from typing_extensions import TypedDict
 
+from core.evaluation.answer import FULL_ANSWER, AnswerLimits
 from core.evaluation.result import EvaluationResult
 
 if TYPE_CHECKING:
@@ -90,6 +91,7 @@ class OptionChanges(TypedDict, Generic[S], total=False):
     context_extractor: Callable[[S], str] | None
     criteria_dirs: tuple[Path, ...]
     default_threshold: float
+    answer_limits: AnswerLimits
 
 
 @dataclass(frozen=True)
@@ -140,6 +142,9 @@ class EvaluationNodeOptions(Generic[S]):
     it asks again. An answer that stays invalid after re-asks, or a prompt over the context
     budget, still becomes status `error` (`core.model_failures`; the flow's `on_error` decides
     what stands in)."""
+    answer_limits: AnswerLimits = FULL_ANSWER
+    """How long the model's answer may be (`COMPACT_ANSWER` for a judge whose answer only
+    code and a refinement read)."""
     configure: Callable[[S, Runtime[FlowContext]], OptionChanges[S]] | None = None
     """Per-run option overrides from the state and the LangGraph runtime, e.g. a criteria
     file chosen by the user or a timeout from settings: `(state, runtime) -> {field: value}`."""

@@ -19,6 +19,9 @@ class ExtractionSettings(BaseModel):
     language of the vault's own notes)."""
     top_k: int = Field(50, ge=1, le=500)
     """How many existing concepts hybrid search hands to duplicate detection."""
+    duplicate_checks: Literal["merged", "per_candidate"] = "merged"
+    """`merged`: the duplicate checks of several candidates in one model call when they fit
+    the budget; `per_candidate`: one call per candidate (the specification's design)."""
     concurrency: int = Field(4, ge=1, le=64)
     """How many per-candidate model calls (duplicates, relations) run at once."""
     queries_per_relation: int = Field(2, ge=1, le=5)

@@ -18,6 +18,9 @@ MESSAGE_WIDTH = 70
 FAN_OUT = {"extract_batch", "detect_duplicate", "relation_queries", "relate"}
 """Nodes that run once per batch / candidate / concept: their finishes are counted."""
 
+MERGED = {"detect_duplicates"}
+"""Nodes that do a whole step's items at once (its progress gives the total): all done."""
+
 
 STATE_STEPS: list[tuple[str, str]] = [
     ("load", "quotes"),
@@ -116,6 +119,9 @@ class ExtractionSteps(Static):
             )
             if total and self.finished[step] < total:
                 return  # the step runs on until its last call finishes
+        elif event.node in MERGED and (total := self.totals.get(step)):
+            self.finished[step] = total
+            self.counts[step] = f"{total}/{total}"
         self.states[step] = "done"
 
     def _progress(self, data: dict) -> None:

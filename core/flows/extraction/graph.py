@@ -1,7 +1,7 @@
 """The extraction graph (spec 002).
 
 START -> load_source -> extract_batch x batches (Send) -> merge_candidates
-  -> [pass] detect_duplicate x candidates (Send) -> aggregate
+  -> [pass] detect_duplicates (merged calls) | detect_duplicate x candidates (Send) -> aggregate
      -> relation_queries x new (Send) -> search_pool -> relate x new (Send) -> collect_relations
         (a graph no larger than a pool: straight to search_pool, which pools all of it)
   -> critique_checks -> critique -> critique_judge -> critique_gate -> refine -> [pass]
@@ -22,7 +22,7 @@ from langgraph.graph import END, START, StateGraph
 
 from core.context import FlowContext
 from core.evaluation import add_evaluation
-from core.flows.extraction import commit, nodes, relate, review
+from core.flows.extraction import commit, critique, duplicates, nodes, relate, review
 from core.flows.extraction.state import ExtractionDecision, ExtractionInput, ExtractionState
 from core.runtime import FlowSpec
 
@@ -32,14 +32,15 @@ NODES: dict[str, Callable[..., object]] = {
     "extract_batch": nodes.extract_batch,
     "merge_candidates": nodes.merge_candidates,
     "detect_duplicate": nodes.detect_duplicate,
+    "detect_duplicates": duplicates.detect_duplicates,
     "aggregate": nodes.aggregate,
     "relation_queries": relate.relation_queries,
     "search_pool": relate.search_pool,
     "relate": relate.relate,
     "collect_relations": relate.collect_relations,
-    "critique_checks": review.critique_checks,
-    "critique_gate": review.critique_gate,
-    "refine": review.refine,
+    "critique_checks": critique.critique_checks,
+    "critique_gate": critique.critique_gate,
+    "refine": critique.refine,
     "review": review.review,
     "incorporate": review.incorporate,
     "aborted": review.aborted,
@@ -61,7 +62,7 @@ def build_graph() -> Graph:
     entry = add_evaluation(
         graph,
         "critique",
-        review.critique_options(),
+        critique.critique_options(),
         on_continue="critique_gate",
         on_revise="critique_gate",
         on_error="critique_gate",
@@ -77,9 +78,12 @@ def _add_pass(graph: Graph) -> None:
     graph.add_conditional_edges("load_source", nodes.route_after_load, ["extract_batch", "finish"])
     graph.add_edge("extract_batch", "merge_candidates")
     graph.add_conditional_edges(
-        "merge_candidates", nodes.route_to_duplicates, ["detect_duplicate", "aggregate"]
+        "merge_candidates",
+        nodes.route_to_duplicates,
+        ["detect_duplicate", "detect_duplicates", "aggregate"],
     )
     graph.add_edge("detect_duplicate", "aggregate")
+    graph.add_edge("detect_duplicates", "aggregate")
     graph.add_conditional_edges(
         "aggregate",
         relate.route_after_aggregate,
@@ -95,11 +99,13 @@ def _add_pass(graph: Graph) -> None:
     )
 
 
-def _add_review(graph: Graph, critique: str) -> None:
+def _add_review(graph: Graph, judge: str) -> None:
     """Self-critique and refinement (1.2-1.3), the human review (2.x), the commit (3.x)."""
-    graph.add_edge("critique_checks", critique)
-    graph.add_conditional_edges("critique_gate", review.route_after_critique, ["refine", "review"])
-    new_concepts = ["detect_duplicate", "critique_checks", "review"]
+    graph.add_edge("critique_checks", judge)
+    graph.add_conditional_edges(
+        "critique_gate", critique.route_after_critique, ["refine", "review"]
+    )
+    new_concepts = ["detect_duplicate", "detect_duplicates", "critique_checks", "review"]
     graph.add_conditional_edges("refine", nodes.route_new_concepts, new_concepts)
     graph.add_conditional_edges(
         "review", review.route_after_review, ["commit_store", "incorporate", "review", "aborted"]

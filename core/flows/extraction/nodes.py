@@ -267,12 +267,20 @@ def merge_candidates(state: ExtractionState) -> ExtractionState:
     return {"merged": values, "pending": values, "return_to": "critique_checks"}
 
 
-def route_to_duplicates(state: ExtractionState) -> list[Send] | str:
-    """One duplicate detection per pending candidate, or straight on when there is none."""
+def duplicate_checks(pending: list[Candidate], runtime: Runtime[FlowContext]) -> list[Send] | str:
+    """The pending candidates' 1.1b: merged into as few calls as fit (`detect_duplicates`),
+    or one call per candidate (`detect_duplicate`, the specification's design)."""
+    if options(runtime).duplicate_checks == "merged":
+        return "detect_duplicates"
+    return [Send("detect_duplicate", {"candidate": c, "total": len(pending)}) for c in pending]
+
+
+def route_to_duplicates(state: ExtractionState, runtime: Runtime[FlowContext]) -> list[Send] | str:
+    """Duplicate detection of the pending candidates, or straight on when there is none."""
     pending = state.get("pending", [])
     if not pending:
         return "aggregate"
-    return [Send("detect_duplicate", {"candidate": c, "total": len(pending)}) for c in pending]
+    return duplicate_checks(pending, runtime)
 
 
 def as_candidate(concept: NewConcept) -> Candidate:
@@ -289,13 +297,13 @@ def as_candidate(concept: NewConcept) -> Candidate:
     }
 
 
-def route_new_concepts(state: ExtractionState) -> list[Send] | str:
+def route_new_concepts(state: ExtractionState, runtime: Runtime[FlowContext]) -> list[Send] | str:
     """After a refinement or feedback: the concepts it added go through 1.1b-1.1e like every
     other candidate; without any, straight to where the pass ends (`return_to`)."""
     pending = state.get("pending", [])
     if not pending:
         return state.get("return_to", "critique_checks")
-    return [Send("detect_duplicate", {"candidate": c, "total": len(pending)}) for c in pending]
+    return duplicate_checks(pending, runtime)
 
 
 def unchecked(state: ExtractionState, proposal: Proposal) -> list[Candidate]:

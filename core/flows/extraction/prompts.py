@@ -184,6 +184,68 @@ def duplicate_schema(labels: Sequence[str]) -> JsonSchema:
     )
 
 
+# -- 1.1b merged: several candidates in one call ---------------------------------------------
+
+
+class DuplicateVerdict(BaseModel):
+    """One candidate's verdict in a merged 1.1b call."""
+
+    candidate: str
+    """The candidate's label (`c1`..)."""
+    reasoning: str
+    match: str
+    """The label of the existing concept it duplicates, or `none`."""
+    confidence: float = Field(ge=0, le=1)
+
+
+class DuplicatesAnswer(BaseModel):
+    """A merged 1.1b call's answer: one verdict per candidate, in order."""
+
+    verdicts: list[DuplicateVerdict]
+
+
+MAX_VERDICT_REASON = 100
+VERDICT_TOKENS = MAX_VERDICT_REASON // 3 + 30
+"""Worst-case completion tokens of one verdict."""
+
+DUPLICATES_SYSTEM = """You decide, for each candidate concept, whether it is the SAME idea as
+one of the existing concepts of a knowledge base. Same idea means semantically equivalent: a
+paraphrase, a reformulation or a translation. A related, broader, narrower or opposite idea
+is NOT a duplicate. Give one verdict per candidate, in the order listed: its label, a short
+reason, `match` with the label of the existing concept it duplicates or `none`, and how
+confident you are (0 to 1).
+{data_rule}"""
+
+
+def duplicates_messages(
+    candidates: Sequence[tuple[str, ConceptText]], existing: Sequence[tuple[str, str]]
+) -> Messages:
+    """`candidates` is (label, candidate), `existing` (label, card); the existing concepts
+    come first (on a small vault every call of a run lists nearly the same ones)."""
+    listing = "\n".join(f"[{label}] {text}" for label, text in existing)
+    cards = "\n".join(
+        f"[{label}] "
+        + concept_card(c.get("title", ""), c.get("short_summary", ""), c.get("concept", ""))
+        for label, c in candidates
+    )
+    user = f"Existing concepts:\n{delimit(listing)}\n\nCandidates:\n{delimit(cards)}"
+    system = DUPLICATES_SYSTEM.format(data_rule=_data_rule())
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def duplicates_schema(candidates: Sequence[str], labels: Sequence[str]) -> JsonSchema:
+    """One verdict per candidate (exactly as many as there are), labels bounded to those
+    shown, a short reason."""
+    n = len(candidates)
+    return bounded_schema(
+        DuplicatesAnswer,
+        enums={"candidate": list(candidates), "match": ["none", *labels]},
+        min_items={"verdicts": n},
+        max_items={"verdicts": n},
+        max_length={"reasoning": MAX_VERDICT_REASON},
+    )
+
+
 # -- 1.1c relation search queries -----------------------------------------------------------
 
 

@@ -18,6 +18,7 @@ from core.evaluation.prompts import delimit
 from core.flows.extraction.prompts import (
     MAX_ANALYSIS,
     MAX_CONCEPT,
+    MAX_QUOTES_PER_CONCEPT,
     MAX_REASON,
     MAX_SHORT,
     MAX_SUMMARY,
@@ -192,14 +193,26 @@ def revision_messages(
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
+def revision_followup(language: str) -> str:
+    """The refinement asked as the next turn of the critique's conversation (the quotes, the
+    extraction and the problems found are above it)."""
+    rules = REVISION_SYSTEM.format(
+        language=language_name(language), types=relation_types_text(), data_rule=_data_rule()
+    )
+    return f"{rules}\nList the CHANGES to the extraction above that fix the problems found."
+
+
 def revision_schema(
     model: type[Revision], labels: Labels, quote_ids: Sequence[str], relation_ids: Sequence[str]
 ) -> JsonSchema:
     """The bounded schema: every label, quote id and relation id is one of those shown."""
     new, every = labels.new, labels.new + labels.existing
-    max_items = {"add_concepts": 5 if quote_ids else 0, "edit_concepts": 10 if new else 0}
-    max_items |= {"link_quotes": 20 if every else 0, "unlink_quotes": 20 if every else 0}
-    max_items |= {"add_relations": 10 if new and len(every) > 1 else 0}
+    max_items = {"add_concepts": 3 if quote_ids else 0, "edit_concepts": min(len(new), 5)}
+    max_items |= {"link_quotes": 10 if every else 0, "unlink_quotes": 10 if every else 0}
+    max_items |= {"add_relations": 6 if new and len(every) > 1 else 0}
+    # every list bounded, so the longest valid answer is known and sets max_tokens
+    max_items |= {"drop_concepts": len(new), "drop_relations": len(relation_ids)}
+    max_items |= {"add_concepts.quote_ids": min(len(quote_ids), MAX_QUOTES_PER_CONCEPT)}
     enums: dict[str, Sequence[str]] = {"drop_concepts": new, "drop_relations": list(relation_ids)}
     if new:
         enums["edit_concepts.concept"] = new

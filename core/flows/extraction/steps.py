@@ -24,6 +24,7 @@ NODE_STEPS: dict[str, str] = {
     "extract_batch": "1.1a",
     "merge_candidates": "1.1a",
     "detect_duplicate": "1.1b",
+    "detect_duplicates": "1.1b",
     "aggregate": "1.1b",
     "relation_queries": "1.1c",
     "search_pool": "1.1d",

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from core.evaluation import load_criteria
+from core.evaluation.prompts import BEGIN, END
 from local_llm.testing import CallResponder, ScriptedBackend, ScriptedCall
 from tests.flow_harness import SCRIPTED_MODELS, FlowHarness
 from tests.flows.extraction.notes import EXISTING, SECOND, SOURCE, SOURCE_TEXT
@@ -35,6 +36,7 @@ TYPES = {
 SCHEMA_KINDS = {
     "CandidatesAnswer": "candidates",
     "DuplicateAnswer": "duplicate",
+    "DuplicatesAnswer": "duplicate",
     "RelationQueries": "queries",
     "RelationsAnswer": "relations",
     "EvaluationAnswer": "critique",
@@ -122,7 +124,7 @@ def retitle(messages: list[dict[str, Any]], schema: dict[str, Any]) -> dict[str,
     """A refinement that changes the first concept's title (to a new one each time), so the
     critique loop goes on (a refinement that changes nothing ends it)."""
     label = enum_of(schema, "edit_concepts", "[]", "concept")[0]
-    title = f"Espaciado, versión {len(messages[-1]['content'])}"
+    title = f"Espaciado, versión {sum(len(m['content']) for m in messages)}"
     edit = {"concept": label, "title": title, "short_summary": "", "summary": ""}
     return empty_revision(edit_concepts=[edit | {"concept_text": "", "analysis": ""}])
 
@@ -167,15 +169,55 @@ class FlowScript:
             self.handlers[kind] = handler if callable(handler) else (lambda m, s, v=handler: v)
         self.calls: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self.prompts: dict[str, list[str]] = defaultdict(list)
+        self.messages: dict[str, list[list[dict[str, Any]]]] = defaultdict(list)
+        self.merged: list[list[dict[str, Any]]] = []
+        """The messages of every merged duplicate-detection call (several candidates)."""
+        self.merged_schemas: list[dict[str, Any]] = []
 
     def __call__(self, call: ScriptedCall) -> Any:
         kind, schema = kind_of(call), dict(call.json_schema or {})
+        if call.schema_name == "DuplicatesAnswer":
+            self.merged.append([dict(m) for m in call.messages])
+            self.merged_schemas.append(schema)
+            return {"verdicts": [self.verdict(*one) for one in each_candidate(call, schema)]}
         self.calls[kind].append(schema)
         self.prompts[kind].append(call.messages[-1]["content"])
+        self.messages[kind].append([dict(m) for m in call.messages])
         return fit(self.handlers[kind](call.messages, schema), schema)
+
+    def verdict(self, label: str, messages: list[dict[str, Any]], schema: dict[str, Any]) -> Any:
+        """One candidate's verdict of a merged call, as the `duplicate` handler answers that
+        candidate alone (recorded as a `duplicate` check: one per candidate, as before)."""
+        self.calls["duplicate"].append(schema)
+        self.prompts["duplicate"].append(messages[-1]["content"])
+        return {"candidate": label, **self.handlers["duplicate"](messages, schema)}
 
     def count(self, kind: str) -> int:
         return len(self.calls[kind])
+
+
+def each_candidate(
+    call: ScriptedCall, schema: dict[str, Any]
+) -> list[tuple[str, list[dict[str, Any]], dict[str, Any]]]:
+    """A merged duplicate-detection call seen as one call per candidate: (label, the
+    messages and schema of a single-candidate call over the same existing concepts)."""
+    prompt = call.messages[-1]["content"]
+    existing = block(prompt, "Existing concepts:")
+    item = schema["properties"]["verdicts"]["items"]["properties"]
+    single = {"type": "object", "properties": {"match": item["match"]}}
+    views = []
+    for line in block(prompt, "Candidates:").splitlines():
+        label, card = line[1:].split("] ", 1)
+        text = f"Candidate:\n{BEGIN}\n{card}\n{END}\n\nExisting concepts:\n{existing}"
+        views.append((label, [{"role": "user", "content": text}], single))
+    return views
+
+
+def block(prompt: str, heading: str) -> str:
+    """The delimited block after `heading` in a prompt, markers included or not."""
+    after = prompt.split(heading, 1)[1]
+    inner = after.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n")
+    return inner if heading == "Candidates:" else f"{BEGIN}\n{inner}\n{END}"
 
 
 class ConcurrencyBackend(ScriptedBackend):
@@ -216,6 +258,7 @@ def extraction_harness(
     latency_s: float = 0.0,
     context_budget: int = 8192,
     max_tokens: int = 4096,
+    roles: dict[str, dict[str, Any]] | None = None,
 ) -> FlowHarness:
     """The extraction flow over a vault holding the source note(s) and, with `existing`, one
     concept note already written (tests/flows/extraction/notes.py), answered by `script`."""
@@ -235,6 +278,7 @@ def extraction_harness(
         "transient_retries": 0,
         "context_budget": context_budget,
         "max_tokens": max_tokens,
+        **({"roles": roles} if roles else {}),
     }
     return FlowHarness(
         base,

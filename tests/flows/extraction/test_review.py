@@ -56,7 +56,59 @@ async def test_failing_critique_refines_until_it_passes(harness) -> None:
     assert payload["concepts"][0]["title"] == "Espaciado de la práctica"
     assert "título más preciso" in payload["notes"]
     # the refinement prompt carried the critique's suggestion
-    assert "dividir conceptos" in script.prompts["refine"][0]
+    assert "dividir conceptos" in "\n".join(m["content"] for m in script.messages["refine"][0])
+
+
+async def test_the_refinement_continues_the_critiques_prompt(harness) -> None:
+    """The refinement is the critique's next turn: the judge's messages byte for byte, then
+    what it found, then the request for changes, so the server's prompt cache serves the
+    whole critique prompt again (a prompt of its own shared 10 tokens with it)."""
+    scores = iter([0.2, 0.95])
+    script = FlowScript(
+        candidates=candidates, critique=lambda m, s: critique(next(scores)), refine=retitle
+    )
+    h = harness(script)
+    await h.start()
+    judged, refined = script.messages["critique"][0], script.messages["refine"][0]
+    assert refined[: len(judged)] == judged
+    found, request = refined[len(judged) :]
+    assert found["role"] == "assistant" and "dividir conceptos" in found["content"]
+    assert request["role"] == "user" and "CHANGES" in request["content"]
+
+
+async def test_a_critique_too_long_to_continue_gets_a_refinement_prompt_of_its_own(
+    harness,
+) -> None:
+    """When the critique's prompt and the request do not fit the default role's budget (the
+    judge's is larger), the refinement is asked on its own: it still gets done."""
+    scores = iter([0.2, 0.95])
+    script = FlowScript(
+        candidates=candidates, critique=lambda m, s: critique(next(scores)), refine=retitle
+    )
+    h = harness(script, context_budget=1800, roles={"judge": {"context_budget": 8192}})
+    payload = (await h.start())["__interrupt__"][0].value
+    assert script.count("refine") == 1
+    refined = script.messages["refine"][0]
+    assert [m["role"] for m in refined] == ["system", "user"]
+    assert "dividir conceptos" in refined[-1]["content"]
+    assert payload["concepts"][0]["title"].startswith("Espaciado, versión")
+
+
+async def test_the_self_critique_answers_in_compact_form(harness) -> None:
+    """An automatic judge's answer is read by code and the refinement: a short rationale, at
+    most one issue per criterion and one remark per list (the rubric review keeps its full
+    answer: tests/evaluation)."""
+    script = FlowScript(candidates=candidates)
+    await harness(script).start()
+    schema = script.calls["critique"][0]
+    criterion = next(iter(schema["properties"]["criteria"]["properties"].values()))
+    assert criterion["properties"]["rationale"]["maxLength"] <= 40
+    assert criterion["properties"]["issues"]["maxItems"] == 1
+    assert schema["properties"]["strengths"]["maxItems"] == 1
+    # where an issue is: an id the prompt shows, not restated text
+    where = criterion["properties"]["issues"]["items"]["properties"]["where"]["enum"]
+    prompt = script.prompts["critique"][0]
+    assert "" in where and "n1" in where and all(f"[{i}]" in prompt for i in where if i)
 
 
 async def test_critique_loop_is_bounded_by_settings(harness) -> None:
@@ -121,7 +173,7 @@ async def test_the_rounds_of_critique_and_refinement_share_their_quotes_as_promp
     await h.start()
     quotes = [q["text"] for q in (await h.state())["quotes"]]
     for kind in ("critique", "refine"):
-        first, second = script.prompts[kind][:2]
+        first, second = ("\n".join(m["content"] for m in c) for c in script.messages[kind][:2])
         assert first != second
         shared = os.path.commonprefix([first, second])
         assert all(text in shared for text in quotes), kind

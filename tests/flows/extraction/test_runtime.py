@@ -160,7 +160,14 @@ async def test_duplicate_detection_runs_in_parallel_within_the_limit(tmp_path: P
     settings = Settings(
         vault={"path": root},
         data={"directory": data},
-        flows={"extraction": {"concurrency": 3, "max_critique_iterations": 0, "language": "es"}},
+        flows={
+            "extraction": {
+                "concurrency": 3,
+                "max_critique_iterations": 0,
+                "language": "es",
+                "duplicate_checks": "per_candidate",  # the fan-out of one call per candidate
+            }
+        },
         models={"max_tokens": 4096},
     )
     backend = ConcurrencyBackend(FlowScript(candidates=many), latency_s=0.05)

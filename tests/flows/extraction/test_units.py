@@ -175,3 +175,23 @@ def test_a_title_cut_by_the_schema_length_ends_on_a_whole_word() -> None:
         == "El ejercicio aeróbico regular mejora la salud cardiovascular al fortalecer el"
     )
     assert NewConcept(title="  Hábitos   atómicos ").title == "Hábitos atómicos"
+
+
+def test_the_refinement_schema_bounds_every_list() -> None:
+    """Every list of a refinement is bounded (drops, an added concept's quotes...), so its
+    longest valid answer is known and `max_tokens` is derived from it (the bench counted
+    its refinements as unbounded schemas)."""
+    from core.flows.extraction.revision import FeedbackRevision
+    from local_llm.grammar import grammar_schema, limit_tokens
+
+    concepts = [NewConcept(title=f"Idea {i} 🧠", quote_ids=["q1"]) for i in range(3)]
+    labels = Labels.build(Proposal(concepts=concepts), ["e-1", "e-2"])
+    quotes = ["q1", "q2", "ca-olvido", "q-ü"]
+    for model in (Revision, FeedbackRevision):
+        schema = revision_schema(model, labels, quotes, ["r1", "r2"])
+        assert limit_tokens(grammar_schema(schema)) is not None
+        props = schema["properties"]
+        assert props["drop_concepts"]["maxItems"] == 3
+        assert props["drop_relations"]["maxItems"] == 2
+        added = props["add_concepts"]["items"]["properties"]["quote_ids"]
+        assert added["maxItems"] == len(quotes)
