@@ -75,7 +75,8 @@ def _grammar_of(schema_text: str) -> str | None:
 def excluded_chars(body: str) -> list[str]:
     """The characters a regex class body `...` of `[^...]` lists: plain characters, escaped
     ones and `\\s` / `\\d`; a range (`a-z`) is not read."""
-    chars, index = [], 0
+    chars: list[str] = []
+    index = 0
     while index < len(body):
         char = body[index]
         if char == "\\" and index + 1 < len(body):
