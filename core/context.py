@@ -24,6 +24,8 @@ class FlowContext:
     """The vault handle (root, layout, writer), or None for flows that do not touch the vault."""
     run_id: str = ""
     """The run (thread) id."""
+    note_language: bool = True
+    """Resolve the language notes are written in (a flow that writes none skips the cost)."""
 
     def require_vault(self) -> VaultHandle:
         """The vault, for the steps that read or write notes: a clear error without one."""
@@ -33,6 +35,7 @@ class FlowContext:
 
     def __post_init__(self) -> None:
         # a note language left to the vault is resolved once, here (core.note_language)
-        from core.note_language import resolve_note_language
+        if self.note_language:
+            from core.note_language import resolve_note_language
 
-        self.settings = resolve_note_language(self.settings, self.vault)
+            self.settings = resolve_note_language(self.settings, self.vault)

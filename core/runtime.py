@@ -64,6 +64,10 @@ class FlowSpec:
     failure: Callable[[dict[str, object]], str | None] = lambda _state: None
     """The error of a run whose graph ended normally but whose final state is a failure (the
     flow handled the error itself); the run is then recorded `failed`, not `done`."""
+    note_language: bool = True
+    """The flow writes notes in the vault's language: its context resolves that language
+    (`core.note_language`: lingua over a sample of notes, ~1.4 s the first time in a process on
+    2 busy cores). A flow that does not (normalization, rubric, tutor) starts without it."""
     decisions: Mapping[str, type[Decision]] = field(default_factory=dict)
     """The answer model of each of the flow's reviews, by the review's `type`: `resume`
     validates an answer with it before the run continues (`core.reviews`)."""
@@ -298,11 +302,20 @@ class Runtime:
         """The run's context: the runtime's first one built in a thread (it may read the vault
         to detect its note language, once), the next ones at once (a thread hop on every turn
         of a chat, for nothing)."""
-        if self._context_built:
+        if self._context_built or not self.needs_note_language(run_id):
             return self._context_factory(run_id)
         context = await asyncio.to_thread(self._context_factory, run_id)
         self._context_built = True
         return context
+
+    def needs_note_language(self, run_id: str) -> bool:
+        """Whether the run's flow writes notes in the vault's language (`FlowSpec`); True for
+        an unknown run or flow, as before flows said."""
+        try:
+            flow = self.runs.get(run_id).flow
+        except KeyError:
+            return True
+        return flow not in self.flows or self.flows[flow].note_language
 
     async def _stretch_ended(
         self,

@@ -46,8 +46,9 @@ class Services:
         return recovered
 
     def context(self, run_id: str) -> FlowContext:
-        """The FlowContext of one run."""
-        return FlowContext(self.settings, self.llm, self.store, self.vault, run_id)
+        """The FlowContext of one run (the note language resolved when its flow needs it)."""
+        language = self.runtime.needs_note_language(run_id)
+        return FlowContext(self.settings, self.llm, self.store, self.vault, run_id, language)
 
     def note_language(self) -> str:
         """The language notes are written in (see core.note_language)."""

@@ -10,9 +10,10 @@ answers, written without whitespace.
 
 `json_grammar(schema)` covers what `local_llm.schema.bounded_schema` produces (closed objects
 whose properties are all required, arrays with item bounds, strings with length bounds, enums
-and consts, integers, numbers, booleans, null, anyOf); for anything else (a pattern, a format,
-an optional property, an open object, a wide integer range) it returns None, and the schema
-goes to the server as before. Strings count a character (or an escape sequence) as one, as
+and consts, integers, numbers, booleans, null, anyOf, and a string's `pattern` when it only
+rules out some first characters: `^[^...].*$`, as `local_llm.schema.OPENS_WITH_A_WORD`); for
+anything else (another pattern, a format, an optional property, an open object, a wide integer
+range) it returns None, and the schema goes to the server as before. Strings count a character (or an escape sequence) as one, as
 llama.cpp's own conversion and JSON Schema's `maxLength` do.
 """
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -39,6 +41,11 @@ PRIMITIVES = {
     "null": r'"null"',
     "string": r'"\"" char* "\""',
 }
+
+
+OPENING_PATTERN = re.compile(r"\^\[\^((?:\\.|[^\]\\])+)\]\.\*\$")
+"""`^[^...].*$`: a string whose first character is none of the listed ones (the rest free)."""
+CLASS_ESCAPES = {"s": " \t\n\r\x0b\x0c", "d": "0123456789"}
 
 
 class Unsupported(Exception):
@@ -63,6 +70,24 @@ def _grammar_of(schema_text: str) -> str | None:
     lines = [f"root ::= {root}"]
     lines += [f"{name} ::= {body}" for name, body in builder.rules.items()]
     return "\n".join(lines) + "\n"
+
+
+def excluded_chars(body: str) -> list[str]:
+    """The characters a regex class body `...` of `[^...]` lists: plain characters, escaped
+    ones and `\\s` / `\\d`; a range (`a-z`) is not read."""
+    chars: list[str] = []
+    index = 0
+    while index < len(body):
+        char = body[index]
+        if char == "\\" and index + 1 < len(body):
+            index += 1
+            chars += CLASS_ESCAPES.get(body[index], body[index])
+        elif char == "-" and 0 < index < len(body) - 1:
+            raise Unsupported("a range in a pattern's class")
+        else:
+            chars.append(char)
+        index += 1
+    return list(dict.fromkeys(chars))
 
 
 def literal(value: object) -> str:
@@ -95,6 +120,8 @@ class _Builder:
         """The name of the rule of one schema node."""
         if not isinstance(node, dict) or not node:
             raise Unsupported("an empty schema allows anything")
+        if "pattern" in node and node.get("type") == "string":
+            return self.opening_string(node)
         for key in ("pattern", "format", "not", "allOf", "oneOf", "$ref", "patternProperties"):
             if key in node:
                 raise Unsupported(key)
@@ -122,6 +149,19 @@ class _Builder:
         self.primitive("char")
         count = f"{{{low},{int(high)}}}" if high is not None else f"{{{low},}}"
         return self.named(f'"\\"" char{count} "\\""')
+
+    def opening_string(self, node: JsonSchema) -> str:
+        """A string whose pattern rules out some first characters (`OPENING_PATTERN`), within
+        its length bounds."""
+        match = OPENING_PATTERN.fullmatch(str(node["pattern"]))
+        if match is None or "format" in node or node.get("maxLength") == 0:
+            raise Unsupported("pattern")
+        excluded = "".join(f"\\u{ord(c):04X}" for c in excluded_chars(match.group(1)))
+        first = self.named(f'[^"\\\\\\x7F\\x00-\\x1F{excluded}]')
+        self.primitive("char")
+        low, high = max(0, int(node.get("minLength", 1)) - 1), node.get("maxLength")
+        count = f"{{{low},{int(high) - 1}}}" if high is not None else f"{{{low},}}"
+        return self.named(f'"\\"" {first} char{count} "\\""')
 
     def integer(self, node: JsonSchema) -> str:
         low, high = node.get("minimum"), node.get("maximum")

@@ -1,6 +1,7 @@
 """Bounded JSON schemas built per call, so grammar-constrained decoding cannot go astray.
 
-`bounded_schema(Model, enums={"quote_ids": ids}, max_items={"quote_ids": 5}, max_length={...})`
+`bounded_schema(Model, enums={"quote_ids": ids}, max_items={"quote_ids": 5}, max_length={...},
+patterns={"titles": OPENS_WITH_A_WORD})`
 takes the pydantic schema of `Model`, inlines `$defs`, drops keywords llama.cpp / Ollama
 grammars do not support, closes every object (`additionalProperties: false`, all properties
 required) and patches the named fields. A field key is a property name, matched at any depth,
@@ -25,6 +26,12 @@ from pydantic import BaseModel
 from local_llm.json_data import JSONValue
 
 JsonSchema = dict[str, Any]
+
+OPENS_WITH_A_WORD = r"^[^\s\d.,;:!?()<>{}\[\]#*+=/|~_'\"\\-].*$"
+"""A string `pattern` (`bounded_schema(patterns=...)`): text that starts as words do, not with
+a digit, a space or punctuation. Gemma 3 270M wrote the tutor's plan as "1. 1", "2. 2" and
+">1.1.1.1..."; held to this by the local grammar (`local_llm.gbnf`) it wrote words. A hosted
+model gets the same standard `pattern`; the answer is validated against it everywhere."""
 
 UNSUPPORTED_KEYWORDS = frozenset(
     {
@@ -79,6 +86,7 @@ def bounded_schema(
     max_length: Mapping[str, int] | None = None,
     max_items: Mapping[str, int] | None = None,
     min_items: Mapping[str, int] | None = None,
+    patterns: Mapping[str, str] | None = None,
     all_required: bool = True,
 ) -> JsonSchema:
     """The model's JSON schema, cleaned for grammars and patched with per-call bounds."""
@@ -92,6 +100,8 @@ def bounded_schema(
         _patch(schema, key, lambda node, n=limit: _set_on(node, "array", "maxItems", n))
     for key, limit in (min_items or {}).items():
         _patch(schema, key, lambda node, n=limit: _set_on(node, "array", "minItems", n))
+    for key, pattern in (patterns or {}).items():
+        _patch(schema, key, lambda node, p=pattern: _set_on(node, "string", "pattern", p))
     return schema
 
 
@@ -180,7 +190,7 @@ def _branches(node: JsonSchema) -> list[JsonSchema]:
     return [node]
 
 
-def _set_on(node: JsonSchema, kind: str, keyword: str, value: int) -> None:
+def _set_on(node: JsonSchema, kind: str, keyword: str, value: int | str) -> None:
     """Set `keyword` on the `kind` ("string" or "array") parts of a field, crossing arrays."""
     touched = False
     for branch in _branches(node):

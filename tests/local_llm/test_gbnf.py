@@ -6,6 +6,7 @@ answers are matched against it."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -15,6 +16,7 @@ from local_llm import LLMClient, ModelConfig, bounded_schema
 from local_llm.backends.local_backend import LocalBackend
 from local_llm.gbnf import json_grammar
 from local_llm.grammar import grammar_schema
+from local_llm.schema import OPENS_WITH_A_WORD, validate_bounded
 from local_llm.testing import ScriptedBackend
 
 TOKEN = re.compile(
@@ -105,10 +107,37 @@ def test_an_escape_counts_as_one_character_of_a_bounded_string():
     assert not rx.fullmatch(answer.replace("ghij", "ghijk"))
 
 
+class Steps(BaseModel):
+    titles: list[str]
+
+
+def test_a_string_that_must_open_as_words_do_cannot_open_with_a_digit_or_punctuation():
+    """Gemma 3 270M planned "1. 1" and ">1.1.1..." steps: `OPENS_WITH_A_WORD` becomes a first
+    character the grammar holds it to (and the rest of the string within its length)."""
+    schema = bounded_schema(
+        Steps,
+        max_items={"titles": 3},
+        max_length={"titles": 12},
+        patterns={"titles": OPENS_WITH_A_WORD},
+    )
+    rx = to_regex(json_grammar(schema) or "")
+    for title in ("Recordar", "¿Qué es?", "Ἀρετή 1", "日本語", "Ü", "a 1. 2"):
+        assert rx.fullmatch(
+            json.dumps({"titles": [title]}, ensure_ascii=False, separators=(",", ":"))
+        )
+        assert not validate_bounded({"titles": [title]}, schema)
+    for title in ("1. 1", ">1.1.1", " a", "-x", "(a)", '\\"a', "", "Recordar mejor"):
+        answer = json.dumps({"titles": ["Paso", title]}, ensure_ascii=False, separators=(",", ":"))
+        assert not rx.fullmatch(answer), title
+        assert validate_bounded({"titles": ["Paso", title]}, schema), title
+
+
 @pytest.mark.parametrize(
     "schema",
     [
         {"type": "string", "pattern": "^a+$"},
+        {"type": "string", "pattern": "^[^a-z].*$"},
+        {"type": "string", "pattern": "^[^0-9]"},
         {"type": "string", "format": "date"},
         {"type": "object", "properties": {"a": {"type": "string"}}, "required": []},
         {"type": "object", "properties": {"a": {"type": "string"}}},

@@ -55,5 +55,6 @@ SPEC = FlowSpec(
     recursion_limit=lambda settings: settings.flows.normalization.recursion_limit,
     human_in_loop=False,
     title="Concept normalization",
+    note_language=False,  # merges keep each note's own language
 )
 """The registered spec (core/flows/registry.py)."""

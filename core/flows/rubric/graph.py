@@ -91,6 +91,7 @@ def flow_spec() -> FlowSpec:
         recursion_limit=lambda settings: settings.flows.rubric.recursion_limit,
         human_in_loop=True,
         title="Rubric evaluation",
+        note_language=False,  # scores and revises a note in its own language
         failure=failure_of,
         decisions={"evaluation_review": ReviewDecision, "revision_review": RevisionDecision},
     )

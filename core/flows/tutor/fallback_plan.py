@@ -16,8 +16,9 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 
+from core.degenerate import fold
 from core.flows.tutor import plan as p
-from core.flows.tutor.prompts import LENGTHS, PlanDraft
+from core.flows.tutor.prompts import LENGTHS, LISTS, MAX_STEPS, PlanDraft
 from core.flows.tutor.state import StudyPlanData, TopicInfoData
 
 NOTICE = "The model's plan was unusable: a plan built from the concept."
@@ -91,27 +92,44 @@ def step_texts(words: Mapping[str, str], kind: str, concept: str) -> list[str]:
     ]
 
 
-def fallback_draft(info: TopicInfoData, language: str, reason: str) -> PlanDraft:
-    """3-5 steps: recall, explain and apply one concept; with several, explain each (five at
-    most) and, for two, apply them together."""
+def fallback_draft(info: TopicInfoData, language: str) -> PlanDraft:
+    """3-4 steps: recall, explain and apply one concept; with several, explain each (`MAX_STEPS`
+    at most) and, for two, apply them together."""
     words = PHRASES.get(language.split("-")[0].lower(), PHRASES["en"])
     concepts = [title[:40] for title in concept_titles(info)]
     if len(concepts) == 1:
         rows = [step_texts(words, kind, concepts[0]) for kind in ("recall", "explain", "apply")]
     else:
-        rows = [step_texts(words, "explain", c) for c in concepts[:5]]
+        rows = [step_texts(words, "explain", c) for c in concepts[:MAX_STEPS]]
         if len(rows) == 2:
             rows.append(step_texts(words, "both", " + ".join(concepts)))
     titles, descriptions, approaches, criteria = (
         list(column) for column in zip(*rows, strict=True)
     )
     return PlanDraft(
-        reasoning=f"built from the concept: {reason}"[:120],
         titles=titles,
         descriptions=descriptions,
         teaching_approaches=approaches,
         success_criteria=criteria,
     )
+
+
+def filled_in(draft: PlanDraft, language: str) -> PlanDraft:
+    """The model's steps with the fields that only repeat their step's title (the bundled model
+    wrote "Práctica de Recuperación" as title, description, approach and criteria) in code's
+    words for explaining that title: a tutor message needs to know what the step asks for."""
+    words = PHRASES.get(language.split("-")[0].lower(), PHRASES["en"])
+    columns = []
+    for step in draft.steps():
+        codes = step_texts(words, "explain", step.title[:40])[1:]
+        own = [step.description, step.teaching_approach, step.success_criteria]
+        kept = [
+            code if fold(text) == fold(step.title) else text
+            for code, text in zip(codes, own, strict=True)
+        ]
+        columns.append([step.title, *kept])
+    lists = [list(column) for column in zip(*columns, strict=True)]
+    return PlanDraft(**dict(zip(LISTS, lists, strict=True)))
 
 
 def kept_plan(plan: StudyPlanData) -> StudyPlanData:

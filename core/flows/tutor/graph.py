@@ -81,5 +81,6 @@ SPEC = FlowSpec(
     # next node runs, and all of them before the turn's stream ends
     human_in_loop=False,
     title="Tutoring",
+    note_language=False,  # talks in the learner's language (the learner profile)
 )
 """The registered spec (core/flows/registry.py collects every flow's SPEC)."""

@@ -17,7 +17,13 @@ from core.context import FlowContext
 from core.degenerate import RepeatWatch, drop_repeats, echoes, fold, repeated_sentence
 from core.flows.tutor import logs
 from core.flows.tutor import plan as p
-from core.flows.tutor.fallback_plan import NOTICE, REPLAN_NOTICE, fallback_draft, kept_plan
+from core.flows.tutor.fallback_plan import (
+    NOTICE,
+    REPLAN_NOTICE,
+    fallback_draft,
+    filled_in,
+    kept_plan,
+)
 from core.flows.tutor.hints import HintSplitter, readable
 from core.flows.tutor.prompts import (
     GROUNDED_EVALUATOR_ANSWER,
@@ -31,7 +37,7 @@ from core.flows.tutor.prompts import (
     executor_messages,
     plan_schema,
     planner_messages,
-    wordless_steps,
+    usable_steps,
 )
 from core.flows.tutor.sessions import record_mastery, record_session
 from core.flows.tutor.state import (
@@ -152,10 +158,12 @@ async def drafted_plan(
     except LLMError as exc:  # invalid after re-asks: code's plan, and said; no answer: fails
         raise_unless_fallback(exc)
         return unusable_plan(state, settings.max_replans, replanning, why(exc))
-    if wordless := wordless_steps(draft):
-        problem = f"step {', '.join(map(str, wordless))} without a word"
-        return unusable_plan(state, settings.max_replans, replanning, problem)
-    return build_plan(state, draft, settings.max_replans), draft.reasoning, ""
+    usable, dropped = usable_steps(draft)
+    if usable is None:
+        return unusable_plan(state, settings.max_replans, replanning, dropped)
+    language = str((state.get("student_profile") or {}).get("language") or "en")
+    plan = build_plan(state, filled_in(usable, language), settings.max_replans)
+    return plan, f"the model's plan{f' ({dropped} left out)' if dropped else ''}", ""
 
 
 def unusable_plan(
@@ -166,7 +174,7 @@ def unusable_plan(
         reason = f"current plan kept: the model's new plan was unusable ({problem})"
         return kept_plan(state.get("study_plan") or {}), reason, REPLAN_NOTICE
     language = str((state.get("student_profile") or {}).get("language") or "en")
-    draft = fallback_draft(state.get("topic_info") or {}, language, problem)
+    draft = fallback_draft(state.get("topic_info") or {}, language)
     reason = f"built from the concept: the model's plan was unusable ({problem})"
     return build_plan(state, draft, max_replans), reason, NOTICE
 

@@ -29,12 +29,12 @@ from core.flows.tutor.state import (
     TopicInfoData,
 )
 from local_llm.prose import ProseShape
-from local_llm.schema import JsonSchema, bounded_schema
+from local_llm.schema import OPENS_WITH_A_WORD, JsonSchema, bounded_schema
 
 Messages = list[dict[str, str]]
 
 MAX_GUIDELINE_CHARS = 6000
-MESSAGE_SHAPE = ProseShape(max_chars=700, line_prefix="Hint: ", max_lines=2, max_line_chars=160)
+MESSAGE_SHAPE = ProseShape(max_chars=600, line_prefix="Hint: ", max_lines=2, max_line_chars=120)
 """The executor's answer: a short teaching paragraph ending in its question, then up to two
 hint lines. Its token limit comes from this shape, so a message of this shape is never cut;
 the bundled model is held to it by a grammar (`local_llm.prose`)."""
@@ -99,19 +99,24 @@ class StepDraft(BaseModel):
     success_criteria: str
 
 
+MAX_STEPS = 4
+"""Steps of a plan: 3-4 for a new one (spec 004 allows 3-5; a session lasts about 20 minutes,
+and each step the bundled model writes costs ~35 tokens), 1-4 on a replan."""
+
+
 class PlanDraft(BaseModel):
     """The planner's answer: the steps' fields as parallel lists (step i is item i of each).
+    No reasoning field: it was only logged, and the bundled model wrote "1" in it.
 
     Parallel lists of strings rather than a list of step objects: with grammar-constrained
     decoding, small local models spend their token budget on whitespace inside nested objects
     and get cut off; flat lists of short strings stay valid.
     """
 
-    reasoning: str = Field(max_length=120)
-    titles: list[str] = Field(min_length=1, max_length=5)
-    descriptions: list[str] = Field(min_length=1, max_length=5)
-    teaching_approaches: list[str] = Field(min_length=1, max_length=5)
-    success_criteria: list[str] = Field(min_length=1, max_length=5)
+    titles: list[str] = Field(min_length=1, max_length=MAX_STEPS)
+    descriptions: list[str] = Field(min_length=1, max_length=MAX_STEPS)
+    teaching_approaches: list[str] = Field(min_length=1, max_length=MAX_STEPS)
+    success_criteria: list[str] = Field(min_length=1, max_length=MAX_STEPS)
 
     def steps(self) -> list[StepDraft]:
         """The steps, as many as the shortest list (each list has the schema's minimum)."""
@@ -128,21 +133,35 @@ class PlanDraft(BaseModel):
 
 
 LISTS = ("titles", "descriptions", "teaching_approaches", "success_criteria")
-LENGTHS = {"titles": 50, "descriptions": 120, "teaching_approaches": 60, "success_criteria": 100}
+LABELS = ("reasoning", "approach", "criteria")
+"""Labels small models write as plan text beside the field names ("reasons: reasons", issue
+12, from the reasoning field plans had before)."""
+LENGTHS = {"titles": 40, "descriptions": 90, "teaching_approaches": 50, "success_criteria": 80}
+"""Characters per field: the spec's example step ("Pizza Fraction Fun", "Introduce fractions
+using pizza slices", ...) takes half of each."""
+
+
+def named_steps(draft: PlanDraft) -> dict[int, str]:
+    """Steps (1-based) with the schema's field names written as their title, description,
+    approach or criteria (what the learner then read as "reasons: reasons"), and which. A step
+    that says the same in every field is weak, not broken: small models do it, and the step
+    still names what to teach."""
+    names = [*PlanDraft.model_fields, *StepDraft.model_fields, *LABELS]
+    found = {}
+    for n, step in enumerate(draft.steps(), 1):
+        if bad := field_names_as_values(step.model_dump(), names):
+            found[n] = ", ".join(bad)
+    return found
 
 
 def plan_problems(draft: PlanDraft) -> list[str]:
-    """Visibly broken plans: the schema's field names written as a step's title, description,
-    approach or criteria (what the learner then read as "reasons: reasons"). A step that says
-    the same in every field is weak, not broken: small models do it, and the step still names
-    what to teach."""
-    problems = []
-    for n, step in enumerate(draft.steps(), 1):
-        names = [*PlanDraft.model_fields, *StepDraft.model_fields]
-        bad = field_names_as_values(step.model_dump(), names)
-        if bad:
-            problems.append(f"step {n}: {', '.join(bad)} hold field names, not content")
-    return problems
+    """A visibly broken plan: every step holds field names (asked again). A plan with some
+    usable steps is kept without the others (`usable_steps`): the bundled model, asked again
+    about its two broken steps of four, gave the same three times (21 s) before code's plan."""
+    named = named_steps(draft)
+    if len(named) < len(draft.steps()):
+        return []
+    return [f"step {n}: {fields} hold field names, not content" for n, fields in named.items()]
 
 
 def wordless_steps(draft: PlanDraft) -> list[int]:
@@ -156,18 +175,37 @@ def wordless_steps(draft: PlanDraft) -> list[int]:
     ]
 
 
+def usable_steps(draft: PlanDraft) -> tuple[PlanDraft | None, str]:
+    """(the plan without its broken steps, what was dropped): steps holding field names or
+    without a word go; None when none is left."""
+    wordless, named = set(wordless_steps(draft)), named_steps(draft)
+    dropped = sorted(wordless | set(named))
+    if not dropped:
+        return draft, ""
+    what = f"step {', '.join(map(str, dropped))} " + (
+        "without a word" if wordless else "holding field names"
+    )
+    kept = [s for n, s in enumerate(draft.steps(), 1) if n not in dropped]
+    if not kept:
+        return None, what
+    lists = [[getattr(s, field) for s in kept] for field in StepDraft.model_fields]
+    return PlanDraft(**dict(zip(LISTS, lists, strict=True))), what
+
+
 GroundedPlanDraft = grounded(PlanDraft, plan_problems)
 """The planner's answer as the client validates it (degenerate plans are re-asked)."""
 
 
 @functools.lru_cache(maxsize=2)
 def plan_schema(replan: bool) -> JsonSchema:
-    """3-5 steps for a new plan; 1-5 for the remaining work after a replan. Do not mutate."""
+    """3-4 steps for a new plan; 1-4 for the remaining work after a replan; every text starts
+    as words do (`OPENS_WITH_A_WORD`: no "1. 1" steps). Do not mutate."""
     return bounded_schema(
         PlanDraft,
         min_items={name: 1 if replan else 3 for name in LISTS},
-        max_items={name: 5 for name in LISTS},
-        max_length={"reasoning": 120, **LENGTHS},
+        max_items={name: MAX_STEPS for name in LISTS},
+        max_length=LENGTHS,
+        patterns={name: OPENS_WITH_A_WORD for name in LISTS},
     )
 
 
@@ -190,7 +228,8 @@ def planner_messages(state: SimplifiedState, recent: Sequence[MessageData]) -> M
     plan = state.get("study_plan") or {}
     if plan.get("todo_list"):
         parts += [
-            "The current plan is not working. Plan the REMAINING work again (1 to 5 steps); "
+            f"The current plan is not working. Plan the REMAINING work again (1 to {MAX_STEPS} "
+            "steps); "
             "completed steps are kept as they are. You may insert a prerequisite step first.",
             "current plan:\n" + block("CURRENT_PLAN", plan_text(plan)),
             f"reason for the new plan: {state.get('replan_reason') or 'not given'}",
@@ -198,7 +237,7 @@ def planner_messages(state: SimplifiedState, recent: Sequence[MessageData]) -> M
             block("RECENT_CONVERSATION", conversation_text(list(recent))),
         ]
     else:
-        parts.append("Write a plan of 3 to 5 steps.")
+        parts.append(f"Write a plan of 3 to {MAX_STEPS} steps.")
     return [
         {"role": "system", "content": PLANNER_SYSTEM},
         {"role": "user", "content": "\n\n".join(parts)},

@@ -64,7 +64,6 @@ class TutorScript:
         count = max(low, self.steps if self.plans == 1 else 2)
         numbers = range(1, count + 1)
         return {
-            "reasoning": f"plan {self.plans}",
             "titles": [f"P{self.plans} step {i}" for i in numbers],
             "descriptions": [f"Learn part {i}" for i in numbers],
             "teaching_approaches": ["pizza slices" for _ in numbers],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from core.flows.tutor.prompts import (
+    LISTS,
     PlanDraft,
     block,
     evaluator_messages,
@@ -16,11 +17,10 @@ from local_llm.schema import validate_bounded
 
 def test_plan_lists_zip_into_steps_and_are_bounded() -> None:
     draft = PlanDraft(
-        reasoning="r",
         titles=["A", "B", "C", "D"],
         descriptions=["a", "b", "c"],
         teaching_approaches=["x", "y", "z"],
-        success_criteria=["1", "2", "3"],
+        success_criteria=["uno", "dos", "tres"],
     )
     steps = draft.steps()
     assert [s.title for s in steps] == ["A", "B", "C"]
@@ -28,13 +28,16 @@ def test_plan_lists_zip_into_steps_and_are_bounded() -> None:
         "title": "B",
         "description": "b",
         "teaching_approach": "y",
-        "success_criteria": "2",
+        "success_criteria": "dos",
     }
     two = {**draft.model_dump(), "titles": ["A", "B"]}
     assert validate_bounded(two, plan_schema(replan=False))  # a new plan needs 3 steps
     assert not validate_bounded(two, plan_schema(replan=True))
-    long = {**draft.model_dump(), "titles": ["x" * 51, "B", "C"]}
+    long = {**draft.model_dump(), "titles": ["x" * 41, "B", "C"]}
     assert validate_bounded(long, plan_schema(replan=False))
+    five = {name: ["Paso"] * 5 for name in LISTS}  # 3-4 steps: a 20-minute session
+    assert validate_bounded(five, plan_schema(replan=False))
+    assert not validate_bounded({name: ["Paso"] * 4 for name in LISTS}, plan_schema(False))
 
 
 def test_untrusted_text_is_delimited() -> None:

@@ -133,9 +133,10 @@ async def test_a_turn_wakes_the_event_loop_from_other_threads_a_few_times(tutor)
         assert said[-2:] == ["dos cuartos", "la de arriba"]
 
 
-async def test_a_turns_context_is_built_on_the_loop_once_the_first_was(tutor, monkeypatch) -> None:
+async def test_a_turns_context_is_built_on_the_loop(tutor, monkeypatch) -> None:
     """Every turn built its context in a thread, for the note language read from the vault
-    once per process: a thread hop (and, on a busy machine, a wait for a core) per turn."""
+    once per process: a thread hop (and, on a busy machine, a wait for a core) per turn. The
+    tutor writes no note in the vault's language, so not even its first turn hops."""
     import core.runtime
 
     hops: list[str] = []
@@ -151,6 +152,22 @@ async def test_a_turns_context_is_built_on_the_loop_once_the_first_was(tutor, mo
         await t.turn()
         for text in ("un medio", "dos cuartos", "Дробь 🍕"):
             await t.turn(text)
-        assert hops.count(build.__name__) == 1, hops
+        assert hops.count(build.__name__) == 0, hops
         said = [m["content"] for m in (await t.values())["conversation"] if m["role"] == "student"]
         assert said == ["un medio", "dos cuartos", "Дробь 🍕"]
+
+
+async def test_a_session_never_pays_for_the_vaults_note_language(tutor, monkeypatch) -> None:
+    """The first run of a process detected the vault's note language (lingua over its notes:
+    1.4-1.6 s before the first model call of bench/local_model.py's first workflow) though
+    only extraction and lessons write notes in it; the tutor talks in the learner's."""
+    import core.note_language
+
+    detected: list[object] = []
+    monkeypatch.setattr(core.note_language, "vault_language", lambda *a: detected.append(a))
+    async with tutor(TutorScript(["right"])) as t:
+        await t.turn()
+        await t.turn("un medio")
+        assert not detected
+        assert t.services.context("not-a-run").settings.flows.lesson.language  # others do
+        assert detected
