@@ -100,6 +100,16 @@ def echoes(text: str, instructions: str, min_words: int = 7) -> bool:
     return not runs(fold(text).split()).isdisjoint(runs(fold(instructions).split()))
 
 
+def said_before(text: str, earlier: str, min_words: int = 3) -> bool:
+    """Whether every sentence of `text` (at least `min_words` words in all) is already in
+    `earlier`, case and accents folded: the bundled model's feedback on an answer was the
+    tutor's own question said back ("I'm going to ask you a question.")."""
+    said = f" {fold(earlier)} "
+    parts = [fold(sentence) for sentence in sentences(text)]
+    words = sum(len(part.split()) for part in parts)
+    return words >= min_words and all(f" {part} " in said for part in parts if part)
+
+
 _PLACEHOLDER = re.compile(r"<[^<>\n]{2,40}>")
 
 

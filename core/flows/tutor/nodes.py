@@ -50,7 +50,7 @@ from core.flows.tutor.state import (
     SummaryData,
 )
 from core.flows.tutor.summary import build_summary, note_text, summary_text
-from core.flows.tutor.verdict import decide_replan, judged_correct, not_evaluated
+from core.flows.tutor.verdict import decide_replan, feedback_text, judged_correct, not_evaluated
 from core.model_failures import raise_unless_fallback, why
 from core.settings.flows import TutorSettings
 from local_llm import LLMError
@@ -340,11 +340,10 @@ def evaluation_update(
         )
     updated = p.steps(plan)[p.step_index(plan, step["step_id"])]
     replan, reason = decide_replan(answer, updated, plan, correct)
-    feedback = (answer.off_topic_response or REDIRECT) if answer.was_off_topic else answer.feedback
     stamp = p.now_iso()
     message: MessageData = {
         "role": "tutor",
-        "content": feedback or ("Correct!" if correct else "Not quite."),
+        "content": feedback_text(answer, last_question(state), correct, REDIRECT),
         "timestamp": stamp,
         "kind": "redirect" if answer.was_off_topic else "feedback",
         "hints": [],

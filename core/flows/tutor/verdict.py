@@ -4,8 +4,9 @@ non-triggers). The evaluator model proposes; these rules dispose."""
 
 from __future__ import annotations
 
-from core.degenerate import fold
+from core.degenerate import fold, said_before
 from core.flows.tutor import plan as p
+from core.flows.tutor.hints import readable
 from core.flows.tutor.prompts import EvaluatorAnswer
 from core.flows.tutor.state import (
     LastEvaluationData,
@@ -136,3 +137,15 @@ def not_evaluated(step: PlanStepData, why: str) -> SimplifiedState:
         "replan_needed": False,
         "replan_reason": None,
     }
+
+
+def feedback_text(answer: EvaluatorAnswer, question: str, correct: bool, redirect: str) -> str:
+    """What the learner reads about their answer: the evaluator's feedback (its redirect when
+    off topic), unless it has no words (`1`, `0`) or only says the tutor's question back;
+    then code's short verdict (or `redirect`)."""
+    said = readable(answer.off_topic_response if answer.was_off_topic else answer.feedback)
+    if said_before(said, question):
+        said = ""
+    if answer.was_off_topic:
+        return said or redirect
+    return said or ("Correct!" if correct else "Not quite.")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from core.flows.tutor import plan as p
-from core.flows.tutor.nodes import evaluation_update
+from core.flows.tutor.nodes import REDIRECT, evaluation_update
 from core.flows.tutor.prompts import EvaluatorAnswer
 from core.settings.flows import TutorSettings
 
@@ -137,3 +137,52 @@ def test_a_score_the_evaluators_own_feedback_contradicts_raises_no_mastery() -> 
     assert update["mastery"] == 0.0
     named = verdict(0.8, misconception="el denominador mayor da una fracción mayor")
     assert decide(current, named)["last_evaluation"]["correct"] is False
+
+
+QUESTION = (
+    "I'm going to ask you a question. Imagine una pizza cortada en 4 🍕: ¿qué es mayor, 1/2 o 1/4?"
+)
+
+
+def feedback_for(answer: EvaluatorAnswer) -> str:
+    s = state(step(1, "in_progress"))
+    s["conversation"][0]["content"] = QUESTION
+    update = evaluation_update(s, step(1, "in_progress"), answer, SETTINGS)
+    return update["conversation"][-1]["content"]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I'm going to ask you a question.",  # the bundled model, walked on the demo vault
+        "i'm going to ask you a QUESTION",
+        "¿Qué es mayor, 1/2 o 1/4?",
+        "1",
+        "0.",
+        "TUTOR: 42",
+    ],
+)
+def test_feedback_that_only_says_the_question_back_or_has_no_words_is_codes(said: str) -> None:
+    assert feedback_for(verdict(0.9, feedback=said)) == "Correct!"
+    assert feedback_for(verdict(0.2, feedback=said)) == "Not quite."
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Sí: 1/2 es mayor, son dos de las cuatro porciones 🍕.",
+        "Right, and the question was a good one: 1/2 is two quarters.",
+        "Genau! Die Hälfte ist größer.",
+        "对，一半比四分之一大。",
+        "Ask yourself a question.",  # a few words shared with the question are no echo
+    ],
+)
+def test_feedback_in_its_own_words_is_kept(said: str) -> None:
+    assert feedback_for(verdict(0.9, feedback=said)) == said
+
+
+def test_a_redirect_that_says_the_question_back_is_codes() -> None:
+    off = {"was_off_topic": True, "off_topic_response": "I'm going to ask you a question."}
+    assert feedback_for(verdict(0.0, **off)) == REDIRECT
+    kept = {"was_off_topic": True, "off_topic_response": "¡Qué buena pregunta! Volvamos a 1/2."}
+    assert feedback_for(verdict(0.0, **kept)) == kept["off_topic_response"]
