@@ -132,6 +132,27 @@ def filled_in(draft: PlanDraft, language: str) -> PlanDraft:
     return PlanDraft(**dict(zip(LISTS, lists, strict=True)))
 
 
+NEW_PLAN_STEPS = 3
+"""The fewest steps of a new plan (the planner's schema asks for 3 at least)."""
+
+
+def padded(draft: PlanDraft, info: TopicInfoData, language: str) -> PlanDraft:
+    """A new plan of the model's usable steps, with code's steps for the concept after them
+    when fewer than `NEW_PLAN_STEPS` were usable (walking the demo, the bundled model's plan
+    kept one step of its four: a session of one step about the concept's name)."""
+    steps = draft.steps()
+    if len(steps) >= NEW_PLAN_STEPS:
+        return draft
+    titles = {fold(step.title) for step in steps}
+    extra = [s for s in fallback_draft(info, language).steps() if fold(s.title) not in titles]
+    rows = [
+        [s.title, s.description, s.teaching_approach, s.success_criteria]
+        for s in [*steps, *extra][: max(NEW_PLAN_STEPS, len(steps))]
+    ]
+    lists = [list(column) for column in zip(*rows, strict=True)]
+    return PlanDraft(**dict(zip(LISTS, lists, strict=True)))
+
+
 def kept_plan(plan: StudyPlanData) -> StudyPlanData:
     """The current plan after a replan whose answer was unusable: its steps as they are,
     blocked ones opened again (else nothing would be left to teach), one replan counted."""

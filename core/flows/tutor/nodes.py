@@ -23,6 +23,7 @@ from core.flows.tutor.fallback_plan import (
     fallback_draft,
     filled_in,
     kept_plan,
+    padded,
 )
 from core.flows.tutor.hints import HintSplitter, readable
 from core.flows.tutor.prompts import (
@@ -162,7 +163,10 @@ async def drafted_plan(
     if usable is None:
         return unusable_plan(state, settings.max_replans, replanning, dropped)
     language = str((state.get("student_profile") or {}).get("language") or "en")
-    plan = build_plan(state, filled_in(usable, language), settings.max_replans)
+    draft = filled_in(usable, language)
+    if not replanning:
+        draft = padded(draft, state.get("topic_info") or {}, language)
+    plan = build_plan(state, draft, settings.max_replans)
     return plan, f"the model's plan{f' ({dropped} left out)' if dropped else ''}", ""
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.flows.tutor.prompts import LISTS, plan_schema
+from core.flows.tutor.fallback_plan import padded
+from core.flows.tutor.prompts import LISTS, PlanDraft, plan_schema
 from core.flows.tutor.session import turn
 from local_llm.schema import validate_bounded
 from tests.flows.tutor.scripted import TutorScript, Writes
@@ -258,9 +259,44 @@ async def test_a_plan_with_some_steps_of_field_names_keeps_the_others(tutor) -> 
         state = await t.values()
         assert t.script.plans == 1  # not asked again
         titles = [s["title"] for s in state["study_plan"]["todo_list"]]
-        assert titles == ["Qué es recordar 🧠", "Recordar sin mirar"]
+        # the two usable steps, then code's first step for the concept: a plan has 3 at least
+        assert titles == ["Qué es recordar 🧠", "Recordar sin mirar", "Recall: Fractions"]
         [planner] = [e for e in state["agent_logs"] if e["agent"] == "planner"]
         assert "step 2, 4 holding field names left out" in planner["reasoning"]
+
+
+def draft_of(*titles: str) -> PlanDraft:
+    n = len(titles)
+    return PlanDraft(
+        titles=list(titles),
+        descriptions=[f"d{i}" for i in range(n)],
+        teaching_approaches=["a"] * n,
+        success_criteria=["c"] * n,
+    )
+
+
+def test_a_new_plan_of_one_usable_step_gets_codes_steps_after_it() -> None:
+    """Walking the demo, the bundled model's plan kept one step of four: 'Práctica de
+    Recuperación', a session of one step about the concept's name."""
+    info = {
+        "title": "Práctica de recuperación",
+        "concepts": [{"title": "Práctica de recuperación"}],
+    }
+    plan = padded(draft_of("Práctica de Recuperación"), info, "es")
+    assert plan.titles == [
+        "Práctica de Recuperación",
+        "Recordar: Práctica de recuperación",
+        "Explicar: Práctica de recuperación",
+    ]
+    assert plan.descriptions[0] == "d0"  # the model's own step is kept as it was
+
+
+def test_a_plan_that_has_its_steps_is_not_padded_and_code_never_repeats_a_step() -> None:
+    info = {"title": "Fractions ½", "concepts": [{"title": "Fractions ½"}]}
+    full = draft_of("Halves 🍕", "Quarters", "Compare ½ and ¼")
+    assert padded(full, info, "en") == full
+    plan = padded(draft_of("recall: FRACTIONS ½", "Halves 🍕"), info, "en")
+    assert plan.titles == ["recall: FRACTIONS ½", "Halves 🍕", "Explain: Fractions ½"]
 
 
 async def test_a_steps_fields_that_only_repeat_its_title_get_codes_words(tutor) -> None:
