@@ -113,7 +113,12 @@ def dedup_wall(timed) -> float:
 async def main(concurrency: int) -> dict:
     base = Path(tempfile.mkdtemp(prefix="noema-bench-extraction-"))
     try:
-        flows = {"max_critique_iterations": 0, "max_quotes_per_batch": 10}
+        # the fan-out of one duplicate check per candidate (the merged checks are one call)
+        flows = {
+            "max_critique_iterations": 0,
+            "max_quotes_per_batch": 10,
+            "duplicate_checks": "per_candidate",
+        }
         timed, _, _ = await run_once(
             base,
             CANDIDATES,

@@ -22,10 +22,11 @@ from tui.widgets.extraction_steps import ExtractionSteps
 from tui.widgets.model_activity import ModelActivityLine, activity_text, queue_text
 
 
-def held_app(tmp_path: Path) -> tuple[NoemaApp, GatedBackend]:
+def held_app(tmp_path: Path, **extraction: object) -> tuple[NoemaApp, GatedBackend]:
     """An app whose extraction runs stop in duplicate detection (1.1b) until the gate opens."""
     root, data = make_vault(tmp_path)
-    settings = Settings(vault={"path": root}, data={"directory": data})
+    flows = {"extraction": extraction}
+    settings = Settings(vault={"path": root}, data={"directory": data}, flows=flows)
     backend = GatedBackend(FlowScript(candidates=candidates, relations=relations))
     services = open_services(settings, {"extraction": SPEC}, backend=backend)
     services.vault.index.sync_files()
@@ -62,7 +63,8 @@ async def test_the_extraction_screen_opened_on_a_run_already_going_follows_it(
 async def test_a_wait_on_the_model_shows_the_call_its_time_and_what_waits_behind(
     tmp_path: Path,
 ) -> None:
-    app, backend = held_app(tmp_path)
+    # one duplicate check per candidate: two calls, one of them waiting behind the other
+    app, backend = held_app(tmp_path, duplicate_checks="per_candidate")
     async with app.run_test(size=(160, 48)) as pilot:
         await wait_for(pilot, lambda: app.services is not None)
         run = app.services.runtime.start("extraction", {"source": SOURCE}, target=SOURCE)
