@@ -103,15 +103,13 @@ def fallback_draft(info: TopicInfoData, language: str) -> PlanDraft:
         rows = [step_texts(words, "explain", c) for c in concepts[:MAX_STEPS]]
         if len(rows) == 2:
             rows.append(step_texts(words, "both", " + ".join(concepts)))
-    titles, descriptions, approaches, criteria = (
-        list(column) for column in zip(*rows, strict=True)
-    )
-    return PlanDraft(
-        titles=titles,
-        descriptions=descriptions,
-        teaching_approaches=approaches,
-        success_criteria=criteria,
-    )
+    return draft_of_rows(rows)
+
+
+def draft_of_rows(rows: list[list[str]]) -> PlanDraft:
+    """A plan from its steps, each (title, description, approach, criteria)."""
+    lists = [list(column) for column in zip(*rows, strict=True)]
+    return PlanDraft(**dict(zip(LISTS, lists, strict=True)))
 
 
 def filled_in(draft: PlanDraft, language: str) -> PlanDraft:
@@ -128,8 +126,7 @@ def filled_in(draft: PlanDraft, language: str) -> PlanDraft:
             for code, text in zip(codes, own, strict=True)
         ]
         columns.append([step.title, *kept])
-    lists = [list(column) for column in zip(*columns, strict=True)]
-    return PlanDraft(**dict(zip(LISTS, lists, strict=True)))
+    return draft_of_rows(columns)
 
 
 NEW_PLAN_STEPS = 3
@@ -149,8 +146,7 @@ def padded(draft: PlanDraft, info: TopicInfoData, language: str) -> PlanDraft:
         [s.title, s.description, s.teaching_approach, s.success_criteria]
         for s in [*steps, *extra][: max(NEW_PLAN_STEPS, len(steps))]
     ]
-    lists = [list(column) for column in zip(*rows, strict=True)]
-    return PlanDraft(**dict(zip(LISTS, lists, strict=True)))
+    return draft_of_rows(rows)
 
 
 def kept_plan(plan: StudyPlanData) -> StudyPlanData:
