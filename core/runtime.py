@@ -118,6 +118,8 @@ class Runtime:
         self.flows = dict(flows)
         self._context_factory = context_factory
         self._context_built = False
+        self._note_language: dict[str, bool] = {}
+        """`needs_note_language` by run: a run's flow never changes (read once, not per turn)."""
         self._checkpointer = checkpointer
         self._checkpoint_path = checkpoint_path or settings.data_dir / "checkpoints.sqlite3"
         self._saver_cm: AbstractAsyncContextManager[BaseCheckpointSaver[str]] | None = None
@@ -311,11 +313,16 @@ class Runtime:
     def needs_note_language(self, run_id: str) -> bool:
         """Whether the run's flow writes notes in the vault's language (`FlowSpec`); True for
         an unknown run or flow, as before flows said."""
+        if run_id in self._note_language:
+            return self._note_language[run_id]
         try:
             flow = self.runs.get(run_id).flow
         except KeyError:
             return True
-        return flow not in self.flows or self.flows[flow].note_language
+        needed = self._note_language[run_id] = (
+            flow not in self.flows or self.flows[flow].note_language
+        )
+        return needed
 
     async def _stretch_ended(
         self,

@@ -171,3 +171,17 @@ async def test_a_session_never_pays_for_the_vaults_note_language(tutor, monkeypa
         assert not detected
         assert t.services.context("not-a-run").settings.flows.lesson.language  # others do
         assert detected
+
+
+async def test_a_turn_does_not_read_its_runs_flow_again(tutor, monkeypatch) -> None:
+    """Whether a run needs the note language was read from the runs table twice a turn (the
+    runtime, then the context factory); a run's flow never changes."""
+    async with tutor(TutorScript(["right", "right"])) as t:
+        await t.turn()
+        runs = t.services.runtime.runs
+        reads: list[str] = []
+        real = runs.get
+        monkeypatch.setattr(runs, "get", lambda run_id: reads.append(run_id) or real(run_id))
+        t.services.context(t.session_id)
+        t.services.context(t.session_id)
+        assert reads == []  # known since the first turn
